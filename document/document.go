@@ -1,0 +1,57 @@
+// Package document defines the format-neutral form every parser produces: a
+// sequence of blocks (headings, paragraphs, tables) each on a known page.
+// The loader package turns a Document into retrievable sections.
+package document
+
+// Kind is the kind of a Block.
+type Kind int
+
+// Block kinds.
+const (
+	// Paragraph is running text.
+	Paragraph Kind = iota
+	// Heading starts a section; Level 1 is the outermost.
+	Heading
+	// Table is a table rendered as text, one row a line, cells separated
+	// by " | ".
+	Table
+)
+
+// String names the kind.
+func (k Kind) String() string {
+	switch k {
+	case Heading:
+		return "heading"
+	case Table:
+		return "table"
+	default:
+		return "paragraph"
+	}
+}
+
+// Block is one heading, paragraph or table.
+type Block struct {
+	Kind Kind
+	// Level is the heading level (1 = outermost); 0 for other kinds.
+	Level int
+	Text  string
+	// Page is the 1-based page the block starts on; 0 when the format has
+	// no pages.
+	Page int
+}
+
+// Document is a parsed file.
+type Document struct {
+	// Source is the path the document was read from.
+	Source string
+	// Format is "pdf", "docx", "html", "markdown" or "text".
+	Format string
+	// Title is the document's own title when it declares one.
+	Title  string
+	Blocks []Block
+	// Pages is the number of pages, 0 when the format has none.
+	Pages int
+	// PageLabels maps a 1-based page number to its printed label ("iv",
+	// "A-3") where the document declares labels.
+	PageLabels map[int]string
+}

@@ -1,0 +1,69 @@
+package schema
+
+import "context"
+
+// Decomposer reads a question into its parts. An error aborts the run.
+type Decomposer interface {
+	Decompose(ctx context.Context, query string) (*Decomposition, error)
+}
+
+// Feedback is what the judge tells the retriever on a retry.
+type Feedback struct {
+	// UnsupportedClaims are the claims of the rejected answer that the
+	// sections did not support.
+	UnsupportedClaims []string
+	// Reasoning is the judge's explanation.
+	Reasoning string
+	// Excluded holds the keys (Section.Key) of every section handed out on
+	// earlier passes or rejected by the judge; a retriever must not return
+	// them again.
+	Excluded []string
+}
+
+// RetrieveRequest is the input of a retrieval pass.
+type RetrieveRequest struct {
+	Query         string
+	Decomposition *Decomposition
+	// Attempt is 0 on the first pass and n on the n-th retry.
+	Attempt int
+	// Feedback is nil on the first pass.
+	Feedback *Feedback
+}
+
+// Retriever finds the sections that best answer a request, best first,
+// with RelevanceScore in [0,1]. Returning no sections is not an error.
+type Retriever interface {
+	Retrieve(ctx context.Context, req RetrieveRequest) ([]Section, error)
+}
+
+// GenerateRequest is the input of the generate stage.
+type GenerateRequest struct {
+	Query         string
+	Decomposition *Decomposition
+	Sections      []Section
+	Attempt       int
+	// OnToken, when not nil, receives the answer's text as it is produced.
+	// Generators that cannot stream may call it once with the whole text.
+	OnToken func(chunk string)
+}
+
+// Generator writes an answer from the given sections only, citing each
+// statement as (title, page).
+type Generator interface {
+	Generate(ctx context.Context, req GenerateRequest) (string, error)
+}
+
+// JudgeRequest is the input of the judge stage.
+type JudgeRequest struct {
+	Query         string
+	Decomposition *Decomposition
+	Response      string
+	Sections      []Section
+}
+
+// Judge checks a response against the sections it was generated from. It
+// returns a verdict even for a bad answer; an error means the judge itself
+// failed (the run stops with that error).
+type Judge interface {
+	Judge(ctx context.Context, req JudgeRequest) (*Verdict, error)
+}

@@ -1,0 +1,258 @@
+package schema
+
+import (
+	"fmt"
+	"strings"
+)
+
+// FallbackMessage is the exact text returned when the judge does not accept
+// an answer.
+const FallbackMessage = "Unable to provide a confident response. Please rephrase your query."
+
+// Node names, as recorded in State.NodeHistory.
+const (
+	NodeDecompose = "decompose"
+	NodeRetrieve  = "retrieve"
+	NodeGenerate  = "generate"
+	NodeJudge     = "judge"
+	NodeOutput    = "output"
+)
+
+// Decomposition is the structured reading of a question.
+type Decomposition struct {
+	// Intent is a short label such as "definition", "procedure",
+	// "amount", "deadline", "comparison", "yes_no" or "general".
+	Intent string `json:"intent"`
+	// SubQueries are the self-contained questions a multi-part question
+	// splits into; a single question yields itself.
+	SubQueries []string `json:"sub_queries"`
+	// Entities are names, defined terms, quoted phrases, numbers, money and
+	// percentages found in the question.
+	Entities []string `json:"entities"`
+	// Constraints are conditions that narrow the answer ("for enterprise
+	// clients", "after termination").
+	Constraints []string `json:"constraints"`
+	// Temporals are dates and durations ("30 days", "2024-01-01").
+	Temporals []string `json:"temporals"`
+	// KeyTerms are the content words an answer must address. They are not
+	// part of the seed contract and are omitted from JSON when empty.
+	KeyTerms []string `json:"key_terms,omitempty"`
+}
+
+// Section is one retrievable piece of a document: a heading's text, or a
+// chunk of it.
+type Section struct {
+	// ID is stable across runs for the same source, heading path and chunk.
+	ID string `json:"id,omitempty"`
+	// Title is the heading (or heading path) the text sits under.
+	Title   string `json:"title"`
+	Content string `json:"content"`
+	// Source is the document's path as given to the loader.
+	Source string `json:"source"`
+	// Page is the first page the section is on (1-based); 0 when unknown.
+	Page int `json:"page"`
+	// PageEnd is the last page when the section spans pages.
+	PageEnd int `json:"page_end,omitempty"`
+	// PageLabel is the printed page label where it differs from Page.
+	PageLabel string `json:"page_label,omitempty"`
+	// Chunk is the index of this chunk within its heading's text.
+	Chunk int `json:"chunk,omitempty"`
+	// RelevanceScore is the retriever's score normalised to [0,1].
+	RelevanceScore float64 `json:"relevance_score"`
+}
+
+// Citation renders the section's reference as it appears in answers:
+// "Late Payment Penalties, page 8" or "Fees, pages 8–9".
+func (s Section) Citation() string {
+	return s.Title + ", " + s.PageRef()
+}
+
+// PageRef renders "page 8", "pages 8–9", or "page n/a" when unknown.
+func (s Section) PageRef() string {
+	switch {
+	case s.Page <= 0:
+		return "page n/a"
+	case s.PageEnd > s.Page:
+		return fmt.Sprintf("pages %d–%d", s.Page, s.PageEnd)
+	case s.PageLabel != "" && s.PageLabel != fmt.Sprint(s.Page):
+		return "page " + s.PageLabel
+	default:
+		return fmt.Sprintf("page %d", s.Page)
+	}
+}
+
+// Key identifies the section for exclusion on retries: its ID when set,
+// otherwise source, title, page and chunk.
+func (s Section) Key() string {
+	if s.ID != "" {
+		return s.ID
+	}
+	return fmt.Sprintf("%s#%s#%d#%d", s.Source, s.Title, s.Page, s.Chunk)
+}
+
+// Evidence is the passage a claim was checked against.
+type Evidence struct {
+	Quote     string `json:"quote"`
+	SectionID string `json:"section_id,omitempty"`
+	Title     string `json:"title"`
+	Source    string `json:"source"`
+	Page      int    `json:"page"`
+}
+
+// ClaimCheck is the judge's finding for one claim of the answer.
+type ClaimCheck struct {
+	Claim     string    `json:"claim"`
+	Supported bool      `json:"supported"`
+	Score     float64   `json:"score"`
+	Evidence  *Evidence `json:"evidence,omitempty"`
+	// Contradiction explains a disagreement between claim and source, such
+	// as `answer says "5%", source says "1.5%"`.
+	Contradiction string `json:"contradiction,omitempty"`
+	// Reason is a short explanation when the claim is not supported.
+	Reason string `json:"reason,omitempty"`
+}
+
+// Verdict is the judge's assessment of a generated response.
+type Verdict struct {
+	IsHallucinated  bool    `json:"is_hallucinated"`
+	ShouldReturn    bool    `json:"should_return"`
+	Reasoning       string  `json:"reasoning"`
+	ConfidenceScore float64 `json:"confidence_score"`
+	// Claims holds the per-claim detail.
+	Claims []ClaimCheck `json:"claims"`
+	// Unverified is true when the judge could not produce a usable verdict
+	// (for example an LLM returned unparseable output). An unverified
+	// verdict never passes as grounded.
+	Unverified bool `json:"unverified,omitempty"`
+	// JudgedBy names what decided: "deterministic", "llm", "llm+guards".
+	JudgedBy string `json:"judged_by,omitempty"`
+	// RejectedSections lists the keys of retrieved sections the judge found
+	// irrelevant to the question; the retriever excludes them on a retry.
+	RejectedSections []string `json:"rejected_sections,omitempty"`
+}
+
+// UnsupportedClaims returns the text of every claim not supported.
+func (v *Verdict) UnsupportedClaims() []string {
+	if v == nil {
+		return nil
+	}
+	var out []string
+	for _, c := range v.Claims {
+		if !c.Supported {
+			out = append(out, c.Claim)
+		}
+	}
+	return out
+}
+
+// State is the record that flows through the pipeline. Each node writes only
+// the fields it owns; nodes receive and return copies (see Clone).
+type State struct {
+	Query             string         `json:"query"`
+	Decomposition     *Decomposition `json:"decomposition"`
+	RetrievedSections []Section      `json:"retrieved_sections"`
+	GeneratedResponse *string        `json:"generated_response"`
+	JudgeVerdict      *Verdict       `json:"judge_verdict"`
+	FinalOutput       *string        `json:"final_output"`
+	RetryCount        int            `json:"retry_count"`
+	NodeHistory       []string       `json:"node_history"`
+
+	// Usage is the LLM token use per node and in total (absent offline).
+	Usage *RunUsage `json:"usage,omitempty"`
+	// PromptVersions records the version of each prompt template used.
+	PromptVersions map[string]string `json:"prompt_versions,omitempty"`
+	// ExcludedSections accumulates the keys of sections rejected on earlier
+	// passes, so that a retry never hands back the same sections.
+	ExcludedSections []string `json:"excluded_sections,omitempty"`
+}
+
+// NewState returns the initial state for a question, as SPEC §1 lists it.
+func NewState(query string) *State {
+	return &State{
+		Query:             query,
+		RetrievedSections: []Section{},
+		NodeHistory:       []string{},
+	}
+}
+
+// Answer returns the final output, or "" before the output node ran.
+func (s *State) Answer() string {
+	if s == nil || s.FinalOutput == nil {
+		return ""
+	}
+	return *s.FinalOutput
+}
+
+// Response returns the generated response, or "".
+func (s *State) Response() string {
+	if s == nil || s.GeneratedResponse == nil {
+		return ""
+	}
+	return *s.GeneratedResponse
+}
+
+// Answered reports whether the run returned an answer rather than the
+// fallback message.
+func (s *State) Answered() bool {
+	return s != nil && s.FinalOutput != nil && *s.FinalOutput != FallbackMessage
+}
+
+// Path renders the node history as "decompose → retrieve → ...".
+func (s *State) Path() string { return strings.Join(s.NodeHistory, " → ") }
+
+// Clone returns a deep copy, so that a saved or shared state is never
+// mutated by a later node.
+func (s *State) Clone() *State {
+	if s == nil {
+		return nil
+	}
+	c := *s
+	if s.Decomposition != nil {
+		d := *s.Decomposition
+		d.SubQueries = cloneStrings(d.SubQueries)
+		d.Entities = cloneStrings(d.Entities)
+		d.Constraints = cloneStrings(d.Constraints)
+		d.Temporals = cloneStrings(d.Temporals)
+		d.KeyTerms = cloneStrings(d.KeyTerms)
+		c.Decomposition = &d
+	}
+	c.RetrievedSections = append([]Section{}, s.RetrievedSections...)
+	if s.GeneratedResponse != nil {
+		r := *s.GeneratedResponse
+		c.GeneratedResponse = &r
+	}
+	if s.JudgeVerdict != nil {
+		v := *s.JudgeVerdict
+		v.Claims = make([]ClaimCheck, len(s.JudgeVerdict.Claims))
+		for i, cl := range s.JudgeVerdict.Claims {
+			if cl.Evidence != nil {
+				e := *cl.Evidence
+				cl.Evidence = &e
+			}
+			v.Claims[i] = cl
+		}
+		v.RejectedSections = cloneStrings(v.RejectedSections)
+		c.JudgeVerdict = &v
+	}
+	if s.FinalOutput != nil {
+		o := *s.FinalOutput
+		c.FinalOutput = &o
+	}
+	c.NodeHistory = append([]string{}, s.NodeHistory...)
+	c.Usage = s.Usage.Clone()
+	if s.PromptVersions != nil {
+		c.PromptVersions = make(map[string]string, len(s.PromptVersions))
+		for k, v := range s.PromptVersions {
+			c.PromptVersions[k] = v
+		}
+	}
+	c.ExcludedSections = cloneStrings(s.ExcludedSections)
+	return &c
+}
+
+func cloneStrings(in []string) []string {
+	if in == nil {
+		return nil
+	}
+	return append([]string(nil), in...)
+}
