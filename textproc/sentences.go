@@ -1,0 +1,146 @@
+package textproc
+
+import (
+	"strings"
+	"unicode"
+)
+
+// abbreviations end with a period but do not end a sentence.
+var abbreviations = map[string]bool{
+	"e.g": true, "i.e": true, "etc": true, "inc": true, "ltd": true, "co": true,
+	"corp": true, "no": true, "nos": true, "art": true, "sec": true, "para": true,
+	"mr": true, "mrs": true, "ms": true, "dr": true, "prof": true, "st": true,
+	"vs": true, "approx": true, "fig": true, "p": true, "pp": true, "u.s": true,
+	"jan": true, "feb": true, "mar": true, "apr": true, "jun": true, "jul": true,
+	"aug": true, "sep": true, "sept": true, "oct": true, "nov": true, "dec": true,
+}
+
+// Sentences splits text into sentences. It ends a sentence at '.', '!' or
+// '?' followed by white space and an upper-case letter, digit, quote or
+// bracket, except after common abbreviations, single initials and section
+// numbers ("7.1"). Blank lines and list bullets also end a sentence. The
+// returned sentences are trimmed and keep their punctuation.
+func Sentences(text string) []string {
+	var out []string
+	for _, para := range splitParagraphs(text) {
+		out = append(out, splitSentences(para)...)
+	}
+	return out
+}
+
+func splitParagraphs(text string) []string {
+	text = strings.ReplaceAll(text, "\r\n", "\n")
+	var paras []string
+	var cur []string
+	flush := func() {
+		if len(cur) > 0 {
+			paras = append(paras, strings.Join(cur, " "))
+			cur = cur[:0]
+		}
+	}
+	for _, line := range strings.Split(text, "\n") {
+		t := strings.TrimSpace(line)
+		if t == "" || t == "\f" {
+			flush()
+			continue
+		}
+		if isBullet(t) {
+			flush()
+		}
+		cur = append(cur, t)
+	}
+	flush()
+	return paras
+}
+
+func isBullet(t string) bool {
+	if strings.HasPrefix(t, "- ") || strings.HasPrefix(t, "* ") || strings.HasPrefix(t, "• ") {
+		return true
+	}
+	// "(a) ", "1. ", "1) "
+	i := 0
+	if i < len(t) && t[i] == '(' {
+		i++
+	}
+	j := i
+	for j < len(t) && (unicode.IsDigit(rune(t[j])) || (j-i < 2 && unicode.IsLower(rune(t[j])))) {
+		j++
+	}
+	return j > i && j+1 < len(t) && (t[j] == ')' || t[j] == '.') && t[j+1] == ' '
+}
+
+func splitSentences(p string) []string {
+	var out []string
+	start := 0
+	rs := []rune(p)
+	for i := 0; i < len(rs); i++ {
+		r := rs[i]
+		if r != '.' && r != '!' && r != '?' {
+			continue
+		}
+		// absorb closing quotes/brackets
+		end := i + 1
+		for end < len(rs) && strings.ContainsRune(`"')]”’`, rs[end]) {
+			end++
+		}
+		if end >= len(rs) {
+			break
+		}
+		if !unicode.IsSpace(rs[end]) {
+			continue
+		}
+		next := end
+		for next < len(rs) && unicode.IsSpace(rs[next]) {
+			next++
+		}
+		if next >= len(rs) {
+			break
+		}
+		nr := rs[next]
+		if !(unicode.IsUpper(nr) || unicode.IsDigit(nr) || strings.ContainsRune(`"'(“‘[`, nr)) {
+			continue
+		}
+		if r == '.' && !endsSentence(rs[start:i]) {
+			continue
+		}
+		if s := strings.TrimSpace(string(rs[start:end])); s != "" {
+			out = append(out, s)
+		}
+		start = next
+		i = next - 1
+	}
+	if s := strings.TrimSpace(string(rs[start:])); s != "" {
+		out = append(out, s)
+	}
+	return out
+}
+
+// endsSentence reports whether a period after text ends a sentence.
+func endsSentence(text []rune) bool {
+	j := len(text)
+	for j > 0 && !unicode.IsSpace(text[j-1]) && text[j-1] != '(' {
+		j--
+	}
+	word := strings.ToLower(string(text[j:]))
+	if word == "" {
+		return true
+	}
+	if abbreviations[word] {
+		return false
+	}
+	// single initial ("J.") or section number ("7", "7.1") at the start
+	if len([]rune(word)) == 1 && unicode.IsLetter([]rune(word)[0]) {
+		return false
+	}
+	allNum := true
+	for _, r := range word {
+		if !unicode.IsDigit(r) && r != '.' {
+			allNum = false
+			break
+		}
+	}
+	if allNum && j == 0 {
+		return false
+	}
+	return true
+}

@@ -1,0 +1,117 @@
+// Package textproc holds the text analysis shared by lexical retrieval and
+// the deterministic judge: tokenising, stop words, stemming and sentence
+// splitting. Everything here is deterministic and allocation-light.
+package textproc
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/kljensen/snowball/english"
+)
+
+// Tokens splits s into lower-cased word tokens. Letters and digits form
+// tokens; a '.' or ',' between digits is kept ("1.5", "10,000"), as are
+// apostrophes inside words. Everything else separates tokens.
+func Tokens(s string) []string {
+	var out []string
+	start := -1
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		keep := unicode.IsLetter(r) || unicode.IsDigit(r)
+		if !keep && start >= 0 && (r == '.' || r == ',' || r == '\'' || r == '’') {
+			prev, _ := utf8.DecodeLastRuneInString(s[:i])
+			next, _ := utf8.DecodeRuneInString(s[i+size:])
+			if r == '.' || r == ',' {
+				keep = unicode.IsDigit(prev) && unicode.IsDigit(next)
+			} else {
+				keep = unicode.IsLetter(prev) && unicode.IsLetter(next)
+			}
+		}
+		if keep {
+			if start < 0 {
+				start = i
+			}
+		} else if start >= 0 {
+			out = append(out, normalise(s[start:i]))
+			start = -1
+		}
+		i += size
+	}
+	if start >= 0 {
+		out = append(out, normalise(s[start:]))
+	}
+	return out
+}
+
+func normalise(tok string) string {
+	tok = strings.ToLower(tok)
+	tok = strings.ReplaceAll(tok, "’", "'")
+	if strings.HasSuffix(tok, "'s") {
+		tok = tok[:len(tok)-2]
+	}
+	return tok
+}
+
+// Stem returns the Porter2 (Snowball English) stem of a lower-case token.
+// Tokens that contain a digit are returned unchanged.
+func Stem(tok string) string {
+	for _, r := range tok {
+		if unicode.IsDigit(r) {
+			return tok
+		}
+	}
+	return english.Stem(tok, false)
+}
+
+// Terms returns the stemmed content terms of s: tokens minus stop words,
+// stemmed. Numbers are kept.
+func Terms(s string) []string {
+	toks := Tokens(s)
+	out := toks[:0]
+	for _, t := range toks {
+		if IsStopWord(t) {
+			continue
+		}
+		out = append(out, Stem(t))
+	}
+	return out
+}
+
+// ContentWords returns the unstemmed tokens of s that are not stop words.
+func ContentWords(s string) []string {
+	toks := Tokens(s)
+	out := toks[:0]
+	for _, t := range toks {
+		if !IsStopWord(t) {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// IsStopWord reports whether a lower-case token is an English stop word.
+func IsStopWord(tok string) bool {
+	_, ok := stopWords[tok]
+	return ok
+}
+
+// stopWords is a standard English list (Lucene's plus common question and
+// auxiliary words), small enough to keep query meaning.
+var stopWords = func() map[string]struct{} {
+	words := strings.Fields(`a an and are as at be but by for if in into is it no not of on or such
+that the their then there these they this to was will with
+about above after again against all am any because been before being below between both
+can could did do does doing down during each few from further had has have having he her here
+hers herself him himself his how i its itself just me more most my myself nor now off once only
+other our ours ourselves out over own same she should so some than theirs them themselves those
+through too under until up very we were what when where which while who whom why would you your
+yours yourself yourselves s t d ll m re ve y shall may might must also us let tell please
+whats`)
+	m := make(map[string]struct{}, len(words))
+	for _, w := range words {
+		m[w] = struct{}{}
+	}
+	return m
+}()

@@ -1,0 +1,45 @@
+package textproc
+
+import (
+	"reflect"
+	"testing"
+)
+
+func TestTokens(t *testing.T) {
+	cases := []struct {
+		in   string
+		want []string
+	}{
+		{"A late fee of 1.5% per month.", []string{"a", "late", "fee", "of", "1.5", "per", "month"}},
+		{"USD 10,000.00 is due; Client's fee", []string{"usd", "10,000.00", "is", "due", "client", "fee"}},
+		{"thirty (30) days", []string{"thirty", "30", "days"}},
+		{"end. Next", []string{"end", "next"}},
+	}
+	for _, c := range cases {
+		if got := Tokens(c.in); !reflect.DeepEqual(got, c.want) {
+			t.Errorf("Tokens(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
+
+func TestTerms(t *testing.T) {
+	got := Terms("What are the late payment penalties?")
+	want := []string{"late", "payment", "penalti"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("Terms = %q, want %q", got, want)
+	}
+}
+
+func TestSentences(t *testing.T) {
+	in := "7.1 If payment is not received within thirty (30) days, a fee applies. See e.g. Section 9. Fees are 1.5% per month!\n\n- first item\n- second item"
+	want := []string{
+		"7.1 If payment is not received within thirty (30) days, a fee applies.",
+		"See e.g. Section 9.",
+		"Fees are 1.5% per month!",
+		"- first item",
+		"- second item",
+	}
+	if got := Sentences(in); !reflect.DeepEqual(got, want) {
+		t.Errorf("Sentences =\n%q\nwant\n%q", got, want)
+	}
+}
