@@ -1,0 +1,209 @@
+// Package chains holds the pipeline's five nodes, each a langchaingo
+// chains.Chain (decompose, retrieve, generate, judge, output), and Runner,
+// the plain Go loop that runs them with the judge's conditional retry edge.
+//
+// Every node chain takes the input key "state" (a *schema.State) and returns
+// the output key "state" holding a new *schema.State: nodes copy, never
+// mutate, the state they are given, and write only the fields they own.
+package chains
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/tmc/langchaingo/callbacks"
+	lcchains "github.com/tmc/langchaingo/chains"
+	"github.com/tmc/langchaingo/memory"
+	lcschema "github.com/tmc/langchaingo/schema"
+
+	"github.com/docmind/docmind/schema"
+)
+
+// StateKey is the input and output key of every node chain.
+const StateKey = "state"
+
+
+var (
+	_ lcchains.Chain          = (*NodeChain)(nil)
+	_ callbacks.HandlerHaver = (*NodeChain)(nil)
+)
+
+// NodeChain is a pipeline node exposed as a langchaingo chain.
+type NodeChain struct {
+	name     string
+	callback callbacks.Handler
+	// apply does the node's work on st, a private copy it may modify.
+	apply func(ctx context.Context, st *schema.State) error
+}
+
+// Name returns the node's name as it appears in node_history.
+func (c *NodeChain) Name() string { return c.name }
+
+// Call runs the node. inputs["state"] must be a *schema.State; it is not
+// modified. The output "state" is a new state with the node's fields
+// written and its name appended to node_history.
+func (c *NodeChain) Call(ctx context.Context, inputs map[string]any, _ ...lcchains.ChainCallOption) (map[string]any, error) {
+	in, ok := inputs[StateKey].(*schema.State)
+	if !ok || in == nil {
+		return nil, fmt.Errorf("%s node: input %q must be a *schema.State, got %T", c.name, StateKey, inputs[StateKey])
+	}
+	st := in.Clone()
+	if err := c.apply(ctx, st); err != nil {
+		return nil, err
+	}
+	st.NodeHistory = append(st.NodeHistory, c.name)
+	return map[string]any{StateKey: st}, nil
+}
+
+// GetMemory returns an empty memory: nodes keep no memory of their own.
+func (c *NodeChain) GetMemory() lcschema.Memory { return memory.NewSimple() }
+
+// GetInputKeys returns ["state"].
+func (c *NodeChain) GetInputKeys() []string { return []string{StateKey} }
+
+// GetOutputKeys returns ["state"].
+func (c *NodeChain) GetOutputKeys() []string { return []string{StateKey} }
+
+// GetCallbackHandler returns the langchaingo callbacks handler, if any.
+func (c *NodeChain) GetCallbackHandler() callbacks.Handler { return c.callback }
+
+// NewDecompose returns the decompose node: it writes state.decomposition.
+func NewDecompose(d schema.Decomposer) *NodeChain {
+	return &NodeChain{name: schema.NodeDecompose, apply: func(ctx context.Context, st *schema.State) error {
+		dec, err := d.Decompose(ctx, st.Query)
+		if err != nil {
+			return fmt.Errorf("decompose: %w", err)
+		}
+		st.Decomposition = dec
+		return nil
+	}}
+}
+
+// NewRetrieve returns the retrieve node: it writes state.retrieved_sections.
+// On a retry (retry_count > 0) it passes the judge's feedback, and every
+// section handed out before is excluded, so a retry never returns the same
+// sections.
+func NewRetrieve(r schema.Retriever) *NodeChain {
+	return &NodeChain{name: schema.NodeRetrieve, apply: func(ctx context.Context, st *schema.State) error {
+		req := schema.RetrieveRequest{Query: st.Query, Decomposition: st.Decomposition, Attempt: st.RetryCount}
+		if st.RetryCount > 0 {
+			fb := &schema.Feedback{Excluded: st.ExcludedSections}
+			if v := st.JudgeVerdict; v != nil {
+				fb.UnsupportedClaims = v.UnsupportedClaims()
+				fb.Reasoning = v.Reasoning
+			}
+			req.Feedback = fb
+		}
+		secs, err := r.Retrieve(ctx, req)
+		if err != nil {
+			return fmt.Errorf("retrieve: %w", err)
+		}
+		excluded := make(map[string]bool, len(st.ExcludedSections))
+		for _, k := range st.ExcludedSections {
+			excluded[k] = true
+		}
+		kept := make([]schema.Section, 0, len(secs))
+		for _, s := range secs {
+			if !excluded[s.Key()] {
+				kept = append(kept, s)
+			}
+		}
+		st.RetrievedSections = kept
+		return nil
+	}}
+}
+
+// NewGenerate returns the generate node: it writes state.generated_response.
+// onToken, when not nil, receives the streamed draft.
+func NewGenerate(g schema.Generator, onToken func(ctx context.Context, chunk string)) *NodeChain {
+	return &NodeChain{name: schema.NodeGenerate, apply: func(ctx context.Context, st *schema.State) error {
+		req := schema.GenerateRequest{
+			Query:         st.Query,
+			Decomposition: st.Decomposition,
+			Sections:      st.RetrievedSections,
+			Attempt:       st.RetryCount,
+		}
+		if onToken != nil {
+			req.OnToken = func(chunk string) { onToken(ctx, chunk) }
+		}
+		text, err := g.Generate(ctx, req)
+		if err != nil {
+			return fmt.Errorf("generate: %w", err)
+		}
+		st.GeneratedResponse = &text
+		return nil
+	}}
+}
+
+// NewJudge returns the judge node: it writes state.judge_verdict and
+// increments state.retry_count when the verdict is hallucinated. The
+// sections the judge rejected (all judged sections when it names none) are
+// added to state.excluded_sections, so that a retry looks elsewhere.
+func NewJudge(j schema.Judge) *NodeChain {
+	return &NodeChain{name: schema.NodeJudge, apply: func(ctx context.Context, st *schema.State) error {
+		v, err := j.Judge(ctx, schema.JudgeRequest{
+			Query:         st.Query,
+			Decomposition: st.Decomposition,
+			Response:      st.Response(),
+			Sections:      st.RetrievedSections,
+		})
+		if err != nil {
+			return fmt.Errorf("judge: %w", err)
+		}
+		if v == nil {
+			return errors.New("judge: returned no verdict")
+		}
+		if v.Unverified {
+			// An unverified verdict never passes as grounded.
+			v.IsHallucinated, v.ShouldReturn = true, false
+		}
+		st.JudgeVerdict = v
+		if v.IsHallucinated {
+			st.RetryCount++
+			st.ExcludedSections = appendNew(st.ExcludedSections, rejectedKeys(v, st.RetrievedSections))
+		}
+		return nil
+	}}
+}
+
+// NewOutput returns the output node: final_output is the generated response
+// when the verdict says should_return, else schema.FallbackMessage.
+func NewOutput() *NodeChain {
+	return &NodeChain{name: schema.NodeOutput, apply: func(_ context.Context, st *schema.State) error {
+		out := schema.FallbackMessage
+		if v := st.JudgeVerdict; v != nil && v.ShouldReturn && !v.Unverified && st.GeneratedResponse != nil {
+			out = *st.GeneratedResponse
+		}
+		st.FinalOutput = &out
+		return nil
+	}}
+}
+
+// rejectedKeys returns the keys of the sections a hallucinated verdict
+// rejects: those it names, or every judged section when it names none.
+func rejectedKeys(v *schema.Verdict, judged []schema.Section) []string {
+	if len(v.RejectedSections) > 0 {
+		return v.RejectedSections
+	}
+	keys := make([]string, len(judged))
+	for i, s := range judged {
+		keys[i] = s.Key()
+	}
+	return keys
+}
+
+// appendNew appends the keys of add not already in list.
+func appendNew(list, add []string) []string {
+	seen := make(map[string]bool, len(list)+len(add))
+	for _, k := range list {
+		seen[k] = true
+	}
+	for _, k := range add {
+		if !seen[k] {
+			seen[k] = true
+			list = append(list, k)
+		}
+	}
+	return list
+}
