@@ -23,9 +23,8 @@ import (
 // StateKey is the input and output key of every node chain.
 const StateKey = "state"
 
-
 var (
-	_ lcchains.Chain          = (*NodeChain)(nil)
+	_ lcchains.Chain         = (*NodeChain)(nil)
 	_ callbacks.HandlerHaver = (*NodeChain)(nil)
 )
 
