@@ -2,7 +2,11 @@ module github.com/docmind/docmind
 
 go 1.24.4
 
-require github.com/kljensen/snowball v0.10.0
+require (
+	github.com/kljensen/snowball v0.10.0
+	github.com/sashabaranov/go-openai v1.43.0
+	github.com/tmc/langchaingo v0.1.14
+)
 
 require (
 	github.com/Masterminds/goutils v1.1.1 // indirect
@@ -26,7 +30,6 @@ require (
 	github.com/shopspring/decimal v1.2.0 // indirect
 	github.com/sirupsen/logrus v1.9.3 // indirect
 	github.com/spf13/cast v1.3.1 // indirect
-	github.com/tmc/langchaingo v0.1.14 // indirect
 	github.com/yargevad/filepathx v1.0.0 // indirect
 	go.starlark.net v0.0.0-20230302034142-4b1e35fe2254 // indirect
 	golang.org/x/crypto v0.41.0 // indirect
