@@ -1,0 +1,642 @@
+package checkpoint
+
+import (
+	"context"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
+
+	"github.com/docmind/docmind/schema"
+)
+
+// FileName is the run database's file name inside a data directory.
+const FileName = "runs.db"
+
+// SchemaVersion is the version of the database layout this package writes.
+const SchemaVersion = 1
+
+// PathInDir returns the run database path inside a data directory.
+func PathInDir(dir string) string { return filepath.Join(dir, FileName) }
+
+// SQLite is a durable Store in one SQLite file (WAL mode). Several
+// processes may use the same file at once; writers wait for each other up
+// to the busy timeout.
+type SQLite struct {
+	db   *sql.DB
+	path string
+}
+
+var _ Store = (*SQLite)(nil)
+
+// SQLiteOption configures OpenSQLite.
+type SQLiteOption func(*sqliteConfig)
+
+type sqliteConfig struct{ busy time.Duration }
+
+// WithBusyTimeout sets how long a writer waits for another writer's lock
+// before failing (default 10 s).
+func WithBusyTimeout(d time.Duration) SQLiteOption {
+	return func(c *sqliteConfig) { c.busy = d }
+}
+
+// OpenSQLite opens (creating when absent) the run database at path; the
+// parent directory is created if needed.
+func OpenSQLite(ctx context.Context, path string, opts ...SQLiteOption) (*SQLite, error) {
+	cfg := sqliteConfig{busy: 10 * time.Second}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	if dir := filepath.Dir(path); dir != "" {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return nil, fmt.Errorf("open run database %s: create directory: %w", path, err)
+		}
+	}
+	q := url.Values{}
+	q.Add("_pragma", "busy_timeout("+strconv.FormatInt(cfg.busy.Milliseconds(), 10)+")")
+	// auto_vacuum must be set before the first table is created; it lets
+	// GC hand freed pages back to the file system.
+	q.Add("_pragma", "auto_vacuum(INCREMENTAL)")
+	q.Add("_pragma", "journal_mode(WAL)")
+	q.Add("_pragma", "synchronous(NORMAL)")
+	q.Add("_pragma", "foreign_keys(1)")
+	q.Add("_txlock", "immediate")
+	db, err := sql.Open("sqlite", "file:"+path+"?"+q.Encode())
+	if err != nil {
+		return nil, fmt.Errorf("open run database %s: %w", path, err)
+	}
+	s := &SQLite{db: db, path: path}
+	if err := s.migrate(ctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open run database %s: %w", path, err)
+	}
+	return s, nil
+}
+
+// Path returns the database file path.
+func (s *SQLite) Path() string { return s.path }
+
+// DB returns the underlying handle, for read-only inspection.
+func (s *SQLite) DB() *sql.DB { return s.db }
+
+// Close closes the database.
+func (s *SQLite) Close() error {
+	if err := s.db.Close(); err != nil {
+		return fmt.Errorf("close run database %s: %w", s.path, err)
+	}
+	return nil
+}
+
+const schemaSQL = `
+CREATE TABLE IF NOT EXISTS meta (
+	key   TEXT PRIMARY KEY,
+	value TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS runs (
+	id              TEXT PRIMARY KEY,
+	thread          TEXT NOT NULL,
+	created         INTEGER NOT NULL,
+	updated         INTEGER NOT NULL,
+	question        TEXT NOT NULL,
+	query           TEXT NOT NULL,
+	status          TEXT NOT NULL,
+	outcome         TEXT NOT NULL,
+	answer          TEXT NOT NULL,
+	retries         INTEGER NOT NULL,
+	tokens          INTEGER NOT NULL,
+	error           TEXT NOT NULL,
+	parent          TEXT NOT NULL,
+	fork_step       INTEGER NOT NULL,
+	review          INTEGER NOT NULL,
+	review_decision TEXT NOT NULL,
+	review_note     TEXT NOT NULL,
+	steps           INTEGER NOT NULL DEFAULT 0,
+	pruned          INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX IF NOT EXISTS runs_thread ON runs(thread, created);
+CREATE INDEX IF NOT EXISTS runs_created ON runs(created);
+CREATE TABLE IF NOT EXISTS checkpoints (
+	run               TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+	step              INTEGER NOT NULL,
+	node              TEXT NOT NULL,
+	next              TEXT NOT NULL,
+	created           INTEGER NOT NULL,
+	duration_ns       INTEGER NOT NULL,
+	calls             INTEGER NOT NULL,
+	prompt_tokens     INTEGER NOT NULL,
+	completion_tokens INTEGER NOT NULL,
+	total_tokens      INTEGER NOT NULL,
+	state             BLOB NOT NULL,
+	sections          TEXT NOT NULL,
+	PRIMARY KEY (run, step)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS sections (
+	hash TEXT PRIMARY KEY,
+	body BLOB NOT NULL
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS run_sections (
+	run  TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+	hash TEXT NOT NULL,
+	PRIMARY KEY (run, hash)
+) WITHOUT ROWID;
+`
+
+func (s *SQLite) migrate(ctx context.Context) error {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("begin schema transaction: %w", err)
+	}
+	defer tx.Rollback()
+	if _, err := tx.ExecContext(ctx, schemaSQL); err != nil {
+		return fmt.Errorf("create tables: %w", err)
+	}
+	var v string
+	err = tx.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = 'schema_version'`).Scan(&v)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		if _, err := tx.ExecContext(ctx, `INSERT INTO meta(key, value) VALUES ('schema_version', ?)`, strconv.Itoa(SchemaVersion)); err != nil {
+			return fmt.Errorf("record schema version: %w", err)
+		}
+	case err != nil:
+		return fmt.Errorf("read schema version: %w", err)
+	case v != strconv.Itoa(SchemaVersion):
+		return fmt.Errorf("the file has run database layout version %s; this program reads version %d", v, SchemaVersion)
+	}
+	return tx.Commit()
+}
+
+// sectionRef is how a checkpoint refers to a stored section: its content
+// hash and the score it had in this step.
+type sectionRef struct {
+	Hash  string  `json:"h"`
+	Score float64 `json:"s"`
+}
+
+// splitSections removes the sections from a state for storage and returns
+// them as bodies (keyed by content hash) and references.
+func splitSections(st *schema.State) (state []byte, refs []sectionRef, bodies map[string][]byte, err error) {
+	bodies = map[string][]byte{}
+	refs = make([]sectionRef, 0, len(st.RetrievedSections))
+	for _, sec := range st.RetrievedSections {
+		score := sec.RelevanceScore
+		sec.RelevanceScore = 0
+		b, err := json.Marshal(sec)
+		if err != nil {
+			return nil, nil, nil, fmt.Errorf("encode section %s: %w", sec.Key(), err)
+		}
+		sum := sha256.Sum256(b)
+		h := hex.EncodeToString(sum[:16])
+		bodies[h] = b
+		refs = append(refs, sectionRef{Hash: h, Score: score})
+	}
+	bare := *st
+	bare.RetrievedSections = nil
+	state, err = json.Marshal(&bare)
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("encode state: %w", err)
+	}
+	return state, refs, bodies, nil
+}
+
+// Put saves a checkpoint in one transaction.
+func (s *SQLite) Put(ctx context.Context, cp Checkpoint) error {
+	if cp.State == nil {
+		return fmt.Errorf("save checkpoint %s/%d: nil state", cp.RunID, cp.Step)
+	}
+	state, refs, bodies, err := splitSections(cp.State)
+	if err != nil {
+		return fmt.Errorf("save checkpoint %s/%d: %w", cp.RunID, cp.Step, err)
+	}
+	refJSON, err := json.Marshal(refs)
+	if err != nil {
+		return fmt.Errorf("save checkpoint %s/%d: encode section references: %w", cp.RunID, cp.Step, err)
+	}
+	if cp.Created.IsZero() {
+		cp.Created = time.Now().UTC()
+	}
+	err = s.inTx(ctx, func(tx *sql.Tx) error {
+		var n int
+		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM runs WHERE id = ?`, cp.RunID).Scan(&n); err != nil {
+			return err
+		}
+		if n == 0 {
+			return fmt.Errorf("run %w", ErrNotFound)
+		}
+		u := cp.Usage
+		if _, err := tx.ExecContext(ctx, `INSERT INTO checkpoints(run, step, node, next, created, duration_ns,
+			calls, prompt_tokens, completion_tokens, total_tokens, state, sections)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			cp.RunID, cp.Step, cp.Node, cp.Next, cp.Created.UnixNano(), int64(cp.Duration),
+			u.Calls, u.PromptTokens, u.CompletionTokens, u.TotalTokens, state, string(refJSON)); err != nil {
+			if isConstraint(err) {
+				return ErrExists
+			}
+			return err
+		}
+		for h, b := range bodies {
+			if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO sections(hash, body) VALUES (?, ?)`, h, b); err != nil {
+				return err
+			}
+			if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO run_sections(run, hash) VALUES (?, ?)`, cp.RunID, h); err != nil {
+				return err
+			}
+		}
+		_, err := tx.ExecContext(ctx, `UPDATE runs SET steps = max(steps, ?) WHERE id = ?`, cp.Step, cp.RunID)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("save checkpoint %s/%d in %s: %w", cp.RunID, cp.Step, s.path, err)
+	}
+	return nil
+}
+
+// isConstraint reports a SQLite constraint violation.
+func isConstraint(err error) bool {
+	var se *sqlite.Error
+	return errors.As(err, &se) && se.Code()&0xff == sqlite3.SQLITE_CONSTRAINT
+}
+
+// inTx runs fn in an immediate (write-locking) transaction.
+func (s *SQLite) inTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	if err := fn(tx); err != nil {
+		tx.Rollback()
+		return err
+	}
+	return tx.Commit()
+}
+
+const checkpointCols = `c.run, r.thread, c.step, c.node, c.next, c.created, c.duration_ns,
+	c.calls, c.prompt_tokens, c.completion_tokens, c.total_tokens, c.state, c.sections`
+
+// Get returns one checkpoint; step < 0 means the latest.
+func (s *SQLite) Get(ctx context.Context, runID string, step int) (Checkpoint, error) {
+	q := `SELECT ` + checkpointCols + ` FROM checkpoints c JOIN runs r ON r.id = c.run WHERE c.run = ? `
+	args := []any{runID}
+	if step < 0 {
+		q += `ORDER BY c.step DESC LIMIT 1`
+	} else {
+		q += `AND c.step = ?`
+		args = append(args, step)
+	}
+	cps, err := s.queryCheckpoints(ctx, q, args...)
+	if err != nil {
+		return Checkpoint{}, fmt.Errorf("read checkpoint %s/%d from %s: %w", runID, step, s.path, err)
+	}
+	if len(cps) == 0 {
+		return Checkpoint{}, fmt.Errorf("checkpoint %d of run %s: %w", step, runID, ErrNotFound)
+	}
+	return cps[0], nil
+}
+
+// List returns a run's checkpoints in step order.
+func (s *SQLite) List(ctx context.Context, runID string) ([]Checkpoint, error) {
+	if _, err := s.Run(ctx, runID); err != nil {
+		return nil, err
+	}
+	cps, err := s.queryCheckpoints(ctx, `SELECT `+checkpointCols+` FROM checkpoints c JOIN runs r ON r.id = c.run
+		WHERE c.run = ? ORDER BY c.step`, runID)
+	if err != nil {
+		return nil, fmt.Errorf("read checkpoints of run %s from %s: %w", runID, s.path, err)
+	}
+	return cps, nil
+}
+
+func (s *SQLite) queryCheckpoints(ctx context.Context, q string, args ...any) ([]Checkpoint, error) {
+	rows, err := s.db.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var (
+		out  []Checkpoint
+		refs = map[string]bool{}
+	)
+	type raw struct {
+		state []byte
+		refs  []sectionRef
+	}
+	var raws []raw
+	for rows.Next() {
+		var (
+			cp      Checkpoint
+			created int64
+			dur     int64
+			state   []byte
+			secs    string
+		)
+		if err := rows.Scan(&cp.RunID, &cp.Thread, &cp.Step, &cp.Node, &cp.Next, &created, &dur,
+			&cp.Usage.Calls, &cp.Usage.PromptTokens, &cp.Usage.CompletionTokens, &cp.Usage.TotalTokens, &state, &secs); err != nil {
+			return nil, err
+		}
+		cp.Created = time.Unix(0, created).UTC()
+		cp.Duration = time.Duration(dur)
+		var rs []sectionRef
+		if err := json.Unmarshal([]byte(secs), &rs); err != nil {
+			return nil, fmt.Errorf("decode section references of step %d: %w", cp.Step, err)
+		}
+		for _, r := range rs {
+			refs[r.Hash] = true
+		}
+		out = append(out, cp)
+		raws = append(raws, raw{state: state, refs: rs})
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	bodies, err := s.sectionBodies(ctx, refs)
+	if err != nil {
+		return nil, err
+	}
+	for i := range out {
+		st := &schema.State{}
+		if err := json.Unmarshal(raws[i].state, st); err != nil {
+			return nil, fmt.Errorf("decode state of step %d: %w", out[i].Step, err)
+		}
+		st.RetrievedSections = make([]schema.Section, 0, len(raws[i].refs))
+		for _, r := range raws[i].refs {
+			sec, ok := bodies[r.Hash]
+			if !ok {
+				return nil, fmt.Errorf("step %d refers to section %s, which is missing", out[i].Step, r.Hash)
+			}
+			sec.RelevanceScore = r.Score
+			st.RetrievedSections = append(st.RetrievedSections, sec)
+		}
+		if st.NodeHistory == nil {
+			st.NodeHistory = []string{}
+		}
+		out[i].State = st
+	}
+	return out, nil
+}
+
+// sectionBodies loads the sections with the given hashes.
+func (s *SQLite) sectionBodies(ctx context.Context, hashes map[string]bool) (map[string]schema.Section, error) {
+	out := make(map[string]schema.Section, len(hashes))
+	for h := range hashes {
+		var b []byte
+		if err := s.db.QueryRowContext(ctx, `SELECT body FROM sections WHERE hash = ?`, h).Scan(&b); err != nil {
+			if errors.Is(err, sql.ErrNoRows) {
+				continue
+			}
+			return nil, err
+		}
+		var sec schema.Section
+		if err := json.Unmarshal(b, &sec); err != nil {
+			return nil, fmt.Errorf("decode section %s: %w", h, err)
+		}
+		out[h] = sec
+	}
+	return out, nil
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// SaveRun inserts or updates a run.
+func (s *SQLite) SaveRun(ctx context.Context, r Run) error {
+	if r.ID == "" {
+		return errors.New("save run: empty run id")
+	}
+	now := time.Now().UTC()
+	if r.Created.IsZero() {
+		r.Created = now
+	}
+	if r.Updated.IsZero() {
+		r.Updated = now
+	}
+	_, err := s.db.ExecContext(ctx, `INSERT INTO runs(id, thread, created, updated, question, query, status,
+		outcome, answer, retries, tokens, error, parent, fork_step, review, review_decision, review_note)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT(id) DO UPDATE SET thread = excluded.thread, updated = excluded.updated,
+		question = excluded.question, query = excluded.query, status = excluded.status,
+		outcome = excluded.outcome, answer = excluded.answer, retries = excluded.retries,
+		tokens = excluded.tokens, error = excluded.error, parent = excluded.parent,
+		fork_step = excluded.fork_step, review = excluded.review,
+		review_decision = excluded.review_decision, review_note = excluded.review_note`,
+		r.ID, r.Thread, r.Created.UnixNano(), r.Updated.UnixNano(), r.Question, r.Query, string(r.Status),
+		string(r.Outcome), r.Answer, r.Retries, r.Tokens, r.Error, r.Parent, r.ForkStep, boolInt(r.Review),
+		r.ReviewDecision, r.ReviewNote)
+	if err != nil {
+		return fmt.Errorf("save run %s in %s: %w", r.ID, s.path, err)
+	}
+	return nil
+}
+
+const runCols = `id, thread, created, updated, question, query, status, outcome, answer, retries, tokens,
+	error, parent, fork_step, review, review_decision, review_note, steps, pruned`
+
+func scanRun(sc interface{ Scan(...any) error }) (Run, error) {
+	var (
+		r                Run
+		created, updated int64
+		status, outcome  string
+		review, pruned   int
+	)
+	err := sc.Scan(&r.ID, &r.Thread, &created, &updated, &r.Question, &r.Query, &status, &outcome, &r.Answer,
+		&r.Retries, &r.Tokens, &r.Error, &r.Parent, &r.ForkStep, &review, &r.ReviewDecision, &r.ReviewNote,
+		&r.Steps, &pruned)
+	r.Created, r.Updated = time.Unix(0, created).UTC(), time.Unix(0, updated).UTC()
+	r.Status, r.Outcome = Status(status), Outcome(outcome)
+	r.Review, r.Pruned = review != 0, pruned != 0
+	return r, err
+}
+
+// Run returns a run by id or unique id prefix.
+func (s *SQLite) Run(ctx context.Context, id string) (Run, error) {
+	r, err := scanRun(s.db.QueryRowContext(ctx, `SELECT `+runCols+` FROM runs WHERE id = ?`, id))
+	if err == nil {
+		return r, nil
+	}
+	if !errors.Is(err, sql.ErrNoRows) {
+		return Run{}, fmt.Errorf("read run %s from %s: %w", id, s.path, err)
+	}
+	if id == "" {
+		return Run{}, fmt.Errorf("run %q: %w", id, ErrNotFound)
+	}
+	esc := strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(id)
+	rs, err := s.queryRuns(ctx, `SELECT `+runCols+` FROM runs WHERE id LIKE ? ESCAPE '\' LIMIT 3`, esc+"%")
+	if err != nil {
+		return Run{}, fmt.Errorf("read run %s from %s: %w", id, s.path, err)
+	}
+	return uniqueRun(id, rs)
+}
+
+// Runs lists runs oldest first.
+func (s *SQLite) Runs(ctx context.Context, f RunFilter) ([]Run, error) {
+	q := `SELECT ` + runCols + ` FROM runs WHERE 1=1`
+	var args []any
+	if f.Thread != "" {
+		q += ` AND thread = ?`
+		args = append(args, f.Thread)
+	}
+	if f.Status != "" {
+		q += ` AND status = ?`
+		args = append(args, string(f.Status))
+	}
+	q += ` ORDER BY created DESC, id DESC`
+	if f.Limit > 0 {
+		q += ` LIMIT ?`
+		args = append(args, f.Limit)
+	}
+	rs, err := s.queryRuns(ctx, q, args...)
+	if err != nil {
+		return nil, fmt.Errorf("list runs in %s: %w", s.path, err)
+	}
+	for i, j := 0, len(rs)-1; i < j; i, j = i+1, j-1 {
+		rs[i], rs[j] = rs[j], rs[i]
+	}
+	return rs, nil
+}
+
+func (s *SQLite) queryRuns(ctx context.Context, q string, args ...any) ([]Run, error) {
+	rows, err := s.db.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []Run
+	for rows.Next() {
+		r, err := scanRun(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}
+
+// GC applies the retention policy, deletes sections no run refers to any
+// more, and returns freed pages to the file system.
+func (s *SQLite) GC(ctx context.Context, ret Retention) (GCStats, error) {
+	var st GCStats
+	err := s.inTx(ctx, func(tx *sql.Tx) error {
+		rows, err := tx.QueryContext(ctx, `SELECT id, status, pruned FROM runs ORDER BY created DESC, id DESC`)
+		if err != nil {
+			return err
+		}
+		type row struct {
+			id     string
+			status Status
+			pruned bool
+		}
+		var all []row
+		for rows.Next() {
+			var (
+				r      row
+				status string
+				pruned int
+			)
+			if err := rows.Scan(&r.id, &status, &pruned); err != nil {
+				rows.Close()
+				return err
+			}
+			r.status, r.pruned = Status(status), pruned != 0
+			all = append(all, r)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		keep := ret.keepRuns()
+		for rank, r := range all {
+			if !prunable(Run{Status: r.status}) {
+				continue
+			}
+			switch {
+			case ret.MaxRuns > 0 && rank >= ret.MaxRuns:
+				res, err := tx.ExecContext(ctx, `DELETE FROM checkpoints WHERE run = ?`, r.id)
+				if err != nil {
+					return err
+				}
+				n, _ := res.RowsAffected()
+				st.DeletedCheckpoints += int(n)
+				if _, err := tx.ExecContext(ctx, `DELETE FROM runs WHERE id = ?`, r.id); err != nil {
+					return err
+				}
+				st.DeletedRuns++
+			case keep >= 0 && rank >= keep && !r.pruned:
+				n, err := pruneRun(ctx, tx, r.id)
+				if err != nil {
+					return err
+				}
+				st.DeletedCheckpoints += n
+				st.PrunedRuns++
+			}
+		}
+		res, err := tx.ExecContext(ctx, `DELETE FROM sections WHERE hash NOT IN (SELECT hash FROM run_sections)`)
+		if err != nil {
+			return err
+		}
+		n, _ := res.RowsAffected()
+		st.DeletedSections = int(n)
+		return nil
+	})
+	if err != nil {
+		return st, fmt.Errorf("garbage-collect runs in %s: %w", s.path, err)
+	}
+	if st.DeletedCheckpoints > 0 || st.DeletedSections > 0 {
+		if _, err := s.db.ExecContext(ctx, `PRAGMA incremental_vacuum`); err != nil {
+			return st, fmt.Errorf("vacuum %s: %w", s.path, err)
+		}
+	}
+	return st, nil
+}
+
+// pruneRun keeps only the run's latest checkpoint and the sections it
+// refers to; it returns the number of checkpoints deleted.
+func pruneRun(ctx context.Context, tx *sql.Tx, id string) (int, error) {
+	res, err := tx.ExecContext(ctx, `DELETE FROM checkpoints WHERE run = ? AND step < (SELECT max(step) FROM checkpoints WHERE run = ?)`, id, id)
+	if err != nil {
+		return 0, err
+	}
+	n, _ := res.RowsAffected()
+	var secs string
+	err = tx.QueryRowContext(ctx, `SELECT sections FROM checkpoints WHERE run = ?`, id).Scan(&secs)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return 0, err
+	}
+	if _, err := tx.ExecContext(ctx, `DELETE FROM run_sections WHERE run = ?`, id); err != nil {
+		return 0, err
+	}
+	if secs != "" {
+		var refs []sectionRef
+		if err := json.Unmarshal([]byte(secs), &refs); err != nil {
+			return 0, fmt.Errorf("decode section references of run %s: %w", id, err)
+		}
+		for _, r := range refs {
+			if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO run_sections(run, hash) VALUES (?, ?)`, id, r.Hash); err != nil {
+				return 0, err
+			}
+		}
+	}
+	_, err = tx.ExecContext(ctx, `UPDATE runs SET pruned = 1 WHERE id = ?`, id)
+	return int(n), err
+}
+
+// FlushWAL copies the write-ahead log into the database file and
+// truncates it (useful before measuring or copying the file).
+func (s *SQLite) FlushWAL(ctx context.Context) error {
+	if _, err := s.db.ExecContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`); err != nil {
+		return fmt.Errorf("checkpoint write-ahead log of %s: %w", s.path, err)
+	}
+	return nil
+}
