@@ -118,8 +118,8 @@ type Checkpoint struct {
 	Step   int    `json:"step"`
 	// Node is the node that completed; Next the node that runs next (""
 	// after output).
-	Node  string `json:"node"`
-	Next  string `json:"next"`
+	Node  string        `json:"node"`
+	Next  string        `json:"next"`
 	State *schema.State `json:"state"`
 	// Duration is how long Node took; Usage its LLM token use.
 	Duration time.Duration `json:"duration_ns"`
