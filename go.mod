@@ -6,6 +6,7 @@ require (
 	github.com/kljensen/snowball v0.10.0
 	github.com/sashabaranov/go-openai v1.43.0
 	github.com/tmc/langchaingo v0.1.14
+	modernc.org/sqlite v1.40.0
 )
 
 require (
@@ -42,5 +43,4 @@ require (
 	modernc.org/libc v1.66.10 // indirect
 	modernc.org/mathutil v1.7.1 // indirect
 	modernc.org/memory v1.11.0 // indirect
-	modernc.org/sqlite v1.40.0 // indirect
 )

@@ -1,0 +1,362 @@
+package threads
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/tmc/langchaingo/llms"
+
+	"github.com/docmind/docmind/schema"
+	"github.com/docmind/docmind/textproc"
+)
+
+// Turn is an earlier question of a thread, as the rewriter sees it. Only
+// questions are given: answers are always retrieved and judged again from
+// the documents, never taken from the conversation.
+type Turn struct {
+	// Question is the text as asked.
+	Question string
+	// Query is the standalone question the pipeline ran for it.
+	Query string
+}
+
+// standalone returns the turn's standalone question.
+func (t Turn) standalone() string {
+	if t.Query != "" {
+		return t.Query
+	}
+	return t.Question
+}
+
+// Rewriter turns a follow-up question into a standalone one using the
+// thread's earlier questions (oldest first). A question that needs no
+// context is returned unchanged.
+type Rewriter interface {
+	Rewrite(ctx context.Context, history []Turn, question string) (string, error)
+}
+
+// Rules is the offline Rewriter. It resolves follow-ups against the
+// previous standalone question with a few rules:
+//
+//   - a leading "and", "but", "also", "so" or "then" is dropped;
+//   - a prepositional fragment ("and for enterprise clients?") is appended
+//     to the previous question as a constraint;
+//   - "what about X?" replaces the previous question's topic with X, or
+//     appends X when X is prepositional;
+//   - "what if ..." becomes "What happens if ...";
+//   - the pronouns it, its, they, them, their (and this or that before a
+//     verb) are replaced by the previous question's topic, the noun
+//     phrase after its question words ("late payment penalties"). A
+//     singular pronoun whose topic ends in a plural head refers to the
+//     modifier ("it" after "late payment penalties" is "the late payment").
+//
+// Rules is deterministic and makes no calls.
+type Rules struct{}
+
+var _ Rewriter = Rules{}
+
+// Rewrite applies the rules.
+func (Rules) Rewrite(_ context.Context, history []Turn, question string) (string, error) {
+	q := strings.TrimSpace(question)
+	if len(history) == 0 || q == "" {
+		return q, nil
+	}
+	prev := strings.TrimSpace(history[len(history)-1].standalone())
+	if prev == "" {
+		return q, nil
+	}
+	return rewriteRules(prev, q), nil
+}
+
+var (
+	connectors = set("and", "but", "also", "so", "then", "ok", "okay", "now", "well")
+	// prepositions that open a constraint fragment.
+	prepositions = set("for", "in", "on", "with", "under", "during", "after", "before", "within", "without",
+		"regarding", "concerning", "about", "to", "at", "from", "by", "if", "when", "unless", "per", "outside", "inside", "beyond", "past")
+	// questionWords are skipped before a question's topic.
+	questionWords = set("what", "which", "who", "whom", "whose", "when", "where", "why", "how", "is", "are", "was",
+		"were", "do", "does", "did", "can", "could", "should", "would", "will", "shall", "may", "might", "must",
+		"the", "a", "an", "happens", "happen", "if", "much", "many", "long", "often", "there", "any", "my", "our",
+		"your", "their", "its", "all", "tell", "me", "us", "about", "explain", "describe", "list", "please", "get", "have", "has")
+	// leadVerbs start a full question; a fragment has none of them.
+	leadVerbs = set("what", "which", "who", "whom", "whose", "when", "where", "why", "how", "is", "are", "was",
+		"were", "do", "does", "did", "can", "could", "should", "would", "will", "shall", "may", "might", "must",
+		"has", "have", "tell", "explain", "describe", "list")
+	// verbsAfterDemonstrative mark "this"/"that" used as a pronoun.
+	verbsAfterDemonstrative = set("is", "was", "applies", "apply", "happens", "happen", "mean", "means", "cost",
+		"costs", "include", "includes", "cover", "covers", "change", "changes", "work", "works")
+	// expletive "it": "is it possible to ...".
+	expletiveAfterIt = set("possible", "necessary", "required", "true", "allowed", "permitted", "ok", "okay", "likely", "important")
+)
+
+func set(words ...string) map[string]bool {
+	m := make(map[string]bool, len(words))
+	for _, w := range words {
+		m[w] = true
+	}
+	return m
+}
+
+// bare lower-cases a word and strips surrounding punctuation.
+func bare(w string) string {
+	return strings.ToLower(strings.TrimFunc(w, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }))
+}
+
+// body returns a question without its final punctuation.
+func body(q string) string {
+	return strings.TrimRightFunc(strings.TrimSpace(q), func(r rune) bool { return r == '?' || r == '.' || r == '!' || unicode.IsSpace(r) })
+}
+
+func rewriteRules(prev, q string) string {
+	words := strings.Fields(body(q))
+	// Drop leading connectors ("and", "and also", "ok, so").
+	for len(words) > 0 && connectors[bare(words[0])] {
+		words = words[1:]
+	}
+	if len(words) == 0 {
+		return q
+	}
+	topic := topicOf(prev)
+	prevBody := body(prev)
+	first := bare(words[0])
+
+	// "what about X" / "how about X".
+	if len(words) > 2 && (first == "what" || first == "how") && bare(words[1]) == "about" {
+		rest := words[2:]
+		if prepositions[bare(rest[0])] {
+			return finish(prevBody + " " + strings.Join(replacePronouns(rest, topic), " "))
+		}
+		if len(topic) > 0 {
+			if i := strings.Index(strings.ToLower(prevBody), strings.ToLower(strings.Join(topic, " "))); i >= 0 {
+				return finish(prevBody[:i] + strings.Join(rest, " ") + prevBody[i+len(strings.Join(topic, " ")):])
+			}
+		}
+		return finish(prevBody + ", regarding " + strings.Join(rest, " "))
+	}
+	// A prepositional fragment is a constraint on the previous question.
+	if prepositions[first] && !leadVerbs[first] {
+		return finish(prevBody + " " + strings.Join(replacePronouns(words, topic), " "))
+	}
+	// "what if ..." -> "What happens if ...".
+	if len(words) > 1 && first == "what" && bare(words[1]) == "if" {
+		words = append([]string{"what", "happens"}, words[1:]...)
+	}
+	return finish(strings.Join(replacePronouns(words, topic), " "))
+}
+
+// finish capitalises the first letter and ends the text with "?".
+func finish(s string) string {
+	s = strings.TrimSpace(body(s))
+	if s == "" {
+		return s
+	}
+	r, n := utf8.DecodeRuneInString(s)
+	return string(unicode.ToUpper(r)) + s[n:] + "?"
+}
+
+// topicOf returns the words of a question's topic: the first run of
+// content words after its question words.
+func topicOf(q string) []string {
+	words := strings.Fields(body(q))
+	i := 0
+	for i < len(words) && (questionWords[bare(words[i])] || bare(words[i]) == "") {
+		i++
+	}
+	var out []string
+	for ; i < len(words); i++ {
+		w := bare(words[i])
+		if w == "" || textproc.IsStopWord(w) || questionWords[w] {
+			break
+		}
+		out = append(out, strings.Trim(words[i], ",;:?!.\"'()"))
+		if strings.ContainsAny(words[i], ",;:") {
+			break
+		}
+	}
+	return out
+}
+
+// antecedent renders the topic a pronoun stands for.
+func antecedent(topic []string, plural bool) string {
+	if len(topic) > 1 && !plural && isPlural(bare(topic[len(topic)-1])) {
+		topic = topic[:len(topic)-1]
+	}
+	return "the " + strings.Join(topic, " ")
+}
+
+// isPlural guesses whether an English noun is plural.
+func isPlural(w string) bool {
+	if len(w) < 4 || !strings.HasSuffix(w, "s") {
+		return false
+	}
+	for _, suf := range []string{"ss", "us", "is", "ous"} {
+		if strings.HasSuffix(w, suf) {
+			return false
+		}
+	}
+	return true
+}
+
+// replacePronouns substitutes the topic for pronouns that refer back.
+func replacePronouns(words, topic []string) []string {
+	if len(topic) == 0 {
+		return words
+	}
+	out := make([]string, 0, len(words)+len(topic))
+	for i, w := range words {
+		lw := bare(w)
+		next := ""
+		if i+1 < len(words) {
+			next = bare(words[i+1])
+		}
+		// Keep the word's trailing punctuation.
+		tail := w[len(strings.TrimRightFunc(w, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })):]
+		var rep string
+		switch lw {
+		case "it":
+			if !expletiveAfterIt[next] {
+				rep = antecedent(topic, false)
+			}
+		case "they", "them":
+			rep = antecedent(topic, true)
+		case "these", "those":
+			if next == "" || next == "are" || next == "were" || verbsAfterDemonstrative[next] {
+				rep = antecedent(topic, true)
+			}
+		case "its":
+			rep = antecedent(topic, false) + "'s"
+		case "their":
+			rep = antecedent(topic, true) + "'"
+		case "this", "that":
+			if next == "" || verbsAfterDemonstrative[next] {
+				rep = antecedent(topic, false)
+			}
+		}
+		if rep == "" {
+			out = append(out, w)
+			continue
+		}
+		out = append(out, rep+tail)
+	}
+	return out
+}
+
+// RewritePromptVersion is the version of the LLM rewriting prompt, recorded
+// in the run's prompt versions as "rewrite".
+const RewritePromptVersion = "rewrite/v1"
+
+const rewriteSystemPrompt = `You rewrite a follow-up question from a conversation about a set of documents into one standalone question.
+Use the earlier questions only to resolve pronouns, ellipsis and implied topics. Keep every constraint, number and date of the follow-up.
+Do not answer the question and do not add facts. If the follow-up is already standalone, return it unchanged.
+Reply with the standalone question only, on one line.`
+
+// LLM is a Rewriter that asks a language model (any langchaingo
+// llms.Model) for the standalone question. It reports token use with
+// schema.RecordUsage and its prompt version with schema.RecordPromptVersion.
+type LLM struct {
+	// Model is the language model to call.
+	Model llms.Model
+	// Fallback, when set, rewrites the question when the model fails or
+	// replies with nothing usable (Rules{} is a good choice); otherwise the
+	// model's error is returned.
+	Fallback Rewriter
+	// Options are passed to every call (for example llms.WithModel).
+	Options []llms.CallOption
+	// MaxTurns bounds how many earlier questions are sent (default 5).
+	MaxTurns int
+}
+
+var _ Rewriter = (*LLM)(nil)
+
+// Rewrite asks the model. With no earlier questions the question is
+// returned unchanged without a call.
+func (l *LLM) Rewrite(ctx context.Context, history []Turn, question string) (string, error) {
+	q := strings.TrimSpace(question)
+	if len(history) == 0 || q == "" {
+		return q, nil
+	}
+	out, err := l.ask(ctx, history, q)
+	if err != nil {
+		if l.Fallback != nil {
+			return l.Fallback.Rewrite(ctx, history, q)
+		}
+		return "", err
+	}
+	return out, nil
+}
+
+func (l *LLM) ask(ctx context.Context, history []Turn, q string) (string, error) {
+	if l.Model == nil {
+		return "", errors.New("rewrite follow-up question: no language model configured")
+	}
+	maxTurns := l.MaxTurns
+	if maxTurns <= 0 {
+		maxTurns = 5
+	}
+	if len(history) > maxTurns {
+		history = history[len(history)-maxTurns:]
+	}
+	var b strings.Builder
+	b.WriteString("Earlier questions, oldest first:\n")
+	for i, t := range history {
+		fmt.Fprintf(&b, "%d. %s\n", i+1, t.standalone())
+	}
+	fmt.Fprintf(&b, "\nFollow-up question: %s\n\nStandalone question:", q)
+	schema.RecordPromptVersion(ctx, "rewrite", RewritePromptVersion)
+	resp, err := l.Model.GenerateContent(ctx, []llms.MessageContent{
+		llms.TextParts(llms.ChatMessageTypeSystem, rewriteSystemPrompt),
+		llms.TextParts(llms.ChatMessageTypeHuman, b.String()),
+	}, l.Options...)
+	if err != nil {
+		return "", fmt.Errorf("rewrite follow-up question: model call failed: %w", err)
+	}
+	if resp == nil || len(resp.Choices) == 0 || resp.Choices[0] == nil {
+		return "", errors.New("rewrite follow-up question: the model returned no choices")
+	}
+	schema.RecordUsage(ctx, usageOf(resp.Choices[0].GenerationInfo))
+	out := cleanRewrite(resp.Choices[0].Content)
+	if out == "" {
+		return "", fmt.Errorf("rewrite follow-up question: the model's reply %q holds no question", resp.Choices[0].Content)
+	}
+	return out, nil
+}
+
+// cleanRewrite takes the first non-empty line of a reply and strips labels
+// and quotes.
+func cleanRewrite(reply string) string {
+	for _, line := range strings.Split(reply, "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" || strings.HasPrefix(line, "```") {
+			continue
+		}
+		if i := strings.Index(line, ":"); i >= 0 && strings.Contains(strings.ToLower(line[:i]), "question") {
+			line = strings.TrimSpace(line[i+1:])
+		}
+		return strings.Trim(line, "\"'“”` ")
+	}
+	return ""
+}
+
+// usageOf reads token counts from langchaingo generation info.
+func usageOf(info map[string]any) schema.Usage {
+	get := func(k string) int {
+		switch v := info[k].(type) {
+		case int:
+			return v
+		case int64:
+			return int(v)
+		case float64:
+			return int(v)
+		}
+		return 0
+	}
+	u := schema.Usage{Calls: 1, PromptTokens: get("PromptTokens"), CompletionTokens: get("CompletionTokens"), TotalTokens: get("TotalTokens")}
+	if u.TotalTokens == 0 {
+		u.TotalTokens = u.PromptTokens + u.CompletionTokens
+	}
+	return u
+}

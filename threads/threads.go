@@ -1,0 +1,492 @@
+// Package threads runs DocMind questions inside conversations (threads)
+// with a checkpoint after every pipeline node.
+//
+// A Manager wraps the pipeline (a chains.Config: the four stages and the
+// retry limit) and a checkpoint.Store. Ask rewrites a follow-up into a
+// standalone question from the thread's earlier questions, records a run,
+// and saves the state after every node. Because every completed node is on
+// disk, Resume finishes an interrupted run from its last completed node
+// without calling the completed stages (and their LLMs) again; Fork replays
+// a run from any step, optionally with a different judge; and with review
+// enabled a run whose verdict is not confidently grounded pauses before the
+// output node until Approve or Reject.
+package threads
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"time"
+
+	"github.com/docmind/docmind/chains"
+	"github.com/docmind/docmind/checkpoint"
+	"github.com/docmind/docmind/schema"
+)
+
+// DefaultMinConfidence is the confidence below which a grounded verdict
+// still goes to human review when review is on.
+const DefaultMinConfidence = 0.7
+
+// DefaultHistoryTurns is how many earlier questions the rewriter sees.
+const DefaultHistoryTurns = 5
+
+// ErrAwaitingReview is returned by Resume for a run paused for review;
+// finish it with Approve or Reject.
+var ErrAwaitingReview = errors.New("the run is waiting for review; approve or reject it")
+
+// errPause stops the runner after the judge checkpoint of a run that needs
+// review.
+var errPause = errors.New("paused for review")
+
+// Config configures a Manager.
+type Config struct {
+	// Store keeps runs and checkpoints (required).
+	Store checkpoint.Store
+	// Pipeline holds the stages and retry limit. Its AfterStep, when set,
+	// is called after each checkpoint is saved.
+	Pipeline chains.Config
+	// Rewriter rewrites follow-up questions; Rules{} when nil.
+	Rewriter Rewriter
+	// Review pauses runs whose verdict is not confidently grounded before
+	// output, for every Ask (a single Ask can override it with
+	// WithReview).
+	Review bool
+	// MinConfidence is the confidence under which a verdict needs review;
+	// DefaultMinConfidence when 0.
+	MinConfidence float64
+	// Retention is applied after every finished run (the zero value keeps
+	// the last checkpoint.DefaultKeepRuns runs in full).
+	Retention checkpoint.Retention
+	// HistoryTurns is how many earlier questions of the thread the
+	// rewriter sees; DefaultHistoryTurns when 0.
+	HistoryTurns int
+	// Logger receives retention failures; slog.Default() when nil.
+	Logger *slog.Logger
+}
+
+// Manager asks questions in threads and keeps their checkpoints. It is
+// safe for concurrent use when its stages and store are.
+type Manager struct {
+	cfg Config
+}
+
+// New returns a Manager.
+func New(cfg Config) (*Manager, error) {
+	if cfg.Store == nil {
+		return nil, errors.New("threads: no checkpoint store configured")
+	}
+	if _, err := chains.NewRunner(cfg.Pipeline); err != nil {
+		return nil, fmt.Errorf("threads: %w", err)
+	}
+	if cfg.Rewriter == nil {
+		cfg.Rewriter = Rules{}
+	}
+	if cfg.MinConfidence == 0 {
+		cfg.MinConfidence = DefaultMinConfidence
+	}
+	if cfg.HistoryTurns <= 0 {
+		cfg.HistoryTurns = DefaultHistoryTurns
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	return &Manager{cfg: cfg}, nil
+}
+
+// Store returns the manager's store.
+func (m *Manager) Store() checkpoint.Store { return m.cfg.Store }
+
+// Result is a run and the state it reached.
+type Result struct {
+	Run   checkpoint.Run
+	State *schema.State
+}
+
+// Answer returns the final output, or "" when the run has not finished.
+func (r *Result) Answer() string {
+	if r == nil {
+		return ""
+	}
+	return r.State.Answer()
+}
+
+// AskOption adjusts one Ask.
+type AskOption func(*askConfig)
+
+type askConfig struct {
+	review *bool
+}
+
+// WithReview turns human review on or off for one Ask.
+func WithReview(on bool) AskOption {
+	return func(c *askConfig) { c.review = &on }
+}
+
+// NewRunID returns a fresh random run id (12 hex digits).
+func NewRunID() string {
+	var b [6]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		// crypto/rand does not fail on supported platforms; fall back to
+		// the clock rather than panic.
+		return strconv.FormatInt(time.Now().UnixNano(), 16)
+	}
+	return hex.EncodeToString(b[:])
+}
+
+// Ask asks question in thread: it rewrites a follow-up into a standalone
+// question, then runs the pipeline with a checkpoint after every node.
+// A run that pauses for review returns with status awaiting_review and no
+// error. When the pipeline fails, the result holds the failed run and the
+// last completed state, and the error says why.
+func (m *Manager) Ask(ctx context.Context, thread, question string, opts ...AskOption) (*Result, error) {
+	if thread == "" {
+		return nil, errors.New("ask: empty thread id")
+	}
+	ac := askConfig{}
+	for _, o := range opts {
+		o(&ac)
+	}
+	review := m.cfg.Review
+	if ac.review != nil {
+		review = *ac.review
+	}
+	prior, err := m.cfg.Store.Runs(ctx, checkpoint.RunFilter{Thread: thread, Limit: m.cfg.HistoryTurns})
+	if err != nil {
+		return nil, fmt.Errorf("ask in thread %s: %w", thread, err)
+	}
+	turns := make([]Turn, 0, len(prior))
+	for _, r := range prior {
+		turns = append(turns, Turn{Question: r.Question, Query: r.Query})
+	}
+	meter := &schema.Meter{}
+	query, err := m.cfg.Rewriter.Rewrite(schema.ContextWithMeter(ctx, meter), turns, question)
+	if err != nil {
+		return nil, fmt.Errorf("ask in thread %s: %w", thread, err)
+	}
+	if query == "" {
+		return nil, fmt.Errorf("ask in thread %s: empty question", thread)
+	}
+	st := schema.NewState(query)
+	if u := meter.Usage(); u.Calls > 0 || u.TotalTokens > 0 {
+		st.Usage = &schema.RunUsage{Total: u, ByNode: map[string]schema.Usage{"rewrite": u}}
+	}
+	if pv := meter.PromptVersions(); len(pv) > 0 {
+		st.PromptVersions = pv
+	}
+	now := time.Now().UTC()
+	run := checkpoint.Run{
+		ID: NewRunID(), Thread: thread, Created: now, Updated: now,
+		Question: question, Query: query, Status: checkpoint.StatusRunning, Review: review,
+	}
+	if st.Usage != nil {
+		run.Tokens = st.Usage.Total.TotalTokens
+	}
+	if err := m.cfg.Store.SaveRun(ctx, run); err != nil {
+		return nil, fmt.Errorf("ask in thread %s: %w", thread, err)
+	}
+	start := checkpoint.Checkpoint{RunID: run.ID, Step: 0, Next: schema.NodeDecompose, State: st, Created: now}
+	if err := m.cfg.Store.Put(ctx, start); err != nil {
+		return nil, fmt.Errorf("ask in thread %s: %w", thread, err)
+	}
+	return m.execute(ctx, run, start, m.cfg.Pipeline)
+}
+
+// execute runs the pipeline from checkpoint from (its state, at its Next
+// node), saving a checkpoint after every node, and records the outcome.
+func (m *Manager) execute(ctx context.Context, run checkpoint.Run, from checkpoint.Checkpoint, pipeline chains.Config) (*Result, error) {
+	userAfter := pipeline.AfterStep
+	pipeline.AfterStep = func(ctx context.Context, step chains.Step) error {
+		cp := checkpoint.Checkpoint{
+			RunID: run.ID, Thread: run.Thread, Step: from.Step + step.Index, Node: step.Node, Next: step.Next,
+			State: step.State, Duration: step.Duration, Usage: step.Usage,
+		}
+		if err := m.cfg.Store.Put(ctx, cp); err != nil {
+			return err
+		}
+		if userAfter != nil {
+			if err := userAfter(ctx, step); err != nil {
+				return err
+			}
+		}
+		if run.Review && m.needsReview(step) {
+			return errPause
+		}
+		return nil
+	}
+	runner, err := chains.NewRunner(pipeline)
+	if err != nil {
+		return nil, fmt.Errorf("run %s: %w", run.ID, err)
+	}
+	st, runErr := runner.RunFrom(ctx, from.State, from.Next)
+	return m.finish(ctx, run, st, runErr)
+}
+
+// needsReview reports whether the step is a judge step about to go to
+// output with a verdict that is not confidently grounded.
+func (m *Manager) needsReview(step chains.Step) bool {
+	if step.Node != schema.NodeJudge || step.Next != schema.NodeOutput {
+		return false
+	}
+	v := step.State.JudgeVerdict
+	return v == nil || v.IsHallucinated || v.Unverified || !v.ShouldReturn || v.ConfidenceScore < m.cfg.MinConfidence
+}
+
+// finish records how a run ended.
+func (m *Manager) finish(ctx context.Context, run checkpoint.Run, st *schema.State, runErr error) (*Result, error) {
+	// Record the outcome even when ctx was cancelled.
+	sctx := context.WithoutCancel(ctx)
+	run.Updated = time.Now().UTC()
+	if st != nil {
+		run.Retries = st.RetryCount
+		if st.Usage != nil {
+			run.Tokens = st.Usage.Total.TotalTokens
+		}
+	}
+	switch {
+	case errors.Is(runErr, errPause):
+		run.Status, run.Outcome, run.Error = checkpoint.StatusAwaitingReview, "", ""
+		runErr = nil
+	case runErr != nil:
+		run.Status, run.Outcome, run.Error = checkpoint.StatusFailed, checkpoint.OutcomeError, runErr.Error()
+	default:
+		run.Status, run.Error, run.Answer = checkpoint.StatusDone, "", st.Answer()
+		run.Outcome = checkpoint.OutcomeFallback
+		if st.Answered() {
+			run.Outcome = checkpoint.OutcomeAnswered
+		}
+	}
+	if err := m.cfg.Store.SaveRun(sctx, run); err != nil {
+		return &Result{Run: run, State: st}, errors.Join(runErr, fmt.Errorf("record run %s: %w", run.ID, err))
+	}
+	// Read back the fields the store maintains (steps).
+	if saved, err := m.cfg.Store.Run(sctx, run.ID); err == nil {
+		run = saved
+	}
+	if run.Status == checkpoint.StatusDone {
+		if _, err := m.cfg.Store.GC(sctx, m.cfg.Retention); err != nil {
+			m.cfg.Logger.WarnContext(ctx, "retention failed", "err", err)
+		}
+	}
+	if runErr != nil {
+		return &Result{Run: run, State: st}, fmt.Errorf("run %s: %w", run.ID, runErr)
+	}
+	return &Result{Run: run, State: st}, nil
+}
+
+// Latest returns the latest run of a thread and its latest state.
+func (m *Manager) Latest(ctx context.Context, thread string) (*Result, error) {
+	rs, err := m.cfg.Store.Runs(ctx, checkpoint.RunFilter{Thread: thread, Limit: 1})
+	if err != nil {
+		return nil, fmt.Errorf("latest state of thread %s: %w", thread, err)
+	}
+	if len(rs) == 0 {
+		return nil, fmt.Errorf("thread %s: %w", thread, checkpoint.ErrNotFound)
+	}
+	cp, err := m.cfg.Store.Get(ctx, rs[0].ID, -1)
+	if err != nil {
+		return nil, fmt.Errorf("latest state of thread %s: %w", thread, err)
+	}
+	return &Result{Run: rs[0], State: cp.State}, nil
+}
+
+// Runs returns a thread's runs, oldest first ("" lists every thread).
+func (m *Manager) Runs(ctx context.Context, thread string) ([]checkpoint.Run, error) {
+	return m.cfg.Store.Runs(ctx, checkpoint.RunFilter{Thread: thread})
+}
+
+// History returns the checkpoints of a run (id or unique prefix) in step
+// order: the initial state, then the state after every node.
+func (m *Manager) History(ctx context.Context, runID string) (checkpoint.Run, []checkpoint.Checkpoint, error) {
+	run, err := m.cfg.Store.Run(ctx, runID)
+	if err != nil {
+		return checkpoint.Run{}, nil, err
+	}
+	cps, err := m.cfg.Store.List(ctx, run.ID)
+	return run, cps, err
+}
+
+// Resume finishes an interrupted or failed run from its last completed
+// node; completed nodes are not run again. A finished run is returned as
+// it is; a run awaiting review returns ErrAwaitingReview.
+func (m *Manager) Resume(ctx context.Context, runID string) (*Result, error) {
+	run, cp, err := m.latest(ctx, runID)
+	if err != nil {
+		return nil, err
+	}
+	switch run.Status {
+	case checkpoint.StatusDone:
+		return &Result{Run: run, State: cp.State}, nil
+	case checkpoint.StatusAwaitingReview:
+		return &Result{Run: run, State: cp.State}, fmt.Errorf("resume run %s: %w", run.ID, ErrAwaitingReview)
+	}
+	// The process may have died between the judge checkpoint and the
+	// pause being recorded.
+	if run.Review && m.needsReview(chains.Step{Node: cp.Node, Next: cp.Next, State: cp.State}) {
+		return m.finish(ctx, run, cp.State, errPause)
+	}
+	run.Status, run.Error, run.Outcome = checkpoint.StatusRunning, "", ""
+	run.Updated = time.Now().UTC()
+	if err := m.cfg.Store.SaveRun(ctx, run); err != nil {
+		return nil, fmt.Errorf("resume run %s: %w", run.ID, err)
+	}
+	return m.execute(ctx, run, cp, m.cfg.Pipeline)
+}
+
+func (m *Manager) latest(ctx context.Context, runID string) (checkpoint.Run, checkpoint.Checkpoint, error) {
+	run, err := m.cfg.Store.Run(ctx, runID)
+	if err != nil {
+		return run, checkpoint.Checkpoint{}, err
+	}
+	cp, err := m.cfg.Store.Get(ctx, run.ID, -1)
+	if err != nil {
+		return run, cp, fmt.Errorf("run %s has no checkpoint: %w", run.ID, err)
+	}
+	return run, cp, nil
+}
+
+// Approve finishes a run awaiting review with its generated answer; the
+// note is recorded on the run and in the verdict's reasoning.
+func (m *Manager) Approve(ctx context.Context, runID, note string) (*Result, error) {
+	return m.review(ctx, runID, true, note)
+}
+
+// Reject finishes a run awaiting review with schema.FallbackMessage.
+func (m *Manager) Reject(ctx context.Context, runID, note string) (*Result, error) {
+	return m.review(ctx, runID, false, note)
+}
+
+func (m *Manager) review(ctx context.Context, runID string, approve bool, note string) (*Result, error) {
+	run, cp, err := m.latest(ctx, runID)
+	if err != nil {
+		return nil, err
+	}
+	decision := checkpoint.ReviewRejected
+	if approve {
+		decision = checkpoint.ReviewApproved
+	}
+	if run.Status != checkpoint.StatusAwaitingReview {
+		return nil, fmt.Errorf("%s run %s: it is %s, not awaiting review", decision, run.ID, run.Status)
+	}
+	if cp.Node != schema.NodeJudge || cp.Next != schema.NodeOutput || cp.State.JudgeVerdict == nil {
+		return nil, fmt.Errorf("%s run %s: its last checkpoint (step %d, %s) is not a judged answer", decision, run.ID, cp.Step, cp.Node)
+	}
+	// The reviewer's decision replaces the judge's; the saved judge
+	// checkpoint is left as it was.
+	st := cp.State.Clone()
+	v := st.JudgeVerdict
+	v.ShouldReturn = approve
+	if approve {
+		v.Unverified = false
+	}
+	v.Reasoning += " [" + decision + " by reviewer"
+	if note != "" {
+		v.Reasoning += ": " + note
+	}
+	v.Reasoning += "]"
+	run.Status, run.ReviewDecision, run.ReviewNote = checkpoint.StatusRunning, decision, note
+	run.Updated = time.Now().UTC()
+	if err := m.cfg.Store.SaveRun(ctx, run); err != nil {
+		return nil, fmt.Errorf("%s run %s: %w", decision, run.ID, err)
+	}
+	from := cp
+	from.State = st
+	return m.execute(ctx, run, from, m.cfg.Pipeline)
+}
+
+// ForkOptions adjusts a Fork.
+type ForkOptions struct {
+	// Judge, when set, replaces the pipeline's judge in the new run.
+	Judge schema.Judge
+	// Generator, when set, replaces the pipeline's generator.
+	Generator schema.Generator
+	// Retriever, when set, replaces the pipeline's retriever.
+	Retriever schema.Retriever
+	// Review overrides the source run's review setting.
+	Review *bool
+}
+
+// Fork replays run runID from a node: from is a node name (its first
+// occurrence, for example "judge"), or a step number. The new run, in the
+// same thread, starts with copies of the checkpoints before that node and
+// runs from there with the given stages; the source run is unchanged.
+func (m *Manager) Fork(ctx context.Context, runID, from string, opts ForkOptions) (*Result, error) {
+	src, cps, err := m.History(ctx, runID)
+	if err != nil {
+		return nil, fmt.Errorf("fork run %s: %w", runID, err)
+	}
+	step := -1
+	if n, err := strconv.Atoi(from); err == nil {
+		step = n
+	} else {
+		for _, cp := range cps {
+			if cp.Node == from {
+				step = cp.Step
+				break
+			}
+		}
+	}
+	if step < 1 {
+		return nil, fmt.Errorf("fork run %s from %q: no such node or step in the run (nodes: %s)", src.ID, from, nodeList(cps))
+	}
+	var prefix []checkpoint.Checkpoint
+	for _, cp := range cps {
+		if cp.Step < step {
+			prefix = append(prefix, cp)
+		}
+	}
+	if len(prefix) != step {
+		return nil, fmt.Errorf("fork run %s from step %d: the steps before it were removed by retention", src.ID, step)
+	}
+	review := src.Review
+	if opts.Review != nil {
+		review = *opts.Review
+	}
+	now := time.Now().UTC()
+	run := checkpoint.Run{
+		ID: NewRunID(), Thread: src.Thread, Created: now, Updated: now, Question: src.Question, Query: src.Query,
+		Status: checkpoint.StatusRunning, Parent: src.ID, ForkStep: step, Review: review,
+	}
+	if err := m.cfg.Store.SaveRun(ctx, run); err != nil {
+		return nil, fmt.Errorf("fork run %s: %w", src.ID, err)
+	}
+	for _, cp := range prefix {
+		cp.RunID, cp.Thread = run.ID, run.Thread
+		if err := m.cfg.Store.Put(ctx, cp); err != nil {
+			return nil, fmt.Errorf("fork run %s: copy step %d: %w", src.ID, cp.Step, err)
+		}
+	}
+	pipeline := m.cfg.Pipeline
+	if opts.Judge != nil {
+		pipeline.Judge = opts.Judge
+	}
+	if opts.Generator != nil {
+		pipeline.Generator = opts.Generator
+	}
+	if opts.Retriever != nil {
+		pipeline.Retriever = opts.Retriever
+	}
+	return m.execute(ctx, run, prefix[len(prefix)-1], pipeline)
+}
+
+func nodeList(cps []checkpoint.Checkpoint) string {
+	s := ""
+	for _, cp := range cps {
+		if cp.Node == "" {
+			continue
+		}
+		if s != "" {
+			s += ", "
+		}
+		s += strconv.Itoa(cp.Step) + " " + cp.Node
+	}
+	return s
+}
+
+// GC applies the manager's retention policy now.
+func (m *Manager) GC(ctx context.Context) (checkpoint.GCStats, error) {
+	return m.cfg.Store.GC(ctx, m.cfg.Retention)
+}
