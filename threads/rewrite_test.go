@@ -1,0 +1,119 @@
+package threads
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/docmind/docmind/checkpoint"
+	"github.com/docmind/docmind/llm/openaitest"
+)
+
+func TestRulesRewrite(t *testing.T) {
+	tests := []struct {
+		prev, q, want string
+	}{
+		{"What are the late payment penalties?", "And what if it is still unpaid after 60 days?",
+			"What happens if the late payment is still unpaid after 60 days?"},
+		{"What are the late payment penalties?", "and for enterprise clients?",
+			"What are the late payment penalties for enterprise clients?"},
+		{"What are the late payment penalties?", "What about for enterprise clients?",
+			"What are the late payment penalties for enterprise clients?"},
+		{"What are the late payment penalties?", "what about refunds?", "What are the refunds?"},
+		{"What are the late payment penalties?", "How are they calculated?", "How are the late payment penalties calculated?"},
+		{"What is the warranty period?", "Can it be extended?", "Can the warranty period be extended?"},
+		{"What is the warranty period?", "And what is its length in months?", "What is the warranty period's length in months?"},
+		{"What is the notice period for termination?", "does that apply to enterprise clients?",
+			"Does the notice period apply to enterprise clients?"},
+		// Standalone questions are kept (a leading "and" is dropped).
+		{"What are the late payment penalties?", "What is the warranty period?", "What is the warranty period?"},
+		{"What are the late payment penalties?", "And what is the governing law?", "What is the governing law?"},
+		// An expletive "it" is not a reference.
+		{"What are the late payment penalties?", "Is it possible to terminate early?", "Is it possible to terminate early?"},
+	}
+	for _, tt := range tests {
+		got, err := Rules{}.Rewrite(context.Background(), []Turn{{Question: "ignored", Query: tt.prev}}, tt.q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got != tt.want {
+			t.Errorf("after %q, %q\n got %q\nwant %q", tt.prev, tt.q, got, tt.want)
+		}
+	}
+	// Without history the question is unchanged.
+	if got, _ := (Rules{}).Rewrite(context.Background(), nil, "and for enterprise clients?"); got != "and for enterprise clients?" {
+		t.Errorf("no history: %q", got)
+	}
+}
+
+func FuzzRulesRewrite(f *testing.F) {
+	f.Add("What are the late payment penalties?", "And what if it is still unpaid after 60 days?")
+	f.Add("", "and")
+	f.Add("what about", "what about ?")
+	f.Add("It's their?", "its, their; them.")
+	f.Fuzz(func(t *testing.T, prev, q string) {
+		out, err := Rules{}.Rewrite(context.Background(), []Turn{{Query: prev}}, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.TrimSpace(q) != "" && strings.TrimSpace(out) == "" && strings.Trim(q, " ?.!,andANDbutsothenokwell") != "" {
+			t.Fatalf("rewrite of %q after %q is empty", q, prev)
+		}
+	})
+}
+
+func TestLLMRewriter(t *testing.T) {
+	ctx := context.Background()
+	srv := openaitest.New(t)
+	srv.Script(openaitest.RouteGenerate,
+		openaitest.Reply{Content: "Standalone question: \"What happens if payment is still unpaid after 60 days?\"\n"},
+		openaitest.Reply{Status: 500, Message: "upstream down"})
+	model, err := newLLMModel(srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, _ := pipeline(grounded(0.9))
+	m := newManager(t, checkpoint.NewMemory(), cfg, func(c *Config) { c.Rewriter = &LLM{Model: model, Fallback: Rules{}} })
+
+	first, err := m.Ask(ctx, "t", "What are the late payment penalties?")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if srv.Calls("") != 0 || first.Run.Query != first.Run.Question {
+		t.Fatalf("a first question was sent to the model (%d calls) or changed: %q", srv.Calls(""), first.Run.Query)
+	}
+	second, err := m.Ask(ctx, "t", "And what if it is still unpaid after 60 days?")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if second.Run.Query != "What happens if payment is still unpaid after 60 days?" {
+		t.Fatalf("query %q", second.Run.Query)
+	}
+	req, ok := srv.Last(openaitest.RouteGenerate)
+	if !ok || !strings.Contains(req.Text(), "1. What are the late payment penalties?") ||
+		!strings.Contains(req.Text(), "Follow-up question: And what if it is still unpaid after 60 days?") {
+		t.Fatalf("prompt:\n%s", req.Text())
+	}
+	// The answer was retrieved and judged from the documents.
+	if !strings.Contains(second.Answer(), "Suspension of Services, page 9") {
+		t.Fatalf("answer %q", second.Answer())
+	}
+	// The rewrite's tokens and prompt version are part of the run.
+	if second.Run.Tokens == 0 || second.State.Usage.ByNode["rewrite"].Calls != 1 || second.State.PromptVersions["rewrite"] != RewritePromptVersion {
+		t.Fatalf("usage %+v, tokens %d, prompts %v", second.State.Usage, second.Run.Tokens, second.State.PromptVersions)
+	}
+	// When the model fails, the rules rewrite the question.
+	third, err := m.Ask(ctx, "t", "and for enterprise clients?")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if third.Run.Query != "What happens if payment is still unpaid after 60 days for enterprise clients?" {
+		t.Fatalf("fallback query %q", third.Run.Query)
+	}
+	// Without a fallback the model's failure is an error.
+	srv.Script(openaitest.RouteGenerate, openaitest.Reply{Status: 400, Message: "bad request"})
+	_, err = (&LLM{Model: model}).Rewrite(ctx, []Turn{{Question: "q"}}, "and then?")
+	if err == nil || !strings.Contains(err.Error(), "rewrite follow-up question") {
+		t.Fatalf("error %v", err)
+	}
+}
