@@ -1,6 +1,8 @@
 package checkpoint
 
 import (
+	"bytes"
+	"compress/flate"
 	"context"
 	"crypto/sha256"
 	"database/sql"
@@ -8,11 +10,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/url"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"modernc.org/sqlite"
@@ -36,6 +40,8 @@ func PathInDir(dir string) string { return filepath.Join(dir, FileName) }
 type SQLite struct {
 	db   *sql.DB
 	path string
+	// deflaters pools *flate.Writer: a new one allocates about 1 MB.
+	deflaters sync.Pool
 }
 
 var _ Store = (*SQLite)(nil)
@@ -125,8 +131,10 @@ CREATE TABLE IF NOT EXISTS runs (
 	pruned          INTEGER NOT NULL DEFAULT 0
 );
 CREATE INDEX IF NOT EXISTS runs_thread ON runs(thread, created);
-CREATE INDEX IF NOT EXISTS runs_created ON runs(created);
+CREATE INDEX IF NOT EXISTS runs_created ON runs(created, id);
+CREATE INDEX IF NOT EXISTS runs_unpruned ON runs(created) WHERE pruned = 0;
 CREATE TABLE IF NOT EXISTS checkpoints (
+	id                INTEGER PRIMARY KEY,
 	run               TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
 	step              INTEGER NOT NULL,
 	node              TEXT NOT NULL,
@@ -139,8 +147,8 @@ CREATE TABLE IF NOT EXISTS checkpoints (
 	total_tokens      INTEGER NOT NULL,
 	state             BLOB NOT NULL,
 	sections          TEXT NOT NULL,
-	PRIMARY KEY (run, step)
-) WITHOUT ROWID;
+	UNIQUE (run, step)
+);
 CREATE TABLE IF NOT EXISTS sections (
 	hash TEXT PRIMARY KEY,
 	body BLOB NOT NULL
@@ -185,7 +193,7 @@ type sectionRef struct {
 
 // splitSections removes the sections from a state for storage and returns
 // them as bodies (keyed by content hash) and references.
-func splitSections(st *schema.State) (state []byte, refs []sectionRef, bodies map[string][]byte, err error) {
+func (s *SQLite) splitSections(st *schema.State) (state []byte, refs []sectionRef, bodies map[string][]byte, err error) {
 	bodies = map[string][]byte{}
 	refs = make([]sectionRef, 0, len(st.RetrievedSections))
 	for _, sec := range st.RetrievedSections {
@@ -202,11 +210,45 @@ func splitSections(st *schema.State) (state []byte, refs []sectionRef, bodies ma
 	}
 	bare := *st
 	bare.RetrievedSections = nil
-	state, err = json.Marshal(&bare)
+	raw, err := json.Marshal(&bare)
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("encode state: %w", err)
 	}
+	state, err = s.deflate(raw)
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("compress state: %w", err)
+	}
 	return state, refs, bodies, nil
+}
+
+// deflate compresses a state for storage; states repeat the answer in the
+// verdict's claims and compress to about half.
+func (s *SQLite) deflate(b []byte) ([]byte, error) {
+	var buf bytes.Buffer
+	w, _ := s.deflaters.Get().(*flate.Writer)
+	if w == nil {
+		var err error
+		if w, err = flate.NewWriter(&buf, flate.DefaultCompression); err != nil {
+			return nil, err
+		}
+	} else {
+		w.Reset(&buf)
+	}
+	defer s.deflaters.Put(w)
+	if _, err := w.Write(b); err != nil {
+		return nil, err
+	}
+	if err := w.Close(); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// inflate reverses deflate.
+func inflate(b []byte) ([]byte, error) {
+	r := flate.NewReader(bytes.NewReader(b))
+	defer r.Close()
+	return io.ReadAll(r)
 }
 
 // Put saves a checkpoint in one transaction.
@@ -214,7 +256,7 @@ func (s *SQLite) Put(ctx context.Context, cp Checkpoint) error {
 	if cp.State == nil {
 		return fmt.Errorf("save checkpoint %s/%d: nil state", cp.RunID, cp.Step)
 	}
-	state, refs, bodies, err := splitSections(cp.State)
+	state, refs, bodies, err := s.splitSections(cp.State)
 	if err != nil {
 		return fmt.Errorf("save checkpoint %s/%d: %w", cp.RunID, cp.Step, err)
 	}
@@ -364,7 +406,11 @@ func (s *SQLite) queryCheckpoints(ctx context.Context, q string, args ...any) ([
 	}
 	for i := range out {
 		st := &schema.State{}
-		if err := json.Unmarshal(raws[i].state, st); err != nil {
+		raw, err := inflate(raws[i].state)
+		if err != nil {
+			return nil, fmt.Errorf("decompress state of step %d: %w", out[i].Step, err)
+		}
+		if err := json.Unmarshal(raw, st); err != nil {
 			return nil, fmt.Errorf("decode state of step %d: %w", out[i].Step, err)
 		}
 		st.RetrievedSections = make([]schema.Section, 0, len(raws[i].refs))
@@ -529,52 +575,31 @@ func (s *SQLite) queryRuns(ctx context.Context, q string, args ...any) ([]Run, e
 func (s *SQLite) GC(ctx context.Context, ret Retention) (GCStats, error) {
 	var st GCStats
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
-		rows, err := tx.QueryContext(ctx, `SELECT id, status, pruned FROM runs ORDER BY created DESC, id DESC`)
-		if err != nil {
-			return err
-		}
-		type row struct {
-			id     string
-			status Status
-			pruned bool
-		}
-		var all []row
-		for rows.Next() {
-			var (
-				r      row
-				status string
-				pruned int
-			)
-			if err := rows.Scan(&r.id, &status, &pruned); err != nil {
-				rows.Close()
+		if ret.MaxRuns > 0 {
+			ids, err := olderRuns(ctx, tx, ret.MaxRuns, false)
+			if err != nil {
 				return err
 			}
-			r.status, r.pruned = Status(status), pruned != 0
-			all = append(all, r)
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return err
-		}
-		keep := ret.keepRuns()
-		for rank, r := range all {
-			if !prunable(Run{Status: r.status}) {
-				continue
-			}
-			switch {
-			case ret.MaxRuns > 0 && rank >= ret.MaxRuns:
-				res, err := tx.ExecContext(ctx, `DELETE FROM checkpoints WHERE run = ?`, r.id)
+			for _, id := range ids {
+				res, err := tx.ExecContext(ctx, `DELETE FROM checkpoints WHERE run = ?`, id)
 				if err != nil {
 					return err
 				}
 				n, _ := res.RowsAffected()
 				st.DeletedCheckpoints += int(n)
-				if _, err := tx.ExecContext(ctx, `DELETE FROM runs WHERE id = ?`, r.id); err != nil {
+				if _, err := tx.ExecContext(ctx, `DELETE FROM runs WHERE id = ?`, id); err != nil {
 					return err
 				}
 				st.DeletedRuns++
-			case keep >= 0 && rank >= keep && !r.pruned:
-				n, err := pruneRun(ctx, tx, r.id)
+			}
+		}
+		if keep := ret.keepRuns(); keep >= 0 {
+			ids, err := olderRuns(ctx, tx, keep, true)
+			if err != nil {
+				return err
+			}
+			for _, id := range ids {
+				n, err := pruneRun(ctx, tx, id)
 				if err != nil {
 					return err
 				}
@@ -593,12 +618,56 @@ func (s *SQLite) GC(ctx context.Context, ret Retention) (GCStats, error) {
 	if err != nil {
 		return st, fmt.Errorf("garbage-collect runs in %s: %w", s.path, err)
 	}
-	if st.DeletedCheckpoints > 0 || st.DeletedSections > 0 {
+	// Hand free pages back to the file system once there are enough of
+	// them to matter; SQLite reuses free pages for new rows meanwhile.
+	var free int
+	if err := s.db.QueryRowContext(ctx, `PRAGMA freelist_count`).Scan(&free); err != nil {
+		return st, fmt.Errorf("read free pages of %s: %w", s.path, err)
+	}
+	if free >= vacuumPages {
 		if _, err := s.db.ExecContext(ctx, `PRAGMA incremental_vacuum`); err != nil {
 			return st, fmt.Errorf("vacuum %s: %w", s.path, err)
 		}
 	}
 	return st, nil
+}
+
+// vacuumPages is the number of free pages at which GC shrinks the file.
+const vacuumPages = 256
+
+// olderRuns returns the finished (done or failed) runs older than the
+// newest n, only those not yet pruned when unpruned is set.
+func olderRuns(ctx context.Context, tx *sql.Tx, n int, unpruned bool) ([]string, error) {
+	var (
+		created int64
+		id      string
+	)
+	// The n-th newest run is the cutoff; everything older is selected.
+	err := tx.QueryRowContext(ctx, `SELECT created, id FROM runs ORDER BY created DESC, id DESC LIMIT 1 OFFSET ?`, n).Scan(&created, &id)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	q := `SELECT id FROM runs WHERE status IN ('done', 'failed') AND (created < ? OR (created = ? AND id <= ?))`
+	if unpruned {
+		q += ` AND pruned = 0`
+	}
+	rows, err := tx.QueryContext(ctx, q, created, created, id)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var ids []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		ids = append(ids, id)
+	}
+	return ids, rows.Err()
 }
 
 // pruneRun keeps only the run's latest checkpoint and the sections it
