@@ -61,8 +61,13 @@ const (
 const headingB = 0.3
 
 // extraWeight is the weight of key terms, entities and constraints that
-// are not already words of the question, and of unsupported claims.
+// are not already words of the question.
 const extraWeight = 0.5
+
+// claimFactor scales the relevance of sections found through the judge's
+// unsupported claims on a retry: they name the subject the answer was
+// about, but they are not the question.
+const claimFactor = 0.75
 
 type options struct {
 	k1, b, titleWeight float64
@@ -394,7 +399,7 @@ func (r *BM25) Retrieve(ctx context.Context, req schema.RetrieveRequest) ([]sche
 	}
 	queries := append([]*query{main}, subs...)
 	if req.Attempt > 0 && req.Feedback != nil && len(req.Feedback.UnsupportedClaims) > 0 {
-		claims := newQuery(extraWeight)
+		claims := newQuery(claimFactor)
 		for _, c := range req.Feedback.UnsupportedClaims {
 			claims.add(reCitation.ReplaceAllString(c, " "), 1, r.df)
 		}
