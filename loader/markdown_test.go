@@ -25,6 +25,20 @@ func blocksOf(d *document.Document) []blk {
 	return out
 }
 
+// checkBlocks compares a document's blocks with want.
+func checkBlocks(t *testing.T, doc *document.Document, want []blk) {
+	t.Helper()
+	got := blocksOf(doc)
+	if len(got) != len(want) {
+		t.Fatalf("got %d blocks, want %d:\n%#v", len(got), len(want), got)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("block %d = %#v, want %#v", i, got[i], want[i])
+		}
+	}
+}
+
 func TestParseMarkdownFile(t *testing.T) {
 	data, err := os.ReadFile("testdata/policy.md")
 	if err != nil {
@@ -51,15 +65,7 @@ func TestParseMarkdownFile(t *testing.T) {
 		{document.Heading, 3, "2.1 Exceptions", 3},
 		{document.Paragraph, 0, "Exceptions text on the labelled page.", 3},
 	}
-	got := blocksOf(doc)
-	if len(got) != len(want) {
-		t.Fatalf("got %d blocks, want %d:\n%#v", len(got), len(want), got)
-	}
-	for i := range want {
-		if got[i] != want[i] {
-			t.Errorf("block %d = %#v, want %#v", i, got[i], want[i])
-		}
-	}
+	checkBlocks(t, doc, want)
 	if doc.Title != "Travel Policy" || doc.Format != FormatMarkdown || doc.Pages != 3 {
 		t.Errorf("title %q format %q pages %d", doc.Title, doc.Format, doc.Pages)
 	}
@@ -142,15 +148,7 @@ func TestParseMarkdownCases(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			doc := ParseMarkdown("t.md", tt.in)
-			got := blocksOf(doc)
-			if len(got) != len(tt.want) {
-				t.Fatalf("got %#v\nwant %#v", got, tt.want)
-			}
-			for i := range got {
-				if got[i] != tt.want[i] {
-					t.Errorf("block %d = %#v, want %#v", i, got[i], tt.want[i])
-				}
-			}
+			checkBlocks(t, doc, tt.want)
 			if doc.Pages != tt.pages {
 				t.Errorf("pages = %d, want %d", doc.Pages, tt.pages)
 			}

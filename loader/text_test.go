@@ -56,15 +56,7 @@ func TestParseText(t *testing.T) {
 		{document.Heading, 2, "Governing Law", 2},
 		{document.Paragraph, 0, "Delaware law applies.", 2},
 	}
-	got := blocksOf(doc)
-	if len(got) != len(want) {
-		t.Fatalf("got %#v", got)
-	}
-	for i := range want {
-		if got[i] != want[i] {
-			t.Errorf("block %d = %#v, want %#v", i, got[i], want[i])
-		}
-	}
+	checkBlocks(t, doc, want)
 	if doc.Pages != 2 || doc.Title != "MASTER AGREEMENT" || doc.Format != FormatText {
 		t.Errorf("pages %d title %q format %q", doc.Pages, doc.Title, doc.Format)
 	}
