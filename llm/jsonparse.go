@@ -1,0 +1,149 @@
+package llm
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// ErrNoJSON means a model's output holds no parseable JSON object or array.
+var ErrNoJSON = errors.New("no JSON object found in the model's output")
+
+// ExtractJSON finds the JSON document in a model's output, tolerating what
+// models wrap around it: Markdown code fences, leading prose ("Here is the
+// JSON:"), trailing commentary and trailing commas. It returns the first
+// complete, valid JSON object or array, or an error wrapping ErrNoJSON.
+func ExtractJSON(s string) (string, error) {
+	s = strings.TrimPrefix(strings.TrimSpace(s), "\ufeff")
+	for _, cand := range fencedBlocks(s) {
+		if js, ok := firstJSON(cand); ok {
+			return js, nil
+		}
+	}
+	if js, ok := firstJSON(s); ok {
+		return js, nil
+	}
+	if strings.ContainsAny(s, "{[") {
+		return "", fmt.Errorf("%w (output starts %q)", ErrNoJSON, oneLine(s, 60))
+	}
+	return "", fmt.Errorf("%w (output was %q)", ErrNoJSON, oneLine(s, 60))
+}
+
+// fencedBlocks returns the bodies of ``` fenced blocks, in order.
+func fencedBlocks(s string) []string {
+	var out []string
+	for {
+		i := strings.Index(s, "```")
+		if i < 0 {
+			return out
+		}
+		rest := s[i+3:]
+		// Skip the info string (```json).
+		if nl := strings.IndexByte(rest, '\n'); nl >= 0 && !strings.ContainsAny(rest[:nl], "{[") {
+			rest = rest[nl+1:]
+		}
+		j := strings.Index(rest, "```")
+		if j < 0 {
+			return append(out, rest)
+		}
+		out = append(out, rest[:j])
+		s = rest[j+3:]
+	}
+}
+
+// firstJSON scans s for the first balanced {...} or [...] that is valid
+// JSON (after dropping trailing commas).
+func firstJSON(s string) (string, bool) {
+	for start := 0; start < len(s); start++ {
+		c := s[start]
+		if c != '{' && c != '[' {
+			continue
+		}
+		end, ok := matchBracket(s, start)
+		if !ok {
+			continue
+		}
+		cand := s[start : end+1]
+		if json.Valid([]byte(cand)) {
+			return cand, true
+		}
+		if fixed := dropTrailingCommas(cand); json.Valid([]byte(fixed)) {
+			return fixed, true
+		}
+	}
+	return "", false
+}
+
+// matchBracket returns the index of the bracket closing s[start],
+// honouring JSON strings and escapes.
+func matchBracket(s string, start int) (int, bool) {
+	var stack []byte
+	inStr, esc := false, false
+	for i := start; i < len(s); i++ {
+		c := s[i]
+		if inStr {
+			switch {
+			case esc:
+				esc = false
+			case c == '\\':
+				esc = true
+			case c == '"':
+				inStr = false
+			}
+			continue
+		}
+		switch c {
+		case '"':
+			inStr = true
+		case '{':
+			stack = append(stack, '}')
+		case '[':
+			stack = append(stack, ']')
+		case '}', ']':
+			if len(stack) == 0 || stack[len(stack)-1] != c {
+				return 0, false
+			}
+			stack = stack[:len(stack)-1]
+			if len(stack) == 0 {
+				return i, true
+			}
+		}
+	}
+	return 0, false
+}
+
+// dropTrailingCommas removes commas directly before } or ] outside strings.
+func dropTrailingCommas(s string) string {
+	var b strings.Builder
+	inStr, esc := false, false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if inStr {
+			switch {
+			case esc:
+				esc = false
+			case c == '\\':
+				esc = true
+			case c == '"':
+				inStr = false
+			}
+			b.WriteByte(c)
+			continue
+		}
+		if c == '"' {
+			inStr = true
+		}
+		if c == ',' {
+			j := i + 1
+			for j < len(s) && strings.IndexByte(" \t\r\n", s[j]) >= 0 {
+				j++
+			}
+			if j < len(s) && (s[j] == '}' || s[j] == ']') {
+				continue
+			}
+		}
+		b.WriteByte(c)
+	}
+	return b.String()
+}
