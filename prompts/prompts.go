@@ -248,3 +248,20 @@ func Citations(text string) []Citation {
 	}
 	return out
 }
+
+// RepairInstruction returns the follow-up instruction sent after a reply
+// that did not parse as schemaName (for llm.StructuredCall.Repair).
+func RepairInstruction(schemaName string) func(raw string, problem error) string {
+	p := MustGet(NameRepair)
+	return func(_ string, problem error) string {
+		msg := "the reply was not valid JSON"
+		if problem != nil {
+			msg = problem.Error()
+		}
+		_, user, err := p.Render(RepairData{Problem: msg, Schema: schemaName})
+		if err != nil {
+			return "Reply again with only one JSON object in the " + schemaName + " format."
+		}
+		return user
+	}
+}
