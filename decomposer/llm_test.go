@@ -15,7 +15,10 @@ import (
 
 type fixed struct{ d schema.Decomposition }
 
-func (f fixed) Decompose(context.Context, string) (*schema.Decomposition, error) { d := f.d; return &d, nil }
+func (f fixed) Decompose(context.Context, string) (*schema.Decomposition, error) {
+	d := f.d
+	return &d, nil
+}
 
 func TestLLMDecomposer(t *testing.T) {
 	const q = "What are the late payment penalties?"
