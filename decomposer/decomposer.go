@@ -27,6 +27,7 @@ import (
 	"regexp"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/docmind/docmind/schema"
 	"github.com/docmind/docmind/textproc"
@@ -280,8 +281,9 @@ func replacePronoun(q, subject string) string {
 }
 
 func capitalise(s string) string {
-	for i, r := range s {
-		return string(unicode.ToUpper(r)) + s[i+len(string(r)):]
+	r, size := utf8.DecodeRuneInString(s)
+	if size == 0 || r == utf8.RuneError || unicode.IsUpper(r) {
+		return s
 	}
-	return s
+	return string(unicode.ToUpper(r)) + s[size:]
 }
