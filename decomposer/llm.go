@@ -24,7 +24,7 @@ type LLMOptions struct {
 	MaxTokens int
 	// Fallback decomposes the question when the model's reply cannot be
 	// parsed even after the repair attempt (for example the rule-based
-	// decomposer). Nil yields a minimal decomposition: intent "general",
+	// decomposer, decomposer.NewRules()). Nil yields a minimal decomposition: intent "general",
 	// the question as its only sub-query.
 	Fallback schema.Decomposer
 }
@@ -50,7 +50,7 @@ var intents = map[string]bool{"definition": true, "procedure": true, "amount": t
 func (d *LLM) Decompose(ctx context.Context, query string) (*schema.Decomposition, error) {
 	query = strings.TrimSpace(query)
 	if query == "" {
-		return nil, errors.New("decompose: the question is empty")
+		return nil, fmt.Errorf("decompose: %w", schema.ErrEmptyQuery)
 	}
 	msgs, err := prompts.MustGet(prompts.NameDecompose).Messages(ctx, prompts.DecomposeData{Query: query})
 	if err != nil {
