@@ -16,12 +16,7 @@ import (
 
 // LLMOptions tunes the LLM decomposer. The zero value is usable.
 type LLMOptions struct {
-	// ModelName prices the usage when responses do not name their model.
-	ModelName string
-	// Temperature is sent only when set (reasoning models reject it).
-	Temperature *float64
-	// MaxTokens bounds the reply; 0 leaves the provider's default.
-	MaxTokens int
+	llm.Settings
 	// Fallback decomposes the question when the model's reply cannot be
 	// parsed even after the repair attempt (for example the rule-based
 	// decomposer, decomposer.NewRules()). Nil yields a minimal decomposition: intent "general",
@@ -60,7 +55,7 @@ func (d *LLM) Decompose(ctx context.Context, query string) (*schema.Decompositio
 	_, err = llm.GenerateStructured(ctx, d.model, llm.StructuredCall{
 		Messages:  msgs,
 		Schema:    llm.JSONSchema{Name: prompts.SchemaDecomposition, Schema: prompts.DecompositionSchema(), Strict: true},
-		Options:   callOptions(d.opts.Temperature, d.opts.MaxTokens),
+		Options:   d.opts.CallOptions(),
 		ModelName: d.opts.ModelName,
 		Repair:    prompts.RepairInstruction(prompts.SchemaDecomposition),
 	}, func(js string) error {
@@ -80,17 +75,6 @@ func (d *LLM) Decompose(ctx context.Context, query string) (*schema.Decompositio
 	default:
 		return nil, fmt.Errorf("decompose: %w", err)
 	}
-}
-
-func callOptions(temp *float64, maxTokens int) []llms.CallOption {
-	var o []llms.CallOption
-	if temp != nil {
-		o = append(o, llms.WithTemperature(*temp))
-	}
-	if maxTokens > 0 {
-		o = append(o, llms.WithMaxTokens(maxTokens))
-	}
-	return o
 }
 
 // parseDecomposition decodes and validates a reply. Lists may come as a

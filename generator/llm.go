@@ -19,12 +19,7 @@ const NoAnswer = "The documents do not say."
 
 // LLMOptions tunes the LLM generator. The zero value is usable.
 type LLMOptions struct {
-	// ModelName prices the usage when responses do not name their model.
-	ModelName string
-	// Temperature is sent only when set.
-	Temperature *float64
-	// MaxTokens bounds the answer; 0 leaves the provider's default.
-	MaxTokens int
+	llm.Settings
 	// NoStream turns streaming off even when the request has OnToken
 	// (the whole answer is then passed to OnToken once).
 	NoStream bool
@@ -65,13 +60,7 @@ func (g *LLM) Generate(ctx context.Context, req schema.GenerateRequest) (string,
 	if err != nil {
 		return "", err
 	}
-	var opts []llms.CallOption
-	if g.opts.Temperature != nil {
-		opts = append(opts, llms.WithTemperature(*g.opts.Temperature))
-	}
-	if g.opts.MaxTokens > 0 {
-		opts = append(opts, llms.WithMaxTokens(g.opts.MaxTokens))
-	}
+	opts := g.opts.CallOptions()
 	var cs *citeStream
 	if req.OnToken != nil && !g.opts.NoStream {
 		cs = &citeStream{sections: req.Sections, emit: req.OnToken}

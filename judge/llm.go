@@ -23,12 +23,7 @@ const JudgedByLLMGuards = "llm+guards"
 
 // LLMOptions tunes the LLM judge. The zero value is usable.
 type LLMOptions struct {
-	// ModelName prices the usage when responses do not name their model.
-	ModelName string
-	// Temperature is sent only when set.
-	Temperature *float64
-	// MaxTokens bounds the reply; 0 leaves the provider's default.
-	MaxTokens int
+	llm.Settings
 }
 
 // LLM is a schema.Judge that asks a model to split the answer into claims
@@ -111,18 +106,11 @@ func (j *LLM) Judge(ctx context.Context, req schema.JudgeRequest) (*schema.Verdi
 	if err != nil {
 		return nil, err
 	}
-	var opts []llms.CallOption
-	if j.opts.Temperature != nil {
-		opts = append(opts, llms.WithTemperature(*j.opts.Temperature))
-	}
-	if j.opts.MaxTokens > 0 {
-		opts = append(opts, llms.WithMaxTokens(j.opts.MaxTokens))
-	}
 	var lv *llmVerdict
 	_, err = llm.GenerateStructured(ctx, j.model, llm.StructuredCall{
 		Messages:  msgs,
 		Schema:    llm.JSONSchema{Name: prompts.SchemaVerdict, Schema: prompts.VerdictSchema(), Strict: true},
-		Options:   opts,
+		Options:   j.opts.CallOptions(),
 		ModelName: j.opts.ModelName,
 		Repair:    prompts.RepairInstruction(prompts.SchemaVerdict),
 	}, func(js string) error {

@@ -75,10 +75,10 @@ func firstJSON(s string) (string, bool) {
 	return "", false
 }
 
-// matchBracket returns the index of the bracket closing s[start],
-// honouring JSON strings and escapes.
-func matchBracket(s string, start int) (int, bool) {
-	var stack []byte
+// scan walks s from start, calling fn for every byte outside JSON strings
+// (with its index); fn returns false to stop. String contents and escapes
+// are skipped, quotes included in the calls' gaps.
+func scan(s string, start int, fn func(i int, c byte) bool) {
 	inStr, esc := false, false
 	for i := start; i < len(s); i++ {
 		c := s[i]
@@ -93,57 +93,65 @@ func matchBracket(s string, start int) (int, bool) {
 			}
 			continue
 		}
-		switch c {
-		case '"':
+		if c == '"' {
 			inStr = true
+			continue
+		}
+		if !fn(i, c) {
+			return
+		}
+	}
+}
+
+// matchBracket returns the index of the bracket closing s[start],
+// honouring JSON strings and escapes.
+func matchBracket(s string, start int) (int, bool) {
+	var stack []byte
+	end, ok := 0, false
+	scan(s, start, func(i int, c byte) bool {
+		switch c {
 		case '{':
 			stack = append(stack, '}')
 		case '[':
 			stack = append(stack, ']')
 		case '}', ']':
 			if len(stack) == 0 || stack[len(stack)-1] != c {
-				return 0, false
+				return false
 			}
 			stack = stack[:len(stack)-1]
 			if len(stack) == 0 {
-				return i, true
+				end, ok = i, true
+				return false
 			}
 		}
-	}
-	return 0, false
+		return true
+	})
+	return end, ok
 }
 
 // dropTrailingCommas removes commas directly before } or ] outside strings.
 func dropTrailingCommas(s string) string {
-	var b strings.Builder
-	inStr, esc := false, false
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if inStr {
-			switch {
-			case esc:
-				esc = false
-			case c == '\\':
-				esc = true
-			case c == '"':
-				inStr = false
-			}
-			b.WriteByte(c)
-			continue
-		}
-		if c == '"' {
-			inStr = true
-		}
+	drop := map[int]bool{}
+	scan(s, 0, func(i int, c byte) bool {
 		if c == ',' {
 			j := i + 1
 			for j < len(s) && strings.IndexByte(" \t\r\n", s[j]) >= 0 {
 				j++
 			}
 			if j < len(s) && (s[j] == '}' || s[j] == ']') {
-				continue
+				drop[i] = true
 			}
 		}
-		b.WriteByte(c)
+		return true
+	})
+	if len(drop) == 0 {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if !drop[i] {
+			b.WriteByte(s[i])
+		}
 	}
 	return b.String()
 }

@@ -49,3 +49,28 @@ func JSONSchemaOf(o *llms.CallOptions) *JSONSchema {
 	s, _ := o.Metadata[MetadataJSONSchema].(*JSONSchema)
 	return s
 }
+
+// Settings are the model settings every DocMind LLM stage takes (embedded
+// in decomposer.LLMOptions, generator.LLMOptions, judge.LLMOptions and
+// retriever.LLMRewriterOptions). The zero value sends neither temperature
+// nor a token limit.
+type Settings struct {
+	// ModelName prices the usage when responses do not name their model.
+	ModelName string
+	// Temperature is sent only when set (reasoning models reject it).
+	Temperature *float64
+	// MaxTokens bounds the reply; 0 leaves the provider's default.
+	MaxTokens int
+}
+
+// CallOptions returns the call options for s.
+func (s Settings) CallOptions() []llms.CallOption {
+	var o []llms.CallOption
+	if s.Temperature != nil {
+		o = append(o, llms.WithTemperature(*s.Temperature))
+	}
+	if s.MaxTokens > 0 {
+		o = append(o, llms.WithMaxTokens(s.MaxTokens))
+	}
+	return o
+}

@@ -75,10 +75,8 @@ func stripReferences(s string) string {
 
 // LLMRewriterOptions tunes NewLLMRewriter. The zero value is usable.
 type LLMRewriterOptions struct {
-	// ModelName prices the usage when responses do not name their model.
-	ModelName string
-	// MaxTokens bounds the reply; 0 means 100.
-	MaxTokens int
+	// Settings; MaxTokens 0 means 100.
+	llm.Settings
 }
 
 // LLMRewriter asks a model for the new query (prompt "rewrite").
@@ -109,7 +107,7 @@ func (r *LLMRewriter) Rewrite(ctx context.Context, query string, fb *schema.Feed
 	if maxTokens <= 0 {
 		maxTokens = 100
 	}
-	resp, err := r.model.GenerateContent(ctx, msgs, llms.WithMaxTokens(maxTokens))
+	resp, err := r.model.GenerateContent(ctx, msgs, append(r.opts.CallOptions(), llms.WithMaxTokens(maxTokens))...)
 	if err != nil {
 		return "", fmt.Errorf("rewrite query: %w", err)
 	}

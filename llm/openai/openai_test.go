@@ -235,25 +235,15 @@ func TestUnknownHostIsNetworkError(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var slept []time.Duration
-	r := llm.WithRetry(m, llm.RetryPolicy{Endpoint: m.Endpoint(), MaxAttempts: 2, Sleep: recordSleep(&slept)})
+	rec := &openaitest.SleepRecorder{}
+	r := llm.WithRetry(m, llm.RetryPolicy{Endpoint: m.Endpoint(), MaxAttempts: 2, Sleep: rec.Sleep})
 	_, err = r.Call(context.Background(), "hi")
 	var le *llm.Error
-	if !errors.As(err, &le) || le.Kind != llm.KindNetwork || le.Attempts != 2 || len(slept) != 1 {
-		t.Fatalf("err = %v (%#v), slept %v", err, le, slept)
+	if !errors.As(err, &le) || le.Kind != llm.KindNetwork || le.Attempts != 2 || len(rec.Slept()) != 1 {
+		t.Fatalf("err = %v (%#v), slept %v", err, le, rec.Slept())
 	}
 	if !strings.HasPrefix(err.Error(), "cannot reach 127.0.0.1:") || !strings.Contains(err.Error(), "connection refused") {
 		t.Errorf("message = %q", err)
-	}
-}
-
-func recordSleep(into *[]time.Duration) func(context.Context, time.Duration) error {
-	var mu sync.Mutex
-	return func(ctx context.Context, d time.Duration) error {
-		mu.Lock()
-		*into = append(*into, d)
-		mu.Unlock()
-		return ctx.Err()
 	}
 }
 

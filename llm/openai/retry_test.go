@@ -105,10 +105,10 @@ func TestRetryPaths(t *testing.T) {
 			srv := openaitest.New(t)
 			srv.Script(openaitest.RouteGenerate, tc.replies...)
 			m := newModel(t, srv, openai.WithEndpointName("OpenAI"))
-			var slept []time.Duration
+			rec := &openaitest.SleepRecorder{}
 			p := tc.policy
 			p.Endpoint = m.Endpoint()
-			p.Sleep = recordSleep(&slept)
+			p.Sleep = rec.Sleep
 			p.Rand = func() float64 { return 0.5 }
 			start := time.Now()
 			out, err := llm.WithRetry(m, p).Call(context.Background(), "hi")
@@ -134,12 +134,12 @@ func TestRetryPaths(t *testing.T) {
 			if got := srv.Calls(""); got != tc.wantCalls {
 				t.Errorf("calls = %d, want %d", got, tc.wantCalls)
 			}
-			if len(slept) != len(tc.wantSleep) {
-				t.Fatalf("slept %v, want %v", slept, tc.wantSleep)
+			if len(rec.Slept()) != len(tc.wantSleep) {
+				t.Fatalf("slept %v, want %v", rec.Slept(), tc.wantSleep)
 			}
-			for i := range slept {
-				if slept[i] != tc.wantSleep[i] {
-					t.Errorf("sleep %d = %v, want %v", i, slept[i], tc.wantSleep[i])
+			for i := range rec.Slept() {
+				if rec.Slept()[i] != tc.wantSleep[i] {
+					t.Errorf("sleep %d = %v, want %v", i, rec.Slept()[i], tc.wantSleep[i])
 				}
 			}
 		})
@@ -167,7 +167,7 @@ func TestStreamNotRetriedAfterFirstChunk(t *testing.T) {
 		openaitest.Reply{Content: "second"})
 	m := newModel(t, srv)
 	var got strings.Builder
-	_, err := llm.WithRetry(m, llm.RetryPolicy{Timeout: 100 * time.Millisecond, Endpoint: m.Endpoint(), Sleep: recordSleep(new([]time.Duration))}).
+	_, err := llm.WithRetry(m, llm.RetryPolicy{Timeout: 100 * time.Millisecond, Endpoint: m.Endpoint(), Sleep: new(openaitest.SleepRecorder).Sleep}).
 		Call(context.Background(), "hi", withStream(&got))
 	var le *llm.Error
 	if !errors.As(err, &le) || le.Kind != llm.KindTimeout {

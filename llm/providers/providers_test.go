@@ -105,9 +105,9 @@ func TestOpenAIPathEndToEnd(t *testing.T) {
 		openaitest.Reply{Status: 503, Header: openaitest.RetryAfter("1")},
 		openaitest.Reply{Content: "main"})
 	srv.Script(openaitest.RouteVerdict, openaitest.Reply{Content: "judge"})
-	var slept []time.Duration
+	rec := &openaitest.SleepRecorder{}
 	ms, err := providers.FromEnv(envOf(map[string]string{"OPENAI_BASE_URL": srv.URL, "OPENAI_API_KEY": "sk-x"}),
-		providers.Config{Model: "small", JudgeModel: "big", Retry: llm.RetryPolicy{Sleep: recordSleep(&slept)}})
+		providers.Config{Model: "small", JudgeModel: "big", Retry: llm.RetryPolicy{Sleep: rec.Sleep}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,18 +123,8 @@ func TestOpenAIPathEndToEnd(t *testing.T) {
 	if main.Body.Model != "small" || judge.Body.Model != "big" || main.Header.Get("Authorization") != "Bearer sk-x" {
 		t.Errorf("models on the wire: main %q judge %q auth %q", main.Body.Model, judge.Body.Model, main.Header.Get("Authorization"))
 	}
-	if len(slept) != 1 || slept[0] != time.Second {
-		t.Errorf("slept %v, want [1s] from Retry-After", slept)
-	}
-}
-
-func recordSleep(into *[]time.Duration) func(context.Context, time.Duration) error {
-	var mu sync.Mutex
-	return func(ctx context.Context, d time.Duration) error {
-		mu.Lock()
-		*into = append(*into, d)
-		mu.Unlock()
-		return ctx.Err()
+	if len(rec.Slept()) != 1 || rec.Slept()[0] != time.Second {
+		t.Errorf("slept %v, want [1s] from Retry-After", rec.Slept())
 	}
 }
 
@@ -227,9 +217,9 @@ func TestAnthropicPath(t *testing.T) {
 	}}
 	srv := httptest.NewServer(s)
 	defer srv.Close()
-	var slept []time.Duration
+	rec := &openaitest.SleepRecorder{}
 	ms, err := providers.FromEnv(envOf(map[string]string{"ANTHROPIC_API_KEY": "ak", "ANTHROPIC_BASE_URL": srv.URL + "/v1"}),
-		providers.Config{Retry: llm.RetryPolicy{Sleep: recordSleep(&slept)}})
+		providers.Config{Retry: llm.RetryPolicy{Sleep: rec.Sleep}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -242,8 +232,8 @@ func TestAnthropicPath(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if resp.Choices[0].Content != "The late fee is 1.5% per month." || len(slept) != 1 || slept[0] != 2*time.Second {
-		t.Errorf("content %q, slept %v", resp.Choices[0].Content, slept)
+	if resp.Choices[0].Content != "The late fee is 1.5% per month." || len(rec.Slept()) != 1 || rec.Slept()[0] != 2*time.Second {
+		t.Errorf("content %q, slept %v", resp.Choices[0].Content, rec.Slept())
 	}
 	if u := llm.UsageOf(resp, ms.Name); u.PromptTokens != 21 || u.CompletionTokens != 5 || u.CostUSD == 0 {
 		t.Errorf("usage = %+v", u)
@@ -298,16 +288,16 @@ func TestOllamaPath(t *testing.T) {
 	}}
 	srv := httptest.NewServer(s)
 	defer srv.Close()
-	var slept []time.Duration
+	rec := &openaitest.SleepRecorder{}
 	ms, err := providers.FromEnv(envOf(map[string]string{"OLLAMA_HOST": srv.URL}),
-		providers.Config{Retry: llm.RetryPolicy{Sleep: recordSleep(&slept), BaseDelay: time.Millisecond}})
+		providers.Config{Retry: llm.RetryPolicy{Sleep: rec.Sleep, BaseDelay: time.Millisecond}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
 	out, err := ms.Main.Call(ctx, "decompose", llm.WithJSONSchema(llm.JSONSchema{Name: "docmind_decomposition"}))
-	if err != nil || out != `{"intent":"amount"}` || len(slept) != 1 {
-		t.Fatalf("out %q err %v slept %v", out, err, slept)
+	if err != nil || out != `{"intent":"amount"}` || len(rec.Slept()) != 1 {
+		t.Fatalf("out %q err %v slept %v", out, err, rec.Slept())
 	}
 	s.mu.Lock()
 	body, path := s.bodies[1], s.paths[1]
