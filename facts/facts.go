@@ -192,9 +192,48 @@ func canStart(text string, i int) bool {
 			j++
 		}
 		w := text[i:j]
-		return startWords[strings.ToLower(w)] || c >= 'A' && c <= 'Z' && monthNumbers[strings.ToLower(firstN(w, 3))] > 0
+		if c >= 'A' && c <= 'Z' && monthNumbers[strings.ToLower(firstN(w, 3))] > 0 {
+			return true
+		}
+		return startWords[strings.ToLower(w)] && unitFollows(text[j:])
+
 	case c >= 0x80:
 		return strings.HasPrefix(text[i:], "€") || strings.HasPrefix(text[i:], "£") || strings.HasPrefix(text[i:], "¥")
+	}
+	return false
+}
+
+// unitWords are the words that make a number word a fact ("two years",
+// "ten percent", "five thousand dollars").
+var unitWords = func() map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(`day days week weeks month months year years hour hours minute minutes
+		quarter quarters percent per cent percentage dollar dollars euro euros hundred thousand million
+		billion business calendar working consecutive us`) {
+		m[w] = true
+	}
+	for _, w := range strings.Split(strings.ToLower(currCode), "|") {
+		m[w] = true
+	}
+	return m
+}()
+
+// unitFollows reports whether, within the next few words of after, there
+// is a unit word, a digit in parentheses or a '%' — the only way a fact
+// starting with a number word (or a currency code) can continue.
+func unitFollows(after string) bool {
+	after = firstN(after, 48)
+	if strings.ContainsAny(after, "%0123456789") {
+		return true
+	}
+	n := 0
+	for _, w := range strings.FieldsFunc(after, func(r rune) bool { return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z') }) {
+		if unitWords[strings.ToLower(w)] {
+			return true
+		}
+		if n++; n == 4 {
+			break
+		}
 	}
 	return false
 }
