@@ -23,6 +23,7 @@
 package openaitest
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -282,24 +283,18 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 	if status == 0 {
 		status = http.StatusOK
 	}
+	if reply.Body != "" {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(status)
+		_, _ = io.WriteString(w, reply.Body)
+		return
+	}
 	if status >= 300 {
-		if reply.Body != "" {
-			w.Header().Set("Content-Type", "application/json")
-			w.WriteHeader(status)
-			_, _ = io.WriteString(w, reply.Body)
-			return
-		}
 		msg := reply.Message
 		if msg == "" {
 			msg = http.StatusText(status)
 		}
 		writeError(w, status, msg)
-		return
-	}
-	if reply.Body != "" {
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(status)
-		_, _ = io.WriteString(w, reply.Body)
 		return
 	}
 	model := reply.Model
@@ -441,6 +436,28 @@ func errorType(status int) string {
 	default:
 		return "invalid_request_error"
 	}
+}
+
+// SleepRecorder stands in for llm.RetryPolicy.Sleep in tests: it records
+// each requested wait instead of waiting. It is safe for concurrent use.
+type SleepRecorder struct {
+	mu    sync.Mutex
+	waits []time.Duration
+}
+
+// Sleep records d and returns ctx's error, if any.
+func (r *SleepRecorder) Sleep(ctx context.Context, d time.Duration) error {
+	r.mu.Lock()
+	r.waits = append(r.waits, d)
+	r.mu.Unlock()
+	return ctx.Err()
+}
+
+// Slept returns the recorded waits, in order.
+func (r *SleepRecorder) Slept() []time.Duration {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]time.Duration(nil), r.waits...)
 }
 
 // sleep waits d or until the client goes away; it reports whether the
