@@ -239,7 +239,7 @@ func TestConcurrentProcesses(t *testing.T) {
 			}
 		}
 		// Follow-ups were rewritten against the thread's own history.
-		if !strings.Contains(runs[1].Query, "late payment") {
+		if !strings.Contains(runs[1].Query, "payment is still unpaid") {
 			t.Errorf("p%d second query %q", i, runs[1].Query)
 		}
 	}

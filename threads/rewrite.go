@@ -52,7 +52,8 @@ type Rewriter interface {
 //     verb) are replaced by the previous question's topic, the noun
 //     phrase after its question words ("late payment penalties"). A
 //     singular pronoun whose topic ends in a plural head refers to the
-//     modifier ("it" after "late payment penalties" is "the late payment").
+//     modifier's head noun ("it" after "late payment penalties" is
+//     "payment").
 //
 // Rules is deterministic and makes no calls.
 type Rules struct{}
@@ -180,10 +181,12 @@ func topicOf(q string) []string {
 	return out
 }
 
-// antecedent renders the topic a pronoun stands for.
+// antecedent renders the topic a pronoun stands for. A singular pronoun
+// cannot stand for a plural head, so with "late payment penalties" it
+// stands for the head of the modifier, "payment".
 func antecedent(topic []string, plural bool) string {
 	if len(topic) > 1 && !plural && isPlural(bare(topic[len(topic)-1])) {
-		topic = topic[:len(topic)-1]
+		return topic[len(topic)-2]
 	}
 	return "the " + strings.Join(topic, " ")
 }

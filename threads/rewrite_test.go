@@ -14,7 +14,7 @@ func TestRulesRewrite(t *testing.T) {
 		prev, q, want string
 	}{
 		{"What are the late payment penalties?", "And what if it is still unpaid after 60 days?",
-			"What happens if the late payment is still unpaid after 60 days?"},
+			"What happens if payment is still unpaid after 60 days?"},
 		{"What are the late payment penalties?", "and for enterprise clients?",
 			"What are the late payment penalties for enterprise clients?"},
 		{"What are the late payment penalties?", "What about for enterprise clients?",

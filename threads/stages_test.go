@@ -28,7 +28,7 @@ var contract = []schema.Section{
 	{ID: "msa#suspension", Title: "Suspension of Services", Source: "contract.md", Page: 9,
 		Content: "If payment remains unpaid more than sixty (60) days after the due date, the Provider may suspend the Services upon ten (10) days written notice."},
 	{ID: "msa#enterprise", Title: "Enterprise Clients", Source: "contract.md", Page: 10,
-		Content: "For enterprise clients the late fee is capped at 1% per month and suspension requires ninety (90) days of non-payment."},
+		Content: "For enterprise clients the late fee is capped at 1% per month, and payment still unpaid after ninety (90) days allows suspension."},
 	{ID: "msa#termination", Title: "Termination", Source: "contract.md", Page: 11,
 		Content: "Either party may terminate this Agreement with thirty (30) days written notice."},
 	{ID: "msa#confidentiality", Title: "Confidentiality", Source: "contract.md", Page: 12,

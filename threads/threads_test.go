@@ -133,7 +133,7 @@ func TestFollowUpQuestionsInThread(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if q := second.Run.Query; q != "What happens if the late payment is still unpaid after 60 days?" {
+	if q := second.Run.Query; q != "What happens if payment is still unpaid after 60 days?" {
 		t.Fatalf("rewritten query %q", q)
 	}
 	if second.Run.Question != "And what if it is still unpaid after 60 days?" || second.State.Query != second.Run.Query {
@@ -147,7 +147,7 @@ func TestFollowUpQuestionsInThread(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if q := third.Run.Query; q != "What happens if the late payment is still unpaid after 60 days for enterprise clients?" {
+	if q := third.Run.Query; q != "What happens if payment is still unpaid after 60 days for enterprise clients?" {
 		t.Fatalf("third query %q", q)
 	}
 	if !strings.Contains(third.Answer(), "Enterprise Clients, page 10") {
