@@ -1,8 +1,9 @@
 // Package threads runs DocMind questions inside conversations (threads)
 // with a checkpoint after every pipeline node.
 //
-// A Manager wraps the pipeline (a chains.Config: the four stages and the
-// retry limit) and a checkpoint.Store. Ask rewrites a follow-up into a
+// A Manager wraps the pipeline (a chains.Runner built with AfterStep set
+// to this package's AfterStep, or a chains.Config it builds one from) and
+// a checkpoint.Store. Ask rewrites a follow-up into a
 // standalone question from the thread's earlier questions, records a run,
 // and saves the state after every node. Because every completed node is on
 // disk, Resume finishes an interrupted run from its last completed node
@@ -46,8 +47,13 @@ var errPause = errors.New("paused for review")
 type Config struct {
 	// Store keeps runs and checkpoints (required).
 	Store checkpoint.Store
-	// Pipeline holds the stages and retry limit. Its AfterStep, when set,
-	// is called after each checkpoint is saved.
+	// Runner runs the pipeline. It must be built with AfterStep set to
+	// AfterStep (docmind.WithAfterStep(threads.AfterStep) in the root
+	// package), which saves the checkpoints.
+	Runner *chains.Runner
+	// Pipeline, used when Runner is nil, holds the stages and retry limit
+	// the Manager builds its runner from. Its AfterStep, when set, is
+	// called after each checkpoint is saved.
 	Pipeline chains.Config
 	// Rewriter rewrites follow-up questions; Rules{} when nil.
 	Rewriter Rewriter
@@ -79,8 +85,12 @@ func New(cfg Config) (*Manager, error) {
 	if cfg.Store == nil {
 		return nil, errors.New("threads: no checkpoint store configured")
 	}
-	if _, err := chains.NewRunner(cfg.Pipeline); err != nil {
-		return nil, fmt.Errorf("threads: %w", err)
+	if cfg.Runner == nil {
+		r, err := runnerFor(cfg.Pipeline)
+		if err != nil {
+			return nil, fmt.Errorf("threads: %w", err)
+		}
+		cfg.Runner = r
 	}
 	if cfg.Rewriter == nil {
 		cfg.Rewriter = Rules{}
@@ -192,36 +202,67 @@ func (m *Manager) Ask(ctx context.Context, thread, question string, opts ...AskO
 	if err := m.cfg.Store.Put(ctx, start); err != nil {
 		return nil, fmt.Errorf("ask in thread %s: %w", thread, err)
 	}
-	return m.execute(ctx, run, start, m.cfg.Pipeline)
+	return m.execute(ctx, run, start, m.cfg.Runner)
+}
+
+// runnerFor builds a runner whose AfterStep saves checkpoints, then calls
+// the config's own AfterStep.
+func runnerFor(cfg chains.Config) (*chains.Runner, error) {
+	user := cfg.AfterStep
+	cfg.AfterStep = func(ctx context.Context, step chains.Step) error {
+		if err := AfterStep(ctx, step); err != nil {
+			return err
+		}
+		if user != nil {
+			return user(ctx, step)
+		}
+		return nil
+	}
+	return chains.NewRunner(cfg)
+}
+
+// recorder is what AfterStep finds in the context of a managed run.
+type recorder struct {
+	m      *Manager
+	run    checkpoint.Run
+	offset int
+	saved  int
+}
+
+type recorderKey struct{}
+
+// AfterStep saves the checkpoint of a completed node. Give it to the
+// runner (chains.Config.AfterStep, or docmind.WithAfterStep) that a
+// Manager runs; outside a Manager's run it does nothing. When review is on
+// and the judge's verdict is not confidently grounded, it saves the judge
+// checkpoint and stops the run before output.
+func AfterStep(ctx context.Context, step chains.Step) error {
+	rec, _ := ctx.Value(recorderKey{}).(*recorder)
+	if rec == nil {
+		return nil
+	}
+	cp := checkpoint.Checkpoint{
+		RunID: rec.run.ID, Thread: rec.run.Thread, Step: rec.offset + step.Index, Node: step.Node, Next: step.Next,
+		State: step.State, Duration: step.Duration, Usage: step.Usage,
+	}
+	if err := rec.m.cfg.Store.Put(ctx, cp); err != nil {
+		return err
+	}
+	rec.saved++
+	if rec.run.Review && rec.m.needsReview(step) {
+		return errPause
+	}
+	return nil
 }
 
 // execute runs the pipeline from checkpoint from (its state, at its Next
 // node), saving a checkpoint after every node, and records the outcome.
-func (m *Manager) execute(ctx context.Context, run checkpoint.Run, from checkpoint.Checkpoint, pipeline chains.Config) (*Result, error) {
-	userAfter := pipeline.AfterStep
-	pipeline.AfterStep = func(ctx context.Context, step chains.Step) error {
-		cp := checkpoint.Checkpoint{
-			RunID: run.ID, Thread: run.Thread, Step: from.Step + step.Index, Node: step.Node, Next: step.Next,
-			State: step.State, Duration: step.Duration, Usage: step.Usage,
-		}
-		if err := m.cfg.Store.Put(ctx, cp); err != nil {
-			return err
-		}
-		if userAfter != nil {
-			if err := userAfter(ctx, step); err != nil {
-				return err
-			}
-		}
-		if run.Review && m.needsReview(step) {
-			return errPause
-		}
-		return nil
+func (m *Manager) execute(ctx context.Context, run checkpoint.Run, from checkpoint.Checkpoint, runner *chains.Runner) (*Result, error) {
+	rec := &recorder{m: m, run: run, offset: from.Step}
+	st, runErr := runner.RunFrom(context.WithValue(ctx, recorderKey{}, rec), from.State, from.Next)
+	if runErr == nil && from.Next != "" && rec.saved == 0 {
+		runErr = errors.New("no checkpoint was saved: the runner must be built with AfterStep set to threads.AfterStep")
 	}
-	runner, err := chains.NewRunner(pipeline)
-	if err != nil {
-		return nil, fmt.Errorf("run %s: %w", run.ID, err)
-	}
-	st, runErr := runner.RunFrom(ctx, from.State, from.Next)
 	return m.finish(ctx, run, st, runErr)
 }
 
@@ -333,7 +374,7 @@ func (m *Manager) Resume(ctx context.Context, runID string) (*Result, error) {
 	if err := m.cfg.Store.SaveRun(ctx, run); err != nil {
 		return nil, fmt.Errorf("resume run %s: %w", run.ID, err)
 	}
-	return m.execute(ctx, run, cp, m.cfg.Pipeline)
+	return m.execute(ctx, run, cp, m.cfg.Runner)
 }
 
 func (m *Manager) latest(ctx context.Context, runID string) (checkpoint.Run, checkpoint.Checkpoint, error) {
@@ -394,16 +435,20 @@ func (m *Manager) review(ctx context.Context, runID string, approve bool, note s
 	}
 	from := cp
 	from.State = st
-	return m.execute(ctx, run, from, m.cfg.Pipeline)
+	return m.execute(ctx, run, from, m.cfg.Runner)
 }
 
 // ForkOptions adjusts a Fork.
 type ForkOptions struct {
-	// Judge, when set, replaces the pipeline's judge in the new run.
-	Judge schema.Judge
-	// Generator, when set, replaces the pipeline's generator.
+	// Runner, when set, runs the new run (for example a pipeline built
+	// with another judge model); like Config.Runner it must be built with
+	// AfterStep.
+	Runner *chains.Runner
+	// Judge, Generator and Retriever, when set and Runner is not, replace
+	// the stages of Config.Pipeline in the new run (a Manager built from a
+	// Runner cannot swap stages; give Runner instead).
+	Judge     schema.Judge
 	Generator schema.Generator
-	// Retriever, when set, replaces the pipeline's retriever.
 	Retriever schema.Retriever
 	// Review overrides the source run's review setting.
 	Review *bool
@@ -445,6 +490,10 @@ func (m *Manager) Fork(ctx context.Context, runID, from string, opts ForkOptions
 	if opts.Review != nil {
 		review = *opts.Review
 	}
+	runner, err := m.forkRunner(opts)
+	if err != nil {
+		return nil, fmt.Errorf("fork run %s: %w", src.ID, err)
+	}
 	now := time.Now().UTC()
 	run := checkpoint.Run{
 		ID: NewRunID(), Thread: src.Thread, Created: now, Updated: now, Question: src.Question, Query: src.Query,
@@ -459,6 +508,20 @@ func (m *Manager) Fork(ctx context.Context, runID, from string, opts ForkOptions
 			return nil, fmt.Errorf("fork run %s: copy step %d: %w", src.ID, cp.Step, err)
 		}
 	}
+	return m.execute(ctx, run, prefix[len(prefix)-1], runner)
+}
+
+// forkRunner returns the runner a fork uses.
+func (m *Manager) forkRunner(opts ForkOptions) (*chains.Runner, error) {
+	if opts.Runner != nil {
+		return opts.Runner, nil
+	}
+	if opts.Judge == nil && opts.Generator == nil && opts.Retriever == nil {
+		return m.cfg.Runner, nil
+	}
+	if m.cfg.Pipeline.Judge == nil {
+		return nil, errors.New("this manager was built from a runner; pass ForkOptions.Runner to replay with other stages")
+	}
 	pipeline := m.cfg.Pipeline
 	if opts.Judge != nil {
 		pipeline.Judge = opts.Judge
@@ -469,7 +532,7 @@ func (m *Manager) Fork(ctx context.Context, runID, from string, opts ForkOptions
 	if opts.Retriever != nil {
 		pipeline.Retriever = opts.Retriever
 	}
-	return m.execute(ctx, run, prefix[len(prefix)-1], pipeline)
+	return runnerFor(pipeline)
 }
 
 func nodeList(cps []checkpoint.Checkpoint) string {

@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/docmind/docmind/chains"
 	"github.com/docmind/docmind/checkpoint"
 	"github.com/docmind/docmind/schema"
 )
@@ -426,5 +427,46 @@ func TestConcurrentAsksInProcess(t *testing.T) {
 	}
 	if full != 5 {
 		t.Errorf("%d runs kept in full, want 5", full)
+	}
+}
+
+func TestManagerWithPrebuiltRunner(t *testing.T) {
+	ctx := context.Background()
+	cfg, _ := pipeline(grounded(0.9))
+	cfg.AfterStep = AfterStep
+	r, err := chains.NewRunner(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := New(Config{Store: checkpoint.NewMemory(), Runner: r})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := m.Ask(ctx, "t", "What are the late payment penalties?")
+	if err != nil || res.Run.Steps != 5 || !res.State.Answered() {
+		t.Fatalf("Ask with a prebuilt runner: %v, %+v", err, res)
+	}
+	// Outside a managed run the hook does nothing.
+	if st, err := r.Run(ctx, schema.NewState("What are the late payment penalties?")); err != nil || !st.Answered() {
+		t.Fatalf("plain run with the hook: %v", err)
+	}
+	// Forking with other stages needs a runner.
+	if _, err := m.Fork(ctx, res.Run.ID, "judge", ForkOptions{Judge: judge{&counts{}, hallucinated}}); err == nil {
+		t.Fatal("fork swapped a stage of a prebuilt runner")
+	}
+	strictCfg, _ := pipeline(hallucinated)
+	strictCfg.AfterStep = AfterStep
+	strict, _ := chains.NewRunner(strictCfg)
+	fork, err := m.Fork(ctx, res.Run.ID, "judge", ForkOptions{Runner: strict})
+	if err != nil || fork.State.RetryCount != 2 || fork.Answer() != schema.FallbackMessage {
+		t.Fatalf("fork with a strict runner: %v, %+v", err, fork)
+	}
+
+	// A runner without the hook saves nothing, and the run says so.
+	cfg.AfterStep = nil
+	bare, _ := chains.NewRunner(cfg)
+	m2, _ := New(Config{Store: checkpoint.NewMemory(), Runner: bare})
+	if _, err := m2.Ask(ctx, "t", "What are the late payment penalties?"); err == nil || !strings.Contains(err.Error(), "threads.AfterStep") {
+		t.Fatalf("runner without hook: %v", err)
 	}
 }
