@@ -196,6 +196,9 @@ func (m *Memory) GC(ctx context.Context, ret Retention) (GCStats, error) {
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	if keep := ret.keepRuns(); (keep < 0 || len(m.runs) <= keep) && (ret.MaxRuns <= 0 || len(m.runs) <= ret.MaxRuns) {
+		return st, nil
+	}
 	all := make([]Run, 0, len(m.runs))
 	for _, r := range m.runs {
 		all = append(all, r)

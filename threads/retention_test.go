@@ -7,7 +7,9 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/docmind/docmind/chains"
 	"github.com/docmind/docmind/checkpoint"
+	"github.com/docmind/docmind/schema"
 )
 
 // dbSize flushes the write-ahead log and returns the database file size.
@@ -119,4 +121,34 @@ func BenchmarkAskSQLite(b *testing.B) {
 	}
 	b.StopTimer()
 	b.ReportMetric(float64(dbSize(b, store))/float64(b.N), "dbB/run")
+}
+
+// BenchmarkAskMemory is BenchmarkAskSQLite with the in-memory store.
+func BenchmarkAskMemory(b *testing.B) {
+	ctx := context.Background()
+	cfg, _ := pipeline(grounded(0.9))
+	m := newManager(b, checkpoint.NewMemory(), cfg)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := m.Ask(ctx, fmt.Sprintf("t%d", i/4), "What are the late payment penalties?"); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkRunWithoutCheckpoints is the same question through the bare
+// runner, the baseline for the two above.
+func BenchmarkRunWithoutCheckpoints(b *testing.B) {
+	ctx := context.Background()
+	cfg, _ := pipeline(grounded(0.9))
+	r, err := chains.NewRunner(cfg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := r.Run(ctx, schema.NewState("What are the late payment penalties?")); err != nil {
+			b.Fatal(err)
+		}
+	}
 }
