@@ -59,6 +59,10 @@ type Thresholds struct {
 	// CitedBonus is added to the support of passages in a section the
 	// claim cites, so that the cited section wins near-ties. Default 0.05.
 	CitedBonus float64
+	// MaxNovelTerms, when above 0, makes a claim unsupported when at least
+	// this many of its terms occur in no section at all, whatever its
+	// support. Default 0 (off).
+	MaxNovelTerms int
 }
 
 // DefaultThresholds returns the defaults listed on Thresholds.
@@ -140,6 +144,8 @@ type ClaimAssessment struct {
 	Section int
 	// Passage is the best passage.
 	Passage string
+	// NovelTerms are the claim's stemmed terms that occur in no section.
+	NovelTerms []string
 	// Cited are the indices of the sections the claim cites.
 	Cited []int
 	// Mismatches are the claim's facts its evidence (the cited sections,
@@ -265,8 +271,12 @@ func (d *Deterministic) Score(ctx context.Context, req schema.JudgeRequest) (*As
 		for _, q := range CheckQuotes(c.Text, quoteEvidence...) {
 			ca.Issues = append(ca.Issues, Issue{IssueQuoteNotFound, ci, fmt.Sprintf("quotes %q, which the %s does not contain", q, sourceWord(len(ca.Cited) > 0))})
 		}
-		if ca.Support < d.t.Support {
+		ca.NovelTerms = novelTerms(c.Text, prep)
+		switch {
+		case ca.Support < d.t.Support:
 			ca.Issues = append(ca.Issues, Issue{IssueUnsupported, ci, d.unsupportedDetail(ca, req.Sections)})
+		case d.t.MaxNovelTerms > 0 && len(ca.NovelTerms) >= d.t.MaxNovelTerms:
+			ca.Issues = append(ca.Issues, Issue{IssueUnsupported, ci, fmt.Sprintf("not supported: %d of its terms (%s) occur in no retrieved section", len(ca.NovelTerms), strings.Join(ca.NovelTerms, ", "))})
 		}
 		a.Claims = append(a.Claims, ca)
 	}
@@ -291,7 +301,7 @@ func sourceWord(cited bool) string {
 // bestPassage returns the section index, passage and support of the
 // window of consecutive sentences that contains most of the claim's terms.
 func (d *Deterministic) bestPassage(claim string, prep []preparedSection, cited []int) (int, string, float64) {
-	terms := uniq(textproc.Terms(claim))
+	terms := claimTerms(claim)
 	if len(terms) == 0 {
 		return -1, "", 0
 	}
@@ -330,6 +340,50 @@ func (d *Deterministic) bestPassage(claim string, prep []preparedSection, cited 
 		return -1, "", 0
 	}
 	return bestSec, strings.Join(prep[bestSec].sentences[bestStart:bestEnd], " "), math.Min(best, 1)
+}
+
+// novelTerms returns the claim's terms found in no section.
+func novelTerms(claim string, prep []preparedSection) []string {
+	var out []string
+	for _, t := range claimTerms(claim) {
+		found := false
+		for _, p := range prep {
+			if p.all[t] {
+				found = true
+				break
+			}
+		}
+		if !found {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// discourse holds the stems of words that frame a statement rather than
+// carry its content ("according to the passages", "the answer is").
+var discourse = func() map[string]bool {
+	m := map[string]bool{}
+	for _, t := range textproc.Terms(`passage passages based given provided according answer question questions
+		information mention mentioned mentions context text source sources document documents summary summarize
+		therefore overall however additionally furthermore moreover note noted specifically generally
+		respectively conclusion states stated`) {
+		m[t] = true
+	}
+	return m
+}()
+
+// claimTerms returns the distinct stemmed content terms of a claim,
+// without discourse words.
+func claimTerms(claim string) []string {
+	ts := uniq(textproc.Terms(claim))
+	out := ts[:0]
+	for _, t := range ts {
+		if !discourse[t] {
+			out = append(out, t)
+		}
+	}
+	return out
 }
 
 func uniq(ts []string) []string {

@@ -333,3 +333,19 @@ func ExampleSplitClaims() {
 	// The late fee is 1.5% per month. [Late Payment Penalties, page 8]
 	// Services may be suspended. [[S2]]
 }
+
+func BenchmarkJudge(b *testing.B) {
+	req := schema.JudgeRequest{
+		Query:    "What are the late payment penalties?",
+		Response: lateSentence + " (See Late Payment Penalties, page 8)\nLate fees accrue from the due date until the overdue amount is paid in full. (See Late Payment Penalties, page 8)",
+		Sections: testcontract.Sections(),
+	}
+	j := NewDeterministic()
+	ctx := context.Background()
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		if _, err := j.Judge(ctx, req); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
