@@ -45,9 +45,12 @@ type Thresholds struct {
 	// Support is the least fraction of a claim's terms that its best
 	// passage must contain for the claim to be supported. Default 0.6.
 	Support float64
-	// KeyTermCoverage is the least fraction of the question's key terms
+	// KeyTermCoverage is the least share of the question's key terms
 	// that the supporting sections must mention; below it the answer does
-	// not address the question. A retrieved section below it is listed in
+	// not address the question. Each key term is weighted by its rarity
+	// among the retrieved sections, 1+ln((n+1)/(df+0.5)), so a term
+	// every section mentions counts least and one no section mentions
+	// counts most. A retrieved section below it is listed in
 	// Verdict.RejectedSections. Default 0.5.
 	KeyTermCoverage float64
 	// MinConfidence is the least confidence for an answer to be returned.
@@ -164,8 +167,8 @@ type Assessment struct {
 	Sections []schema.Section
 	Claims   []ClaimAssessment
 	// KeyTerms are the question's key terms; MissingKeyTerms those that
-	// no supporting section mentions; KeyTermCoverage the fraction found
-	// (1 when there are no key terms).
+	// no supporting section mentions; KeyTermCoverage the weighted share
+	// found (1 when there are no key terms; see Thresholds).
 	KeyTerms        []string
 	MissingKeyTerms []string
 	KeyTermCoverage float64
@@ -426,17 +429,33 @@ func (d *Deterministic) keyTerms(a *Assessment, req schema.JudgeRequest, prep []
 			supporting[i] = true
 		}
 	}
+	// weight each key term by how rare it is among the retrieved sections:
+	// a term every section mentions ("services") says little about whether
+	// the answer addresses the question; one none mentions ("warranty")
+	// says a lot
+	weights := make([]float64, len(a.KeyTerms))
+	n := float64(len(prep))
+	for k, term := range a.KeyTerms {
+		df := 0.0
+		for _, p := range prep {
+			if anyStemPresent(term, p.all) {
+				df++
+			}
+		}
+		weights[k] = 1 + math.Log((n+1)/(df+0.5))
+	}
 	var texts []string
+	var union []map[string]bool
 	for i := range prep {
 		if supporting[i] {
 			texts = append(texts, prep[i].text)
+			union = append(union, prep[i].all)
 		}
-		if miss := MissingKeyTerms(a.KeyTerms, prep[i].text); coverage(len(a.KeyTerms), len(miss)) < d.t.KeyTermCoverage {
+		if cov, _ := weightedCoverage(a.KeyTerms, weights, prep[i].all); cov < d.t.KeyTermCoverage {
 			a.RejectedSections = append(a.RejectedSections, req.Sections[i].Key())
 		}
 	}
-	a.MissingKeyTerms = MissingKeyTerms(a.KeyTerms, texts...)
-	a.KeyTermCoverage = coverage(len(a.KeyTerms), len(a.MissingKeyTerms))
+	a.KeyTermCoverage, a.MissingKeyTerms = weightedCoverage(a.KeyTerms, weights, union...)
 	if a.KeyTermCoverage < d.t.KeyTermCoverage && !(a.Abstention && !d.rejectAbstentions) {
 		detail := fmt.Sprintf("the question asks about %s, but the sections the answer rests on do not mention it", quoteList(a.MissingKeyTerms))
 		if len(texts) == 0 {
@@ -446,11 +465,30 @@ func (d *Deterministic) keyTerms(a *Assessment, req schema.JudgeRequest, prep []
 	}
 }
 
-func coverage(total, missing int) float64 {
-	if total == 0 {
-		return 1
+// weightedCoverage returns the weighted share of the key terms present in
+// any of the term sets, and the key terms missing from all.
+func weightedCoverage(keyTerms []string, weights []float64, sets ...map[string]bool) (float64, []string) {
+	var got, total float64
+	var missing []string
+	for k, term := range keyTerms {
+		total += weights[k]
+		found := false
+		for _, s := range sets {
+			if anyStemPresent(term, s) {
+				found = true
+				break
+			}
+		}
+		if found {
+			got += weights[k]
+		} else {
+			missing = append(missing, term)
+		}
 	}
-	return float64(total-missing) / float64(total)
+	if total == 0 {
+		return 1, missing
+	}
+	return got / total, missing
 }
 
 func quoteList(ws []string) string {
