@@ -434,11 +434,13 @@ func (d *Deterministic) keyTerms(a *Assessment, req schema.JudgeRequest, prep []
 	// the answer addresses the question; one none mentions ("warranty")
 	// says a lot
 	weights := make([]float64, len(a.KeyTerms))
+	stems := make([][]string, len(a.KeyTerms))
 	n := float64(len(prep))
 	for k, term := range a.KeyTerms {
+		stems[k] = textproc.Terms(term)
 		df := 0.0
 		for _, p := range prep {
-			if anyStemPresent(term, p.all) {
+			if allPresent(stems[k], p.all) {
 				df++
 			}
 		}
@@ -451,11 +453,11 @@ func (d *Deterministic) keyTerms(a *Assessment, req schema.JudgeRequest, prep []
 			texts = append(texts, prep[i].text)
 			union = append(union, prep[i].all)
 		}
-		if cov, _ := weightedCoverage(a.KeyTerms, weights, prep[i].all); cov < d.t.KeyTermCoverage {
+		if cov, _ := weightedCoverage(a.KeyTerms, stems, weights, prep[i].all); cov < d.t.KeyTermCoverage {
 			a.RejectedSections = append(a.RejectedSections, req.Sections[i].Key())
 		}
 	}
-	a.KeyTermCoverage, a.MissingKeyTerms = weightedCoverage(a.KeyTerms, weights, union...)
+	a.KeyTermCoverage, a.MissingKeyTerms = weightedCoverage(a.KeyTerms, stems, weights, union...)
 	if a.KeyTermCoverage < d.t.KeyTermCoverage && !(a.Abstention && !d.rejectAbstentions) {
 		detail := fmt.Sprintf("the question asks about %s, but the sections the answer rests on do not mention it", quoteList(a.MissingKeyTerms))
 		if len(texts) == 0 {
@@ -467,14 +469,14 @@ func (d *Deterministic) keyTerms(a *Assessment, req schema.JudgeRequest, prep []
 
 // weightedCoverage returns the weighted share of the key terms present in
 // any of the term sets, and the key terms missing from all.
-func weightedCoverage(keyTerms []string, weights []float64, sets ...map[string]bool) (float64, []string) {
+func weightedCoverage(keyTerms []string, stems [][]string, weights []float64, sets ...map[string]bool) (float64, []string) {
 	var got, total float64
 	var missing []string
 	for k, term := range keyTerms {
 		total += weights[k]
 		found := false
 		for _, s := range sets {
-			if anyStemPresent(term, s) {
+			if allPresent(stems[k], s) {
 				found = true
 				break
 			}
