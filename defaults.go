@@ -106,4 +106,3 @@ func (c *config) mode() string {
 	}
 	return "offline"
 }
-
