@@ -74,20 +74,28 @@ func NewDecompose(d schema.Decomposer) *NodeChain {
 		if err != nil {
 			return fmt.Errorf("decompose: %w", err)
 		}
+		if dec == nil {
+			dec = &schema.Decomposition{Intent: "general", SubQueries: []string{st.Query}}
+		}
+		dec.SubQueries = nonNil(dec.SubQueries)
+		dec.Entities = nonNil(dec.Entities)
+		dec.Constraints = nonNil(dec.Constraints)
+		dec.Temporals = nonNil(dec.Temporals)
 		st.Decomposition = dec
 		return nil
 	}}
 }
 
 // NewRetrieve returns the retrieve node: it writes state.retrieved_sections.
-// On a retry (retry_count > 0) it passes the judge's feedback, and every
-// section handed out before is excluded, so a retry never returns the same
-// sections.
+// On a retry (retry_count > 0) it passes the judge's feedback: the
+// unsupported claims, the reasoning, the sections the judge rejected (never
+// returned again) and the sections of the rejected pass (not to be handed
+// back as the same set).
 func NewRetrieve(r schema.Retriever) *NodeChain {
 	return &NodeChain{name: schema.NodeRetrieve, apply: func(ctx context.Context, st *schema.State) error {
 		req := schema.RetrieveRequest{Query: st.Query, Decomposition: st.Decomposition, Attempt: st.RetryCount}
 		if st.RetryCount > 0 {
-			fb := &schema.Feedback{Excluded: st.ExcludedSections}
+			fb := &schema.Feedback{Excluded: st.ExcludedSections, Previous: keysOf(st.RetrievedSections)}
 			if v := st.JudgeVerdict; v != nil {
 				fb.UnsupportedClaims = v.UnsupportedClaims()
 				fb.Reasoning = v.Reasoning
@@ -137,8 +145,10 @@ func NewGenerate(g schema.Generator, onToken func(ctx context.Context, chunk str
 
 // NewJudge returns the judge node: it writes state.judge_verdict and
 // increments state.retry_count when the verdict is hallucinated. The
-// sections the judge rejected (all judged sections when it names none) are
-// added to state.excluded_sections, so that a retry looks elsewhere.
+// sections the judge rejected as irrelevant are added to
+// state.excluded_sections, so that no retry returns them. Sections that
+// merely contradict the answer are not rejected: they may hold the right
+// figure the answer misread.
 func NewJudge(j schema.Judge) *NodeChain {
 	return &NodeChain{name: schema.NodeJudge, apply: func(ctx context.Context, st *schema.State) error {
 		v, err := j.Judge(ctx, schema.JudgeRequest{
@@ -160,7 +170,7 @@ func NewJudge(j schema.Judge) *NodeChain {
 		st.JudgeVerdict = v
 		if v.IsHallucinated {
 			st.RetryCount++
-			st.ExcludedSections = appendNew(st.ExcludedSections, rejectedKeys(v, st.RetrievedSections))
+			st.ExcludedSections = appendNew(st.ExcludedSections, v.RejectedSections)
 		}
 		return nil
 	}}
@@ -179,14 +189,10 @@ func NewOutput() *NodeChain {
 	}}
 }
 
-// rejectedKeys returns the keys of the sections a hallucinated verdict
-// rejects: those it names, or every judged section when it names none.
-func rejectedKeys(v *schema.Verdict, judged []schema.Section) []string {
-	if len(v.RejectedSections) > 0 {
-		return v.RejectedSections
-	}
-	keys := make([]string, len(judged))
-	for i, s := range judged {
+// keysOf returns the keys of secs.
+func keysOf(secs []schema.Section) []string {
+	keys := make([]string, len(secs))
+	for i, s := range secs {
 		keys[i] = s.Key()
 	}
 	return keys
@@ -205,4 +211,13 @@ func appendNew(list, add []string) []string {
 		}
 	}
 	return list
+}
+
+// nonNil returns s, or an empty slice for nil, so that JSON shows [] as the
+// seed contract does.
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
 }

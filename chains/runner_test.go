@@ -52,12 +52,13 @@ var corpus = []schema.Section{
 	{ID: "f", Title: "F", Content: "phi", Source: "c.md", Page: 6},
 }
 
-// excludingRetriever returns the first two corpus sections not excluded.
+// excludingRetriever returns the first two corpus sections neither
+// excluded nor handed out on the previous pass.
 func excludingRetriever() retrieveFunc {
 	return func(_ context.Context, req schema.RetrieveRequest) ([]schema.Section, error) {
 		ex := map[string]bool{}
 		if req.Feedback != nil {
-			for _, k := range req.Feedback.Excluded {
+			for _, k := range append(req.Feedback.Excluded, req.Feedback.Previous...) {
 				ex[k] = true
 			}
 		}
@@ -206,11 +207,15 @@ func TestRetryExcludesOnlyRejectedSectionsWhenNamed(t *testing.T) {
 	if st.RetryCount != 1 || len(st.NodeHistory) != 8 {
 		t.Fatalf("retry_count %d history %v", st.RetryCount, st.NodeHistory)
 	}
-	if fb == nil || !reflect.DeepEqual(fb.UnsupportedClaims, []string{"beta is 5%"}) || fb.Reasoning != "5% vs 1.5%" {
+	if fb == nil || !reflect.DeepEqual(fb.UnsupportedClaims, []string{"beta is 5%"}) || fb.Reasoning != "5% vs 1.5%" ||
+		!reflect.DeepEqual(fb.Excluded, []string{"b"}) || !reflect.DeepEqual(fb.Previous, []string{"a", "b"}) {
 		t.Fatalf("retriever feedback = %+v", fb)
 	}
-	if got := []string{second[0].Key(), second[1].Key()}; !reflect.DeepEqual(got, []string{"a", "c"}) {
-		t.Errorf("second pass sections = %v, want [a c]", got)
+	if got := []string{second[0].Key(), second[1].Key()}; !reflect.DeepEqual(got, []string{"c", "d"}) {
+		t.Errorf("second pass sections = %v, want [c d]", got)
+	}
+	if !reflect.DeepEqual(st.ExcludedSections, []string{"b"}) {
+		t.Errorf("excluded_sections = %v, want only the rejected [b]", st.ExcludedSections)
 	}
 }
 

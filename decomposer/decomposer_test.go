@@ -208,3 +208,14 @@ func ExampleRules_Decompose() {
 	// How much is the termination fee?
 	// [notice termination fee]
 }
+
+func BenchmarkDecompose(b *testing.B) {
+	r := NewRules()
+	ctx := context.Background()
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		if _, err := r.Decompose(ctx, "What is the notice period and how much is the termination fee for enterprise clients?"); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -208,7 +208,8 @@ info information detail details period periods amount amounts date dates time ti
 way ways thing things specific specifically exactly regarding concerning related relating according
 apply applies applicable require required requires need needs state states stated provide provided provides
 stipulate stipulates specify specified specifies mention mentioned mentions cover covers covered rule rules
-main key general overall current exact particular certain`)
+main key general overall current exact particular certain difference differences differ proper properly
+best way per show`)
 
 // KeyTerms returns the content words of q that an answer must address: its
 // words minus stop words, question words, numbers and genericWords,

@@ -190,3 +190,15 @@ func ExampleExtractive_Generate() {
 	// If payment is not received within thirty (30) days, Client shall be assessed a late fee of 1.5% per month. (See Late Payment Penalties, page 8)
 	// Late fees accrue until paid. (See Late Payment Penalties, page 8)
 }
+
+func BenchmarkGenerate(b *testing.B) {
+	req := schema.GenerateRequest{Query: "What are the late payment penalties?", Sections: testcontract.Sections()}
+	g := NewExtractive()
+	ctx := context.Background()
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		if _, err := g.Generate(ctx, req); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -308,3 +308,9 @@ func cloneVerdict(v *schema.Verdict) *schema.Verdict {
 	st := &schema.State{JudgeVerdict: v}
 	return st.Clone().JudgeVerdict
 }
+
+// ApplyGuards runs the guards of a deterministic judge built with opts on
+// another judge's verdict; see (*Deterministic).ApplyGuards.
+func ApplyGuards(ctx context.Context, req schema.JudgeRequest, v *schema.Verdict, opts ...Option) (*schema.Verdict, error) {
+	return NewDeterministic(opts...).ApplyGuards(ctx, req, v)
+}

@@ -164,10 +164,11 @@ func MissingKeyTerms(keyTerms []string, texts ...string) []string {
 }
 
 func anyStemPresent(term string, present map[string]bool) bool {
-	stems := textproc.Terms(term)
-	if len(stems) == 0 {
-		return true
-	}
+	return allPresent(textproc.Terms(term), present)
+}
+
+// allPresent reports whether every stem is in present.
+func allPresent(stems []string, present map[string]bool) bool {
 	for _, s := range stems {
 		if !present[s] {
 			return false

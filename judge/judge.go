@@ -45,9 +45,12 @@ type Thresholds struct {
 	// Support is the least fraction of a claim's terms that its best
 	// passage must contain for the claim to be supported. Default 0.6.
 	Support float64
-	// KeyTermCoverage is the least fraction of the question's key terms
+	// KeyTermCoverage is the least share of the question's key terms
 	// that the supporting sections must mention; below it the answer does
-	// not address the question. A retrieved section below it is listed in
+	// not address the question. Each key term is weighted by its rarity
+	// among the retrieved sections, 1+ln((n+1)/(df+0.5)), so a term
+	// every section mentions counts least and one no section mentions
+	// counts most. A retrieved section below it is listed in
 	// Verdict.RejectedSections. Default 0.5.
 	KeyTermCoverage float64
 	// MinConfidence is the least confidence for an answer to be returned.
@@ -59,6 +62,10 @@ type Thresholds struct {
 	// CitedBonus is added to the support of passages in a section the
 	// claim cites, so that the cited section wins near-ties. Default 0.05.
 	CitedBonus float64
+	// MaxNovelTerms, when above 0, makes a claim unsupported when at least
+	// this many of its terms occur in no section at all, whatever its
+	// support. Default 0 (off).
+	MaxNovelTerms int
 }
 
 // DefaultThresholds returns the defaults listed on Thresholds.
@@ -140,6 +147,8 @@ type ClaimAssessment struct {
 	Section int
 	// Passage is the best passage.
 	Passage string
+	// NovelTerms are the claim's stemmed terms that occur in no section.
+	NovelTerms []string
 	// Cited are the indices of the sections the claim cites.
 	Cited []int
 	// Mismatches are the claim's facts its evidence (the cited sections,
@@ -158,8 +167,8 @@ type Assessment struct {
 	Sections []schema.Section
 	Claims   []ClaimAssessment
 	// KeyTerms are the question's key terms; MissingKeyTerms those that
-	// no supporting section mentions; KeyTermCoverage the fraction found
-	// (1 when there are no key terms).
+	// no supporting section mentions; KeyTermCoverage the weighted share
+	// found (1 when there are no key terms; see Thresholds).
 	KeyTerms        []string
 	MissingKeyTerms []string
 	KeyTermCoverage float64
@@ -265,8 +274,12 @@ func (d *Deterministic) Score(ctx context.Context, req schema.JudgeRequest) (*As
 		for _, q := range CheckQuotes(c.Text, quoteEvidence...) {
 			ca.Issues = append(ca.Issues, Issue{IssueQuoteNotFound, ci, fmt.Sprintf("quotes %q, which the %s does not contain", q, sourceWord(len(ca.Cited) > 0))})
 		}
-		if ca.Support < d.t.Support {
+		ca.NovelTerms = novelTerms(c.Text, prep)
+		switch {
+		case ca.Support < d.t.Support:
 			ca.Issues = append(ca.Issues, Issue{IssueUnsupported, ci, d.unsupportedDetail(ca, req.Sections)})
+		case d.t.MaxNovelTerms > 0 && len(ca.NovelTerms) >= d.t.MaxNovelTerms:
+			ca.Issues = append(ca.Issues, Issue{IssueUnsupported, ci, fmt.Sprintf("not supported: %d of its terms (%s) occur in no retrieved section", len(ca.NovelTerms), strings.Join(ca.NovelTerms, ", "))})
 		}
 		a.Claims = append(a.Claims, ca)
 	}
@@ -291,7 +304,7 @@ func sourceWord(cited bool) string {
 // bestPassage returns the section index, passage and support of the
 // window of consecutive sentences that contains most of the claim's terms.
 func (d *Deterministic) bestPassage(claim string, prep []preparedSection, cited []int) (int, string, float64) {
-	terms := uniq(textproc.Terms(claim))
+	terms := claimTerms(claim)
 	if len(terms) == 0 {
 		return -1, "", 0
 	}
@@ -330,6 +343,50 @@ func (d *Deterministic) bestPassage(claim string, prep []preparedSection, cited 
 		return -1, "", 0
 	}
 	return bestSec, strings.Join(prep[bestSec].sentences[bestStart:bestEnd], " "), math.Min(best, 1)
+}
+
+// novelTerms returns the claim's terms found in no section.
+func novelTerms(claim string, prep []preparedSection) []string {
+	var out []string
+	for _, t := range claimTerms(claim) {
+		found := false
+		for _, p := range prep {
+			if p.all[t] {
+				found = true
+				break
+			}
+		}
+		if !found {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// discourse holds the stems of words that frame a statement rather than
+// carry its content ("according to the passages", "the answer is").
+var discourse = func() map[string]bool {
+	m := map[string]bool{}
+	for _, t := range textproc.Terms(`passage passages based given provided according answer question questions
+		information mention mentioned mentions context text source sources document documents summary summarize
+		therefore overall however additionally furthermore moreover note noted specifically generally
+		respectively conclusion states stated`) {
+		m[t] = true
+	}
+	return m
+}()
+
+// claimTerms returns the distinct stemmed content terms of a claim,
+// without discourse words.
+func claimTerms(claim string) []string {
+	ts := uniq(textproc.Terms(claim))
+	out := ts[:0]
+	for _, t := range ts {
+		if !discourse[t] {
+			out = append(out, t)
+		}
+	}
+	return out
 }
 
 func uniq(ts []string) []string {
@@ -372,17 +429,35 @@ func (d *Deterministic) keyTerms(a *Assessment, req schema.JudgeRequest, prep []
 			supporting[i] = true
 		}
 	}
+	// weight each key term by how rare it is among the retrieved sections:
+	// a term every section mentions ("services") says little about whether
+	// the answer addresses the question; one none mentions ("warranty")
+	// says a lot
+	weights := make([]float64, len(a.KeyTerms))
+	stems := make([][]string, len(a.KeyTerms))
+	n := float64(len(prep))
+	for k, term := range a.KeyTerms {
+		stems[k] = textproc.Terms(term)
+		df := 0.0
+		for _, p := range prep {
+			if allPresent(stems[k], p.all) {
+				df++
+			}
+		}
+		weights[k] = 1 + math.Log((n+1)/(df+0.5))
+	}
 	var texts []string
+	var union []map[string]bool
 	for i := range prep {
 		if supporting[i] {
 			texts = append(texts, prep[i].text)
+			union = append(union, prep[i].all)
 		}
-		if miss := MissingKeyTerms(a.KeyTerms, prep[i].text); coverage(len(a.KeyTerms), len(miss)) < d.t.KeyTermCoverage {
+		if cov, _ := weightedCoverage(a.KeyTerms, stems, weights, prep[i].all); cov < d.t.KeyTermCoverage {
 			a.RejectedSections = append(a.RejectedSections, req.Sections[i].Key())
 		}
 	}
-	a.MissingKeyTerms = MissingKeyTerms(a.KeyTerms, texts...)
-	a.KeyTermCoverage = coverage(len(a.KeyTerms), len(a.MissingKeyTerms))
+	a.KeyTermCoverage, a.MissingKeyTerms = weightedCoverage(a.KeyTerms, stems, weights, union...)
 	if a.KeyTermCoverage < d.t.KeyTermCoverage && !(a.Abstention && !d.rejectAbstentions) {
 		detail := fmt.Sprintf("the question asks about %s, but the sections the answer rests on do not mention it", quoteList(a.MissingKeyTerms))
 		if len(texts) == 0 {
@@ -392,11 +467,30 @@ func (d *Deterministic) keyTerms(a *Assessment, req schema.JudgeRequest, prep []
 	}
 }
 
-func coverage(total, missing int) float64 {
-	if total == 0 {
-		return 1
+// weightedCoverage returns the weighted share of the key terms present in
+// any of the term sets, and the key terms missing from all.
+func weightedCoverage(keyTerms []string, stems [][]string, weights []float64, sets ...map[string]bool) (float64, []string) {
+	var got, total float64
+	var missing []string
+	for k, term := range keyTerms {
+		total += weights[k]
+		found := false
+		for _, s := range sets {
+			if allPresent(stems[k], s) {
+				found = true
+				break
+			}
+		}
+		if found {
+			got += weights[k]
+		} else {
+			missing = append(missing, term)
+		}
 	}
-	return float64(total-missing) / float64(total)
+	if total == 0 {
+		return 1, missing
+	}
+	return got / total, missing
 }
 
 func quoteList(ws []string) string {

@@ -110,6 +110,12 @@ func TestJudgeWarrantyNotAddressed(t *testing.T) {
 	if len(v.RejectedSections) != len(secs) {
 		t.Errorf("rejected %v, want every section", v.RejectedSections)
 	}
+	// a common key term ("services") does not make up for the rare one
+	v = judgeOf(t, "Is there a warranty on the services?",
+		"Provider may suspend the Services if any undisputed amount is more than sixty (60) days overdue. (See Suspension of Services, page 9)", secs)
+	if !v.IsHallucinated || !strings.Contains(v.Reasoning, `"warranty"`) {
+		t.Errorf("warranty-on-services answer accepted: %+v", v)
+	}
 	// the honest "not addressed" answer is not returned as confident either
 	v = judgeOf(t, "What is the warranty period?", "The provided documents do not address this question.", secs)
 	if !v.IsHallucinated || v.ConfidenceScore != 0 {
@@ -332,4 +338,20 @@ func ExampleSplitClaims() {
 	// Output:
 	// The late fee is 1.5% per month. [Late Payment Penalties, page 8]
 	// Services may be suspended. [[S2]]
+}
+
+func BenchmarkJudge(b *testing.B) {
+	req := schema.JudgeRequest{
+		Query:    "What are the late payment penalties?",
+		Response: lateSentence + " (See Late Payment Penalties, page 8)\nLate fees accrue from the due date until the overdue amount is paid in full. (See Late Payment Penalties, page 8)",
+		Sections: testcontract.Sections(),
+	}
+	j := NewDeterministic()
+	ctx := context.Background()
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		if _, err := j.Judge(ctx, req); err != nil {
+			b.Fatal(err)
+		}
+	}
 }

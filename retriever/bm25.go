@@ -463,6 +463,7 @@ func (r *BM25) Retrieve(ctx context.Context, req schema.RetrieveRequest) ([]sche
 			}
 		}
 	}
+	out = r.widen(req, out, all, floor*r.opts.padRatio)
 	sort.SliceStable(out, func(i, j int) bool { return out[i].rel > out[j].rel })
 
 	res := make([]schema.Section, len(out))
@@ -472,4 +473,38 @@ func (r *BM25) Retrieve(ctx context.Context, req schema.RetrieveRequest) ([]sche
 		res[i] = sec
 	}
 	return res, nil
+}
+
+// widen makes a retry hand out a different set from the rejected pass: when
+// every picked section was in req.Feedback.Previous, the best candidate
+// that was not (and scores at least min) joins the set, replacing the
+// weakest pick when the set is full. Previous sections stay: they may hold
+// the evidence the rejected answer misread.
+func (r *BM25) widen(req schema.RetrieveRequest, out, all []scored, min float64) []scored {
+	if req.Attempt == 0 || req.Feedback == nil || len(req.Feedback.Previous) == 0 {
+		return out
+	}
+	prev := make(map[string]bool, len(req.Feedback.Previous))
+	for _, k := range req.Feedback.Previous {
+		prev[k] = true
+	}
+	picked := make(map[int]bool, len(out))
+	for _, s := range out {
+		if !prev[r.sections[s.idx].Key()] {
+			return out // already different
+		}
+		picked[s.idx] = true
+	}
+	for _, s := range all {
+		if picked[s.idx] || prev[r.sections[s.idx].Key()] || s.rel < min {
+			continue
+		}
+		if len(out) >= r.opts.maxResults {
+			out[len(out)-1] = s
+		} else {
+			out = append(out, s)
+		}
+		break
+	}
+	return out
 }

@@ -14,10 +14,15 @@ type Feedback struct {
 	UnsupportedClaims []string
 	// Reasoning is the judge's explanation.
 	Reasoning string
-	// Excluded holds the keys (Section.Key) of every section handed out on
-	// earlier passes or rejected by the judge; a retriever must not return
-	// them again.
+	// Excluded holds the keys (Section.Key) of the sections the judge
+	// rejected on any earlier pass; a retriever must not return them again.
 	Excluded []string
+	// Previous holds the keys of the sections handed out on the pass just
+	// rejected. A retriever must not hand back exactly the same set: it
+	// widens (adds sections not in Previous), uses sub-queries or the
+	// unsupported claims, or returns nothing. Previous sections may be kept
+	// when they hold the evidence the rejected answer misread.
+	Previous []string
 }
 
 // RetrieveRequest is the input of a retrieval pass.

@@ -142,8 +142,13 @@ func grounded(conf float64) func(schema.JudgeRequest) *schema.Verdict {
 	}
 }
 
-func hallucinated(schema.JudgeRequest) *schema.Verdict {
-	return &schema.Verdict{IsHallucinated: true, ConfidenceScore: 0.2, Reasoning: "the answer's figures are not in the sections"}
+// hallucinated rejects every answer and every section it was given.
+func hallucinated(req schema.JudgeRequest) *schema.Verdict {
+	v := &schema.Verdict{IsHallucinated: true, ConfidenceScore: 0.2, Reasoning: "the answer's figures are not in the sections"}
+	for _, s := range req.Sections {
+		v.RejectedSections = append(v.RejectedSections, s.Key())
+	}
+	return v
 }
 
 // pipeline returns the test pipeline and its call counts.

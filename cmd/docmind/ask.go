@@ -1,0 +1,168 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/docmind/docmind"
+	"github.com/docmind/docmind/schema"
+)
+
+func (a *app) askCmd() *cobra.Command {
+	var pf pipelineFlags
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "ask [flags] QUESTION",
+		Short: "Answer a question from your documents, with citations",
+		Example: `  docmind ask --docs examples/contract "What are the late payment penalties?"
+  docmind ask --docs ~/contracts --json "What is the termination notice period?"`,
+		Args: func(c *cobra.Command, args []string) error {
+			if joinArgs(args) == "" {
+				return usageError{cmd: c.Name(), err: errors.New("ask needs a question, e.g. docmind ask --docs DIR \"What are the late payment penalties?\"")}
+			}
+			return nil
+		},
+		RunE: func(c *cobra.Command, args []string) error {
+			ctx := c.Context()
+			stream := !asJSON && !pf.noStream && isTerminal(a.stdout)
+			var obs schema.Observer
+			if stream {
+				obs = &draftPrinter{w: a.stdout}
+			}
+			p, err := a.buildPipeline(ctx, c, &pf, obs)
+			if err != nil {
+				return err
+			}
+			st, err := p.Ask(ctx, joinArgs(args))
+			if err != nil {
+				if errors.Is(err, docmind.ErrEmptyQuery) {
+					return usageError{cmd: c.Name(), err: err}
+				}
+				return err
+			}
+			if asJSON {
+				if err := writeJSON(a.stdout, st); err != nil {
+					return err
+				}
+			} else {
+				printAnswer(a.stdout, st, stream)
+			}
+			if !st.Answered() {
+				a.exitCode = exitFallback
+			}
+			return nil
+		},
+	}
+	pf.register(cmd)
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the final state as one JSON object")
+	return cmd
+}
+
+// writeJSON prints v as indented JSON.
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}
+
+// printAnswer prints the human form of a finished run: the answer (unless
+// it was already streamed and accepted), its sources, the verdict and the
+// node path.
+func printAnswer(w io.Writer, st *schema.State, streamed bool) {
+	if !streamed || !st.Answered() {
+		fmt.Fprintln(w, st.Answer())
+	}
+	if st.Answered() {
+		if cited := citedSections(st); len(cited) > 0 {
+			fmt.Fprintln(w, "\nSources:")
+			for i, s := range cited {
+				fmt.Fprintf(w, "  [%d] %s — %s, %s\n", i+1, s.Title, s.Source, s.PageRef())
+			}
+		}
+	}
+	fmt.Fprintln(w)
+	if v := st.JudgeVerdict; v != nil {
+		status := "grounded"
+		if v.IsHallucinated || !v.ShouldReturn {
+			status = "not grounded"
+		}
+		fmt.Fprintf(w, "Verdict: %s (confidence %.2f) — %s\n", status, v.ConfidenceScore, oneLineText(v.Reasoning))
+	}
+	path := st.Path()
+	if st.RetryCount > 0 {
+		path += fmt.Sprintf(" (%d %s)", st.RetryCount, plural(st.RetryCount, "rejected pass", "rejected passes"))
+	}
+	fmt.Fprintf(w, "Path: %s\n", path)
+	if u := st.Usage; u != nil && u.Total.Calls > 0 {
+		line := fmt.Sprintf("Tokens: %d prompt + %d completion in %d LLM %s",
+			u.Total.PromptTokens, u.Total.CompletionTokens, u.Total.Calls, plural(u.Total.Calls, "call", "calls"))
+		if u.Total.CostUSD > 0 {
+			line += fmt.Sprintf(", est. $%.4f", u.Total.CostUSD)
+		}
+		fmt.Fprintln(w, line)
+	}
+}
+
+// citedSections returns the retrieved sections the answer cites, or all
+// retrieved sections when it cites none by title.
+func citedSections(st *schema.State) []schema.Section {
+	ans := st.Answer()
+	var cited []schema.Section
+	for _, s := range st.RetrievedSections {
+		if strings.Contains(ans, s.Title) {
+			cited = append(cited, s)
+		}
+	}
+	if len(cited) == 0 {
+		return st.RetrievedSections
+	}
+	return cited
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+func oneLineText(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// draftPrinter streams the generator's draft to a terminal and says when
+// the judge rejected it.
+type draftPrinter struct {
+	w       io.Writer
+	started bool
+}
+
+// OnEvent implements schema.Observer.
+func (d *draftPrinter) OnEvent(_ context.Context, ev schema.Event) {
+	switch ev.Type {
+	case schema.EventToken:
+		if !d.started {
+			fmt.Fprint(d.w, dim("draft: "))
+			d.started = true
+		}
+		fmt.Fprint(d.w, ev.Token)
+	case schema.EventNodeEnd:
+		if ev.Node == schema.NodeGenerate && d.started {
+			fmt.Fprintln(d.w)
+		}
+	case schema.EventRetry:
+		reason := ""
+		if v := ev.State.JudgeVerdict; v != nil {
+			reason = oneLineText(v.Reasoning)
+		}
+		fmt.Fprintf(d.w, "%s\n", dim(fmt.Sprintf("draft rejected by the judge: %s — retrying retrieval (%d/%d)", reason, ev.Attempt, ev.MaxRetries)))
+		d.started = false
+	}
+}
+
+func dim(s string) string { return "\x1b[2m" + s + "\x1b[0m" }

@@ -1,0 +1,78 @@
+// Command docmind answers questions over a folder of documents with cited,
+// judge-checked answers, and says so when it cannot.
+//
+// Exit codes: 0 answered, 1 error, 2 usage error, 3 the fallback message was
+// returned (the documents did not support a confident answer).
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+)
+
+// Exit codes.
+const (
+	exitOK       = 0
+	exitError    = 1
+	exitUsage    = 2
+	exitFallback = 3
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.Getenv)
+	stop()
+	os.Exit(code)
+}
+
+// run executes the command line and returns the exit code. Errors are
+// printed as one line on stderr.
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) (code int) {
+	defer func() {
+		// A bug must not show the user a stack trace; say what happened.
+		if r := recover(); r != nil {
+			fmt.Fprintf(stderr, "docmind: internal error: %v (please report this)\n", r)
+			code = exitError
+		}
+	}()
+	app := &app{stdin: stdin, stdout: stdout, stderr: stderr, getenv: getenv}
+	root := app.rootCmd()
+	root.SetArgs(args)
+	err := root.ExecuteContext(ctx)
+	if err == nil {
+		return app.exitCode
+	}
+	var ue usageError
+	switch {
+	case errors.As(err, &ue):
+		fmt.Fprintf(stderr, "docmind: %s\n", oneLine(err))
+		fmt.Fprintf(stderr, "Run 'docmind %s --help' for usage.\n", ue.cmd)
+		return exitUsage
+	case errors.Is(err, context.Canceled):
+		fmt.Fprintln(stderr, "docmind: interrupted")
+		return exitError
+	default:
+		fmt.Fprintf(stderr, "docmind: %s\n", oneLine(err))
+		return exitError
+	}
+}
+
+// usageError marks a mistake in how the command was called (exit 2).
+type usageError struct {
+	cmd string
+	err error
+}
+
+func (e usageError) Error() string { return e.err.Error() }
+func (e usageError) Unwrap() error { return e.err }
+
+// oneLine folds an error message onto one line.
+func oneLine(err error) string {
+	return strings.Join(strings.Fields(err.Error()), " ")
+}

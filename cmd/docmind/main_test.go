@@ -1,0 +1,226 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/docmind/docmind/schema"
+)
+
+// The CLI tests build the real command once and run it as a user would,
+// with a clean environment (no LLM keys: offline mode).
+
+var binPath string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "docmind-cli-test")
+	if err != nil {
+		panic(err)
+	}
+	binPath = filepath.Join(dir, "docmind")
+	if runtime.GOOS == "windows" {
+		binPath += ".exe"
+	}
+	build := exec.Command("go", "build", "-o", binPath, ".")
+	build.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := build.CombinedOutput(); err != nil {
+		os.Stderr.Write(out)
+		os.RemoveAll(dir)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+type result struct {
+	stdout, stderr string
+	code           int
+}
+
+// runCLI runs the built command in the repository root with an
+// environment free of LLM configuration.
+func runCLI(t *testing.T, env []string, args ...string) result {
+	t.Helper()
+	cmd := exec.Command(binPath, args...)
+	cmd.Dir = repoRoot(t)
+	cmd.Env = append([]string{"HOME=" + t.TempDir(), "PATH=" + os.Getenv("PATH"), "XDG_CACHE_HOME=" + cacheDir(t)}, env...)
+	var so, se bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &so, &se
+	err := cmd.Run()
+	code := 0
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatalf("running docmind: %v", err)
+	}
+	return result{so.String(), se.String(), code}
+}
+
+// cacheDir is shared by the tests so that caches (e.g. compiled wasm) are
+// reused within one test run.
+func cacheDir(t *testing.T) string {
+	d := filepath.Join(os.TempDir(), "docmind-cli-test-cache")
+	if err := os.MkdirAll(d, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+func repoRoot(t *testing.T) string {
+	t.Helper()
+	dir, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			t.Fatal("go.mod not found")
+		}
+		dir = parent
+	}
+}
+
+func decodeState(t *testing.T, out string) *schema.State {
+	t.Helper()
+	var st schema.State
+	if err := json.Unmarshal([]byte(out), &st); err != nil {
+		t.Fatalf("stdout is not one JSON state: %v\n%s", err, out)
+	}
+	return &st
+}
+
+// assertOneLineError checks that stderr is a short error, not a stack trace.
+func assertOneLineError(t *testing.T, r result, want string) {
+	t.Helper()
+	if strings.Contains(r.stderr, "goroutine ") || strings.Contains(r.stderr, "panic") {
+		t.Fatalf("stderr shows a crash:\n%s", r.stderr)
+	}
+	first := strings.SplitN(strings.TrimSpace(r.stderr), "\n", 2)[0]
+	if !strings.HasPrefix(first, "docmind: ") || !strings.Contains(first, want) {
+		t.Fatalf("stderr first line = %q, want a 'docmind: ...%s...' line; full stderr:\n%s", first, want, r.stderr)
+	}
+	if n := len(strings.Split(strings.TrimSpace(r.stderr), "\n")); n > 2 {
+		t.Errorf("stderr has %d lines, want at most an error and a usage hint:\n%s", n, r.stderr)
+	}
+}
+
+func TestAskLatePaymentJSON(t *testing.T) {
+	r := runCLI(t, nil, "ask", "--docs", "examples/contract", "--json", "What are the late payment penalties?")
+	if r.code != exitOK {
+		t.Fatalf("exit %d, stderr:\n%s", r.code, r.stderr)
+	}
+	st := decodeState(t, r.stdout)
+	if want := []string{"decompose", "retrieve", "generate", "judge", "output"}; !reflect.DeepEqual(st.NodeHistory, want) {
+		t.Errorf("node_history = %v, want %v", st.NodeHistory, want)
+	}
+	for _, s := range []string{"1.5%", "page 8", "thirty (30) days", "Late Payment Penalties"} {
+		if !strings.Contains(st.Answer(), s) {
+			t.Errorf("final_output lacks %q: %s", s, st.Answer())
+		}
+	}
+	if st.RetryCount != 0 || st.JudgeVerdict == nil || st.JudgeVerdict.IsHallucinated {
+		t.Errorf("retry_count %d verdict %+v", st.RetryCount, st.JudgeVerdict)
+	}
+	// The seed field names are the contract.
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal([]byte(r.stdout), &raw); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"query", "decomposition", "retrieved_sections", "generated_response", "judge_verdict", "final_output", "retry_count", "node_history"} {
+		if _, ok := raw[k]; !ok {
+			t.Errorf("JSON lacks field %q", k)
+		}
+	}
+}
+
+func TestAskWarrantyFallsBack(t *testing.T) {
+	r := runCLI(t, nil, "ask", "--docs", "examples/contract", "--json", "What is the warranty period?")
+	if r.code != exitFallback {
+		t.Fatalf("exit %d, want %d; stderr:\n%s\nstdout:\n%s", r.code, exitFallback, r.stderr, r.stdout)
+	}
+	st := decodeState(t, r.stdout)
+	want := []string{"decompose", "retrieve", "generate", "judge", "retrieve", "generate", "judge", "output"}
+	if !reflect.DeepEqual(st.NodeHistory, want) {
+		t.Errorf("node_history = %v, want %v", st.NodeHistory, want)
+	}
+	if st.RetryCount != 2 || st.Answer() != schema.FallbackMessage {
+		t.Errorf("retry_count %d final_output %q", st.RetryCount, st.Answer())
+	}
+}
+
+func TestAskHumanOutput(t *testing.T) {
+	r := runCLI(t, nil, "ask", "--docs", "examples/contract", "What are the late payment penalties?")
+	if r.code != exitOK {
+		t.Fatalf("exit %d, stderr:\n%s", r.code, r.stderr)
+	}
+	for _, s := range []string{"1.5% per month", "Sources:", "Verdict: grounded", "Path: decompose → retrieve → generate → judge → output"} {
+		if !strings.Contains(r.stdout, s) {
+			t.Errorf("output lacks %q:\n%s", s, r.stdout)
+		}
+	}
+}
+
+func TestAskMaxRetriesFlag(t *testing.T) {
+	r := runCLI(t, nil, "ask", "--docs", "examples/contract", "--json", "--max-retries", "0", "What is the warranty period?")
+	if r.code != exitFallback {
+		t.Fatalf("exit %d; stderr:\n%s", r.code, r.stderr)
+	}
+	if st := decodeState(t, r.stdout); len(st.NodeHistory) != 5 || st.RetryCount != 1 {
+		t.Errorf("history %v retry_count %d", st.NodeHistory, st.RetryCount)
+	}
+}
+
+func TestAskBadInput(t *testing.T) {
+	empty := t.TempDir()
+	binary := t.TempDir()
+	if err := os.WriteFile(filepath.Join(binary, "notes.txt"), []byte("\x00\x01\x02\x03binary\x00\xff\xfe"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name string
+		args []string
+		code int
+		want string
+	}{
+		{"empty question", []string{"ask", "--docs", "examples/contract", "   "}, exitUsage, "question"},
+		{"no question", []string{"ask", "--docs", "examples/contract"}, exitUsage, "question"},
+		{"unknown flag", []string{"ask", "--bogus", "q"}, exitUsage, "bogus"},
+		{"bad retries", []string{"ask", "--docs", "examples/contract", "--max-retries", "-1", "q?"}, exitUsage, "max-retries"},
+		{"missing folder", []string{"ask", "--docs", "no/such/dir", "q?"}, exitError, "no/such/dir"},
+		{"empty folder", []string{"ask", "--docs", empty, "q?"}, exitError, "no documents"},
+		{"binary only", []string{"ask", "--docs", binary, "q?"}, exitError, "notes.txt"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := runCLI(t, nil, c.args...)
+			if r.code != c.code {
+				t.Fatalf("exit %d, want %d; stderr:\n%s", r.code, c.code, r.stderr)
+			}
+			assertOneLineError(t, r, c.want)
+			if r.stdout != "" {
+				t.Errorf("stdout should be empty on error, got:\n%s", r.stdout)
+			}
+		})
+	}
+}
+
+func TestOfflineNoticeOnStderr(t *testing.T) {
+	r := runCLI(t, nil, "ask", "--docs", "examples/contract", "--json", "What are the late payment penalties?")
+	if !strings.Contains(r.stderr, "offline") || strings.Count(strings.TrimSpace(r.stderr), "\n") != 0 {
+		t.Errorf("want one stderr line saying offline mode, got:\n%s", r.stderr)
+	}
+}

@@ -1,0 +1,91 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/docmind/docmind"
+	"github.com/docmind/docmind/llm/providers"
+	"github.com/docmind/docmind/schema"
+)
+
+// pipelineFlags are the flags of every command that runs the pipeline
+// (ask, chat, eval qa), named the same everywhere.
+type pipelineFlags struct {
+	docs       string
+	maxRetries int
+	provider   string
+	model      string
+	judgeModel string
+	baseURL    string
+	timeout    time.Duration
+	noStream   bool
+}
+
+func (pf *pipelineFlags) register(cmd *cobra.Command) {
+	f := cmd.Flags()
+	f.StringVar(&pf.docs, "docs", "", "folder (or file) of documents to answer from")
+	f.IntVar(&pf.maxRetries, "max-retries", 2, "judged retries before giving up")
+	f.StringVar(&pf.provider, "provider", "", `LLM provider: openai, anthropic, ollama or offline (default: from the environment)`)
+	f.StringVar(&pf.model, "model", "", "LLM model (default: $DOCMIND_MODEL, then the provider's default)")
+	f.StringVar(&pf.judgeModel, "judge-model", "", "model for the judge (default: $DOCMIND_JUDGE_MODEL, then --model)")
+	f.StringVar(&pf.baseURL, "base-url", "", "OpenAI-compatible endpoint (default: $OPENAI_BASE_URL)")
+	f.DurationVar(&pf.timeout, "timeout", 0, "timeout for each LLM call (default 2m)")
+	f.BoolVar(&pf.noStream, "no-stream", false, "do not stream the draft answer")
+}
+
+// buildPipeline loads the documents, picks offline or LLM mode and builds
+// the pipeline. It prints one line on stderr saying which mode runs.
+func (a *app) buildPipeline(ctx context.Context, cmd *cobra.Command, pf *pipelineFlags, obs schema.Observer, extra ...docmind.Option) (*docmind.Pipeline, error) {
+	if pf.maxRetries < 0 {
+		return nil, usageError{cmd: cmd.Name(), err: fmt.Errorf("--max-retries must be 0 or more, got %d", pf.maxRetries)}
+	}
+	if pf.docs == "" {
+		return nil, usageError{cmd: cmd.Name(), err: errors.New("no documents: pass --docs DIR")}
+	}
+	sections, rep, err := docmind.LoadDocuments(ctx, pf.docs)
+	if err != nil {
+		return nil, err
+	}
+	if n := len(rep.Skipped); n > 0 {
+		if a.verbose > 0 {
+			for _, s := range rep.Skipped {
+				fmt.Fprintf(a.stderr, "docmind: skipped %s: %s\n", s.Path, s.Reason)
+			}
+		} else {
+			fmt.Fprintf(a.stderr, "docmind: skipped %d of %d files (run with -v to see why)\n", n, n+len(rep.Files))
+		}
+	}
+	models, err := providers.FromEnv(a.getenv, providers.Config{
+		Provider:   pf.provider,
+		Model:      pf.model,
+		JudgeModel: pf.judgeModel,
+		BaseURL:    pf.baseURL,
+		Timeout:    pf.timeout,
+	})
+	if err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(a.stderr, "docmind: %s\n", models.Describe())
+
+	opts := []docmind.Option{
+		docmind.WithSections(sections),
+		docmind.WithMaxRetries(pf.maxRetries),
+		docmind.WithLogger(a.logger()),
+	}
+	if obs != nil {
+		opts = append(opts, docmind.WithObserver(obs))
+	}
+	if !models.Offline() {
+		opts = append(opts, docmind.WithLLM(models.Main), docmind.WithJudgeLLM(models.Judge),
+			docmind.WithModelNames(models.Name, models.JudgeName))
+		if pf.noStream {
+			opts = append(opts, docmind.WithoutStreaming())
+		}
+	}
+	return docmind.New(append(opts, extra...)...)
+}

@@ -1,0 +1,82 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+)
+
+// app holds what every command shares: the standard streams, the
+// environment and the exit code a command chose.
+type app struct {
+	stdin          io.Reader
+	stdout, stderr io.Writer
+	getenv         func(string) string
+	exitCode       int
+	verbose        int
+}
+
+func (a *app) rootCmd() *cobra.Command {
+	root := &cobra.Command{
+		Use:   "docmind",
+		Short: "Answer questions over your documents, with citations and a hallucination judge",
+		Long: `DocMind answers a question from a folder of documents with an answer that cites
+section titles and page numbers, checks the answer with a judge, retries
+retrieval when the judge rejects it, and says "Unable to provide a confident
+response. Please rephrase your query." rather than guess.
+
+With OPENAI_API_KEY, OPENAI_BASE_URL, ANTHROPIC_API_KEY or OLLAMA_HOST set it
+uses that LLM; with nothing set it runs fully offline (BM25 retrieval,
+extractive answers, deterministic judge).
+
+Exit codes: 0 answered, 1 error, 2 usage error, 3 no confident answer.`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetIn(a.stdin)
+	root.SetOut(a.stdout)
+	root.SetErr(a.stderr)
+	root.PersistentFlags().CountVarP(&a.verbose, "verbose", "v", "log what the pipeline does on stderr (-vv for debug)")
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		return usageError{cmd: c.Name(), err: err}
+	})
+	root.AddCommand(a.askCmd())
+	return root
+}
+
+// logger returns the logger for -v levels: warnings only by default.
+func (a *app) logger() *slog.Logger {
+	level := slog.LevelWarn
+	switch {
+	case a.verbose >= 2:
+		level = slog.LevelDebug
+	case a.verbose == 1:
+		level = slog.LevelInfo
+	}
+	return slog.New(slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: level}))
+}
+
+// isTerminal reports whether w is a terminal (progress and streaming are
+// shown only there).
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+// exactArgs is cobra.ExactArgs with a usage error and a readable message.
+func exactArgs(n int, what string) cobra.PositionalArgs {
+	return func(c *cobra.Command, args []string) error {
+		if len(args) != n {
+			return usageError{cmd: c.Name(), err: fmt.Errorf("%s expects %s, got %d argument(s)", c.Name(), what, len(args))}
+		}
+		return nil
+	}
+}
+
+// joinArgs joins arguments into a question, so that unquoted questions work.
+func joinArgs(args []string) string { return strings.TrimSpace(strings.Join(args, " ")) }

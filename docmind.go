@@ -1,0 +1,197 @@
+// Package docmind answers questions over your own documents with answers
+// that cite section titles and page numbers, checks every answer for
+// hallucinations with a judge, retries retrieval when the judge rejects it,
+// and returns FallbackMessage rather than guess.
+//
+// A Pipeline runs five nodes — decompose, retrieve, generate, judge, output —
+// in a plain Go loop with the judge's conditional retry edge (see
+// package chains). With no LLM configured every stage is offline and
+// deterministic: a rule-based decomposer, BM25 retrieval, an extractive
+// generator and a deterministic judge. WithLLM switches decomposer, generator
+// and judge to any langchaingo llms.Model; the judge's deterministic guards
+// (numbers, percentages, money, durations, dates, quotes, citations) run in
+// both modes.
+//
+//	sections, _, err := docmind.LoadDocuments(ctx, "examples/contract")
+//	p, err := docmind.New(docmind.WithSections(sections))
+//	st, err := p.Ask(ctx, "What are the late payment penalties?")
+//	fmt.Println(st.Answer())
+package docmind
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+
+	"github.com/docmind/docmind/chains"
+	"github.com/docmind/docmind/schema"
+)
+
+// The domain types, re-exported from package schema so that library users
+// need only this package.
+type (
+	// State is the record a run produces; see schema.State.
+	State = schema.State
+	// Section is a retrievable piece of a document.
+	Section = schema.Section
+	// Decomposition is the structured reading of a question.
+	Decomposition = schema.Decomposition
+	// Verdict is the judge's assessment of an answer.
+	Verdict = schema.Verdict
+	// ClaimCheck is the judge's finding for one claim.
+	ClaimCheck = schema.ClaimCheck
+	// Event is what an Observer receives as a run progresses.
+	Event = schema.Event
+	// Observer receives events.
+	Observer = schema.Observer
+	// ObserverFunc adapts a function to Observer.
+	ObserverFunc = schema.ObserverFunc
+	// Decomposer, Retriever, Generator and Judge are the pipeline's stages.
+	Decomposer = schema.Decomposer
+	// Retriever finds sections for a question.
+	Retriever = schema.Retriever
+	// Generator writes an answer from sections.
+	Generator = schema.Generator
+	// Judge checks an answer against its sections.
+	Judge = schema.Judge
+)
+
+// FallbackMessage is the exact text returned instead of an ungrounded answer.
+const FallbackMessage = schema.FallbackMessage
+
+// ErrEmptyQuery is returned by Ask for a question with no words in it.
+var ErrEmptyQuery = errors.New("the question is empty")
+
+// Pipeline answers questions. It is safe for concurrent use when its stages
+// are (the offline stages are).
+type Pipeline struct {
+	runner *chains.Runner
+	mode   string
+}
+
+// New builds a Pipeline. It needs a source of sections: WithRetriever,
+// WithSections or WithDocuments. Stages not given are the offline ones, or
+// the LLM ones when WithLLM is given.
+func New(opts ...Option) (*Pipeline, error) {
+	cfg := config{maxRetries: chains.DefaultMaxRetries}
+	for _, o := range opts {
+		if err := o(&cfg); err != nil {
+			return nil, err
+		}
+	}
+	if err := cfg.fillDefaults(); err != nil {
+		return nil, err
+	}
+	r, err := chains.NewRunner(chains.Config{
+		Decomposer: cfg.decomposer,
+		Retriever:  cfg.retriever,
+		Generator:  cfg.generator,
+		Judge:      cfg.judge,
+		MaxRetries: cfg.maxRetries,
+		Observer:   cfg.observer,
+		Logger:     cfg.logger,
+		AfterStep:  cfg.afterStep,
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &Pipeline{runner: r, mode: cfg.mode()}, nil
+}
+
+// Ask runs the pipeline on a question and returns the final state. The
+// answer is State.Answer(): the cited response when the judge accepted it,
+// FallbackMessage otherwise. An error means the run could not complete
+// (a stage failed or ctx was cancelled, in which case it is ctx.Err()); the
+// state returned with it holds what had completed.
+func (p *Pipeline) Ask(ctx context.Context, query string) (*State, error) {
+	query = strings.TrimSpace(query)
+	if query == "" {
+		return nil, ErrEmptyQuery
+	}
+	return p.runner.Run(ctx, schema.NewState(query))
+}
+
+// Runner returns the underlying loop, for resuming or forking runs.
+func (p *Pipeline) Runner() *chains.Runner { return p.runner }
+
+// Mode returns "offline" or "llm".
+func (p *Pipeline) Mode() string { return p.mode }
+
+// Option configures a Pipeline.
+type Option func(*config) error
+
+type config struct {
+	decomposer schema.Decomposer
+	retriever  schema.Retriever
+	generator  schema.Generator
+	judge      schema.Judge
+	sections   []schema.Section
+	maxRetries int
+	observer   schema.Observer
+	logger     *slog.Logger
+	afterStep  func(context.Context, chains.Step) error
+	llm        llmConfig
+}
+
+// WithRetriever sets the retriever (an index, a langchaingo vector store
+// adapter, or your own).
+func WithRetriever(r Retriever) Option {
+	return func(c *config) error { c.retriever = r; return nil }
+}
+
+// WithSections retrieves from these sections with in-memory BM25.
+func WithSections(secs []Section) Option {
+	return func(c *config) error {
+		if len(secs) == 0 {
+			return errors.New("no sections to search: the documents had no text")
+		}
+		c.sections = secs
+		return nil
+	}
+}
+
+// WithDecomposer sets the decomposer.
+func WithDecomposer(d Decomposer) Option {
+	return func(c *config) error { c.decomposer = d; return nil }
+}
+
+// WithGenerator sets the generator.
+func WithGenerator(g Generator) Option {
+	return func(c *config) error { c.generator = g; return nil }
+}
+
+// WithJudge sets the judge.
+func WithJudge(j Judge) Option {
+	return func(c *config) error { c.judge = j; return nil }
+}
+
+// WithMaxRetries sets how many judged retries a run may make (default 2).
+func WithMaxRetries(n int) Option {
+	return func(c *config) error {
+		if n < 0 {
+			return fmt.Errorf("max retries must be 0 or more, got %d", n)
+		}
+		c.maxRetries = n
+		return nil
+	}
+}
+
+// WithObserver receives an event when each node starts and ends, for every
+// streamed token of the draft answer, and on every retry.
+func WithObserver(o Observer) Option {
+	return func(c *config) error { c.observer = o; return nil }
+}
+
+// WithLogger sets the logger for retry and error lines (slog.Default()
+// otherwise).
+func WithLogger(l *slog.Logger) Option {
+	return func(c *config) error { c.logger = l; return nil }
+}
+
+// WithAfterStep calls f after every completed node with the state after it
+// (for checkpoints); an error from f stops the run.
+func WithAfterStep(f func(context.Context, chains.Step) error) Option {
+	return func(c *config) error { c.afterStep = f; return nil }
+}

@@ -1,0 +1,133 @@
+package judge
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/docmind/docmind/schema"
+)
+
+// sharedDir returns ../shared relative to the module root (or
+// ../../shared, for a git worktree one level deeper), or "" when absent.
+func sharedDir(t *testing.T) string {
+	t.Helper()
+	dir, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			break
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return ""
+		}
+		dir = parent
+	}
+	for _, rel := range []string{"..", filepath.Join("..", "..")} {
+		shared := filepath.Join(dir, rel, "shared")
+		if _, err := os.Stat(filepath.Join(shared, "data")); err == nil {
+			return shared
+		}
+	}
+	return ""
+}
+
+type ragRow struct {
+	Source struct {
+		Question string `json:"question"`
+		Passages string `json:"passages"`
+	} `json:"source"`
+	Responses []struct {
+		Response string `json:"response"`
+		Labels   []struct {
+			ImplicitTrue bool `json:"implicit_true"`
+		} `json:"labels"`
+	} `json:"responses"`
+}
+
+var rePassage = regexp.MustCompile(`(?m)^passage \d+:`)
+
+func passages(s string) []schema.Section {
+	var out []schema.Section
+	idx := rePassage.FindAllStringIndex(s, -1)
+	if len(idx) == 0 {
+		return []schema.Section{{Title: "passage 1", Content: s}}
+	}
+	for i, m := range idx {
+		end := len(s)
+		if i+1 < len(idx) {
+			end = idx[i+1][0]
+		}
+		out = append(out, schema.Section{Title: strings.TrimSuffix(s[m[0]:m[1]], ":"), Content: strings.TrimSpace(s[m[1]:end])})
+	}
+	return out
+}
+
+// TestRAGTruthQA measures the judge on the RAGTruth QA subset (response
+// level, hallucinated = positive) with its default thresholds, which were
+// not tuned on this data. The floor guards against regressions; the
+// figure itself is logged (go test -run RAGTruth -v ./judge).
+func TestRAGTruthQA(t *testing.T) {
+	if testing.Short() {
+		t.Skip("RAGTruth run skipped in -short mode")
+	}
+	shared := sharedDir(t)
+	if shared == "" {
+		t.Skip("../shared not found")
+	}
+	f, err := os.Open(filepath.Join(shared, "data", "ragtruth", "ragtruth_qa.jsonl"))
+	if err != nil {
+		t.Skip("RAGTruth QA subset not found:", err)
+	}
+	defer f.Close()
+	j := NewDeterministic(WithRejectAbstentions(false))
+	var tp, fp, fn, n int
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 16<<20)
+	for sc.Scan() {
+		var row ragRow
+		if err := json.Unmarshal(sc.Bytes(), &row); err != nil {
+			t.Fatalf("reading RAGTruth: %v", err)
+		}
+		secs := passages(row.Source.Passages)
+		for _, r := range row.Responses {
+			gold := false
+			for _, l := range r.Labels {
+				if !l.ImplicitTrue {
+					gold = true
+				}
+			}
+			v, err := j.Judge(context.Background(), schema.JudgeRequest{Query: row.Source.Question, Response: r.Response, Sections: secs})
+			if err != nil {
+				t.Fatal(err)
+			}
+			n++
+			switch {
+			case v.IsHallucinated && gold:
+				tp++
+			case v.IsHallucinated:
+				fp++
+			case gold:
+				fn++
+			}
+		}
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	p := float64(tp) / float64(max(tp+fp, 1))
+	r := float64(tp) / float64(max(tp+fn, 1))
+	f1 := 2 * p * r / max(p+r, 1e-9)
+	t.Logf("RAGTruth QA, %d responses: precision %.3f recall %.3f F1 %.3f (tp %d fp %d fn %d)", n, p, r, f1, tp, fp, fn)
+	if f1 < 0.45 {
+		t.Errorf("F1 %.3f below the 0.45 floor", f1)
+	}
+}
