@@ -39,6 +39,10 @@ const DefaultHistoryTurns = 5
 // finish it with Approve or Reject.
 var ErrAwaitingReview = errors.New("the run is waiting for review; approve or reject it")
 
+// ErrNoPipeline is returned by Ask, Resume and Fork of a Manager built
+// without stages (one that only reads the ledger and finishes reviews).
+var ErrNoPipeline = errors.New("no pipeline configured (documents and stages are needed to run questions)")
+
 // errPause stops the runner after the judge checkpoint of a run that needs
 // review.
 var errPause = errors.New("paused for review")
@@ -53,7 +57,9 @@ type Config struct {
 	Runner *chains.Runner
 	// Pipeline, used when Runner is nil, holds the stages and retry limit
 	// the Manager builds its runner from. Its AfterStep, when set, is
-	// called after each checkpoint is saved.
+	// called after each checkpoint is saved. With neither Runner nor
+	// stages the Manager can read the ledger, approve, reject and collect
+	// garbage, but not run questions (ErrNoPipeline).
 	Pipeline chains.Config
 	// Rewriter rewrites follow-up questions; Rules{} when nil.
 	Rewriter Rewriter
@@ -77,13 +83,20 @@ type Config struct {
 // Manager asks questions in threads and keeps their checkpoints. It is
 // safe for concurrent use when its stages and store are.
 type Manager struct {
-	cfg Config
+	cfg        Config
+	noPipeline bool
 }
 
 // New returns a Manager.
 func New(cfg Config) (*Manager, error) {
 	if cfg.Store == nil {
 		return nil, errors.New("threads: no checkpoint store configured")
+	}
+	noPipeline := false
+	if p := &cfg.Pipeline; cfg.Runner == nil && p.Decomposer == nil && p.Retriever == nil && p.Generator == nil && p.Judge == nil {
+		// The output node, all that a review runs, needs no stage.
+		noPipeline = true
+		p.Decomposer, p.Retriever, p.Generator, p.Judge = unavailable{}, unavailable{}, unavailable{}, unavailable{}
 	}
 	if cfg.Runner == nil {
 		r, err := runnerFor(cfg.Pipeline)
@@ -104,7 +117,26 @@ func New(cfg Config) (*Manager, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	return &Manager{cfg: cfg}, nil
+	return &Manager{cfg: cfg, noPipeline: noPipeline}, nil
+}
+
+// unavailable stands in for the stages of a Manager without a pipeline.
+type unavailable struct{}
+
+func (unavailable) Decompose(context.Context, string) (*schema.Decomposition, error) {
+	return nil, ErrNoPipeline
+}
+
+func (unavailable) Retrieve(context.Context, schema.RetrieveRequest) ([]schema.Section, error) {
+	return nil, ErrNoPipeline
+}
+
+func (unavailable) Generate(context.Context, schema.GenerateRequest) (string, error) {
+	return "", ErrNoPipeline
+}
+
+func (unavailable) Judge(context.Context, schema.JudgeRequest) (*schema.Verdict, error) {
+	return nil, ErrNoPipeline
 }
 
 // Store returns the manager's store.
@@ -155,6 +187,9 @@ func NewRunID() string {
 func (m *Manager) Ask(ctx context.Context, thread, question string, opts ...AskOption) (*Result, error) {
 	if thread == "" {
 		return nil, errors.New("ask: empty thread id")
+	}
+	if m.noPipeline {
+		return nil, fmt.Errorf("ask in thread %s: %w", thread, ErrNoPipeline)
 	}
 	ac := askConfig{}
 	for _, o := range opts {
@@ -364,6 +399,9 @@ func (m *Manager) Resume(ctx context.Context, runID string) (*Result, error) {
 	case checkpoint.StatusAwaitingReview:
 		return &Result{Run: run, State: cp.State}, fmt.Errorf("resume run %s: %w", run.ID, ErrAwaitingReview)
 	}
+	if m.noPipeline {
+		return nil, fmt.Errorf("resume run %s: %w", run.ID, ErrNoPipeline)
+	}
 	// The process may have died between the judge checkpoint and the
 	// pause being recorded.
 	if run.Review && m.needsReview(chains.Step{Node: cp.Node, Next: cp.Next, State: cp.State}) {
@@ -515,6 +553,9 @@ func (m *Manager) Fork(ctx context.Context, runID, from string, opts ForkOptions
 func (m *Manager) forkRunner(opts ForkOptions) (*chains.Runner, error) {
 	if opts.Runner != nil {
 		return opts.Runner, nil
+	}
+	if m.noPipeline {
+		return nil, ErrNoPipeline
 	}
 	if opts.Judge == nil && opts.Generator == nil && opts.Retriever == nil {
 		return m.cfg.Runner, nil

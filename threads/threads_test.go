@@ -470,3 +470,29 @@ func TestManagerWithPrebuiltRunner(t *testing.T) {
 		t.Fatalf("runner without hook: %v", err)
 	}
 }
+
+func TestManagerWithoutPipeline(t *testing.T) {
+	ctx := context.Background()
+	store := checkpoint.NewMemory()
+	cfg, n := pipeline(grounded(0.4))
+	full := newManager(t, store, cfg, func(c *Config) { c.Review = true })
+	paused, err := full.Ask(ctx, "t", "What are the late payment penalties?")
+	if err != nil || paused.Run.Status != checkpoint.StatusAwaitingReview {
+		t.Fatalf("ask: %v %+v", err, paused)
+	}
+	// A ledger-only manager (no documents, no stages) can finish the review.
+	ledger, err := New(Config{Store: store})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ledger.Ask(ctx, "t", "q"); !errors.Is(err, ErrNoPipeline) {
+		t.Fatalf("Ask without pipeline: %v", err)
+	}
+	if _, err := ledger.Fork(ctx, paused.Run.ID, "judge", ForkOptions{}); !errors.Is(err, ErrNoPipeline) {
+		t.Fatalf("Fork without pipeline: %v", err)
+	}
+	done, err := ledger.Approve(ctx, paused.Run.ID, "")
+	if err != nil || done.Answer() != paused.State.Response() || n.String() != "decompose=1 retrieve=1 generate=1 judge=1" {
+		t.Fatalf("approve without pipeline: %v, %+v, calls %s", err, done, n)
+	}
+}
