@@ -443,15 +443,15 @@ func (m *Manager) review(ctx context.Context, runID string, approve bool, note s
 	if err != nil {
 		return nil, err
 	}
-	decision := checkpoint.ReviewRejected
+	decision, verb := checkpoint.ReviewRejected, "reject"
 	if approve {
-		decision = checkpoint.ReviewApproved
+		decision, verb = checkpoint.ReviewApproved, "approve"
 	}
 	if run.Status != checkpoint.StatusAwaitingReview {
-		return nil, fmt.Errorf("%s run %s: it is %s, not awaiting review", decision, run.ID, run.Status)
+		return nil, fmt.Errorf("%s run %s: it is %s, not awaiting review", verb, run.ID, run.Status)
 	}
 	if cp.Node != schema.NodeJudge || cp.Next != schema.NodeOutput || cp.State.JudgeVerdict == nil {
-		return nil, fmt.Errorf("%s run %s: its last checkpoint (step %d, %s) is not a judged answer", decision, run.ID, cp.Step, cp.Node)
+		return nil, fmt.Errorf("%s run %s: its last checkpoint (step %d, %s) is not a judged answer", verb, run.ID, cp.Step, cp.Node)
 	}
 	// The reviewer's decision replaces the judge's; the saved judge
 	// checkpoint is left as it was.
@@ -469,7 +469,7 @@ func (m *Manager) review(ctx context.Context, runID string, approve bool, note s
 	run.Status, run.ReviewDecision, run.ReviewNote = checkpoint.StatusRunning, decision, note
 	run.Updated = time.Now().UTC()
 	if err := m.cfg.Store.SaveRun(ctx, run); err != nil {
-		return nil, fmt.Errorf("%s run %s: %w", decision, run.ID, err)
+		return nil, fmt.Errorf("%s run %s: %w", verb, run.ID, err)
 	}
 	from := cp
 	from.State = st

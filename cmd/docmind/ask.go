@@ -16,6 +16,7 @@ import (
 
 func (a *app) askCmd() *cobra.Command {
 	var pf pipelineFlags
+	var tf threadFlags
 	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "ask [flags] QUESTION",
@@ -29,6 +30,9 @@ func (a *app) askCmd() *cobra.Command {
 			return nil
 		},
 		RunE: func(c *cobra.Command, args []string) error {
+			if tf.threaded() {
+				return a.askInThread(c, &pf, &tf, joinArgs(args), asJSON)
+			}
 			ctx := c.Context()
 			stream := !asJSON && !pf.noStream && isTerminal(a.stdout)
 			var obs schema.Observer
@@ -60,7 +64,8 @@ func (a *app) askCmd() *cobra.Command {
 		},
 	}
 	pf.register(cmd)
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print the final state as one JSON object")
+	tf.registerAsk(cmd, "ask within this conversation: follow-ups are rewritten from its earlier questions and every step is saved")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the final state as one JSON object (with --thread/--review: run and state)")
 	return cmd
 }
 

@@ -46,6 +46,7 @@ Exit codes: 0 answered, 1 error, 2 usage error, 3 no confident answer.`,
 		return usageError{cmd: c.Name(), err: err}
 	})
 	root.AddCommand(a.askCmd())
+	root.AddCommand(a.chatCmd(), a.resumeCmd(), a.runsCmd(), a.gcCmd())
 	return root
 }
 

@@ -1,0 +1,116 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+
+	"github.com/docmind/docmind/schema"
+	"github.com/docmind/docmind/threads"
+)
+
+func (a *app) chatCmd() *cobra.Command {
+	var (
+		pf     pipelineFlags
+		tf     threadFlags
+		asJSON bool
+	)
+	cmd := &cobra.Command{
+		Use:   "chat [flags]",
+		Short: "Ask questions in a conversation; follow-ups are understood in context",
+		Long: `chat reads one question per line: at a prompt on a terminal, or line by line
+from a pipe. Follow-up questions ("and for enterprise clients?") are rewritten
+into standalone questions from the thread's earlier questions; every answer is
+retrieved and judged against the documents again. The thread and every run
+are saved, so "docmind chat --thread ID" continues a conversation later.
+Type /quit (or end the input) to leave.`,
+		Example: `  docmind chat --docs examples/contract
+  printf 'What are the late payment penalties?\nAnd what if it is still unpaid after 60 days?\n' | docmind chat --docs examples/contract --thread t1`,
+		Args: exactArgs(0, "no arguments"),
+		RunE: func(c *cobra.Command, _ []string) error {
+			ctx := c.Context()
+			interactive := isTerminal(a.stdout) && isTerminalReader(a.stdin)
+			stream := interactive && !asJSON && !pf.noStream
+			var obs schema.Observer
+			if stream {
+				obs = &draftPrinter{w: a.stdout}
+			}
+			store, err := a.openStore(ctx, &tf)
+			if err != nil {
+				return err
+			}
+			defer store.Close()
+			m, err := a.manager(ctx, c, &pf, obs, store, &tf)
+			if err != nil {
+				return err
+			}
+			thread := tf.thread
+			if thread == "" {
+				thread = "chat-" + threads.NewRunID()[:8]
+			}
+			fmt.Fprintf(a.stderr, "docmind: thread %s (continue it later with --thread %s)\n", thread, thread)
+			failed := false
+			sc := bufio.NewScanner(a.stdin)
+			sc.Buffer(make([]byte, 0, 64*1024), 1<<20)
+			for {
+				if interactive {
+					fmt.Fprint(a.stdout, "> ")
+				}
+				if !sc.Scan() {
+					break
+				}
+				q := strings.TrimSpace(sc.Text())
+				if q == "" {
+					continue
+				}
+				if q == "/quit" || q == "/exit" {
+					break
+				}
+				res, err := m.Ask(ctx, thread, q)
+				if err != nil {
+					if ctx.Err() != nil {
+						return ctx.Err()
+					}
+					fmt.Fprintf(a.stderr, "docmind: %s\n", oneLine(err))
+					failed = true
+					continue
+				}
+				if asJSON {
+					b, err := json.Marshal(runOutput{Run: res.Run, State: res.State})
+					if err != nil {
+						return err
+					}
+					fmt.Fprintf(a.stdout, "%s\n", b)
+					continue
+				}
+				if err := a.printResult(res, false, stream); err != nil {
+					return err
+				}
+				fmt.Fprintln(a.stdout)
+			}
+			if err := sc.Err(); err != nil {
+				return fmt.Errorf("reading questions: %w", err)
+			}
+			a.exitCode = exitOK
+			if failed {
+				a.exitCode = exitError
+			}
+			return nil
+		},
+	}
+	pf.register(cmd)
+	tf.registerAsk(cmd, "conversation to continue (default: a new thread)")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print one JSON object (run and final state) per question, one per line")
+	return cmd
+}
+
+// isTerminalReader reports whether r is a terminal.
+func isTerminalReader(r any) bool {
+	f, ok := r.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}
