@@ -10,6 +10,7 @@ import (
 
 	"github.com/tmc/langchaingo/llms"
 
+	"github.com/docmind/docmind/llm"
 	"github.com/docmind/docmind/schema"
 	"github.com/docmind/docmind/textproc"
 )
@@ -271,6 +272,9 @@ type LLM struct {
 	Options []llms.CallOption
 	// MaxTurns bounds how many earlier questions are sent (default 5).
 	MaxTurns int
+	// ModelName names the model for cost estimates when its replies do
+	// not.
+	ModelName string
 }
 
 var _ Rewriter = (*LLM)(nil)
@@ -320,7 +324,7 @@ func (l *LLM) ask(ctx context.Context, history []Turn, q string) (string, error)
 	if resp == nil || len(resp.Choices) == 0 || resp.Choices[0] == nil {
 		return "", errors.New("rewrite follow-up question: the model returned no choices")
 	}
-	schema.RecordUsage(ctx, usageOf(resp.Choices[0].GenerationInfo))
+	llm.RecordUsage(ctx, resp, l.ModelName)
 	out := cleanRewrite(resp.Choices[0].Content)
 	if out == "" {
 		return "", fmt.Errorf("rewrite follow-up question: the model's reply %q holds no question", resp.Choices[0].Content)
@@ -342,24 +346,4 @@ func cleanRewrite(reply string) string {
 		return strings.Trim(line, "\"'“”` ")
 	}
 	return ""
-}
-
-// usageOf reads token counts from langchaingo generation info.
-func usageOf(info map[string]any) schema.Usage {
-	get := func(k string) int {
-		switch v := info[k].(type) {
-		case int:
-			return v
-		case int64:
-			return int(v)
-		case float64:
-			return int(v)
-		}
-		return 0
-	}
-	u := schema.Usage{Calls: 1, PromptTokens: get("PromptTokens"), CompletionTokens: get("CompletionTokens"), TotalTokens: get("TotalTokens")}
-	if u.TotalTokens == 0 {
-		u.TotalTokens = u.PromptTokens + u.CompletionTokens
-	}
-	return u
 }

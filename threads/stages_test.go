@@ -17,6 +17,7 @@ import (
 
 	"github.com/docmind/docmind/chains"
 	"github.com/docmind/docmind/checkpoint"
+	"github.com/docmind/docmind/llm"
 	"github.com/docmind/docmind/schema"
 	"github.com/docmind/docmind/textproc"
 )
@@ -194,7 +195,7 @@ func (s llmStages) call(ctx context.Context, role, user string) (string, error) 
 	if err != nil {
 		return "", fmt.Errorf("%s model call: %w", role, err)
 	}
-	schema.RecordUsage(ctx, usageOf(resp.Choices[0].GenerationInfo))
+	llm.RecordUsage(ctx, resp, "scripted")
 	schema.RecordPromptVersion(ctx, role, role+"/test")
 	return resp.Choices[0].Content, nil
 }

@@ -50,9 +50,16 @@ type result struct {
 // environment free of LLM configuration.
 func runCLI(t *testing.T, env []string, args ...string) result {
 	t.Helper()
+	return runCLIInput(t, env, "", args...)
+}
+
+// runCLIInput is runCLI with stdin.
+func runCLIInput(t *testing.T, env []string, stdin string, args ...string) result {
+	t.Helper()
 	cmd := exec.Command(binPath, args...)
 	cmd.Dir = repoRoot(t)
 	cmd.Env = append([]string{"HOME=" + t.TempDir(), "PATH=" + os.Getenv("PATH"), "XDG_CACHE_HOME=" + cacheDir(t)}, env...)
+	cmd.Stdin = strings.NewReader(stdin)
 	var so, se bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &so, &se
 	err := cmd.Run()

@@ -90,7 +90,7 @@ func (a *app) manager(ctx context.Context, c *cobra.Command, pf *pipelineFlags, 
 			if err != nil {
 				return nil, err
 			}
-			cfg.Rewriter = &threads.LLM{Model: models.Main, Fallback: threads.Rules{}}
+			cfg.Rewriter = &threads.LLM{Model: models.Main, Fallback: threads.Rules{}, ModelName: models.Name}
 		}
 	}
 	return threads.New(cfg)

@@ -2,11 +2,7 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"encoding/json"
-	"errors"
-	"os"
-	"os/exec"
 	"strings"
 	"testing"
 
@@ -19,21 +15,7 @@ import (
 // optional stdin.
 func runLedger(t *testing.T, dataDir, stdin string, args ...string) result {
 	t.Helper()
-	cmd := exec.Command(binPath, args...)
-	cmd.Dir = repoRoot(t)
-	cmd.Env = []string{"HOME=" + t.TempDir(), "PATH=" + os.Getenv("PATH"), "XDG_CACHE_HOME=" + cacheDir(t), "DOCMIND_DATA_DIR=" + dataDir}
-	cmd.Stdin = strings.NewReader(stdin)
-	var so, se bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &so, &se
-	err := cmd.Run()
-	code := 0
-	var ee *exec.ExitError
-	if errors.As(err, &ee) {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatalf("running docmind: %v", err)
-	}
-	return result{so.String(), se.String(), code}
+	return runCLIInput(t, []string{"DOCMIND_DATA_DIR=" + dataDir}, stdin, args...)
 }
 
 func decodeRun(t *testing.T, out string) runOutput {
