@@ -15,6 +15,7 @@ package formats
 import (
 	"errors"
 	"fmt"
+	"strings"
 )
 
 // Sentinel errors. Match them with errors.Is; the *Error returned by the
@@ -95,4 +96,20 @@ func Recover(source string, err *error) {
 	if r := recover(); r != nil {
 		*err = Errorf(source, ErrCorrupt, "parser failed on malformed input: %v", r)
 	}
+}
+
+// typography maps presentation forms that break word matching to plain
+// letters: the Latin ligatures U+FB00-FB06 (ﬁ, ﬂ, ﬃ, ...), soft hyphens
+// (dropped), non-breaking and other fixed-width spaces, and the minus
+// sign U+2212.
+var typography = strings.NewReplacer(
+	"\ufb00", "ff", "\ufb01", "fi", "\ufb02", "fl", "\ufb03", "ffi", "\ufb04", "ffl", "\ufb05", "st", "\ufb06", "st",
+	"\u00ad", "", "\u00a0", " ", "\u2007", " ", "\u202f", " ", "\u2212", "-",
+)
+
+// CleanText folds typography that hinders search (see above), then
+// collapses all runs of white space to single spaces and trims the ends.
+// Every parser passes block text through it.
+func CleanText(s string) string {
+	return strings.Join(strings.Fields(typography.Replace(s)), " ")
 }

@@ -564,7 +564,7 @@ func (w *body) endPara() {
 	}
 	p := w.paras[n-1]
 	w.paras = w.paras[:n-1]
-	text := strings.Join(strings.Fields(strings.ReplaceAll(p.text.String(), "\u00ad", "")), " ")
+	text := formats.CleanText(p.text.String())
 	if p.endsSection && !w.useLast {
 		defer func() {
 			w.breaks = append(w.breaks, sectBreak{block: len(w.blocks), sect: len(w.sectTypes) - 1})

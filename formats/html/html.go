@@ -331,7 +331,7 @@ func textOf(n *html.Node) string {
 	return b.String()
 }
 
-func collapse(s string) string { return strings.Join(strings.Fields(s), " ") }
+func collapse(s string) string { return formats.CleanText(s) }
 
 func getAttr(n *html.Node, key string) string {
 	v, _ := attrOK(n, key)

@@ -113,7 +113,7 @@ func Paragraphs(s string) []string {
 		}
 	}
 	for _, line := range strings.Split(s, "\n") {
-		line = strings.Join(strings.Fields(line), " ")
+		line = formats.CleanText(line)
 		if line == "" {
 			flush()
 			continue
