@@ -60,7 +60,13 @@ const (
 // protected Office file), formats.ErrUnsupported (another zip or Office
 // format), formats.ErrTooLarge (a part beyond MaxPartSize) or
 // formats.ErrEmpty (no text).
-func Parse(ctx context.Context, source string, data []byte) (doc *document.Document, err error) {
+func Parse(ctx context.Context, source string, data []byte) (*document.Document, error) {
+	return parse(ctx, source, data, MaxPartSize)
+}
+
+// parse is Parse with the part size limit as a parameter (tests use a
+// small one).
+func parse(ctx context.Context, source string, data []byte, limit int64) (doc *document.Document, err error) {
 	defer formats.Recover(source, &err)
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -91,9 +97,9 @@ func Parse(ctx context.Context, source string, data []byte) (doc *document.Docum
 
 	styles := map[string]*style{}
 	if f := parts["word/styles.xml"]; f != nil {
-		b, err := readPart(f)
+		b, err := readPart(f, limit)
 		if err != nil {
-			return nil, partError(source, f.Name, err)
+			return nil, partError(source, f.Name, err, limit)
 		}
 		styles, err = parseStyles(b)
 		if err != nil {
@@ -102,13 +108,13 @@ func Parse(ctx context.Context, source string, data []byte) (doc *document.Docum
 	}
 	title := ""
 	if f := parts["docProps/core.xml"]; f != nil {
-		if b, err := readPart(f); err == nil {
+		if b, err := readPart(f, limit); err == nil {
 			title = coreTitle(b)
 		}
 	}
-	body, err := readPart(main)
+	body, err := readPart(main, limit)
 	if err != nil {
-		return nil, partError(source, main.Name, err)
+		return nil, partError(source, main.Name, err, limit)
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -131,17 +137,17 @@ func Parse(ctx context.Context, source string, data []byte) (doc *document.Docum
 
 var errTooLarge = errors.New("part too large")
 
-func partError(source, name string, err error) error {
+func partError(source, name string, err error, limit int64) error {
 	if errors.Is(err, errTooLarge) {
-		return formats.Errorf(source, formats.ErrTooLarge, "%s is larger than %d MiB once decompressed (zip bomb?)", name, MaxPartSize>>20)
+		return formats.Errorf(source, formats.ErrTooLarge, "%s is larger than %d KiB once decompressed (zip bomb?)", name, limit>>10)
 	}
 	return formats.Errorf(source, formats.ErrCorrupt, "cannot read %s: %w", name, err)
 }
 
-// readPart decompresses one zip entry, refusing more than MaxPartSize bytes
+// readPart decompresses one zip entry, refusing more than limit bytes
 // whatever the header claims.
-func readPart(f *zip.File) ([]byte, error) {
-	if f.UncompressedSize64 > MaxPartSize {
+func readPart(f *zip.File, limit int64) ([]byte, error) {
+	if f.UncompressedSize64 > uint64(limit) {
 		return nil, errTooLarge
 	}
 	rc, err := f.Open()
@@ -149,11 +155,11 @@ func readPart(f *zip.File) ([]byte, error) {
 		return nil, err
 	}
 	defer rc.Close()
-	b, err := io.ReadAll(io.LimitReader(rc, MaxPartSize+1))
+	b, err := io.ReadAll(io.LimitReader(rc, limit+1))
 	if err != nil {
 		return nil, err
 	}
-	if len(b) > MaxPartSize {
+	if int64(len(b)) > limit {
 		return nil, errTooLarge
 	}
 	return b, nil
