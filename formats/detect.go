@@ -20,9 +20,12 @@ const (
 // to tell Markdown from plain text (both are text). It returns "" with a
 // reason when no parser handles the content: other zip containers
 // (OpenDocument, XLSX, ...), images, executables and other binary data.
-// Detect does not decide whether text bytes are valid in some encoding; the
+// Empty (or all white space) files give "", "empty file". Detect does not decide whether text bytes are valid in some encoding; the
 // text parser reports binary data it cannot decode as ErrUnsupported.
 func Detect(name string, data []byte) (format, reason string) {
+	if len(bytes.TrimSpace(data)) == 0 {
+		return "", "empty file"
+	}
 	head := data
 	if len(head) > 1024 {
 		head = head[:1024]
