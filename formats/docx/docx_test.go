@@ -125,23 +125,7 @@ func TestParseGenerated(t *testing.T) {
 	if got.Pages != 3 {
 		t.Errorf("Pages = %d, want 3", got.Pages)
 	}
-	compareBlocks(t, got.Blocks, want)
-}
-
-func compareBlocks(t *testing.T, got, want []document.Block) {
-	t.Helper()
-	for i := 0; i < max(len(got), len(want)); i++ {
-		var g, w document.Block
-		if i < len(got) {
-			g = got[i]
-		}
-		if i < len(want) {
-			w = want[i]
-		}
-		if g != w {
-			t.Errorf("block %d:\n got %+v\nwant %+v", i, g, w)
-		}
-	}
+	fixture.CompareBlocks(t, got.Blocks, want)
 }
 
 func TestLastRenderedPageBreaks(t *testing.T) {
@@ -155,7 +139,7 @@ func TestLastRenderedPageBreaks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	compareBlocks(t, got.Blocks, []document.Block{
+	fixture.CompareBlocks(t, got.Blocks, []document.Block{
 		{Kind: document.Paragraph, Text: "Seite eins", Page: 1},
 		{Kind: document.Paragraph, Text: "Seite zwei", Page: 2},
 		{Kind: document.Paragraph, Text: "noch zwei, dann drei", Page: 2},

@@ -54,10 +54,10 @@ func TestNumberDepth(t *testing.T) {
 
 func TestCleanTextHyphens(t *testing.T) {
 	for in, want := range map[string]string{
-		"manip\ufffeulation":      "manipulation",
+		"manip\ufffeulation":       "manipulation",
 		"LEFTCOL-or\ufffeRIGHTCOL": "LEFTCOL-or-RIGHTCOL",
-		"Copyright \rc 2001":      "Copyright c 2001",
-		"e\ufb03cient  \u00a0x":   "efficient x",
+		"Copyright \rc 2001":       "Copyright c 2001",
+		"e\ufb03cient  \u00a0x":    "efficient x",
 	} {
 		if got := cleanText(in); got != want {
 			t.Errorf("cleanText(%q) = %q, want %q", in, got, want)

@@ -265,18 +265,7 @@ func TestGenerated(t *testing.T) {
 		{Kind: P, Text: "Claims submitted more than 90 days late are reimbursed at 50 percent.", Page: 3},
 		{Kind: P, Text: "Questions go to the finance team.", Page: 4},
 	}
-	for i := 0; i < max(len(want), len(doc.Blocks)); i++ {
-		var g, w document.Block
-		if i < len(doc.Blocks) {
-			g = doc.Blocks[i]
-		}
-		if i < len(want) {
-			w = want[i]
-		}
-		if g != w {
-			t.Errorf("block %d:\n got %+v\nwant %+v", i, g, w)
-		}
-	}
+	fixture.CompareBlocks(t, doc.Blocks, want)
 	if doc.Title != "Travel Handbook" || doc.Pages != 4 {
 		t.Errorf("title %q pages %d", doc.Title, doc.Pages)
 	}
