@@ -44,9 +44,13 @@ type Decomposition struct {
 type Section struct {
 	// ID is stable across runs for the same source, heading path and chunk.
 	ID string `json:"id,omitempty"`
-	// Title is the heading (or heading path) the text sits under.
-	Title   string `json:"title"`
-	Content string `json:"content"`
+	// Title is the heading the text sits under.
+	Title string `json:"title"`
+	// Path is the heading path, outermost first, ending with the section's
+	// own heading as written (with any section number); it may start with
+	// the document's title. Retrievers may match it; citations use Title.
+	Path    []string `json:"path,omitempty"`
+	Content string   `json:"content"`
 	// Source is the document's path as given to the loader.
 	Source string `json:"source"`
 	// Page is the first page the section is on (1-based); 0 when unknown.
@@ -217,6 +221,9 @@ func (s *State) Clone() *State {
 		c.Decomposition = &d
 	}
 	c.RetrievedSections = append([]Section{}, s.RetrievedSections...)
+	for i := range c.RetrievedSections {
+		c.RetrievedSections[i].Path = cloneStrings(c.RetrievedSections[i].Path)
+	}
 	if s.GeneratedResponse != nil {
 		r := *s.GeneratedResponse
 		c.GeneratedResponse = &r

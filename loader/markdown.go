@@ -1,0 +1,329 @@
+package loader
+
+import (
+	"context"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/docmind/docmind/document"
+)
+
+// MarkdownParser parses Markdown into a Document: headings, paragraphs and
+// pipe tables, with pages from page markers and form feeds (see the package
+// documentation). It expects UTF-8; invalid bytes are replaced.
+type MarkdownParser struct{}
+
+// Parse implements Parser. It never fails on malformed Markdown; it only
+// returns the context's error when ctx is done.
+func (MarkdownParser) Parse(ctx context.Context, source string, data []byte) (*document.Document, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return ParseMarkdown(source, string(data)), nil
+}
+
+var (
+	reATXLine     = regexp.MustCompile(`^ {0,3}(#{1,6})(?:[ \t]+(.*?))?[ \t]*$`)
+	reATXClose    = regexp.MustCompile(`(?:^|[ \t]+)#+[ \t]*$`)
+	reSetextH1    = regexp.MustCompile(`^ {0,3}=+[ \t]*$`)
+	reSetextH2    = regexp.MustCompile(`^ {0,3}-+[ \t]*$`)
+	reThematic    = regexp.MustCompile(`^ {0,3}((\*[ \t]*){3,}|(-[ \t]*){3,}|(_[ \t]*){3,})$`)
+	reFenceOpen   = regexp.MustCompile("^ {0,3}(`{3,}|~{3,})")
+	reImage       = regexp.MustCompile(`!\[([^\]\n]*)\]\([^)\n]*\)`)
+	reLink        = regexp.MustCompile(`\[([^\]\n]+)\]\([^)\n]*\)`)
+	reRefLink     = regexp.MustCompile(`\[([^\]\n]+)\]\[[^\]\n]*\]`)
+	reStrong      = regexp.MustCompile(`(\*\*|__)([^\s*_](?:.*?[^\s])??)(\*\*|__)`)
+	reEm          = regexp.MustCompile(`\*([^\s*](?:[^*]*?[^\s*])?)\*`)
+	reCode        = regexp.MustCompile("`+([^`]*)`+")
+	reEscape      = regexp.MustCompile("\\\\([\\\\`*_{}\\[\\]()#+\\-.!|>~])")
+	reHTMLComment = regexp.MustCompile(`<!--.*?-->`)
+)
+
+// ParseMarkdown parses Markdown text. It is the function behind
+// MarkdownParser; source is recorded as Document.Source.
+func ParseMarkdown(source, text string) *document.Document {
+	text = normaliseText(text)
+	lines := strings.Split(text, "\n")
+	doc := &document.Document{Source: source, Format: FormatMarkdown}
+	b := newBuilder(doc, hasMarkdownPages(lines))
+	b.titleFromH1 = true
+
+	start := 0
+	if title, end, ok := frontMatter(lines); ok {
+		doc.Title = title
+		start = end
+	}
+
+	var para []string  // current paragraph's lines
+	var table []string // current table's rows
+	flush := func() {
+		if len(table) > 0 {
+			b.add(document.Table, 0, strings.Join(table, "\n"))
+			table = nil
+		}
+		if len(para) > 0 {
+			b.add(document.Paragraph, 0, strings.Join(para, "\n"))
+			para = nil
+		}
+	}
+
+	var fence string // the open fence's marker, "" outside code
+	var code []string
+	inComment := false
+	for i := start; i < len(lines); i++ {
+		line := lines[i]
+		trimmed := strings.TrimSpace(line)
+		if line == "\f" {
+			if fence == "" {
+				flush()
+			}
+			b.nextPage()
+			continue
+		}
+		if fence != "" {
+			if strings.HasPrefix(trimmed, fence) && strings.Trim(trimmed, fence[:1]) == "" {
+				fence = ""
+				if len(code) > 0 {
+					b.add(document.Paragraph, 0, strings.Join(code, "\n"))
+				}
+				code = nil
+				continue
+			}
+			if trimmed != "" {
+				code = append(code, strings.TrimRight(line, " \t"))
+			}
+			continue
+		}
+		if inComment {
+			if idx := strings.Index(line, "-->"); idx >= 0 {
+				inComment = false
+			}
+			continue
+		}
+		if m := rePageMarker.FindStringSubmatch(trimmed); m != nil {
+			flush()
+			b.setPage(m[1])
+			continue
+		}
+		if m := reFenceOpen.FindStringSubmatch(line); m != nil {
+			flush()
+			fence = m[1]
+			continue
+		}
+		if trimmed == "" {
+			flush()
+			continue
+		}
+		if strings.HasPrefix(trimmed, "<!--") {
+			rest := reHTMLComment.ReplaceAllString(trimmed, "")
+			if !strings.Contains(rest, "<!--") && strings.TrimSpace(rest) == "" {
+				flush()
+				continue
+			}
+			if !strings.Contains(trimmed, "-->") {
+				flush()
+				inComment = true
+				continue
+			}
+		}
+		if len(table) > 0 {
+			if strings.Contains(line, "|") {
+				if !reTableDelimLine(trimmed) {
+					table = append(table, tableRow(trimmed))
+				}
+				continue
+			}
+			flush()
+		}
+		if m := reATXLine.FindStringSubmatch(line); m != nil {
+			flush()
+			title := reATXClose.ReplaceAllString(m[2], "")
+			if title = cleanInline(title); title != "" {
+				b.add(document.Heading, len(m[1]), title)
+			}
+			continue
+		}
+		if len(para) > 0 && (reSetextH1.MatchString(line) || (reSetextH2.MatchString(line) && !isListItem(para[0]))) {
+			level := 1
+			if strings.Contains(line, "-") {
+				level = 2
+			}
+			title := cleanInline(strings.Join(para, " "))
+			para = nil
+			if title != "" {
+				b.add(document.Heading, level, title)
+			}
+			continue
+		}
+		if reThematic.MatchString(line) {
+			flush()
+			continue
+		}
+		if len(para) == 0 && strings.Contains(line, "|") && i+1 < len(lines) && reTableDelimLine(strings.TrimSpace(lines[i+1])) {
+			table = append(table, tableRow(trimmed))
+			i++ // the delimiter row
+			continue
+		}
+		if strings.HasPrefix(trimmed, ">") {
+			trimmed = strings.TrimSpace(strings.TrimLeft(trimmed, "> \t"))
+			if trimmed == "" {
+				continue
+			}
+		}
+		if l := cleanInline(trimmed); l != "" {
+			para = append(para, l)
+		}
+	}
+	if fence != "" && len(code) > 0 {
+		b.add(document.Paragraph, 0, strings.Join(code, "\n"))
+	}
+	flush()
+	b.finish()
+	return doc
+}
+
+func reTableDelimLine(s string) bool {
+	return strings.Contains(s, "-") && reTableDelim.MatchString(s)
+}
+
+// tableRow renders "| a | b |" as "a | b".
+func tableRow(line string) string {
+	line = strings.TrimSpace(line)
+	line = strings.TrimPrefix(line, "|")
+	line = strings.TrimSuffix(line, "|")
+	cells := strings.Split(line, "|")
+	for i, c := range cells {
+		cells[i] = cleanInline(strings.TrimSpace(c))
+	}
+	return strings.Join(cells, " | ")
+}
+
+func isListItem(s string) bool {
+	s = strings.TrimSpace(s)
+	return strings.HasPrefix(s, "- ") || strings.HasPrefix(s, "* ") || strings.HasPrefix(s, "+ ")
+}
+
+// cleanInline removes inline Markdown markup, keeping the text.
+func cleanInline(s string) string {
+	if !strings.ContainsAny(s, "*_`[]!\\<") {
+		return strings.TrimSpace(s)
+	}
+	s = reImage.ReplaceAllString(s, "$1")
+	s = reLink.ReplaceAllString(s, "$1")
+	s = reRefLink.ReplaceAllString(s, "$1")
+	s = reCode.ReplaceAllString(s, "$1")
+	s = reStrong.ReplaceAllString(s, "$2")
+	s = reEm.ReplaceAllString(s, "$1")
+	s = reHTMLComment.ReplaceAllString(s, "")
+	s = reEscape.ReplaceAllString(s, "$1")
+	return strings.TrimSpace(s)
+}
+
+// frontMatter recognises a YAML front matter block at the start and returns
+// its title and the index of the first line after it.
+func frontMatter(lines []string) (title string, end int, ok bool) {
+	if len(lines) == 0 || strings.TrimSpace(lines[0]) != "---" {
+		return "", 0, false
+	}
+	for i := 1; i < len(lines) && i < 200; i++ {
+		l := strings.TrimSpace(lines[i])
+		if l == "---" || l == "..." {
+			return title, i + 1, true
+		}
+		if k, v, found := strings.Cut(l, ":"); found && strings.EqualFold(strings.TrimSpace(k), "title") {
+			title = strings.Trim(strings.TrimSpace(v), `"'`)
+		}
+		if l == "\f" {
+			break
+		}
+	}
+	return "", 0, false
+}
+
+func hasMarkdownPages(lines []string) bool {
+	fence := false
+	for _, l := range lines {
+		if l == "\f" {
+			return true
+		}
+		if reFenceOpen.MatchString(l) {
+			fence = !fence
+			continue
+		}
+		if !fence && rePageMarker.MatchString(strings.TrimSpace(l)) {
+			return true
+		}
+	}
+	return false
+}
+
+// normaliseText strips a byte order mark, replaces invalid UTF-8, unifies
+// line ends and puts every form feed on a line of its own.
+func normaliseText(s string) string {
+	s = strings.TrimPrefix(s, "\uFEFF")
+	s = strings.ToValidUTF8(s, "\uFFFD")
+	s = strings.ReplaceAll(s, "\r\n", "\n")
+	s = strings.ReplaceAll(s, "\r", "\n")
+	if strings.Contains(s, "\f") {
+		s = strings.ReplaceAll(s, "\f", "\n\f\n")
+	}
+	return s
+}
+
+// builder accumulates blocks and tracks the current page.
+type builder struct {
+	doc  *document.Document
+	page int
+	// titleFromH1 makes the first level-1 heading the document's title.
+	titleFromH1 bool
+}
+
+func newBuilder(doc *document.Document, paged bool) *builder {
+	b := &builder{doc: doc}
+	if paged {
+		b.page = 1
+	}
+	return b
+}
+
+func (b *builder) add(kind document.Kind, level int, text string) {
+	text = strings.TrimSpace(text)
+	if text == "" {
+		return
+	}
+	if b.titleFromH1 && kind == document.Heading && b.doc.Title == "" && level == 1 {
+		b.doc.Title = text
+	}
+	b.doc.Blocks = append(b.doc.Blocks, document.Block{Kind: kind, Level: level, Text: text, Page: b.page})
+	if b.page > b.doc.Pages {
+		b.doc.Pages = b.page
+	}
+}
+
+func (b *builder) nextPage() {
+	if b.page == 0 {
+		b.page = 1
+	}
+	b.page++
+}
+
+// setPage applies a page marker's label: a number sets the page, any other
+// label starts the next page and is recorded as its printed label.
+func (b *builder) setPage(label string) {
+	if n, err := strconv.Atoi(label); err == nil && n > 0 && n < 1_000_000 {
+		b.page = n
+		return
+	}
+	b.page++
+	if b.doc.PageLabels == nil {
+		b.doc.PageLabels = map[int]string{}
+	}
+	b.doc.PageLabels[b.page] = label
+}
+
+func (b *builder) finish() {
+	if b.page > b.doc.Pages {
+		b.doc.Pages = b.page
+	}
+}

@@ -1,0 +1,128 @@
+package loader
+
+import (
+	"context"
+	"regexp"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/docmind/docmind/document"
+)
+
+// TextParser parses plain text into a Document: paragraphs separated by
+// blank lines, headings found heuristically and pages from form feeds (see
+// the package documentation). It expects UTF-8; invalid bytes are replaced.
+type TextParser struct{}
+
+// Parse implements Parser. It never fails on malformed text; it only
+// returns the context's error when ctx is done.
+func (TextParser) Parse(ctx context.Context, source string, data []byte) (*document.Document, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return ParseText(source, string(data)), nil
+}
+
+// Limits of the plain-text heading heuristics.
+const (
+	maxHeadingLen   = 80
+	maxHeadingWords = 12
+	maxTitleWords   = 8
+)
+
+var reNumbered = regexp.MustCompile(`^(\d{1,3}(?:\.\d{1,3})*)\.?[ \t]+(\S.*)$`)
+
+// ParseText parses plain text. It is the function behind TextParser;
+// source is recorded as Document.Source.
+func ParseText(source, text string) *document.Document {
+	text = normaliseText(text)
+	lines := strings.Split(text, "\n")
+	doc := &document.Document{Source: source, Format: FormatText}
+	b := newBuilder(doc, strings.Contains(text, "\f"))
+
+	// Group lines into paragraphs; remember what follows each one.
+	var para []string
+	flush := func(followedByBlank bool) {
+		if len(para) == 0 {
+			return
+		}
+		emitTextParagraph(b, para, followedByBlank)
+		para = nil
+	}
+	for _, line := range lines {
+		switch t := strings.TrimSpace(line); {
+		case line == "\f":
+			flush(true)
+			b.nextPage()
+		case t == "":
+			flush(true)
+		default:
+			para = append(para, t)
+		}
+	}
+	flush(true)
+	b.finish()
+	if len(doc.Blocks) > 0 && doc.Blocks[0].Kind == document.Heading {
+		doc.Title = doc.Blocks[0].Text
+	}
+	return doc
+}
+
+// emitTextParagraph adds a paragraph of consecutive non-blank lines,
+// splitting off a heading on its first line when the heuristics say so.
+func emitTextParagraph(b *builder, para []string, followedByBlank bool) {
+	first := para[0]
+	if level, ok := textHeading(first, len(para) == 1 && followedByBlank, len(para) > 1 && startsNumbered(para[1])); ok {
+		b.add(document.Heading, level, first)
+		para = para[1:]
+	}
+	if len(para) > 0 {
+		b.add(document.Paragraph, 0, strings.Join(para, "\n"))
+	}
+}
+
+func startsNumbered(s string) bool { return reNumbered.MatchString(s) }
+
+// textHeading decides whether a line of plain text is a heading and at
+// which level. alone says the line is a paragraph of its own followed by a
+// blank line; nextNumbered says the following line also starts with a
+// number (then the line is a list item rather than a heading).
+func textHeading(line string, alone, nextNumbered bool) (int, bool) {
+	if utf8.RuneCountInString(line) > maxHeadingLen || strings.HasSuffix(line, ",") || strings.HasSuffix(line, ";") {
+		return 0, false
+	}
+	words := len(strings.Fields(line))
+	endsLikeSentence := strings.HasSuffix(line, ".") || strings.HasSuffix(line, ":") ||
+		strings.HasSuffix(line, "!") || strings.HasSuffix(line, "?")
+	if m := reNumbered.FindStringSubmatch(line); m != nil {
+		rest := m[2]
+		r, _ := utf8.DecodeRuneInString(rest)
+		if unicode.IsUpper(r) && !endsLikeSentence && words <= maxHeadingWords && !nextNumbered {
+			return strings.Count(m[1], ".") + 1, true
+		}
+		return 0, false
+	}
+	if isAllCaps(line) && words <= maxHeadingWords && !strings.HasSuffix(line, ".") {
+		return 1, true
+	}
+	r, _ := utf8.DecodeRuneInString(line)
+	if alone && unicode.IsUpper(r) && !endsLikeSentence && words <= maxTitleWords {
+		return 2, true
+	}
+	return 0, false
+}
+
+// isAllCaps reports a line with at least three letters, all upper case.
+func isAllCaps(s string) bool {
+	letters := 0
+	for _, r := range s {
+		if unicode.IsLetter(r) {
+			if !unicode.IsUpper(r) {
+				return false
+			}
+			letters++
+		}
+	}
+	return letters >= 3
+}

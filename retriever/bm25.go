@@ -1,0 +1,464 @@
+// Package retriever finds the sections of the loaded documents that best
+// answer a question. BM25 is an in-memory Okapi BM25 ranker over
+// []schema.Section implementing schema.Retriever: text is analysed with
+// textproc.Terms (stop words removed, Porter2 stems), matches in a
+// section's title count more than matches in its text (BM25F-style field
+// weights), and a relevance floor drops sections that do not match the
+// question well enough.
+//
+// # Relevance
+//
+// A section's RelevanceScore is its BM25 score divided by the score of an
+// ideal section for the same question: one whose title and text each
+// contain every question term once. Terms that occur in no section count
+// in the ideal with the weight of the rarest indexed term, so a question
+// about something the documents never mention ("warranty") cannot reach
+// the floor on its other, common words ("period") alone. The score is
+// clamped to [0,1], comparable across questions, and the floor is
+// absolute: with the default floor of 0.3 a section must cover roughly a
+// third of the question's weight to be returned.
+//
+// # Queries and retries
+//
+// The original question, each sub-query of the decomposition and the
+// decomposition's key terms, entities and constraints are used together;
+// with several sub-queries the best section of each is kept before the
+// rest are ranked, so multi-part questions get a section per part. On a
+// retry the sections in Feedback.Excluded are never returned, the floor is
+// lowered (by RetryFloorFactor per attempt) and the judge's unsupported
+// claims are searched as an extra, down-weighted query.
+package retriever
+
+import (
+	"context"
+	"math"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/docmind/docmind/schema"
+	"github.com/docmind/docmind/textproc"
+)
+
+// Defaults of the BM25 options.
+const (
+	DefaultK1          = 1.2
+	DefaultB           = 0.75
+	DefaultTitleWeight = 3.0
+	DefaultPathWeight  = 1.0
+	DefaultFloor       = 0.3
+	DefaultMinResults  = 3
+	DefaultMaxResults  = 5
+	// DefaultRetryFloorFactor multiplies the floor on each retry.
+	DefaultRetryFloorFactor = 0.75
+	// DefaultPadRatio: sections scoring at least PadRatio × floor may pad a
+	// non-empty result up to MinResults.
+	DefaultPadRatio = 0.5
+)
+
+// headingB is the length normalisation of the title and path fields:
+// milder than the text's, so that one-word titles do not dominate.
+const headingB = 0.3
+
+// extraWeight is the weight of key terms, entities and constraints that
+// are not already words of the question, and of unsupported claims.
+const extraWeight = 0.5
+
+type options struct {
+	k1, b, titleWeight float64
+	pathWeight         float64
+	floor              float64
+	minResults         int
+	maxResults         int
+	retryFloorFactor   float64
+	padRatio           float64
+}
+
+// Option configures a BM25 retriever.
+type Option func(*options)
+
+// WithK1 sets BM25's term-frequency saturation k1 (default 1.2).
+func WithK1(k1 float64) Option {
+	return func(o *options) {
+		if k1 > 0 {
+			o.k1 = k1
+		}
+	}
+}
+
+// WithB sets BM25's length normalisation b in [0,1] (default 0.75).
+func WithB(b float64) Option {
+	return func(o *options) {
+		if b >= 0 && b <= 1 {
+			o.b = b
+		}
+	}
+}
+
+// WithTitleWeight sets how much a match in a section's title counts
+// relative to a match in its text (default 3).
+func WithTitleWeight(w float64) Option {
+	return func(o *options) {
+		if w >= 0 {
+			o.titleWeight = w
+		}
+	}
+}
+
+// WithPathWeight sets how much a match in the headings above a section
+// (Section.Path) counts relative to a match in its text (default 1).
+func WithPathWeight(w float64) Option {
+	return func(o *options) {
+		if w >= 0 {
+			o.pathWeight = w
+		}
+	}
+}
+
+// WithFloor sets the relevance floor in [0,1] (default 0.3): sections whose
+// RelevanceScore is below it are not returned. 0 returns every match.
+func WithFloor(f float64) Option {
+	return func(o *options) {
+		if f >= 0 && f <= 1 {
+			o.floor = f
+		}
+	}
+}
+
+// WithResults sets how many sections a pass returns: at most max, and at
+// least min when enough sections score at least half the floor and one
+// passes it (defaults 3 and 5).
+func WithResults(min, max int) Option {
+	return func(o *options) {
+		if max > 0 {
+			o.maxResults = max
+		}
+		if min >= 0 {
+			o.minResults = min
+		}
+		if o.minResults > o.maxResults {
+			o.minResults = o.maxResults
+		}
+	}
+}
+
+// WithRetryFloorFactor sets the factor in (0,1] the floor is multiplied by
+// on each retry (default 0.75).
+func WithRetryFloorFactor(f float64) Option {
+	return func(o *options) {
+		if f > 0 && f <= 1 {
+			o.retryFloorFactor = f
+		}
+	}
+}
+
+// fieldStats holds one field's term frequencies and length.
+type fieldStats struct {
+	tf  map[string]int
+	len int
+}
+
+func newFieldStats(text string) fieldStats {
+	terms := textproc.Terms(text)
+	fs := fieldStats{tf: make(map[string]int, len(terms)), len: len(terms)}
+	for _, t := range terms {
+		fs.tf[t]++
+	}
+	return fs
+}
+
+// BM25 ranks sections with Okapi BM25. It is immutable after NewBM25 and
+// safe for concurrent use.
+type BM25 struct {
+	sections []schema.Section
+	title    []fieldStats
+	parents  []fieldStats // headings above the section's own (Path)
+	body     []fieldStats
+	df       map[string]int
+	avgTitle float64
+	avgPar   float64
+	avgBody  float64
+	// idfUnseen is the IDF given to a question term no section contains.
+	idfUnseen float64
+	opts      options
+}
+
+var _ schema.Retriever = (*BM25)(nil)
+
+// NewBM25 indexes sections (which it copies) for retrieval.
+func NewBM25(sections []schema.Section, opts ...Option) *BM25 {
+	o := options{
+		k1: DefaultK1, b: DefaultB, titleWeight: DefaultTitleWeight, pathWeight: DefaultPathWeight,
+		floor:      DefaultFloor,
+		minResults: DefaultMinResults, maxResults: DefaultMaxResults,
+		retryFloorFactor: DefaultRetryFloorFactor, padRatio: DefaultPadRatio,
+	}
+	for _, opt := range opts {
+		opt(&o)
+	}
+	r := &BM25{
+		sections: append([]schema.Section(nil), sections...),
+		title:    make([]fieldStats, len(sections)),
+		parents:  make([]fieldStats, len(sections)),
+		body:     make([]fieldStats, len(sections)),
+		df:       map[string]int{},
+		opts:     o,
+	}
+	var sumT, sumP, sumB int
+	for i, s := range sections {
+		r.title[i] = newFieldStats(s.Title)
+		if len(s.Path) > 1 {
+			r.parents[i] = newFieldStats(strings.Join(s.Path[:len(s.Path)-1], "\n"))
+		}
+		r.body[i] = newFieldStats(s.Content)
+		sumT += r.title[i].len
+		sumP += r.parents[i].len
+		sumB += r.body[i].len
+		seen := make(map[string]bool, len(r.title[i].tf)+len(r.body[i].tf))
+		for _, f := range []fieldStats{r.title[i], r.parents[i], r.body[i]} {
+			for t := range f.tf {
+				seen[t] = true
+			}
+		}
+		for t := range seen {
+			r.df[t]++
+		}
+	}
+	if n := len(sections); n > 0 {
+		r.avgTitle = math.Max(float64(sumT)/float64(n), 1)
+		r.avgPar = math.Max(float64(sumP)/float64(n), 1)
+		r.avgBody = math.Max(float64(sumB)/float64(n), 1)
+	}
+	r.idfUnseen = r.idf(0)
+	return r
+}
+
+// Len returns the number of indexed sections.
+func (r *BM25) Len() int { return len(r.sections) }
+
+// idf is Lucene's BM25 IDF, always positive.
+func (r *BM25) idf(df int) float64 {
+	n := float64(len(r.sections))
+	return math.Log(1 + (n-float64(df)+0.5)/(float64(df)+0.5))
+}
+
+// query is a weighted bag of terms.
+type query struct {
+	weights map[string]float64
+	order   []string // terms in first-seen order, for determinism
+	// factor scales this query's relevance when results are fused.
+	factor float64
+}
+
+func (q *query) add(text string, w float64, df map[string]int) {
+	for _, t := range textproc.Terms(text) {
+		if fillerTerms[t] && df[t] == 0 {
+			continue
+		}
+		if old, ok := q.weights[t]; !ok {
+			q.weights[t] = w
+			q.order = append(q.order, t)
+		} else if w > old {
+			q.weights[t] = w
+		}
+	}
+}
+
+func newQuery(factor float64) *query {
+	return &query{weights: map[string]float64{}, factor: factor}
+}
+
+func (q *query) key() string {
+	ts := append([]string(nil), q.order...)
+	sort.Strings(ts)
+	return strings.Join(ts, " ")
+}
+
+// fillerTerms are stems of question words that carry no topic ("how many
+// days", "how quickly", "what happens") and are not in textproc's stop
+// list. They are ignored when no section contains them; otherwise their
+// low IDF already makes them count little.
+var fillerTerms = map[string]bool{
+	"mani": true, "much": true, "happen": true, "describ": true, "explain": true,
+	"anyth": true, "someth": true, "know": true, "want": true, "say": true,
+	"regard": true, "concern": true, "quick": true, "quickli": true, "soon": true,
+	"often": true, "exact": true, "specif": true, "long": true, "get": true,
+}
+
+// scored is a section's relevance for one query.
+type scored struct {
+	idx   int
+	score float64
+	rel   float64
+}
+
+// rank scores every section that shares a term with q.
+func (r *BM25) rank(q *query, excluded map[string]bool) []scored {
+	if len(q.order) == 0 || len(r.sections) == 0 {
+		return nil
+	}
+	k1, b, wT, wP := r.opts.k1, r.opts.b, r.opts.titleWeight, r.opts.pathWeight
+	ideal := 0.0
+	idealTF := wT + 1
+	for _, t := range q.order {
+		idf := r.idfUnseen
+		if df := r.df[t]; df > 0 {
+			idf = r.idf(df)
+		}
+		ideal += q.weights[t] * idf * idealTF * (k1 + 1) / (k1 + idealTF)
+	}
+	scores := map[int]float64{}
+	for i := range r.sections {
+		if excluded[r.sections[i].Key()] {
+			continue
+		}
+		ti, pa, bo := r.title[i], r.parents[i], r.body[i]
+		normT := 1 - headingB + headingB*float64(ti.len)/r.avgTitle
+		normP := 1 - headingB + headingB*float64(pa.len)/r.avgPar
+		normB := 1 - b + b*float64(bo.len)/r.avgBody
+		s := 0.0
+		for _, t := range q.order {
+			tfT, tfP, tfB := ti.tf[t], pa.tf[t], bo.tf[t]
+			if tfT == 0 && tfP == 0 && tfB == 0 {
+				continue
+			}
+			tf := wT*float64(tfT)/normT + wP*float64(tfP)/normP + float64(tfB)/normB
+			s += q.weights[t] * r.idf(r.df[t]) * tf * (k1 + 1) / (k1 + tf)
+		}
+		if s > 0 {
+			scores[i] = s
+		}
+	}
+	out := make([]scored, 0, len(scores))
+	for i, s := range scores {
+		out = append(out, scored{idx: i, score: s, rel: math.Min(1, s/ideal)})
+	}
+	r.sortScored(out)
+	return out
+}
+
+// sortScored orders by relevance, then by position in the corpus, so that
+// equal scores always come out in the same order.
+func (r *BM25) sortScored(s []scored) {
+	sort.Slice(s, func(i, j int) bool {
+		if s[i].rel != s[j].rel {
+			return s[i].rel > s[j].rel
+		}
+		return s[i].idx < s[j].idx
+	})
+}
+
+var reCitation = regexp.MustCompile(`\((?i:see\s+)?[^()]*,\s*pages?\s[^()]*\)`)
+
+// Retrieve returns the best sections for the request, best first, with
+// RelevanceScore in [0,1]; none when nothing passes the floor. It never
+// returns a section whose Key is in req.Feedback.Excluded. The only error
+// is the context's.
+func (r *BM25) Retrieve(ctx context.Context, req schema.RetrieveRequest) ([]schema.Section, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	excluded := map[string]bool{}
+	floor := r.opts.floor
+	if req.Feedback != nil {
+		for _, k := range req.Feedback.Excluded {
+			excluded[k] = true
+		}
+	}
+	if req.Attempt > 0 {
+		floor *= math.Pow(r.opts.retryFloorFactor, float64(req.Attempt))
+	}
+
+	// The question, enriched with the decomposition's terms.
+	main := newQuery(1)
+	main.add(req.Query, 1, r.df)
+	var subs []*query
+	if d := req.Decomposition; d != nil {
+		for _, list := range [][]string{d.KeyTerms, d.Entities, d.Constraints} {
+			for _, e := range list {
+				main.add(e, extraWeight, r.df)
+			}
+		}
+		seen := map[string]bool{main.key(): true}
+		for _, sq := range d.SubQueries {
+			q := newQuery(1)
+			q.add(sq, 1, r.df)
+			if k := q.key(); k != "" && !seen[k] {
+				seen[k] = true
+				subs = append(subs, q)
+			}
+		}
+		if len(main.order) == 0 && len(subs) == 1 {
+			main, subs = subs[0], nil
+		}
+	}
+	queries := append([]*query{main}, subs...)
+	if req.Attempt > 0 && req.Feedback != nil && len(req.Feedback.UnsupportedClaims) > 0 {
+		claims := newQuery(extraWeight)
+		for _, c := range req.Feedback.UnsupportedClaims {
+			claims.add(reCitation.ReplaceAllString(c, " "), 1, r.df)
+		}
+		queries = append(queries, claims)
+	}
+
+	// Fuse: a section's relevance is its best (scaled) relevance for any
+	// query; each sub-query's best section is picked first.
+	best := map[int]scored{}
+	var firsts []int
+	for qi, q := range queries {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		ranked := r.rank(q, excluded)
+		for ri, s := range ranked {
+			s.rel *= q.factor
+			if old, ok := best[s.idx]; !ok || s.rel > old.rel {
+				best[s.idx] = s
+			}
+			if ri == 0 && qi > 0 && qi <= len(subs) && s.rel >= floor {
+				firsts = append(firsts, s.idx)
+			}
+		}
+	}
+	all := make([]scored, 0, len(best))
+	for _, s := range best {
+		all = append(all, s)
+	}
+	r.sortScored(all)
+
+	picked := map[int]bool{}
+	var out []scored
+	take := func(s scored) {
+		if !picked[s.idx] && len(out) < r.opts.maxResults {
+			picked[s.idx] = true
+			out = append(out, s)
+		}
+	}
+	for _, i := range firsts {
+		take(best[i])
+	}
+	for _, s := range all {
+		if s.rel >= floor {
+			take(s)
+		}
+	}
+	if len(out) > 0 {
+		for _, s := range all {
+			if len(out) >= r.opts.minResults {
+				break
+			}
+			if s.rel >= floor*r.opts.padRatio {
+				take(s)
+			}
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].rel > out[j].rel })
+
+	res := make([]schema.Section, len(out))
+	for i, s := range out {
+		sec := r.sections[s.idx]
+		sec.RelevanceScore = math.Round(s.rel*10000) / 10000
+		res[i] = sec
+	}
+	return res, nil
+}
