@@ -470,3 +470,5 @@ outer:
 	}
 	return false
 }
+
+func itoa(n int) string { return strconv.Itoa(n) }
