@@ -1,0 +1,289 @@
+// Package decomposer reads a question into its parts with deterministic
+// rules: the kind of answer it asks for (intent), the self-contained
+// sub-questions of a multi-part question, the entities, constraints and
+// temporal expressions it names, and the key terms an answer must address.
+//
+// It is the offline decomposer of DocMind's pipeline (no model, no
+// network). Intents, in the order they are tried:
+//
+//	comparison  "difference between", "compare", "versus", "more than"
+//	yes_no      starts with an auxiliary: "Is", "Can", "Does", "Must" ...
+//	definition  "what is a ...", "what does ... mean", "define"
+//	penalty     penalties, fines, late fees, sanctions, liquidated damages
+//	duration    "how long", "period", "duration", "how many days"
+//	deadline    "when", "deadline", "due date", "by what date"
+//	amount      "how much", "how many", cost, price, fee, rate, cap, limit
+//	procedure   "how do/does/can/to", steps, process, procedure
+//	definition  "what is <term>" (no article)
+//	list        "what are the ...", "list", "which ... are", "what types"
+//	general     anything else
+//
+// A multi-part question has the intent of its first part.
+package decomposer
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/docmind/docmind/schema"
+	"github.com/docmind/docmind/textproc"
+)
+
+// Intent labels, as written to schema.Decomposition.Intent.
+const (
+	IntentComparison = "comparison"
+	IntentYesNo      = "yes_no"
+	IntentPenalty    = "penalty"
+	IntentDuration   = "duration"
+	IntentDeadline   = "deadline"
+	IntentAmount     = "amount"
+	IntentProcedure  = "procedure"
+	IntentDefinition = "definition"
+	IntentList       = "list"
+	IntentGeneral    = "general"
+)
+
+// Rules is the rule-based decomposer. The zero value is ready to use and
+// safe for concurrent use.
+type Rules struct{}
+
+// NewRules returns the rule-based decomposer.
+func NewRules() *Rules { return &Rules{} }
+
+var _ schema.Decomposer = (*Rules)(nil)
+
+// Decompose reads query. An empty or blank query fails with an error that
+// wraps schema.ErrEmptyQuery.
+func (r *Rules) Decompose(ctx context.Context, query string) (*schema.Decomposition, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	q := normalizeSpace(query)
+	if q == "" {
+		return nil, fmt.Errorf("decompose: %w", schema.ErrEmptyQuery)
+	}
+	subs := SplitQuestion(q)
+	d := &schema.Decomposition{
+		Intent:      Intent(subs[0]),
+		SubQueries:  subs,
+		Entities:    Entities(q),
+		Constraints: Constraints(q),
+		Temporals:   Temporals(q),
+		KeyTerms:    KeyTerms(q),
+	}
+	return d, nil
+}
+
+func normalizeSpace(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// words returns the lower-case word tokens of s (textproc.Tokens).
+func words(s string) []string { return textproc.Tokens(s) }
+
+var auxiliaries = set(`is are was were do does did can could will would should shall may might must has have had`)
+
+var whWords = set(`what which who whom whose when where why how`)
+
+func set(s string) map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(s) {
+		m[w] = true
+	}
+	return m
+}
+
+func containsAny(s string, phrases ...string) bool {
+	for _, p := range phrases {
+		if strings.Contains(s, p) {
+			return true
+		}
+	}
+	return false
+}
+
+func hasWord(ws []string, vocab map[string]bool) bool {
+	for _, w := range ws {
+		if vocab[w] {
+			return true
+		}
+	}
+	return false
+}
+
+var (
+	penaltyWords  = set(`penalty penalties fine fines sanction sanctions penalised penalized penalise penalize forfeit forfeiture`)
+	amountWords   = set(`cost costs price prices fee fees charge charges rate rates amount amounts percentage percent cap caps limit limits salary salaries pay payment payments wage wages compensation deposit interest discount credit credits budget total sum`)
+	durationWords = set(`period periods duration term length`)
+	deadlineWords = set(`deadline deadlines date dates due expiry expiration`)
+	procWords     = set(`steps step process procedure procedures instructions`)
+	listWords     = set(`list types kinds categories options examples`)
+	defWords      = set(`mean means meaning define definition defined`)
+)
+
+// Intent classifies one question; see the package documentation for the
+// labels and the order in which they are tried.
+func Intent(question string) string {
+	q := " " + strings.ToLower(normalizeSpace(question)) + " "
+	ws := words(q)
+	if len(ws) == 0 {
+		return IntentGeneral
+	}
+	first := ws[0]
+	second := ""
+	if len(ws) > 1 {
+		second = ws[1]
+	}
+	switch {
+	case containsAny(q, "difference between", " differ", "compare", " vs ", " vs. ", "versus", " more than ", " less than ",
+		" better ", " higher than ", " lower than ", " longer than ", " shorter than "):
+		return IntentComparison
+	case auxiliaries[first]:
+		return IntentYesNo
+	case hasWord(ws, defWords) || containsAny(q, "what is meant") ||
+		first == "what" && (second == "is" || second == "are") && len(ws) > 2 && (ws[2] == "a" || ws[2] == "an"):
+		return IntentDefinition
+	case hasWord(ws, penaltyWords) || containsAny(q, "late fee", "liquidated damages", "what happens if", "consequence"):
+		return IntentPenalty
+	case containsAny(q, "how long", "how soon", "how many days", "how many months", "how many years", "how many weeks", "how many hours") ||
+		hasWord(ws, durationWords) && !hasWord(ws, amountWords):
+		return IntentDuration
+	case first == "when" || hasWord(ws, deadlineWords) || containsAny(q, "by when", "what time"):
+		return IntentDeadline
+	case containsAny(q, "how much", "how many") || hasWord(ws, amountWords):
+		return IntentAmount
+	case first == "how" && (auxiliaries[second] || second == "to") || hasWord(ws, procWords):
+		return IntentProcedure
+	case first == "what" && (second == "is" || second == "are") && len(ws) > 2 && !textproc.IsStopWord(ws[2]):
+		return IntentDefinition
+	case first == "list" || hasWord(ws, listWords) || first == "what" && second == "are" || first == "which":
+		return IntentList
+	}
+	return IntentGeneral
+}
+
+var (
+	reQuestionEnd = regexp.MustCompile(`[?;]+`)
+	// reConj finds coordinating conjunctions that may join two questions.
+	reConj = regexp.MustCompile(`(?i),?\s+\b(and also|and|as well as|plus)\s+`)
+)
+
+var clauseStarters = set(`what which who whom whose when where why how is are was were do does did can could will would should shall may might must has have had`)
+
+var determiners = set(`the a an any its their his her our this that these those`)
+
+// SplitQuestion splits a multi-part question into self-contained
+// questions. Parts are separated by '?' or ';', or joined by "and",
+// "as well as" or "plus" when the next part starts a new question ("and how
+// much is ...") or a new noun phrase ("and the termination fee"). A noun
+// phrase borrows the question frame of the part before it ("What is the
+// notice period and the termination fee?" gives "What is the notice
+// period?" and "What is the termination fee?"); "it" and "they" refer to
+// the earlier part's subject. A single question yields itself.
+func SplitQuestion(q string) []string {
+	q = normalizeSpace(q)
+	question := strings.Contains(q, "?")
+	var out []string
+	for _, piece := range reQuestionEnd.Split(q, -1) {
+		piece = strings.TrimSpace(strings.Trim(piece, " ,."))
+		if piece == "" {
+			continue
+		}
+		out = append(out, splitConjunctions(piece)...)
+	}
+	if len(out) == 0 {
+		return []string{q}
+	}
+	for i, s := range out {
+		s = capitalise(strings.TrimSpace(s))
+		if question && !strings.HasSuffix(s, "?") {
+			s += "?"
+		}
+		out[i] = s
+	}
+	return out
+}
+
+func splitConjunctions(piece string) []string {
+	locs := reConj.FindAllStringSubmatchIndex(piece, -1)
+	if len(locs) == 0 {
+		return []string{piece}
+	}
+	var parts []string
+	start := 0
+	var frame, subject string
+	for _, m := range locs {
+		left := strings.TrimSpace(piece[start:m[0]])
+		right := piece[m[1]:]
+		conj := strings.ToLower(piece[m[2]:m[3]])
+		rw := words(right)
+		if left == "" || len(rw) == 0 {
+			continue
+		}
+		if start == 0 {
+			frame, subject = questionFrame(left)
+		}
+		switch {
+		case clauseStarters[rw[0]]:
+			parts = append(parts, left)
+			start = m[1]
+		case frame != "" && (determiners[rw[0]] || conj == "as well as" || conj == "plus"):
+			parts = append(parts, left)
+			start = m[1]
+		default:
+			continue
+		}
+	}
+	parts = append(parts, strings.TrimSpace(piece[start:]))
+	for i := 1; i < len(parts); i++ {
+		p := parts[i]
+		rw := words(p)
+		if len(rw) == 0 {
+			continue
+		}
+		if clauseStarters[rw[0]] {
+			if subject != "" {
+				p = replacePronoun(p, subject)
+			}
+			parts[i] = p
+			continue
+		}
+		parts[i] = frame + " " + p
+	}
+	return parts
+}
+
+var reFrame = regexp.MustCompile(`(?i)^((?:what|which|who|how much|how many|how long|where|when)\s+(?:[a-z]+\s+)?(?:is|are|was|were|will be))\s+(.+)$`)
+
+// questionFrame returns the leading "What is" / "How much is" of a
+// question and the subject that follows it.
+func questionFrame(q string) (frame, subject string) {
+	m := reFrame.FindStringSubmatch(q)
+	if m == nil {
+		return "", ""
+	}
+	return m[1], m[2]
+}
+
+var rePronoun = regexp.MustCompile(`(?i)\b(it|they|them)\b`)
+
+func replacePronoun(q, subject string) string {
+	done := false
+	return rePronoun.ReplaceAllStringFunc(q, func(w string) string {
+		if done {
+			return w
+		}
+		done = true
+		return subject
+	})
+}
+
+func capitalise(s string) string {
+	r, size := utf8.DecodeRuneInString(s)
+	if size == 0 || r == utf8.RuneError || unicode.IsUpper(r) {
+		return s
+	}
+	return string(unicode.ToUpper(r)) + s[size:]
+}

@@ -1,0 +1,310 @@
+package judge
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/docmind/docmind/schema"
+	"github.com/docmind/docmind/textproc"
+)
+
+// penalty is the factor an issue applies to the confidence.
+func penalty(k IssueKind) float64 {
+	switch k {
+	case IssueContradiction:
+		return 0.25
+	case IssueUnsupportedFact, IssueBadCitation, IssueQuoteNotFound, IssueUnaddressed:
+		return 0.5
+	case IssueAbstention, IssueEmpty:
+		return 0
+	}
+	return 1 // IssueUnsupported: already reflected in the support scores
+}
+
+// AllIssues returns the answer-level issues followed by every claim's.
+func (a *Assessment) AllIssues() []Issue {
+	out := append([]Issue(nil), a.Issues...)
+	for _, c := range a.Claims {
+		out = append(out, c.Issues...)
+	}
+	return out
+}
+
+// Confidence returns the confidence that the answer is grounded, in
+// [0,1]: the mean of the lowest and the average claim support, multiplied
+// by a penalty for each guard finding (0.25 per contradiction; 0.5 per
+// unstated fact, bad citation, missing quote or unaddressed question; 0 for
+// an empty or abstaining answer when abstentions are rejected).
+func (a *Assessment) Confidence() float64 {
+	var sum, low float64 = 0, 1
+	n := 0
+	for _, c := range a.Claims {
+		if c.Abstention {
+			continue
+		}
+		sum += c.Support
+		low = math.Min(low, c.Support)
+		n++
+	}
+	conf := 1.0
+	if n > 0 {
+		conf = 0.5*low + 0.5*sum/float64(n)
+	}
+	for _, is := range a.AllIssues() {
+		if is.Kind == IssueAbstention && !a.rejectAbstention {
+			continue
+		}
+		conf *= penalty(is.Kind)
+	}
+	return math.Round(math.Max(0, math.Min(1, conf))*1000) / 1000
+}
+
+// HallucinationScore returns 1 - Confidence: a continuous score for
+// choosing a threshold on labelled data.
+func (a *Assessment) HallucinationScore() float64 { return 1 - a.Confidence() }
+
+// blocking returns the issues that make the answer not grounded.
+func (a *Assessment) blocking() []Issue {
+	var out []Issue
+	for _, is := range a.AllIssues() {
+		if is.Kind == IssueAbstention && !a.rejectAbstention {
+			continue
+		}
+		if is.Kind == IssueUnsupportedFact && !a.unsupportedFacts {
+			continue
+		}
+		out = append(out, is)
+	}
+	return out
+}
+
+// Decide turns an assessment into a verdict: the answer is hallucinated
+// when any claim is unsupported or contradicted, a citation or quote is
+// wrong, the question's key terms are not addressed, the answer is empty
+// or only abstains, or the confidence is below MinConfidence.
+func (d *Deterministic) Decide(a *Assessment) *schema.Verdict {
+	conf := a.Confidence()
+	issues := a.blocking()
+	hallucinated := len(issues) > 0 || conf < d.t.MinConfidence
+	v := &schema.Verdict{
+		IsHallucinated:   hallucinated,
+		ShouldReturn:     !hallucinated,
+		ConfidenceScore:  conf,
+		JudgedBy:         JudgedBy,
+		RejectedSections: a.RejectedSections,
+		Claims:           make([]schema.ClaimCheck, 0, len(a.Claims)),
+	}
+	for i := range a.Claims {
+		v.Claims = append(v.Claims, a.claimCheck(i))
+	}
+	v.Reasoning = a.reasoning(issues, conf, d.t.MinConfidence)
+	return v
+}
+
+func (a *Assessment) claimCheck(i int) schema.ClaimCheck {
+	c := a.Claims[i]
+	cc := schema.ClaimCheck{Claim: c.Claim.Text, Score: math.Round(c.Support*1000) / 1000}
+	if c.Abstention {
+		cc.Supported = !a.rejectAbstention
+		cc.Reason = "says the documents do not address the question"
+		return cc
+	}
+	if c.Section >= 0 {
+		s := a.Sections[c.Section]
+		id := s.ID
+		if id == "" {
+			id = s.Key()
+		}
+		cc.Evidence = &schema.Evidence{Quote: c.Passage, SectionID: id, Title: s.Title, Source: s.Source, Page: s.Page}
+	}
+	var contra, reasons []string
+	for _, is := range c.Issues {
+		if is.Kind == IssueUnsupportedFact && !a.unsupportedFacts {
+			continue
+		}
+		if is.Kind == IssueContradiction {
+			contra = append(contra, is.Detail)
+		} else {
+			reasons = append(reasons, is.Detail)
+		}
+	}
+	cc.Supported = len(contra) == 0 && len(reasons) == 0
+	cc.Contradiction = strings.Join(contra, "; ")
+	cc.Reason = strings.Join(reasons, "; ")
+	return cc
+}
+
+const maxReasons = 6
+
+func (a *Assessment) reasoning(issues []Issue, conf, minConf float64) string {
+	n := 0
+	low := 1.0
+	for _, c := range a.Claims {
+		if !c.Abstention {
+			n++
+			low = math.Min(low, c.Support)
+		}
+	}
+	if len(issues) == 0 {
+		if n == 0 {
+			return "Grounded: the answer only says the documents do not address the question."
+		}
+		if conf < minConf {
+			return fmt.Sprintf("Not grounded: confidence %.2f is below %.2f although no claim was contradicted.", conf, minConf)
+		}
+		claims := "all %d claims are"
+		if n == 1 {
+			claims = "the %d claim is"
+		}
+		return fmt.Sprintf("Grounded: "+claims+" supported by the retrieved sections (lowest support %.2f); numbers, citations and quotes agree with the sources.", n, low)
+	}
+	var parts []string
+	for i, is := range issues {
+		if i == maxReasons {
+			parts = append(parts, fmt.Sprintf("and %d more finding(s)", len(issues)-maxReasons))
+			break
+		}
+		if is.Claim >= 0 {
+			parts = append(parts, fmt.Sprintf("claim %d %q: %s", is.Claim+1, shorten(a.Claims[is.Claim].Claim.Text, 80), is.Detail))
+		} else {
+			parts = append(parts, is.Detail)
+		}
+	}
+	return "Not grounded: " + strings.Join(parts, "; ") + "."
+}
+
+func shorten(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
+}
+
+// ApplyGuards runs the deterministic guards (facts, citations, quotes,
+// key terms, abstention; not the lexical support threshold, which is the
+// other judge's business) on req and merges their findings into a copy of
+// v, the verdict of another judge such as an LLM. When a guard fires the
+// copy is marked hallucinated, its confidence capped, its reasoning
+// extended with what the guards found, the affected claims marked (or
+// added) with their contradiction, and JudgedBy suffixed "+guards". A nil
+// v yields the deterministic verdict. v is not modified.
+func (d *Deterministic) ApplyGuards(ctx context.Context, req schema.JudgeRequest, v *schema.Verdict) (*schema.Verdict, error) {
+	a, err := d.Score(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	if v == nil {
+		return d.Decide(a), nil
+	}
+	out := cloneVerdict(v)
+	out.RejectedSections = union(out.RejectedSections, a.RejectedSections)
+	if out.JudgedBy == "" {
+		out.JudgedBy = "llm"
+	}
+	out.JudgedBy += "+guards"
+	var guardIssues []Issue
+	for _, is := range a.blocking() {
+		if is.Kind != IssueUnsupported {
+			guardIssues = append(guardIssues, is)
+		}
+	}
+	if len(guardIssues) == 0 {
+		return out, nil
+	}
+	out.IsHallucinated = true
+	out.ShouldReturn = false
+	gconf := 1.0
+	for _, is := range guardIssues {
+		gconf *= penalty(is.Kind)
+	}
+	out.ConfidenceScore = math.Min(out.ConfidenceScore, math.Round(gconf*1000)/1000)
+	guardText := strings.TrimPrefix(a.reasoning(guardIssues, 0, 0), "Not grounded: ")
+	out.Reasoning = strings.TrimSpace(out.Reasoning + " Deterministic guards: " + guardText)
+	flagged := map[int]bool{}
+	for _, is := range guardIssues {
+		if is.Claim >= 0 {
+			flagged[is.Claim] = true
+		}
+	}
+	for ci := range a.Claims {
+		if !flagged[ci] {
+			continue
+		}
+		cc := a.claimCheck(ci)
+		if j := matchClaim(out.Claims, cc.Claim); j >= 0 {
+			old := out.Claims[j]
+			old.Supported = false
+			old.Contradiction = joinNonEmpty(old.Contradiction, cc.Contradiction)
+			old.Reason = joinNonEmpty(old.Reason, cc.Reason)
+			if old.Evidence == nil {
+				old.Evidence = cc.Evidence
+			}
+			out.Claims[j] = old
+		} else {
+			out.Claims = append(out.Claims, cc)
+		}
+	}
+	return out, nil
+}
+
+func joinNonEmpty(a, b string) string {
+	switch {
+	case a == "":
+		return b
+	case b == "" || strings.Contains(a, b):
+		return a
+	}
+	return a + "; " + b
+}
+
+// matchClaim returns the index of the claim in cs sharing most terms with
+// text (at least half of the smaller set), or -1.
+func matchClaim(cs []schema.ClaimCheck, text string) int {
+	tt := termSet(text)
+	best, bestScore := -1, 0.0
+	for i, c := range cs {
+		ct := termSet(c.Claim)
+		if len(ct) == 0 || len(tt) == 0 {
+			continue
+		}
+		common := 0
+		for t := range tt {
+			if ct[t] {
+				common++
+			}
+		}
+		score := float64(common) / math.Min(float64(len(tt)), float64(len(ct)))
+		if score >= 0.5 && score > bestScore {
+			best, bestScore = i, score
+		}
+	}
+	return best
+}
+
+func termSet(s string) map[string]bool {
+	m := map[string]bool{}
+	for _, t := range textproc.Terms(s) {
+		m[t] = true
+	}
+	return m
+}
+
+func union(a, b []string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, s := range append(append([]string(nil), a...), b...) {
+		if !seen[s] {
+			seen[s] = true
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func cloneVerdict(v *schema.Verdict) *schema.Verdict {
+	st := &schema.State{JudgeVerdict: v}
+	return st.Clone().JudgeVerdict
+}

@@ -1,0 +1,408 @@
+// Package judge checks a generated answer against the sections it was
+// generated from, deterministically and offline.
+//
+// It has two layers:
+//
+//   - Guards, exported so that an LLM judge can run them on top of its own
+//     verdict: SplitClaims (sentences with their "(See Title, page N)" or
+//     "[S1]" citations), CheckFacts (numbers, percentages, money,
+//     durations and dates of a claim against its evidence: "5%" where the
+//     source says "1.5%"), CheckCitations, CheckQuotes, MissingKeyTerms
+//     (the question asks about "warranty" and no supporting section
+//     mentions one) and IsAbstention. ApplyGuards merges their findings
+//     into another judge's verdict.
+//   - The deterministic judge (NewDeterministic), a schema.Judge: it
+//     splits the answer into claims, finds the best supporting passage for
+//     each (a window of consecutive sentences, scored by how many of the
+//     claim's stemmed terms it contains, preferring the cited section),
+//     runs the guards and decides. Scoring (Score) and deciding (Decide)
+//     are separate so that thresholds can be tuned on labelled data.
+//
+// An answer with no claims, or one that only says the documents do not
+// address the question, is marked hallucinated (not grounded) by default:
+// the pipeline then retries retrieval and finally returns the fallback
+// message rather than an empty or evasive answer as if it were confident
+// (SPEC scenario 3). WithRejectAbstentions(false) turns this off, for
+// benchmarks where "the passages do not say" counts as a faithful answer.
+package judge
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/docmind/docmind/facts"
+	"github.com/docmind/docmind/schema"
+	"github.com/docmind/docmind/textproc"
+)
+
+// JudgedBy is the value of schema.Verdict.JudgedBy for this judge.
+const JudgedBy = "deterministic"
+
+// Thresholds are the tunable parameters of the deterministic judge.
+type Thresholds struct {
+	// Support is the least fraction of a claim's terms that its best
+	// passage must contain for the claim to be supported. Default 0.6.
+	Support float64
+	// KeyTermCoverage is the least fraction of the question's key terms
+	// that the supporting sections must mention; below it the answer does
+	// not address the question. A retrieved section below it is listed in
+	// Verdict.RejectedSections. Default 0.5.
+	KeyTermCoverage float64
+	// MinConfidence is the least confidence for an answer to be returned.
+	// Default 0.5.
+	MinConfidence float64
+	// Window is the largest number of consecutive sentences a supporting
+	// passage may span. Default 2.
+	Window int
+	// CitedBonus is added to the support of passages in a section the
+	// claim cites, so that the cited section wins near-ties. Default 0.05.
+	CitedBonus float64
+}
+
+// DefaultThresholds returns the defaults listed on Thresholds.
+func DefaultThresholds() Thresholds {
+	return Thresholds{Support: 0.6, KeyTermCoverage: 0.5, MinConfidence: 0.5, Window: 2, CitedBonus: 0.05}
+}
+
+// Option configures the deterministic judge.
+type Option func(*Deterministic)
+
+// WithThresholds replaces all thresholds.
+func WithThresholds(t Thresholds) Option { return func(d *Deterministic) { d.t = t } }
+
+// WithSupportThreshold sets Thresholds.Support.
+func WithSupportThreshold(v float64) Option { return func(d *Deterministic) { d.t.Support = v } }
+
+// WithKeyTermCoverage sets Thresholds.KeyTermCoverage.
+func WithKeyTermCoverage(v float64) Option { return func(d *Deterministic) { d.t.KeyTermCoverage = v } }
+
+// WithMinConfidence sets Thresholds.MinConfidence.
+func WithMinConfidence(v float64) Option { return func(d *Deterministic) { d.t.MinConfidence = v } }
+
+// WithWindow sets Thresholds.Window.
+func WithWindow(n int) Option { return func(d *Deterministic) { d.t.Window = n } }
+
+// WithRejectAbstentions sets whether an answer that only says the
+// documents do not answer is rejected (default true). When false such
+// sentences are not claims and an answer made only of them is accepted.
+func WithRejectAbstentions(v bool) Option { return func(d *Deterministic) { d.rejectAbstentions = v } }
+
+// WithFactChecks sets whether facts a claim's evidence does not state at
+// all (as opposed to contradicting facts) make the claim unsupported
+// (default true). Contradictions are always checked.
+func WithFactChecks(unsupportedFacts bool) Option {
+	return func(d *Deterministic) { d.unsupportedFacts = unsupportedFacts }
+}
+
+// Deterministic is the offline judge. It is safe for concurrent use.
+type Deterministic struct {
+	t                 Thresholds
+	rejectAbstentions bool
+	unsupportedFacts  bool
+}
+
+var _ schema.Judge = (*Deterministic)(nil)
+
+// NewDeterministic returns the deterministic judge.
+func NewDeterministic(opts ...Option) *Deterministic {
+	d := &Deterministic{t: DefaultThresholds(), rejectAbstentions: true, unsupportedFacts: true}
+	for _, o := range opts {
+		o(d)
+	}
+	if d.t.Window < 1 {
+		d.t.Window = 1
+	}
+	return d
+}
+
+// Thresholds returns the judge's thresholds.
+func (d *Deterministic) Thresholds() Thresholds { return d.t }
+
+// Judge scores the response and decides; see Score and Decide.
+func (d *Deterministic) Judge(ctx context.Context, req schema.JudgeRequest) (*schema.Verdict, error) {
+	a, err := d.Score(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	return d.Decide(a), nil
+}
+
+// ClaimAssessment is what Score found for one claim.
+type ClaimAssessment struct {
+	Claim Claim
+	// Support is the fraction of the claim's terms found in its best
+	// passage (plus CitedBonus in a cited section), in [0,1].
+	Support float64
+	// Section is the index of the section holding the best passage, -1
+	// when no section shares a term with the claim.
+	Section int
+	// Passage is the best passage.
+	Passage string
+	// Cited are the indices of the sections the claim cites.
+	Cited []int
+	// Mismatches are the claim's facts its evidence (the cited sections,
+	// or else the best section) does not state.
+	Mismatches []facts.Mismatch
+	// Abstention is true for a sentence saying the documents do not
+	// answer; such claims are not scored.
+	Abstention bool
+	// Issues are the guards' findings about this claim.
+	Issues []Issue
+}
+
+// Assessment is the outcome of Score: everything Decide needs.
+type Assessment struct {
+	Query    string
+	Sections []schema.Section
+	Claims   []ClaimAssessment
+	// KeyTerms are the question's key terms; MissingKeyTerms those that
+	// no supporting section mentions; KeyTermCoverage the fraction found
+	// (1 when there are no key terms).
+	KeyTerms        []string
+	MissingKeyTerms []string
+	KeyTermCoverage float64
+	// Abstention is true when every sentence of the answer says the
+	// documents do not answer.
+	Abstention bool
+	// Issues are the answer-level findings (claim findings are on the
+	// claims).
+	Issues []Issue
+	// RejectedSections are the keys of sections that do not mention
+	// enough of the question's key terms.
+	RejectedSections []string
+	t                Thresholds
+	rejectAbstention bool
+	unsupportedFacts bool
+}
+
+// Score runs the deterministic judge's scoring with the given options;
+// see (*Deterministic).Score.
+func Score(ctx context.Context, req schema.JudgeRequest, opts ...Option) (*Assessment, error) {
+	return NewDeterministic(opts...).Score(ctx, req)
+}
+
+type preparedSection struct {
+	sentences []string
+	terms     []map[string]bool // per sentence
+	all       map[string]bool   // title and content
+	text      string            // title and content
+}
+
+func prepare(s schema.Section) preparedSection {
+	p := preparedSection{all: map[string]bool{}, text: s.Title + "\n" + s.Content}
+	p.sentences = textproc.Sentences(s.Content)
+	p.terms = make([]map[string]bool, len(p.sentences))
+	for i, sent := range p.sentences {
+		m := map[string]bool{}
+		for _, t := range textproc.Terms(sent) {
+			m[t] = true
+			p.all[t] = true
+		}
+		p.terms[i] = m
+	}
+	for _, t := range textproc.Terms(s.Title) {
+		p.all[t] = true
+	}
+	return p
+}
+
+// Score splits the response into claims, finds each claim's best
+// supporting passage and runs the guards. It does not decide; see Decide.
+func (d *Deterministic) Score(ctx context.Context, req schema.JudgeRequest) (*Assessment, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	a := &Assessment{Query: req.Query, Sections: req.Sections, t: d.t, rejectAbstention: d.rejectAbstentions, unsupportedFacts: d.unsupportedFacts}
+	prep := make([]preparedSection, len(req.Sections))
+	for i, s := range req.Sections {
+		prep[i] = prepare(s)
+	}
+	claims := SplitClaims(req.Response)
+	nonAbstaining := 0
+	for ci, c := range claims {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		ca := ClaimAssessment{Claim: c, Section: -1}
+		if IsAbstention(c.Text) {
+			ca.Abstention = true
+			a.Claims = append(a.Claims, ca)
+			continue
+		}
+		nonAbstaining++
+		var problems []string
+		ca.Cited, problems = CheckCitations(c, req.Sections)
+		for _, p := range problems {
+			ca.Issues = append(ca.Issues, Issue{IssueBadCitation, ci, p})
+		}
+		ca.Section, ca.Passage, ca.Support = d.bestPassage(c.Text, prep, ca.Cited)
+		// facts and quotes are checked against the cited sections when the
+		// claim cites any, else against its best section
+		var evidence []string
+		for _, i := range ca.Cited {
+			evidence = append(evidence, prep[i].text)
+		}
+		if len(evidence) == 0 && ca.Section >= 0 {
+			evidence = append(evidence, prep[ca.Section].text)
+		}
+		ca.Mismatches = facts.Check(c.Text, strings.Join(evidence, "\n"))
+		for _, m := range ca.Mismatches {
+			kind := IssueUnsupportedFact
+			if m.Contradiction() {
+				kind = IssueContradiction
+			}
+			ca.Issues = append(ca.Issues, Issue{kind, ci, m.String()})
+		}
+		quoteEvidence := evidence
+		if len(ca.Cited) == 0 {
+			quoteEvidence = nil
+			for _, p := range prep {
+				quoteEvidence = append(quoteEvidence, p.text)
+			}
+		}
+		for _, q := range CheckQuotes(c.Text, quoteEvidence...) {
+			ca.Issues = append(ca.Issues, Issue{IssueQuoteNotFound, ci, fmt.Sprintf("quotes %q, which the %s does not contain", q, sourceWord(len(ca.Cited) > 0))})
+		}
+		if ca.Support < d.t.Support {
+			ca.Issues = append(ca.Issues, Issue{IssueUnsupported, ci, d.unsupportedDetail(ca, req.Sections)})
+		}
+		a.Claims = append(a.Claims, ca)
+	}
+	switch {
+	case len(claims) == 0:
+		a.Issues = append(a.Issues, Issue{IssueEmpty, -1, "the answer has no statement to check"})
+	case nonAbstaining == 0:
+		a.Abstention = true
+		a.Issues = append(a.Issues, Issue{IssueAbstention, -1, "the answer says the documents do not address the question"})
+	}
+	d.keyTerms(a, req, prep)
+	return a, nil
+}
+
+func sourceWord(cited bool) string {
+	if cited {
+		return "cited section"
+	}
+	return "retrieved sections"
+}
+
+// bestPassage returns the section index, passage and support of the
+// window of consecutive sentences that contains most of the claim's terms.
+func (d *Deterministic) bestPassage(claim string, prep []preparedSection, cited []int) (int, string, float64) {
+	terms := uniq(textproc.Terms(claim))
+	if len(terms) == 0 {
+		return -1, "", 0
+	}
+	isCited := map[int]bool{}
+	for _, i := range cited {
+		isCited[i] = true
+	}
+	bestSec, bestStart, bestEnd, best := -1, 0, 0, 0.0
+	for si, p := range prep {
+		for st := range p.sentences {
+			for w := 1; w <= d.t.Window && st+w <= len(p.sentences); w++ {
+				hits := 0
+				for _, t := range terms {
+					for k := st; k < st+w; k++ {
+						if p.terms[k][t] {
+							hits++
+							break
+						}
+					}
+				}
+				if hits == 0 {
+					continue
+				}
+				score := float64(hits) / float64(len(terms))
+				if isCited[si] {
+					score += d.t.CitedBonus
+				}
+				// a longer window must do strictly better
+				if score > best+1e-12 {
+					bestSec, bestStart, bestEnd, best = si, st, st+w, score
+				}
+			}
+		}
+	}
+	if bestSec < 0 {
+		return -1, "", 0
+	}
+	return bestSec, strings.Join(prep[bestSec].sentences[bestStart:bestEnd], " "), math.Min(best, 1)
+}
+
+func uniq(ts []string) []string {
+	seen := map[string]bool{}
+	out := ts[:0]
+	for _, t := range ts {
+		if !seen[t] {
+			seen[t] = true
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+func (d *Deterministic) unsupportedDetail(ca ClaimAssessment, sections []schema.Section) string {
+	if ca.Section < 0 {
+		return "no retrieved section shares a term with it"
+	}
+	return fmt.Sprintf("not supported: the best passage (%s) covers %.0f%% of its terms, below %.0f%%",
+		sections[ca.Section].Citation(), 100*ca.Support, 100*d.t.Support)
+}
+
+// keyTerms checks that the sections the answer rests on mention the
+// question's key terms, and lists the retrieved sections that do not.
+func (d *Deterministic) keyTerms(a *Assessment, req schema.JudgeRequest, prep []preparedSection) {
+	a.KeyTerms = QuestionKeyTerms(req.Query, req.Decomposition)
+	a.KeyTermCoverage = 1
+	if len(a.KeyTerms) == 0 {
+		return
+	}
+	supporting := map[int]bool{}
+	for _, c := range a.Claims {
+		if c.Abstention {
+			continue
+		}
+		if c.Section >= 0 && c.Support >= d.t.Support {
+			supporting[c.Section] = true
+		}
+		for _, i := range c.Cited {
+			supporting[i] = true
+		}
+	}
+	var texts []string
+	for i := range prep {
+		if supporting[i] {
+			texts = append(texts, prep[i].text)
+		}
+		if miss := MissingKeyTerms(a.KeyTerms, prep[i].text); coverage(len(a.KeyTerms), len(miss)) < d.t.KeyTermCoverage {
+			a.RejectedSections = append(a.RejectedSections, req.Sections[i].Key())
+		}
+	}
+	a.MissingKeyTerms = MissingKeyTerms(a.KeyTerms, texts...)
+	a.KeyTermCoverage = coverage(len(a.KeyTerms), len(a.MissingKeyTerms))
+	if a.KeyTermCoverage < d.t.KeyTermCoverage && !(a.Abstention && !d.rejectAbstentions) {
+		detail := fmt.Sprintf("the question asks about %s, but the sections the answer rests on do not mention it", quoteList(a.MissingKeyTerms))
+		if len(texts) == 0 {
+			detail = fmt.Sprintf("the question asks about %s, and no retrieved section supports the answer", quoteList(a.MissingKeyTerms))
+		}
+		a.Issues = append(a.Issues, Issue{IssueUnaddressed, -1, detail})
+	}
+}
+
+func coverage(total, missing int) float64 {
+	if total == 0 {
+		return 1
+	}
+	return float64(total-missing) / float64(total)
+}
+
+func quoteList(ws []string) string {
+	q := make([]string, len(ws))
+	for i, w := range ws {
+		q[i] = fmt.Sprintf("%q", w)
+	}
+	return strings.Join(q, ", ")
+}
