@@ -61,8 +61,13 @@ const (
 const headingB = 0.3
 
 // extraWeight is the weight of key terms, entities and constraints that
-// are not already words of the question, and of unsupported claims.
+// are not already words of the question.
 const extraWeight = 0.5
+
+// claimFactor scales the relevance of sections found through the judge's
+// unsupported claims on a retry: they name the subject the answer was
+// about, but they are not the question.
+const claimFactor = 0.75
 
 type options struct {
 	k1, b, titleWeight float64
@@ -175,9 +180,14 @@ type BM25 struct {
 	parents  []fieldStats // headings above the section's own (Path)
 	body     []fieldStats
 	df       map[string]int
-	avgTitle float64
-	avgPar   float64
-	avgBody  float64
+	// postings lists, for each term, the sections containing it in
+	// ascending order.
+	postings map[string][]int
+	// normT, normP and normB are the per-section length normalisations.
+	normT, normP, normB []float64
+	avgTitle            float64
+	avgPar              float64
+	avgBody             float64
 	// idfUnseen is the IDF given to a question term no section contains.
 	idfUnseen float64
 	opts      options
@@ -202,6 +212,7 @@ func NewBM25(sections []schema.Section, opts ...Option) *BM25 {
 		parents:  make([]fieldStats, len(sections)),
 		body:     make([]fieldStats, len(sections)),
 		df:       map[string]int{},
+		postings: map[string][]int{},
 		opts:     o,
 	}
 	var sumT, sumP, sumB int
@@ -222,6 +233,7 @@ func NewBM25(sections []schema.Section, opts ...Option) *BM25 {
 		}
 		for t := range seen {
 			r.df[t]++
+			r.postings[t] = append(r.postings[t], i)
 		}
 	}
 	if n := len(sections); n > 0 {
@@ -230,6 +242,13 @@ func NewBM25(sections []schema.Section, opts ...Option) *BM25 {
 		r.avgBody = math.Max(float64(sumB)/float64(n), 1)
 	}
 	r.idfUnseen = r.idf(0)
+	n := len(sections)
+	r.normT, r.normP, r.normB = make([]float64, n), make([]float64, n), make([]float64, n)
+	for i := range sections {
+		r.normT[i] = 1 - headingB + headingB*float64(r.title[i].len)/r.avgTitle
+		r.normP[i] = 1 - headingB + headingB*float64(r.parents[i].len)/r.avgPar
+		r.normB[i] = 1 - o.b + o.b*float64(r.body[i].len)/r.avgBody
+	}
 	return r
 }
 
@@ -297,7 +316,7 @@ func (r *BM25) rank(q *query, excluded map[string]bool) []scored {
 	if len(q.order) == 0 || len(r.sections) == 0 {
 		return nil
 	}
-	k1, b, wT, wP := r.opts.k1, r.opts.b, r.opts.titleWeight, r.opts.pathWeight
+	k1, wT, wP := r.opts.k1, r.opts.titleWeight, r.opts.pathWeight
 	ideal := 0.0
 	idealTF := wT + 1
 	for _, t := range q.order {
@@ -308,25 +327,17 @@ func (r *BM25) rank(q *query, excluded map[string]bool) []scored {
 		ideal += q.weights[t] * idf * idealTF * (k1 + 1) / (k1 + idealTF)
 	}
 	scores := map[int]float64{}
-	for i := range r.sections {
+	for _, t := range q.order {
+		w := q.weights[t] * r.idf(r.df[t])
+		for _, i := range r.postings[t] {
+			tf := wT*float64(r.title[i].tf[t])/r.normT[i] + wP*float64(r.parents[i].tf[t])/r.normP[i] +
+				float64(r.body[i].tf[t])/r.normB[i]
+			scores[i] += w * tf * (k1 + 1) / (k1 + tf)
+		}
+	}
+	for i := range scores {
 		if excluded[r.sections[i].Key()] {
-			continue
-		}
-		ti, pa, bo := r.title[i], r.parents[i], r.body[i]
-		normT := 1 - headingB + headingB*float64(ti.len)/r.avgTitle
-		normP := 1 - headingB + headingB*float64(pa.len)/r.avgPar
-		normB := 1 - b + b*float64(bo.len)/r.avgBody
-		s := 0.0
-		for _, t := range q.order {
-			tfT, tfP, tfB := ti.tf[t], pa.tf[t], bo.tf[t]
-			if tfT == 0 && tfP == 0 && tfB == 0 {
-				continue
-			}
-			tf := wT*float64(tfT)/normT + wP*float64(tfP)/normP + float64(tfB)/normB
-			s += q.weights[t] * r.idf(r.df[t]) * tf * (k1 + 1) / (k1 + tf)
-		}
-		if s > 0 {
-			scores[i] = s
+			delete(scores, i)
 		}
 	}
 	out := make([]scored, 0, len(scores))
@@ -394,7 +405,7 @@ func (r *BM25) Retrieve(ctx context.Context, req schema.RetrieveRequest) ([]sche
 	}
 	queries := append([]*query{main}, subs...)
 	if req.Attempt > 0 && req.Feedback != nil && len(req.Feedback.UnsupportedClaims) > 0 {
-		claims := newQuery(extraWeight)
+		claims := newQuery(claimFactor)
 		for _, c := range req.Feedback.UnsupportedClaims {
 			claims.add(reCitation.ReplaceAllString(c, " "), 1, r.df)
 		}

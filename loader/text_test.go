@@ -1,0 +1,75 @@
+package loader
+
+import (
+	"testing"
+
+	"github.com/docmind/docmind/document"
+)
+
+func TestTextHeadingHeuristics(t *testing.T) {
+	tests := []struct {
+		line         string
+		alone, nextN bool
+		level        int
+		ok           bool
+	}{
+		{"7. Fees and Payment", false, false, 1, true},
+		{"7.3 Late Payment Penalties", false, false, 2, true},
+		{"7.3.1 Interest", true, false, 3, true},
+		{"1. Client shall pay every invoice on time.", false, false, 0, false},
+		{"1. Use a password manager", false, true, 0, false}, // a list
+		{"2. lower case start", true, false, 0, false},
+		{"LIMITATION OF LIABILITY", false, false, 1, true},
+		{"NOTE: READ THIS.", false, false, 0, false},
+		{"Governing Law", true, false, 2, true},
+		{"Governing Law", false, false, 0, false}, // text follows directly
+		{"Effective date:", true, false, 0, false},
+		{"This line is a rather long sentence without a period at the end", true, false, 0, false},
+		{"lower case line", true, false, 0, false},
+		{"A, B,", true, false, 0, false},
+		{"Where is it?", true, false, 0, false},
+	}
+	for _, tt := range tests {
+		level, ok := textHeading(tt.line, tt.alone, tt.nextN)
+		if ok != tt.ok || level != tt.level {
+			t.Errorf("textHeading(%q, alone=%v, nextNumbered=%v) = %d, %v; want %d, %v",
+				tt.line, tt.alone, tt.nextN, level, ok, tt.level, tt.ok)
+		}
+	}
+}
+
+func TestParseText(t *testing.T) {
+	in := "MASTER AGREEMENT\n\nIntro paragraph\nwrapped line.\n\n" +
+		"1. Fees\nClient pays monthly.\n\f" +
+		"1.1 Late Payment Penalties\nA late fee of 1.5% per month applies.\n\n" +
+		"Steps:\n1. Send notice\n2. Wait\n\n" +
+		"Governing Law\n\nDelaware law applies.\n"
+	doc := ParseText("c.txt", in)
+	want := []blk{
+		{document.Heading, 1, "MASTER AGREEMENT", 1},
+		{document.Paragraph, 0, "Intro paragraph\nwrapped line.", 1},
+		{document.Heading, 1, "1. Fees", 1},
+		{document.Paragraph, 0, "Client pays monthly.", 1},
+		{document.Heading, 2, "1.1 Late Payment Penalties", 2},
+		{document.Paragraph, 0, "A late fee of 1.5% per month applies.", 2},
+		{document.Paragraph, 0, "Steps:\n1. Send notice\n2. Wait", 2},
+		{document.Heading, 2, "Governing Law", 2},
+		{document.Paragraph, 0, "Delaware law applies.", 2},
+	}
+	checkBlocks(t, doc, want)
+	if doc.Pages != 2 || doc.Title != "MASTER AGREEMENT" || doc.Format != FormatText {
+		t.Errorf("pages %d title %q format %q", doc.Pages, doc.Title, doc.Format)
+	}
+}
+
+func TestParseTextWithoutFormFeedsHasNoPages(t *testing.T) {
+	doc := ParseText("n.txt", "just some words.\n\nmore words.")
+	if doc.Pages != 0 || doc.Title != "" {
+		t.Errorf("pages %d title %q", doc.Pages, doc.Title)
+	}
+	for _, b := range doc.Blocks {
+		if b.Page != 0 || b.Kind != document.Paragraph {
+			t.Errorf("block %#v", b)
+		}
+	}
+}
