@@ -67,6 +67,22 @@ type JudgeRunOptions struct {
 // recorded in its outcome (counted as predicted hallucinated, as an
 // unverified verdict would be); only a cancelled ctx stops the run.
 func RunJudge(ctx context.Context, j schema.Judge, sources []RAGTruthSource, opts JudgeRunOptions) ([]JudgeOutcome, error) {
+	out, err := runMulti(ctx, 1, func(ctx context.Context, req schema.JudgeRequest) ([]*schema.Verdict, error) {
+		v, err := j.Judge(ctx, req)
+		return []*schema.Verdict{v}, err
+	}, sources, opts)
+	if err != nil {
+		return nil, err
+	}
+	return out[0], nil
+}
+
+// multiJudge returns n verdicts for one request (one per candidate).
+type multiJudge func(ctx context.Context, req schema.JudgeRequest) ([]*schema.Verdict, error)
+
+// runMulti runs judge over every response; out[k][i] is candidate k's
+// outcome on response i.
+func runMulti(ctx context.Context, n int, judge multiJudge, sources []RAGTruthSource, opts JudgeRunOptions) ([][]JudgeOutcome, error) {
 	type job struct{ src, resp, idx int }
 	var jobs []job
 	for si, s := range sources {
@@ -74,7 +90,10 @@ func RunJudge(ctx context.Context, j schema.Judge, sources []RAGTruthSource, opt
 			jobs = append(jobs, job{si, ri, len(jobs)})
 		}
 	}
-	out := make([]JudgeOutcome, len(jobs))
+	out := make([][]JudgeOutcome, n)
+	for k := range out {
+		out[k] = make([]JudgeOutcome, len(jobs))
+	}
 	workers := max(opts.Concurrency, 1)
 	ch := make(chan job)
 	var wg sync.WaitGroup
@@ -85,7 +104,16 @@ func RunJudge(ctx context.Context, j schema.Judge, sources []RAGTruthSource, opt
 		go func() {
 			defer wg.Done()
 			for jb := range ch {
-				out[jb.idx] = judgeOne(ctx, j, &sources[jb.src], sources[jb.src].Responses[jb.resp])
+				src := &sources[jb.src]
+				resp := src.Responses[jb.resp]
+				vs, err := judge(ctx, schema.JudgeRequest{Query: src.Query, Response: resp.Response, Sections: src.Sections})
+				for k := range n {
+					var v *schema.Verdict
+					if k < len(vs) {
+						v = vs[k]
+					}
+					out[k][jb.idx] = outcome(src, resp, v, err)
+				}
 				if opts.Progress != nil {
 					mu.Lock()
 					done++
@@ -113,9 +141,8 @@ feed:
 	return out, nil
 }
 
-func judgeOne(ctx context.Context, j schema.Judge, src *RAGTruthSource, resp RAGTruthResponse) JudgeOutcome {
+func outcome(src *RAGTruthSource, resp RAGTruthResponse, v *schema.Verdict, err error) JudgeOutcome {
 	o := JudgeOutcome{Task: src.Task, SourceID: src.SourceID, Model: resp.Model, Gold: resp.Hallucinated(), GoldSpans: resp.GoldSpans()}
-	v, err := j.Judge(ctx, schema.JudgeRequest{Query: src.Query, Response: resp.Response, Sections: src.Sections})
 	switch {
 	case err != nil:
 		o.Err = err.Error()
