@@ -1,0 +1,306 @@
+// Package generator writes answers from retrieved sections without a
+// model: the extractive generator selects the sentences of the sections
+// that best answer the question and returns them verbatim, each followed by
+// its citation "(See <section title>, <page ref>)".
+//
+// When no section has a sentence relevant to the question it says so
+// (NotAddressed) instead of guessing; the judge rejects that answer, so the
+// pipeline retries retrieval and finally returns its fallback message.
+package generator
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/docmind/docmind/decomposer"
+	"github.com/docmind/docmind/facts"
+	"github.com/docmind/docmind/schema"
+	"github.com/docmind/docmind/textproc"
+)
+
+// NotAddressed is the answer when no section addresses the question. It
+// carries no citation.
+const NotAddressed = "The provided documents do not address this question."
+
+// Option configures the extractive generator.
+type Option func(*Extractive)
+
+// WithMaxSentences sets how many sentences an answer has at most
+// (default 3; values below 1 mean 1).
+func WithMaxSentences(n int) Option { return func(g *Extractive) { g.maxSentences = max(n, 1) } }
+
+// WithMaxSections sets from how many sections an answer quotes at most
+// (default 2; values below 1 mean 1).
+func WithMaxSections(n int) Option { return func(g *Extractive) { g.maxSections = max(n, 1) } }
+
+// WithMinScore sets the least score, in [0,1], of a sentence worth quoting
+// (default 0.3). The score is the weighted share of the question's terms
+// the sentence contains (terms only in its section's title count half; key
+// terms count double), plus 0.15 when it holds the kind of fact the
+// question asks for and a tenth of the section's relevance score.
+func WithMinScore(v float64) Option { return func(g *Extractive) { g.minScore = v } }
+
+// WithRelativeCutoff sets the least score, as a fraction of the best
+// sentence's score, of the other sentences quoted (default 0.6), so that
+// weak sentences do not pad a strong answer.
+func WithRelativeCutoff(v float64) Option { return func(g *Extractive) { g.relCutoff = v } }
+
+// WithDecomposer sets the decomposer used when a request carries no
+// decomposition (default decomposer.NewRules()).
+func WithDecomposer(d schema.Decomposer) Option { return func(g *Extractive) { g.dec = d } }
+
+// Extractive is the extractive generator. It is safe for concurrent use.
+type Extractive struct {
+	maxSentences, maxSections int
+	minScore, relCutoff       float64
+	dec                       schema.Decomposer
+}
+
+var _ schema.Generator = (*Extractive)(nil)
+
+// NewExtractive returns the extractive generator.
+func NewExtractive(opts ...Option) *Extractive {
+	g := &Extractive{maxSentences: 3, maxSections: 2, minScore: 0.3, relCutoff: 0.6, dec: decomposer.NewRules()}
+	for _, o := range opts {
+		o(g)
+	}
+	return g
+}
+
+// newSectionCutoff is the least score, as a fraction of the best, of a
+// sentence that brings another section into the answer.
+const newSectionCutoff = 0.85
+
+type candidate struct {
+	section, pos int
+	text         string
+	score        float64
+}
+
+// Generate answers req.Query from req.Sections; see the package
+// documentation. It calls req.OnToken once with the whole answer.
+func (g *Extractive) Generate(ctx context.Context, req schema.GenerateRequest) (string, error) {
+	if err := ctx.Err(); err != nil {
+		return "", err
+	}
+	d := req.Decomposition
+	if d == nil && strings.TrimSpace(req.Query) != "" {
+		var err error
+		if d, err = g.dec.Decompose(ctx, req.Query); err != nil {
+			return "", fmt.Errorf("generate: reading the question: %w", err)
+		}
+	}
+	if d == nil {
+		d = &schema.Decomposition{}
+	}
+	answer := g.answer(req, d)
+	if req.OnToken != nil {
+		req.OnToken(answer)
+	}
+	return answer, nil
+}
+
+func (g *Extractive) answer(req schema.GenerateRequest, d *schema.Decomposition) string {
+	queries := d.SubQueries
+	if len(queries) == 0 {
+		queries = []string{req.Query}
+	}
+	all := newQuery(strings.Join(append([]string{req.Query}, queries...), " "), d.KeyTerms, d.Intent)
+	cands := g.candidates(req.Sections, all)
+	if len(cands) == 0 {
+		return NotAddressed
+	}
+	chosen := map[int]bool{}
+	var picked []candidate
+	sectionsUsed := map[int]bool{}
+	pick := func(i int) bool {
+		c := cands[i]
+		if chosen[i] || len(picked) >= g.maxSentences {
+			return false
+		}
+		if !sectionsUsed[c.section] && len(sectionsUsed) >= g.maxSections {
+			return false
+		}
+		chosen[i] = true
+		sectionsUsed[c.section] = true
+		picked = append(picked, c)
+		return true
+	}
+	// the best sentence of each sub-question first, then the best overall
+	if len(queries) > 1 {
+		for _, q := range queries {
+			sub := newQuery(q, decomposer.KeyTerms(q), decomposer.Intent(q))
+			best, bestScore := -1, 0.0
+			for i, c := range cands {
+				if s := g.score(c.text, req.Sections[c.section], sub); s > bestScore && s >= g.minScore {
+					best, bestScore = i, s
+				}
+			}
+			if best >= 0 {
+				pick(best)
+			}
+		}
+	}
+	// then the best overall: from a section already quoted when within
+	// the relative cutoff of the best, from another section only when
+	// nearly as good as the best
+	top := cands[0].score
+	for i, c := range cands {
+		if c.score < top*g.relCutoff {
+			break
+		}
+		if len(picked) > 0 && !sectionsUsed[c.section] && c.score < top*newSectionCutoff {
+			continue
+		}
+		pick(i)
+	}
+	return render(picked, req.Sections)
+}
+
+// candidates returns the sentences worth quoting, best first.
+func (g *Extractive) candidates(sections []schema.Section, q query) []candidate {
+	var out []candidate
+	seen := map[string]bool{}
+	for si, s := range sections {
+		for pi, sent := range textproc.Sentences(s.Content) {
+			if len(textproc.Tokens(sent)) < 4 {
+				continue
+			}
+			key := strings.Join(textproc.Tokens(sent), " ")
+			if seen[key] {
+				continue
+			}
+			score := g.score(sent, s, q)
+			if score < g.minScore {
+				continue
+			}
+			seen[key] = true
+			out = append(out, candidate{section: si, pos: pi, text: sent, score: score})
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].score > out[j].score })
+	return out
+}
+
+// query is a question prepared for scoring sentences.
+type query struct {
+	weights map[string]float64 // stemmed term -> weight
+	key     map[string]bool    // stemmed key terms
+	total   float64
+	kinds   map[facts.Kind]bool // facts the intent asks for
+}
+
+func newQuery(text string, keyTerms []string, intent string) query {
+	q := query{weights: map[string]float64{}, key: map[string]bool{}, kinds: intentKinds(intent)}
+	for _, t := range textproc.Terms(text) {
+		if !isNumber(t) {
+			q.weights[t] = 1
+		}
+	}
+	for _, k := range keyTerms {
+		for _, t := range textproc.Terms(k) {
+			q.weights[t] = 2
+			q.key[t] = true
+		}
+	}
+	for _, w := range q.weights {
+		q.total += w
+	}
+	return q
+}
+
+func isNumber(t string) bool {
+	return strings.IndexFunc(t, func(r rune) bool { return r < '0' || r > '9' }) < 0
+}
+
+func intentKinds(intent string) map[facts.Kind]bool {
+	switch intent {
+	case decomposer.IntentPenalty, decomposer.IntentAmount:
+		return map[facts.Kind]bool{facts.Percent: true, facts.Money: true}
+	case decomposer.IntentDeadline:
+		return map[facts.Kind]bool{facts.Date: true, facts.Duration: true}
+	case decomposer.IntentDuration:
+		return map[facts.Kind]bool{facts.Duration: true}
+	}
+	return nil
+}
+
+// score rates how well sent (in section s) answers q; 0 when it does not
+// touch the question: a sentence must contain a question term, or sit in a
+// section whose title contains a key term.
+func (g *Extractive) score(sent string, s schema.Section, q query) float64 {
+	if q.total == 0 {
+		return 0
+	}
+	inSent := map[string]bool{}
+	for _, t := range textproc.Terms(sent) {
+		inSent[t] = true
+	}
+	inTitle := map[string]bool{}
+	for _, t := range textproc.Terms(s.Title) {
+		inTitle[t] = true
+	}
+	var got float64
+	sentHits, keyHits, titleKeyHits := 0, 0, 0
+	for t, w := range q.weights {
+		switch {
+		case inSent[t]:
+			got += w
+			sentHits++
+			if q.key[t] {
+				keyHits++
+			}
+		case inTitle[t]:
+			got += w / 2
+			if q.key[t] {
+				titleKeyHits++
+			}
+		}
+	}
+	if len(q.key) > 0 && keyHits == 0 && titleKeyHits == 0 {
+		return 0 // does not address what the question is about
+	}
+	if sentHits == 0 && titleKeyHits == 0 {
+		return 0
+	}
+	score := got / q.total
+	if len(q.kinds) > 0 {
+		for _, f := range facts.Extract(sent) {
+			if q.kinds[f.Kind] {
+				score += 0.15
+				break
+			}
+		}
+	}
+	return score + 0.1*s.RelevanceScore
+}
+
+var reEnumerator = regexp.MustCompile(`^(?:\d+(?:\.\d+)*\.?|\([a-z0-9]{1,4}\)|[a-z]\))\s+`)
+
+// render groups the picked sentences by section (sections in the order of
+// their best sentence, sentences in document order), each followed by its
+// citation, one sentence a line.
+func render(picked []candidate, sections []schema.Section) string {
+	order := map[int]int{}
+	for _, c := range picked {
+		if _, ok := order[c.section]; !ok {
+			order[c.section] = len(order)
+		}
+	}
+	sort.SliceStable(picked, func(i, j int) bool {
+		a, b := picked[i], picked[j]
+		if order[a.section] != order[b.section] {
+			return order[a.section] < order[b.section]
+		}
+		return a.pos < b.pos
+	})
+	lines := make([]string, len(picked))
+	for i, c := range picked {
+		text := reEnumerator.ReplaceAllString(c.text, "")
+		lines[i] = text + " (See " + sections[c.section].Citation() + ")"
+	}
+	return strings.Join(lines, "\n")
+}

@@ -1,0 +1,192 @@
+package generator
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/docmind/docmind/internal/testcontract"
+	"github.com/docmind/docmind/judge"
+	"github.com/docmind/docmind/schema"
+)
+
+func generate(t *testing.T, q string, sections []schema.Section, opts ...Option) string {
+	t.Helper()
+	a, err := NewExtractive(opts...).Generate(context.Background(), schema.GenerateRequest{Query: q, Sections: sections})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
+
+func TestGenerate(t *testing.T) {
+	secs := testcontract.Sections()
+	cases := []struct {
+		q        string
+		first    string   // the first line, exactly
+		contains []string // other text the answer must have
+		absent   []string // text it must not have
+	}{
+		{
+			q:      "What are the late payment penalties?",
+			first:  "If payment is not received within thirty (30) days, Client shall be assessed a late fee of 1.5% per month on the overdue amount. (See Late Payment Penalties, page 8)",
+			absent: []string{"5% of the monthly fee", "Service Credits", "8.1"},
+		},
+		{
+			q:      "What are the penalties?",
+			first:  "If payment is not received within thirty (30) days, Client shall be assessed a late fee of 1.5% per month on the overdue amount. (See Late Payment Penalties, page 8)",
+			absent: []string{"Service Credits"},
+		},
+		{
+			q:     "When can the provider suspend services?",
+			first: "Provider may suspend the Services if any undisputed amount is more than sixty (60) days overdue. (See Suspension of Services, page 9)",
+		},
+		{
+			q:        "What is the notice period and how much is the termination fee?",
+			first:    "Either party may terminate this Agreement for convenience on ninety (90) days' written notice. (See Termination, pages 10–11)",
+			contains: []string{"early termination fee of $25,000. (See Termination, pages 10–11)"},
+			absent:   []string{"1.5%"},
+		},
+		{
+			q:      "What is the liability cap?",
+			first:  "Each party's total liability under this Agreement is capped at the fees paid in the twelve (12) months before the claim. (See Limitation of Liability, page 14)",
+			absent: []string{"Service Credits"},
+		},
+		{q: "What is the warranty period?", first: NotAddressed},
+	}
+	for _, c := range cases {
+		t.Run(c.q, func(t *testing.T) {
+			a := generate(t, c.q, secs)
+			lines := strings.Split(a, "\n")
+			if lines[0] != c.first {
+				t.Errorf("first line\n%q\nwant\n%q\n(answer %q)", lines[0], c.first, a)
+			}
+			if len(lines) > 3 {
+				t.Errorf("%d sentences, want at most 3", len(lines))
+			}
+			seen := map[string]bool{}
+			for _, l := range lines {
+				if seen[l] {
+					t.Errorf("duplicate sentence %q", l)
+				}
+				seen[l] = true
+			}
+			for _, s := range c.contains {
+				if !strings.Contains(a, s) {
+					t.Errorf("answer lacks %q:\n%s", s, a)
+				}
+			}
+			for _, s := range c.absent {
+				if strings.Contains(a, s) {
+					t.Errorf("answer has %q:\n%s", s, a)
+				}
+			}
+		})
+	}
+}
+
+// Every sentence the generator writes is in its cited section, verbatim.
+func TestGenerateVerbatimAndCited(t *testing.T) {
+	secs := testcontract.Sections()
+	for _, q := range []string{"What are the late payment penalties?", "How much are service credits?", "What happens on termination?"} {
+		a := generate(t, q, secs)
+		for _, c := range judge.SplitClaims(a) {
+			if len(c.Citations) != 1 {
+				t.Fatalf("%q: claim %q has citations %v", q, c.Text, c.Citations)
+			}
+			i, why := judge.ResolveCitation(c.Citations[0], secs)
+			if i < 0 {
+				t.Fatalf("%q: %s", q, why)
+			}
+			if !strings.Contains(secs[i].Content, c.Text) {
+				t.Errorf("%q: %q is not verbatim in %q", q, c.Text, secs[i].Title)
+			}
+		}
+	}
+}
+
+func TestGenerateOptions(t *testing.T) {
+	secs := testcontract.Sections()
+	a := generate(t, "What are the penalties?", secs, WithMaxSentences(1))
+	if strings.Count(a, "\n") != 0 || !strings.Contains(a, "1.5%") {
+		t.Errorf("WithMaxSentences(1): %q", a)
+	}
+	a = generate(t, "What are the penalties?", secs, WithMinScore(2))
+	if a != NotAddressed {
+		t.Errorf("WithMinScore(2): %q", a)
+	}
+}
+
+func TestGenerateNoSections(t *testing.T) {
+	if a := generate(t, "What are the penalties?", nil); a != NotAddressed {
+		t.Errorf("answer %q", a)
+	}
+}
+
+func TestGenerateOnToken(t *testing.T) {
+	var got strings.Builder
+	a, err := NewExtractive().Generate(context.Background(), schema.GenerateRequest{
+		Query: "What are the penalties?", Sections: testcontract.Sections(),
+		OnToken: func(s string) { got.WriteString(s) },
+	})
+	if err != nil || got.String() != a {
+		t.Errorf("streamed %q, answer %q, err %v", got.String(), a, err)
+	}
+}
+
+func TestGenerateErrors(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := NewExtractive().Generate(ctx, schema.GenerateRequest{Query: "x"}); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled: err = %v", err)
+	}
+}
+
+// The judge accepts the generator's answers and rejects its "not
+// addressed" answer, as the pipeline's seed scenarios need.
+func TestGeneratorAndJudge(t *testing.T) {
+	secs := testcontract.Sections()
+	j := judge.NewDeterministic()
+	for _, c := range []struct {
+		q      string
+		accept bool
+	}{
+		{"What are the late payment penalties?", true},
+		{"What are the penalties?", true},
+		{"When can the provider suspend services?", true},
+		{"What is the notice period and how much is the termination fee?", true},
+		{"What is the warranty period?", false},
+	} {
+		a := generate(t, c.q, secs)
+		v, err := j.Judge(context.Background(), schema.JudgeRequest{Query: c.q, Response: a, Sections: secs})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v.ShouldReturn != c.accept {
+			t.Errorf("%q: should_return %v, want %v: %s\n%s", c.q, v.ShouldReturn, c.accept, v.Reasoning, a)
+		}
+	}
+}
+
+func ExampleExtractive_Generate() {
+	sections := []schema.Section{{
+		Title: "Late Payment Penalties", Page: 8, Source: "contract.md",
+		Content: "If payment is not received within thirty (30) days, Client shall be assessed a late fee of 1.5% per month. Late fees accrue until paid.",
+	}, {
+		Title: "Service Credits", Page: 12, Source: "contract.md",
+		Content: "Provider shall credit Client 5% of the monthly fee for each hour of downtime.",
+	}}
+	answer, err := NewExtractive().Generate(context.Background(), schema.GenerateRequest{
+		Query:    "What are the late payment penalties?",
+		Sections: sections,
+	})
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(answer)
+	// Output:
+	// If payment is not received within thirty (30) days, Client shall be assessed a late fee of 1.5% per month. (See Late Payment Penalties, page 8)
+	// Late fees accrue until paid. (See Late Payment Penalties, page 8)
+}

@@ -1,0 +1,335 @@
+package judge
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/docmind/docmind/internal/testcontract"
+	"github.com/docmind/docmind/schema"
+)
+
+const lateSentence = "8.1 If payment is not received within thirty (30) days, Client shall be assessed a late fee of 1.5% per month on the overdue amount."
+
+func judgeOf(t *testing.T, query, response string, sections []schema.Section, opts ...Option) *schema.Verdict {
+	t.Helper()
+	v, err := NewDeterministic(opts...).Judge(context.Background(), schema.JudgeRequest{Query: query, Response: response, Sections: sections})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v.JudgedBy != JudgedBy || v.ShouldReturn == v.IsHallucinated {
+		t.Fatalf("inconsistent verdict %+v", v)
+	}
+	if v.ConfidenceScore < 0 || v.ConfidenceScore > 1 {
+		t.Fatalf("confidence %v out of [0,1]", v.ConfidenceScore)
+	}
+	return v
+}
+
+func TestJudgeAcceptsExtractiveAnswer(t *testing.T) {
+	v := judgeOf(t, "What are the late payment penalties?",
+		lateSentence+" (See Late Payment Penalties, page 8)", testcontract.Sections())
+	if v.IsHallucinated {
+		t.Fatalf("grounded answer rejected: %s", v.Reasoning)
+	}
+	if v.ConfidenceScore < 0.9 {
+		t.Errorf("confidence %.2f, want >= 0.9", v.ConfidenceScore)
+	}
+	if len(v.Claims) != 1 || !v.Claims[0].Supported {
+		t.Fatalf("claims = %+v", v.Claims)
+	}
+	ev := v.Claims[0].Evidence
+	if ev == nil || ev.Title != "Late Payment Penalties" || ev.Page != 8 || ev.SectionID != "late" || ev.Source != testcontract.Source || !strings.Contains(ev.Quote, "1.5% per month") {
+		t.Errorf("evidence = %+v", ev)
+	}
+	if !strings.HasPrefix(v.Reasoning, "Grounded") {
+		t.Errorf("reasoning = %q", v.Reasoning)
+	}
+}
+
+// Seed scenario 2: the answer says 5% where the cited source says 1.5%.
+func TestJudgeCatchesFivePercent(t *testing.T) {
+	for _, answer := range []string{
+		"Late fee is 5% per month. (See Late Payment Penalties, page 8)",
+		"Late fee is 5% per month.", // uncited: the best passage is the late-fee clause
+		"If payment is not received within thirty (30) days, Client shall be assessed a late fee of 5% per month on the overdue amount.",
+	} {
+		v := judgeOf(t, "What are the penalties?", answer, testcontract.Sections())
+		if !v.IsHallucinated {
+			t.Errorf("%q: accepted: %s", answer, v.Reasoning)
+			continue
+		}
+		if len(v.Claims) != 1 || v.Claims[0].Supported || !strings.Contains(v.Claims[0].Contradiction, `answer says "5% per month", source says "1.5% per month"`) {
+			t.Errorf("%q: claims = %+v", answer, v.Claims)
+		}
+		if !strings.Contains(v.Reasoning, "1.5%") || !strings.Contains(v.Reasoning, "5%") {
+			t.Errorf("reasoning does not explain the contradiction: %q", v.Reasoning)
+		}
+		if v.ConfidenceScore > 0.3 {
+			t.Errorf("confidence %.2f too high for a contradiction", v.ConfidenceScore)
+		}
+	}
+}
+
+func TestJudgeContradictions(t *testing.T) {
+	secs := testcontract.Sections()
+	cases := []struct {
+		answer, want string
+	}{
+		{"Provider may suspend the Services if any undisputed amount is more than thirty (30) days overdue. (See Suspension of Services, page 9)", `source says "sixty (60) days"`},
+		{"If Client terminates for convenience during the initial term, Client shall pay an early termination fee of $15,000. (See Termination, pages 10–11)", `source says "$25,000"`},
+		{"Service credits are capped at 25% of the monthly fee. (See Service Credits, page 12)", ""},
+		{"Provider shall give Client at least 10 business days' written notice before suspending the Services.", ""},
+	}
+	for _, c := range cases {
+		v := judgeOf(t, "", c.answer, secs)
+		if c.want == "" {
+			if v.IsHallucinated {
+				t.Errorf("%q rejected: %s", c.answer, v.Reasoning)
+			}
+			continue
+		}
+		if !v.IsHallucinated || !strings.Contains(v.Claims[0].Contradiction, c.want) {
+			t.Errorf("%q: verdict %+v", c.answer, v)
+		}
+	}
+}
+
+// Seed scenario 3: nothing about a warranty in the contract.
+func TestJudgeWarrantyNotAddressed(t *testing.T) {
+	secs := testcontract.Sections()
+	// an answer lifted from a section that does not mention warranties
+	v := judgeOf(t, "What is the warranty period?",
+		"Either party may terminate this Agreement for convenience on ninety (90) days' written notice. (See Termination, pages 10–11)", secs)
+	if !v.IsHallucinated || !strings.Contains(v.Reasoning, `"warranty"`) {
+		t.Errorf("warranty answer accepted or unexplained: %+v", v)
+	}
+	if len(v.RejectedSections) != len(secs) {
+		t.Errorf("rejected %v, want every section", v.RejectedSections)
+	}
+	// the honest "not addressed" answer is not returned as confident either
+	v = judgeOf(t, "What is the warranty period?", "The provided documents do not address this question.", secs)
+	if !v.IsHallucinated || v.ConfidenceScore != 0 {
+		t.Errorf("abstention accepted: %+v", v)
+	}
+	// unless abstentions are allowed (benchmarks)
+	v = judgeOf(t, "What is the warranty period?", "The provided documents do not address this question.", secs, WithRejectAbstentions(false))
+	if v.IsHallucinated {
+		t.Errorf("abstention rejected with WithRejectAbstentions(false): %s", v.Reasoning)
+	}
+}
+
+func TestJudgeRejectedSections(t *testing.T) {
+	v := judgeOf(t, "What are the late payment penalties?", lateSentence+" (See Late Payment Penalties, page 8)", testcontract.Sections())
+	got := map[string]bool{}
+	for _, k := range v.RejectedSections {
+		got[k] = true
+	}
+	// late, payment, penalties: at least half must be mentioned
+	want := map[string]bool{"fees": true, "suspension": true, "credits": true, "liability": true, "termination": true}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("rejected %v, want %v", v.RejectedSections, want)
+	}
+}
+
+func TestJudgeUnsupportedClaim(t *testing.T) {
+	v := judgeOf(t, "", "The Client must keep all invoices in a fireproof cabinet located in Geneva.", testcontract.Sections())
+	if !v.IsHallucinated || v.Claims[0].Supported || !strings.Contains(v.Claims[0].Reason, "not supported") {
+		t.Errorf("verdict = %+v", v)
+	}
+}
+
+func TestJudgeBadCitationAndQuote(t *testing.T) {
+	secs := testcontract.Sections()
+	v := judgeOf(t, "", lateSentence+" (See Late Payment Penalties, page 3)", secs)
+	if !v.IsHallucinated || !strings.Contains(v.Reasoning, "that section is on page 8") {
+		t.Errorf("wrong page accepted: %+v", v)
+	}
+	v = judgeOf(t, "", `The agreement says late fees "accrue from the due date until the overdue amount is paid in full". (See Late Payment Penalties, page 8)`, secs)
+	if v.IsHallucinated {
+		t.Errorf("true quote rejected: %s", v.Reasoning)
+	}
+	v = judgeOf(t, "", `The agreement says late fees "accrue from the invoice date until paid". (See Late Payment Penalties, page 8)`, secs)
+	if !v.IsHallucinated || !strings.Contains(v.Reasoning, "accrue from the invoice date") {
+		t.Errorf("false quote accepted: %+v", v)
+	}
+}
+
+func TestJudgeEmpty(t *testing.T) {
+	v := judgeOf(t, "What is the fee?", "", testcontract.Sections())
+	if !v.IsHallucinated || v.ConfidenceScore != 0 {
+		t.Errorf("empty answer accepted: %+v", v)
+	}
+}
+
+func TestJudgeCancelled(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err := NewDeterministic().Judge(ctx, schema.JudgeRequest{Response: "x"})
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("err = %v", err)
+	}
+}
+
+func TestThresholdsChangeTheDecision(t *testing.T) {
+	// a paraphrase covering about half of its terms
+	answer := "Overdue invoices attract a monthly late fee of 1.5%."
+	secs := testcontract.Sections()
+	strict := judgeOf(t, "", answer, secs, WithSupportThreshold(0.9))
+	lenient := judgeOf(t, "", answer, secs, WithSupportThreshold(0.3))
+	if !strict.IsHallucinated || lenient.IsHallucinated {
+		t.Errorf("strict hallucinated=%v, lenient hallucinated=%v (%s)", strict.IsHallucinated, lenient.IsHallucinated, lenient.Reasoning)
+	}
+	if NewDeterministic(WithThresholds(Thresholds{Support: 0.7, Window: 0})).Thresholds().Window != 1 {
+		t.Error("Window below 1 not raised to 1")
+	}
+}
+
+func TestCheckQuotes(t *testing.T) {
+	ev := "Late fees accrue from the due date until the overdue amount is paid in full."
+	cases := []struct {
+		claim string
+		want  []string
+	}{
+		{`They "accrue from the due date"`, nil},
+		{`They “accrue  from the DUE date”`, nil},
+		{`They 'accrue from the due date'`, nil},
+		{`They "accrue daily"`, []string{"accrue daily"}},
+		{`No quotes here`, nil},
+	}
+	for _, c := range cases {
+		if got := CheckQuotes(c.claim, ev); !reflect.DeepEqual(got, c.want) {
+			t.Errorf("CheckQuotes(%q) = %q, want %q", c.claim, got, c.want)
+		}
+	}
+}
+
+func TestCheckCitations(t *testing.T) {
+	secs := testcontract.Sections()
+	c := SplitClaims("Fee. (See Late Payment Penalties, page 8; Warranty, page 2) [S5]")[0]
+	cited, problems := CheckCitations(c, secs)
+	if !reflect.DeepEqual(cited, []int{1, 4}) || len(problems) != 1 || !strings.Contains(problems[0], `"Warranty"`) {
+		t.Errorf("cited %v, problems %q", cited, problems)
+	}
+}
+
+func TestMissingKeyTerms(t *testing.T) {
+	var texts []string
+	for _, s := range testcontract.Sections() {
+		texts = append(texts, s.Title+" "+s.Content)
+	}
+	if got := MissingKeyTerms([]string{"warranty"}, texts...); !reflect.DeepEqual(got, []string{"warranty"}) {
+		t.Errorf("warranty: missing = %q", got)
+	}
+	if got := MissingKeyTerms([]string{"late", "payment", "penalties"}, texts...); got != nil {
+		t.Errorf("late payment penalties: missing = %q", got)
+	}
+	if got := MissingKeyTerms([]string{"suspending", "credit"}, "Provider may suspend; service credits apply"); got != nil {
+		t.Errorf("stems: missing = %q", got)
+	}
+}
+
+func TestIsAbstention(t *testing.T) {
+	yes := []string{
+		"The provided documents do not address this question.",
+		"The passages do not mention the warranty period.",
+		"The warranty period is not specified in the contract.",
+		"There is no information about warranties.",
+		"It cannot be determined from the passages.",
+	}
+	no := []string{
+		"Client shall not assign this Agreement.",
+		"Provider may suspend the Services.",
+		"No fee applies to the first invoice.",
+	}
+	for _, s := range yes {
+		if !IsAbstention(s) {
+			t.Errorf("IsAbstention(%q) = false", s)
+		}
+	}
+	for _, s := range no {
+		if IsAbstention(s) {
+			t.Errorf("IsAbstention(%q) = true", s)
+		}
+	}
+}
+
+func TestApplyGuards(t *testing.T) {
+	secs := testcontract.Sections()
+	llm := &schema.Verdict{
+		ShouldReturn: true, ConfidenceScore: 0.95, Reasoning: "The answer matches S1.", JudgedBy: "llm",
+		Claims: []schema.ClaimCheck{{Claim: "The late fee is 5% per month", Supported: true, Score: 0.95}},
+	}
+	req := schema.JudgeRequest{Query: "What are the penalties?", Response: "The late fee is 5% per month [S2].", Sections: secs}
+	out, err := NewDeterministic().ApplyGuards(context.Background(), req, llm)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !out.IsHallucinated || out.ShouldReturn || out.JudgedBy != "llm+guards" || out.ConfidenceScore > 0.25 {
+		t.Errorf("guards did not override: %+v", out)
+	}
+	if len(out.Claims) != 1 || out.Claims[0].Supported || !strings.Contains(out.Claims[0].Contradiction, `"1.5% per month"`) {
+		t.Errorf("claims = %+v", out.Claims)
+	}
+	if !strings.HasPrefix(out.Reasoning, "The answer matches S1. Deterministic guards:") {
+		t.Errorf("reasoning = %q", out.Reasoning)
+	}
+	if !llm.ShouldReturn || llm.Claims[0].Contradiction != "" {
+		t.Error("ApplyGuards modified its input")
+	}
+	// a clean answer passes through with its own verdict
+	req.Response = "The late fee is 1.5% per month [S2]."
+	out, err = NewDeterministic().ApplyGuards(context.Background(), req, llm)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.IsHallucinated || out.ConfidenceScore != 0.95 || out.Reasoning != llm.Reasoning {
+		t.Errorf("clean answer changed: %+v", out)
+	}
+}
+
+func TestScoreSeparable(t *testing.T) {
+	req := schema.JudgeRequest{Query: "What are the penalties?", Response: "Late fee is 5% per month.", Sections: testcontract.Sections()}
+	a, err := Score(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(a.Claims) != 1 || a.Claims[0].Section != 1 || len(a.Claims[0].Mismatches) != 1 || !a.Claims[0].Mismatches[0].Contradiction() {
+		t.Fatalf("assessment = %+v", a.Claims)
+	}
+	if a.HallucinationScore() < 0.7 {
+		t.Errorf("hallucination score %.2f", a.HallucinationScore())
+	}
+}
+
+func ExampleDeterministic_Judge() {
+	sections := []schema.Section{{
+		Title: "Late Payment Penalties", Page: 8, Source: "contract.md",
+		Content: "If payment is not received within thirty (30) days, Client shall be assessed a late fee of 1.5% per month.",
+	}}
+	v, err := NewDeterministic().Judge(context.Background(), schema.JudgeRequest{
+		Query:    "What are the late payment penalties?",
+		Response: "Client pays a late fee of 5% per month if payment is not received within 30 days. (See Late Payment Penalties, page 8)",
+		Sections: sections,
+	})
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(v.IsHallucinated)
+	fmt.Println(v.Claims[0].Contradiction)
+	// Output:
+	// true
+	// answer says "5% per month", source says "1.5% per month"
+}
+
+func ExampleSplitClaims() {
+	for _, c := range SplitClaims("The late fee is 1.5% per month. (See Late Payment Penalties, page 8) Services may be suspended [S2].") {
+		fmt.Printf("%s %v\n", c.Text, c.Citations)
+	}
+	// Output:
+	// The late fee is 1.5% per month. [Late Payment Penalties, page 8]
+	// Services may be suspended. [[S2]]
+}
