@@ -1,0 +1,152 @@
+package decomposer
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/tmc/langchaingo/llms"
+
+	"github.com/docmind/docmind/llm"
+	"github.com/docmind/docmind/prompts"
+	"github.com/docmind/docmind/schema"
+)
+
+// LLMOptions tunes the LLM decomposer. The zero value is usable.
+type LLMOptions struct {
+	llm.Settings
+	// Fallback decomposes the question when the model's reply cannot be
+	// parsed even after the repair attempt (for example the rule-based
+	// decomposer, decomposer.NewRules()). Nil yields a minimal decomposition: intent "general",
+	// the question as its only sub-query.
+	Fallback schema.Decomposer
+}
+
+// LLM is a schema.Decomposer that asks a model for a structured reading of
+// the question, as JSON following the docmind_decomposition schema.
+type LLM struct {
+	model llms.Model
+	opts  LLMOptions
+}
+
+// NewLLM returns a decomposer over model.
+func NewLLM(model llms.Model, opts LLMOptions) *LLM { return &LLM{model: model, opts: opts} }
+
+var _ schema.Decomposer = (*LLM)(nil)
+
+var intents = map[string]bool{"definition": true, "procedure": true, "amount": true, "deadline": true,
+	"comparison": true, "yes_no": true, "list": true, "general": true}
+
+// Decompose implements schema.Decomposer. Model failures (after retries)
+// are returned as errors; an unparseable reply falls back (see
+// LLMOptions.Fallback).
+func (d *LLM) Decompose(ctx context.Context, query string) (*schema.Decomposition, error) {
+	query = strings.TrimSpace(query)
+	if query == "" {
+		return nil, fmt.Errorf("decompose: %w", schema.ErrEmptyQuery)
+	}
+	msgs, err := prompts.MustGet(prompts.NameDecompose).Messages(ctx, prompts.DecomposeData{Query: query})
+	if err != nil {
+		return nil, err
+	}
+	var out *schema.Decomposition
+	_, err = llm.GenerateStructured(ctx, d.model, llm.StructuredCall{
+		Messages:  msgs,
+		Schema:    llm.JSONSchema{Name: prompts.SchemaDecomposition, Schema: prompts.DecompositionSchema(), Strict: true},
+		Options:   d.opts.CallOptions(),
+		ModelName: d.opts.ModelName,
+		Repair:    prompts.RepairInstruction(prompts.SchemaDecomposition),
+	}, func(js string) error {
+		dec, err := parseDecomposition(js, query)
+		out = dec
+		return err
+	})
+	switch {
+	case err == nil:
+		return out, nil
+	case errors.Is(err, llm.ErrUnparseable):
+		if d.opts.Fallback != nil {
+			return d.opts.Fallback.Decompose(ctx, query)
+		}
+		return &schema.Decomposition{Intent: "general", SubQueries: []string{query},
+			Entities: []string{}, Constraints: []string{}, Temporals: []string{}}, nil
+	default:
+		return nil, fmt.Errorf("decompose: %w", err)
+	}
+}
+
+// parseDecomposition decodes and validates a reply. Lists may come as a
+// single string; unknown intents become "general".
+func parseDecomposition(js, query string) (*schema.Decomposition, error) {
+	var raw struct {
+		Intent      string    `json:"intent"`
+		SubQueries  stringish `json:"sub_queries"`
+		Entities    stringish `json:"entities"`
+		Constraints stringish `json:"constraints"`
+		Temporals   stringish `json:"temporals"`
+		KeyTerms    stringish `json:"key_terms"`
+	}
+	if err := json.Unmarshal([]byte(js), &raw); err != nil {
+		return nil, fmt.Errorf("decomposition JSON: %w", err)
+	}
+	if raw.Intent == "" && len(raw.SubQueries) == 0 && len(raw.KeyTerms) == 0 {
+		return nil, errors.New(`decomposition has neither "intent" nor "sub_queries"`)
+	}
+	intent := strings.ToLower(strings.TrimSpace(raw.Intent))
+	if !intents[intent] {
+		intent = "general"
+	}
+	d := &schema.Decomposition{
+		Intent:      intent,
+		SubQueries:  clean(raw.SubQueries),
+		Entities:    clean(raw.Entities),
+		Constraints: clean(raw.Constraints),
+		Temporals:   clean(raw.Temporals),
+		KeyTerms:    clean(raw.KeyTerms),
+	}
+	if len(d.SubQueries) == 0 {
+		d.SubQueries = []string{query}
+	}
+	if len(d.KeyTerms) == 0 {
+		d.KeyTerms = nil
+	}
+	return d, nil
+}
+
+// stringish accepts a JSON array of strings, a single string or null.
+type stringish []string
+
+func (s *stringish) UnmarshalJSON(b []byte) error {
+	var one string
+	if err := json.Unmarshal(b, &one); err == nil {
+		*s = stringish{one}
+		return nil
+	}
+	var many []any
+	if err := json.Unmarshal(b, &many); err != nil {
+		return fmt.Errorf("want a list of strings, got %s", strings.TrimSpace(string(b)))
+	}
+	out := make(stringish, 0, len(many))
+	for _, v := range many {
+		if v != nil {
+			out = append(out, fmt.Sprint(v))
+		}
+	}
+	*s = out
+	return nil
+}
+
+func clean(in []string) []string {
+	out := []string{}
+	seen := map[string]bool{}
+	for _, s := range in {
+		s = strings.TrimSpace(s)
+		if s != "" && !seen[strings.ToLower(s)] {
+			seen[strings.ToLower(s)] = true
+			out = append(out, s)
+		}
+	}
+	return out
+}

@@ -1,0 +1,92 @@
+package decomposer_test
+
+import (
+	"context"
+	"errors"
+	"reflect"
+	"testing"
+
+	"github.com/docmind/docmind/decomposer"
+	"github.com/docmind/docmind/llm/openai"
+	"github.com/docmind/docmind/llm/openaitest"
+	"github.com/docmind/docmind/prompts"
+	"github.com/docmind/docmind/schema"
+)
+
+type fixed struct{ d schema.Decomposition }
+
+func (f fixed) Decompose(context.Context, string) (*schema.Decomposition, error) {
+	d := f.d
+	return &d, nil
+}
+
+func TestLLMDecomposer(t *testing.T) {
+	const q = "What are the late payment penalties?"
+	good := `{"intent":"amount","sub_queries":["What are the late payment penalties?"],"entities":[],"constraints":[],"temporals":["per month"],"key_terms":["late","payment","penalties"]}`
+	tests := []struct {
+		name     string
+		replies  []openaitest.Reply
+		fallback schema.Decomposer
+		want     schema.Decomposition
+		calls    int
+		wantErr  bool
+	}{
+		{name: "valid JSON", replies: []openaitest.Reply{{Content: good}}, calls: 1,
+			want: schema.Decomposition{Intent: "amount", SubQueries: []string{q}, Entities: []string{}, Constraints: []string{}, Temporals: []string{"per month"}, KeyTerms: []string{"late", "payment", "penalties"}}},
+		{name: "malformed then repaired", replies: []openaitest.Reply{{Content: "Sure, here you go: {intent: amount"}, {Content: "```json\n" + good + "\n```"}}, calls: 2,
+			want: schema.Decomposition{Intent: "amount", SubQueries: []string{q}, Entities: []string{}, Constraints: []string{}, Temporals: []string{"per month"}, KeyTerms: []string{"late", "payment", "penalties"}}},
+		{name: "tolerant fields", replies: []openaitest.Reply{{Content: `{"intent":"Penalty","sub_queries":"late fees?","entities":null,"constraints":[],"temporals":[],"key_terms":[]}`}}, calls: 1,
+			want: schema.Decomposition{Intent: "general", SubQueries: []string{"late fees?"}, Entities: []string{}, Constraints: []string{}, Temporals: []string{}}},
+		{name: "unparseable twice falls back to minimal", replies: []openaitest.Reply{{Content: "no"}, {Content: "still no"}}, calls: 2,
+			want: schema.Decomposition{Intent: "general", SubQueries: []string{q}, Entities: []string{}, Constraints: []string{}, Temporals: []string{}}},
+		{name: "unparseable twice uses the fallback decomposer", replies: []openaitest.Reply{{Content: "no"}, {Content: "{}"}}, calls: 2,
+			fallback: fixed{schema.Decomposition{Intent: "deadline"}}, want: schema.Decomposition{Intent: "deadline"}},
+		{name: "model error aborts", replies: []openaitest.Reply{{Status: 400, Message: "model not found"}}, calls: 1, wantErr: true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := openaitest.New(t)
+			srv.Script(openaitest.RouteDecomposition, tc.replies...)
+			m, err := openai.New(openai.WithBaseURL(srv.URL), openai.WithModel("gpt-4o-mini"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			meter := &schema.Meter{}
+			ctx := schema.ContextWithMeter(context.Background(), meter)
+			got, err := decomposer.NewLLM(m, decomposer.LLMOptions{Fallback: tc.fallback}).Decompose(ctx, q)
+			if srv.Calls(openaitest.RouteDecomposition) != tc.calls {
+				t.Errorf("calls = %d, want %d", srv.Calls(openaitest.RouteDecomposition), tc.calls)
+			}
+			if tc.wantErr {
+				if err == nil {
+					t.Fatalf("want error, got %+v", got)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(*got, tc.want) {
+				t.Errorf("got  %+v\nwant %+v", *got, tc.want)
+			}
+			if meter.PromptVersions()[prompts.NameDecompose] == "" {
+				t.Error("prompt version not recorded")
+			}
+			req, _ := srv.Last(openaitest.RouteDecomposition)
+			if rf := req.Body.ResponseFormat; rf == nil || rf.JSONSchema == nil || !rf.JSONSchema.Strict {
+				t.Errorf("no strict json_schema on the wire: %s", req.Raw)
+			}
+		})
+	}
+}
+
+func TestLLMDecomposerEmptyQuery(t *testing.T) {
+	srv := openaitest.New(t)
+	m, _ := openai.New(openai.WithBaseURL(srv.URL), openai.WithModel("m"))
+	if _, err := decomposer.NewLLM(m, decomposer.LLMOptions{}).Decompose(context.Background(), "  "); !errors.Is(err, schema.ErrEmptyQuery) {
+		t.Errorf("err = %v", err)
+	}
+	if srv.Calls("") != 0 {
+		t.Error("empty question reached the model")
+	}
+}

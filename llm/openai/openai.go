@@ -1,0 +1,509 @@
+// Package openai is a langchaingo llms.Model for OpenAI and every
+// OpenAI-compatible chat completions endpoint (Ollama's /v1, vLLM,
+// LM Studio, OpenRouter, Groq, …), built on github.com/sashabaranov/go-openai.
+//
+// Compared with langchaingo's own openai client it keeps chat roles
+// (system/user/assistant/tool) as they are, sends temperature only when the
+// caller set it (reasoning models reject it), sends top_p, takes a JSON
+// schema per call (llm.WithJSONSchema → response_format json_schema),
+// streams through llms.WithStreamingFunc with usage from the last chunk,
+// and returns typed errors: an *llm.StatusError carrying the HTTP status
+// and Retry-After and wrapping go-openai's *openai.APIError or
+// *openai.RequestError; a cancelled context satisfies
+// errors.Is(err, context.Canceled).
+//
+// A Model makes one attempt per call; wrap it with llm.WithRetry for
+// retries (llm/providers does).
+//
+// Temperature 0: go-openai omits a zero temperature from the request
+// (omitempty), which would leave the server's default (usually 1). An
+// explicit llms.WithTemperature(0) is therefore sent as ZeroTemperature, a
+// tiny positive value that is greedy decoding in practice.
+package openai
+
+import (
+	"context"
+	b64 "encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	sdk "github.com/sashabaranov/go-openai"
+	"github.com/tmc/langchaingo/llms"
+
+	"github.com/docmind/docmind/llm"
+)
+
+// DefaultBaseURL is OpenAI's API.
+const DefaultBaseURL = "https://api.openai.com/v1"
+
+// ZeroTemperature is what an explicit temperature of 0 is sent as.
+const ZeroTemperature = 1e-6
+
+// Model is an llms.Model over an OpenAI-compatible endpoint. It is safe for
+// concurrent use.
+type Model struct {
+	client   *sdk.Client
+	model    string
+	endpoint string
+	legacy   bool
+	noUsage  bool
+}
+
+type options struct {
+	apiKey, baseURL, model, org, endpoint string
+	httpClient                            *http.Client
+	legacy                                *bool
+	noStreamUsage                         bool
+}
+
+// Option configures New.
+type Option func(*options)
+
+// WithAPIKey sets the API key (sent as a Bearer token). Local servers that
+// need none accept any value.
+func WithAPIKey(key string) Option { return func(o *options) { o.apiKey = key } }
+
+// WithBaseURL sets the endpoint, for example "http://localhost:11434/v1".
+func WithBaseURL(u string) Option { return func(o *options) { o.baseURL = u } }
+
+// WithModel sets the default model; llms.WithModel overrides it per call.
+func WithModel(m string) Option { return func(o *options) { o.model = m } }
+
+// WithOrganization sets the OpenAI-Organization header.
+func WithOrganization(org string) Option { return func(o *options) { o.org = org } }
+
+// WithHTTPClient sets the HTTP client (for proxies or tests).
+func WithHTTPClient(c *http.Client) Option { return func(o *options) { o.httpClient = c } }
+
+// WithEndpointName overrides the name used in error messages (default
+// "OpenAI" for OpenAI's API, otherwise the base URL's host).
+func WithEndpointName(name string) Option { return func(o *options) { o.endpoint = name } }
+
+// WithLegacyMaxTokens chooses how llms.WithMaxTokens is sent: true sends
+// max_tokens (what most OpenAI-compatible servers understand), false sends
+// max_completion_tokens (what OpenAI's reasoning models require). The
+// default is false for OpenAI's API and true for any other base URL.
+func WithLegacyMaxTokens(legacy bool) Option { return func(o *options) { o.legacy = &legacy } }
+
+// WithoutStreamUsage stops asking for usage in the last streamed chunk
+// (stream_options.include_usage), for servers that reject the option.
+func WithoutStreamUsage() Option { return func(o *options) { o.noStreamUsage = true } }
+
+// New returns a Model. The base URL defaults to DefaultBaseURL; the model
+// must be given here or per call.
+func New(opts ...Option) (*Model, error) {
+	var o options
+	for _, opt := range opts {
+		opt(&o)
+	}
+	if o.baseURL == "" {
+		o.baseURL = DefaultBaseURL
+	}
+	u, err := url.Parse(o.baseURL)
+	if err != nil || u.Scheme == "" || u.Host == "" {
+		return nil, fmt.Errorf("openai: base URL %q is not an absolute URL", o.baseURL)
+	}
+	official := u.Host == "api.openai.com"
+	if o.endpoint == "" {
+		o.endpoint = u.Host
+		if official {
+			o.endpoint = "OpenAI"
+		}
+	}
+	legacy := !official
+	if o.legacy != nil {
+		legacy = *o.legacy
+	}
+	cfg := sdk.DefaultConfig(o.apiKey)
+	cfg.BaseURL = strings.TrimSuffix(o.baseURL, "/")
+	cfg.OrgID = o.org
+	hc := o.httpClient
+	if hc == nil {
+		hc = &http.Client{}
+	}
+	cfg.HTTPClient = headerDoer{hc}
+	return &Model{
+		client:   sdk.NewClientWithConfig(cfg),
+		model:    o.model,
+		endpoint: o.endpoint,
+		legacy:   legacy,
+		noUsage:  o.noStreamUsage,
+	}, nil
+}
+
+// Endpoint returns the name used in error messages.
+func (m *Model) Endpoint() string { return m.endpoint }
+
+// ModelName returns the default model.
+func (m *Model) ModelName() string { return m.model }
+
+var _ llms.Model = (*Model)(nil)
+
+// Call implements llms.Model.
+func (m *Model) Call(ctx context.Context, prompt string, options ...llms.CallOption) (string, error) {
+	return llms.GenerateFromSinglePrompt(ctx, m, prompt, options...)
+}
+
+// GenerateContent implements llms.Model. With llms.WithStreamingFunc it
+// streams; the returned response then holds the whole text and the usage.
+func (m *Model) GenerateContent(ctx context.Context, messages []llms.MessageContent, options ...llms.CallOption) (*llms.ContentResponse, error) {
+	opts := llms.CallOptions{Temperature: math.NaN()}
+	for _, o := range options {
+		o(&opts)
+	}
+	req, err := m.request(messages, &opts)
+	if err != nil {
+		return nil, err
+	}
+	info := &respInfo{}
+	ctx = context.WithValue(ctx, respInfoKey{}, info)
+	if opts.StreamingFunc != nil || opts.StreamingReasoningFunc != nil {
+		return m.stream(ctx, req, &opts, info)
+	}
+	resp, err := m.client.CreateChatCompletion(ctx, req)
+	if err != nil {
+		return nil, m.wrapErr(ctx, err, info)
+	}
+	if len(resp.Choices) == 0 {
+		return nil, fmt.Errorf("%s returned no choices", m.endpoint)
+	}
+	out := &llms.ContentResponse{}
+	for _, c := range resp.Choices {
+		choice := &llms.ContentChoice{
+			Content:          c.Message.Content,
+			StopReason:       string(c.FinishReason),
+			ReasoningContent: c.Message.ReasoningContent,
+			GenerationInfo:   generationInfo(resp.Model, &resp.Usage),
+		}
+		for _, tc := range c.Message.ToolCalls {
+			choice.ToolCalls = append(choice.ToolCalls, llms.ToolCall{
+				ID: tc.ID, Type: string(tc.Type),
+				FunctionCall: &llms.FunctionCall{Name: tc.Function.Name, Arguments: tc.Function.Arguments},
+			})
+		}
+		if len(choice.ToolCalls) > 0 {
+			choice.FuncCall = choice.ToolCalls[0].FunctionCall
+		}
+		out.Choices = append(out.Choices, choice)
+	}
+	return out, nil
+}
+
+// GenerateContentStream streams the reply's text as a channel of partial
+// responses (one per chunk); the channel closes at the end. An error ends
+// the stream early and is not reported; use GenerateContent with
+// llms.WithStreamingFunc when errors matter.
+func (m *Model) GenerateContentStream(ctx context.Context, messages []llms.MessageContent, options ...llms.CallOption) (<-chan llms.ContentResponse, error) {
+	ch := make(chan llms.ContentResponse)
+	opts := append(append([]llms.CallOption(nil), options...), llms.WithStreamingFunc(func(ctx context.Context, chunk []byte) error {
+		select {
+		case ch <- llms.ContentResponse{Choices: []*llms.ContentChoice{{Content: string(chunk)}}}:
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}))
+	go func() {
+		defer close(ch)
+		_, _ = m.GenerateContent(ctx, messages, opts...)
+	}()
+	return ch, nil
+}
+
+func (m *Model) request(messages []llms.MessageContent, o *llms.CallOptions) (sdk.ChatCompletionRequest, error) {
+	req := sdk.ChatCompletionRequest{Model: m.model}
+	if o.Model != "" {
+		req.Model = o.Model
+	}
+	if req.Model == "" {
+		return req, errors.New("openai: no model configured (set --model or DOCMIND_MODEL)")
+	}
+	for i, mc := range messages {
+		msg, err := convertMessage(mc)
+		if err != nil {
+			return req, fmt.Errorf("openai: message %d: %w", i+1, err)
+		}
+		req.Messages = append(req.Messages, msg)
+	}
+	if !math.IsNaN(o.Temperature) {
+		t := float32(o.Temperature)
+		if t == 0 {
+			t = ZeroTemperature
+		}
+		req.Temperature = t
+	}
+	if o.TopP > 0 {
+		req.TopP = float32(o.TopP)
+	}
+	if o.MaxTokens > 0 {
+		if m.legacy {
+			req.MaxTokens = o.MaxTokens
+		} else {
+			req.MaxCompletionTokens = o.MaxTokens
+		}
+	}
+	req.Stop = o.StopWords
+	if o.Seed != 0 {
+		seed := o.Seed
+		req.Seed = &seed
+	}
+	if n := max(o.N, o.CandidateCount); n > 1 {
+		req.N = n
+	}
+	req.FrequencyPenalty = float32(o.FrequencyPenalty)
+	req.PresencePenalty = float32(o.PresencePenalty)
+	for _, t := range o.Tools {
+		if t.Function == nil {
+			continue
+		}
+		req.Tools = append(req.Tools, sdk.Tool{Type: sdk.ToolTypeFunction, Function: &sdk.FunctionDefinition{
+			Name: t.Function.Name, Description: t.Function.Description, Parameters: t.Function.Parameters, Strict: t.Function.Strict,
+		}})
+	}
+	if o.ToolChoice != nil {
+		req.ToolChoice = o.ToolChoice
+	}
+	if s := llm.JSONSchemaOf(o); s != nil {
+		req.ResponseFormat = &sdk.ChatCompletionResponseFormat{
+			Type: sdk.ChatCompletionResponseFormatTypeJSONSchema,
+			JSONSchema: &sdk.ChatCompletionResponseFormatJSONSchema{
+				Name: s.Name, Description: s.Description, Schema: rawSchema(s.Schema), Strict: s.Strict,
+			},
+		}
+	} else if o.JSONMode {
+		req.ResponseFormat = &sdk.ChatCompletionResponseFormat{Type: sdk.ChatCompletionResponseFormatTypeJSONObject}
+	}
+	if effort, ok := o.Metadata["reasoning_effort"].(string); ok {
+		req.ReasoningEffort = effort
+	}
+	return req, nil
+}
+
+// rawSchema is a JSON Schema passed through unchanged.
+type rawSchema json.RawMessage
+
+// MarshalJSON returns the schema, or {} when empty.
+func (r rawSchema) MarshalJSON() ([]byte, error) {
+	if len(r) == 0 {
+		return []byte("{}"), nil
+	}
+	return r, nil
+}
+
+func convertMessage(mc llms.MessageContent) (sdk.ChatCompletionMessage, error) {
+	var msg sdk.ChatCompletionMessage
+	switch mc.Role {
+	case llms.ChatMessageTypeSystem:
+		msg.Role = sdk.ChatMessageRoleSystem
+	case llms.ChatMessageTypeHuman, llms.ChatMessageTypeGeneric:
+		msg.Role = sdk.ChatMessageRoleUser
+	case llms.ChatMessageTypeAI:
+		msg.Role = sdk.ChatMessageRoleAssistant
+	case llms.ChatMessageTypeTool:
+		msg.Role = sdk.ChatMessageRoleTool
+	case llms.ChatMessageTypeFunction:
+		msg.Role = sdk.ChatMessageRoleFunction
+	default:
+		return msg, fmt.Errorf("unsupported role %q", mc.Role)
+	}
+	var texts []string
+	var multi []sdk.ChatMessagePart
+	for _, p := range mc.Parts {
+		switch p := p.(type) {
+		case llms.TextContent:
+			texts = append(texts, p.Text)
+			multi = append(multi, sdk.ChatMessagePart{Type: sdk.ChatMessagePartTypeText, Text: p.Text})
+		case llms.ImageURLContent:
+			multi = append(multi, sdk.ChatMessagePart{Type: sdk.ChatMessagePartTypeImageURL,
+				ImageURL: &sdk.ChatMessageImageURL{URL: p.URL, Detail: sdk.ImageURLDetail(p.Detail)}})
+		case llms.BinaryContent:
+			multi = append(multi, sdk.ChatMessagePart{Type: sdk.ChatMessagePartTypeImageURL,
+				ImageURL: &sdk.ChatMessageImageURL{URL: "data:" + p.MIMEType + ";base64," + base64(p.Data)}})
+		case llms.ToolCall:
+			fc := sdk.FunctionCall{}
+			if p.FunctionCall != nil {
+				fc = sdk.FunctionCall{Name: p.FunctionCall.Name, Arguments: p.FunctionCall.Arguments}
+			}
+			msg.ToolCalls = append(msg.ToolCalls, sdk.ToolCall{ID: p.ID, Type: sdk.ToolTypeFunction, Function: fc})
+		case llms.ToolCallResponse:
+			msg.ToolCallID = p.ToolCallID
+			msg.Name = p.Name
+			texts = append(texts, p.Content)
+		default:
+			return msg, fmt.Errorf("unsupported content part %T", p)
+		}
+	}
+	if len(multi) > len(texts) {
+		msg.MultiContent = multi
+	} else {
+		msg.Content = strings.Join(texts, "")
+	}
+	return msg, nil
+}
+
+func (m *Model) stream(ctx context.Context, req sdk.ChatCompletionRequest, o *llms.CallOptions, info *respInfo) (*llms.ContentResponse, error) {
+	req.Stream = true
+	if !m.noUsage {
+		req.StreamOptions = &sdk.StreamOptions{IncludeUsage: true}
+	}
+	st, err := m.client.CreateChatCompletionStream(ctx, req)
+	if err != nil {
+		return nil, m.wrapErr(ctx, err, info)
+	}
+	defer st.Close()
+	var text, reasoning strings.Builder
+	var usage *sdk.Usage
+	var model, finish string
+	tools := map[int]*llms.ToolCall{}
+	var order []int
+	for {
+		chunk, err := st.Recv()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, m.wrapErr(ctx, err, info)
+		}
+		if chunk.Model != "" {
+			model = chunk.Model
+		}
+		if chunk.Usage != nil {
+			usage = chunk.Usage
+		}
+		for _, c := range chunk.Choices {
+			if c.Index != 0 {
+				continue
+			}
+			if c.FinishReason != "" {
+				finish = string(c.FinishReason)
+			}
+			if d := c.Delta.ReasoningContent; d != "" {
+				reasoning.WriteString(d)
+				if o.StreamingReasoningFunc != nil {
+					if err := o.StreamingReasoningFunc(ctx, []byte(d), nil); err != nil {
+						return nil, fmt.Errorf("streaming stopped by the receiver: %w", err)
+					}
+				}
+			}
+			if d := c.Delta.Content; d != "" {
+				text.WriteString(d)
+				if o.StreamingFunc != nil {
+					if err := o.StreamingFunc(ctx, []byte(d)); err != nil {
+						return nil, fmt.Errorf("streaming stopped by the receiver: %w", err)
+					}
+				}
+			}
+			for _, tc := range c.Delta.ToolCalls {
+				idx := 0
+				if tc.Index != nil {
+					idx = *tc.Index
+				}
+				cur, ok := tools[idx]
+				if !ok {
+					cur = &llms.ToolCall{Type: string(sdk.ToolTypeFunction), FunctionCall: &llms.FunctionCall{}}
+					tools[idx] = cur
+					order = append(order, idx)
+				}
+				if tc.ID != "" {
+					cur.ID = tc.ID
+				}
+				cur.FunctionCall.Name += tc.Function.Name
+				cur.FunctionCall.Arguments += tc.Function.Arguments
+			}
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, m.wrapErr(ctx, err, info)
+	}
+	choice := &llms.ContentChoice{
+		Content:          text.String(),
+		StopReason:       finish,
+		ReasoningContent: reasoning.String(),
+		GenerationInfo:   generationInfo(model, usage),
+	}
+	for _, idx := range order {
+		choice.ToolCalls = append(choice.ToolCalls, *tools[idx])
+	}
+	return &llms.ContentResponse{Choices: []*llms.ContentChoice{choice}}, nil
+}
+
+func generationInfo(model string, u *sdk.Usage) map[string]any {
+	gi := map[string]any{llm.InfoModel: model}
+	if u == nil {
+		return gi
+	}
+	gi[llm.InfoPromptTokens] = u.PromptTokens
+	gi[llm.InfoCompletionTokens] = u.CompletionTokens
+	gi[llm.InfoTotalTokens] = u.TotalTokens
+	if d := u.CompletionTokensDetails; d != nil {
+		gi[llm.InfoReasoningTokens] = d.ReasoningTokens
+		if d.ReasoningTokens > 0 {
+			gi["ThinkingTokens"] = d.ReasoningTokens
+		}
+	}
+	if d := u.PromptTokensDetails; d != nil {
+		gi[llm.InfoCachedTokens] = d.CachedTokens
+	}
+	return gi
+}
+
+// wrapErr keeps go-openai's typed error reachable and adds status and
+// Retry-After; a cancelled context always shows through errors.Is.
+func (m *Model) wrapErr(ctx context.Context, err error, info *respInfo) error {
+	if cerr := ctx.Err(); cerr != nil {
+		if !errors.Is(err, cerr) {
+			err = errors.Join(cerr, err)
+		}
+		return fmt.Errorf("%s: %w", m.endpoint, err)
+	}
+	var apiErr *sdk.APIError
+	if errors.As(err, &apiErr) && apiErr.HTTPStatusCode > 0 {
+		return &llm.StatusError{StatusCode: apiErr.HTTPStatusCode, RetryAfter: info.get(), Message: apiErr.Message, Err: err}
+	}
+	var reqErr *sdk.RequestError
+	if errors.As(err, &reqErr) && reqErr.HTTPStatusCode > 0 {
+		return &llm.StatusError{StatusCode: reqErr.HTTPStatusCode, RetryAfter: info.get(), Message: llm.ErrorMessage(reqErr.Body), Err: err}
+	}
+	return fmt.Errorf("%s: %w", m.endpoint, err)
+}
+
+// respInfo carries what go-openai's errors drop (the Retry-After header)
+// from the HTTP layer to wrapErr, through the request's context.
+type respInfo struct {
+	mu         sync.Mutex
+	retryAfter time.Duration
+}
+
+type respInfoKey struct{}
+
+func (r *respInfo) get() time.Duration {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.retryAfter
+}
+
+// headerDoer records Retry-After of error responses into the request's
+// respInfo.
+type headerDoer struct{ c *http.Client }
+
+func (d headerDoer) Do(req *http.Request) (*http.Response, error) {
+	resp, err := d.c.Do(req)
+	if err == nil && resp.StatusCode >= http.StatusBadRequest {
+		if info, ok := req.Context().Value(respInfoKey{}).(*respInfo); ok {
+			info.mu.Lock()
+			info.retryAfter = llm.ParseRetryAfter(resp.Header.Get("Retry-After"), time.Now())
+			info.mu.Unlock()
+		}
+	}
+	return resp, err
+}
+
+func base64(b []byte) string { return b64.StdEncoding.EncodeToString(b) }
