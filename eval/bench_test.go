@@ -122,3 +122,22 @@ func BenchmarkPipelineSmallIndex(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkAskContractOffline is end-to-end ask over the sample contract
+// with the offline engine (rule-based decomposer, BM25, extractive
+// generator, deterministic judge), on a one-pass question and on one that
+// ends in the fallback after two judged passes.
+func BenchmarkAskContractOffline(b *testing.B) {
+	ask := offlineAsk(b, filepath.Join(repoRoot(b), "examples", "contract"))
+	for _, q := range []string{"What are the late payment penalties?", "What is the warranty period?"} {
+		b.Run(q, func(b *testing.B) {
+			ctx := context.Background()
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := ask(ctx, q); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

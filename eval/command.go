@@ -39,6 +39,10 @@ type JudgeCommand struct {
 	// Judges: the first is the configured judge; with CVFolds > 0 every
 	// entry is a candidate for cross-validated tuning.
 	Judges []NamedJudge
+	// Candidates, when set, computes the candidates instead of running
+	// Judges (e.g. OfflineSweep); its first candidate is the configured
+	// judge.
+	Candidates func(ctx context.Context, sources []RAGTruthSource, opts JudgeRunOptions) ([]Candidate, error)
 	// CVFolds > 1 adds cross-validated figures (split by source); they
 	// become the headline figures checked against MinF1.
 	CVFolds int
@@ -78,7 +82,7 @@ func (c JudgeCommand) Run(ctx context.Context) (*JudgeCommandResult, error) {
 	if len(c.Files) == 0 {
 		return nil, errors.New("eval judge: no RAGTruth file given (--ragtruth FILE)")
 	}
-	if len(c.Judges) == 0 {
+	if len(c.Judges) == 0 && c.Candidates == nil {
 		return nil, errors.New("eval judge: no judge configured")
 	}
 	var sources []RAGTruthSource
@@ -89,34 +93,37 @@ func (c JudgeCommand) Run(ctx context.Context) (*JudgeCommandResult, error) {
 		}
 		sources = append(sources, s...)
 	}
-	judges := c.Judges
-	if c.CVFolds <= 1 {
-		judges = judges[:1]
-	}
-	total := 0
-	for _, s := range sources {
-		total += len(s.Responses)
-	}
 	var cands []Candidate
-	for i, nj := range judges {
-		opts := JudgeRunOptions{Concurrency: c.Concurrency}
-		if c.Progress != nil {
-			opts.Progress = func(done, n int) {
-				if done == n || done%10 == 0 {
-					fmt.Fprintf(c.Progress, "\rjudge %d/%d (%s): %d/%d responses", i+1, len(judges), nj.Name, done, n)
-				}
+	opts := JudgeRunOptions{Concurrency: c.Concurrency}
+	if c.Progress != nil {
+		opts.Progress = func(done, n int) {
+			if done == n || done%10 == 0 {
+				fmt.Fprintf(c.Progress, "\rjudging: %d/%d responses", done, n)
 			}
 		}
-		out, err := RunJudge(ctx, nj.Judge, sources, opts)
-		if err != nil {
+	}
+	if c.Candidates != nil {
+		var err error
+		if cands, err = c.Candidates(ctx, sources, opts); err != nil {
 			return nil, err
 		}
-		cands = append(cands, Candidate{Name: nj.Name, Outcomes: out})
+	} else {
+		judges := c.Judges
+		if c.CVFolds <= 1 {
+			judges = judges[:1]
+		}
+		var err error
+		if cands, err = RunCandidates(ctx, judges, sources, opts); err != nil {
+			return nil, err
+		}
+	}
+	if len(cands) == 0 {
+		return nil, errors.New("eval judge: no candidates")
 	}
 	if c.Progress != nil {
-		fmt.Fprintf(c.Progress, "\r%-70s\r", "")
+		fmt.Fprintf(c.Progress, "\r%-60s\r", "")
 	}
-	res := &JudgeCommandResult{Judge: judges[0].Name, Configured: Score(cands[0].Outcomes, VerdictDecision)}
+	res := &JudgeCommandResult{Judge: cands[0].Name, Configured: Score(cands[0].Outcomes, VerdictDecision)}
 	if c.CVFolds > 1 {
 		cv, err := CrossValidate(cands, c.CVFolds, c.Seed)
 		if err != nil {
@@ -186,29 +193,30 @@ func writeJSON(w io.Writer, v any) error {
 
 // WriteJudgeTable prints the judge report as aligned tables.
 func WriteJudgeTable(w io.Writer, r *JudgeCommandResult) error {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	block := func(title string, scores []TaskScore) {
-		fmt.Fprintf(tw, "%s\t\t\t\t\t\t\t\t\t\n", title)
+	block := func(title string, scores []TaskScore) error {
+		fmt.Fprintln(w, title)
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 		fmt.Fprintln(tw, "task\tresponses\thalluc.\tP\tR\tF1\tspan P\tspan R\tspan F1\talways-yes F1\t")
 		for _, t := range scores {
 			fmt.Fprintf(tw, "%s\t%d\t%d\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t\n", t.Task, t.Responses, t.Hallucinated,
 				t.Precision, t.Recall, t.F1, t.SpanPrecision, t.SpanRecall, t.SpanF1, t.AlwaysYesF1)
 		}
+		return tw.Flush()
 	}
-	block("judge "+r.Judge+" (its own verdicts)", r.Configured)
-	if r.CV != nil {
-		fmt.Fprintln(tw, "\t\t\t\t\t\t\t\t\t\t")
-		block(fmt.Sprintf("cross-validated (%d folds by source, held-out predictions pooled)", r.CV.K), r.CV.Scores)
-	}
-	if err := tw.Flush(); err != nil {
+	if err := block("judge "+r.Judge+" (its own verdicts)", r.Configured); err != nil {
 		return err
 	}
-	if r.CV != nil {
-		fmt.Fprintln(w)
-		fmt.Fprintln(w, "method:", r.CV.Method)
-		for _, c := range r.CV.Choices {
-			fmt.Fprintf(w, "  fold %d: %s, threshold %.3f (train F1 %.3f, held-out F1 %.3f on %d responses)\n", c.Fold, c.Candidate, c.Threshold, c.TrainF1, c.TestF1, c.TestN)
-		}
+	if r.CV == nil {
+		return nil
+	}
+	fmt.Fprintln(w)
+	if err := block(fmt.Sprintf("cross-validated (%d folds by source, held-out predictions pooled)", r.CV.K), r.CV.Scores); err != nil {
+		return err
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "method:", r.CV.Method)
+	for _, c := range r.CV.Choices {
+		fmt.Fprintf(w, "  fold %d: %s, threshold %.3f (train F1 %.3f, held-out F1 %.3f on %d responses)\n", c.Fold, c.Candidate, c.Threshold, c.TrainF1, c.TestF1, c.TestN)
 	}
 	return nil
 }

@@ -82,3 +82,20 @@ func OfflineJudgeCandidates(factChecks bool) (*judge.Deterministic, []Determinis
 	}
 	return scorer, variants
 }
+
+// OfflineSweep computes the candidates for `docmind eval judge` with the
+// offline judge: first the pipeline's default deterministic judge as
+// configured, then the OfflineJudgeCandidates variants (fact checks on)
+// for cross-validation.
+func OfflineSweep(ctx context.Context, sources []RAGTruthSource, opts JudgeRunOptions) ([]Candidate, error) {
+	def, err := RunJudge(ctx, judge.NewDeterministic(), sources, opts)
+	if err != nil {
+		return nil, err
+	}
+	scorer, variants := OfflineJudgeCandidates(true)
+	cands, err := RunDeterministicSweep(ctx, scorer, variants, sources, opts)
+	if err != nil {
+		return nil, err
+	}
+	return append([]Candidate{{Name: "deterministic (pipeline defaults)", Outcomes: def}}, cands...), nil
+}
