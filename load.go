@@ -2,8 +2,16 @@ package docmind
 
 import (
 	"context"
+	"errors"
 	"os"
+	"sync"
 
+	"github.com/docmind/docmind/document"
+	"github.com/docmind/docmind/formats"
+	"github.com/docmind/docmind/formats/docx"
+	"github.com/docmind/docmind/formats/html"
+	"github.com/docmind/docmind/formats/pdf"
+	"github.com/docmind/docmind/formats/text"
 	"github.com/docmind/docmind/loader"
 )
 
@@ -12,20 +20,73 @@ import (
 type LoadReport = loader.Report
 
 // LoadDocuments reads the documents at path — a folder (recursively) or a
-// single file — and splits them into sections with titles and pages.
-// Supported: Markdown (pages from "<!-- page: N -->" lines or form feeds)
-// and plain text (pages from form feeds). Files that cannot be used are
-// listed in the report and do not stop the load; an error means path is
-// missing, unreadable, or held no usable document.
+// single file — and splits them into sections with titles and pages. It
+// reads PDF (text per page, bookmarks and headings, running headers
+// removed), DOCX, HTML (boilerplate removed), Markdown (pages from
+// "<!-- page: N -->" lines or form feeds) and plain text in any common
+// encoding (pages from form feeds); the format is detected from the
+// content. Files that cannot be used (encrypted, damaged, binary, empty)
+// are listed in the report with the reason and do not stop the load; an
+// error means path is missing, unreadable, or held no usable document.
 func LoadDocuments(ctx context.Context, path string) ([]Section, LoadReport, error) {
-	l := loader.New()
+	l, closeLoader := NewLoader()
+	defer closeLoader()
 	fi, err := os.Stat(path)
 	if err == nil && !fi.IsDir() {
-		secs, err := l.LoadFile(ctx, path)
+		doc, err := l.ParseFile(ctx, path)
 		if err != nil {
 			return nil, LoadReport{}, err
 		}
-		return secs, LoadReport{Files: []loader.FileReport{{Path: path, Sections: len(secs)}}}, nil
+		secs := loader.Sections(doc, loader.SectionOptions{})
+		return secs, LoadReport{Files: []loader.FileReport{{Path: path, Format: doc.Format, Pages: doc.Pages, Sections: len(secs)}}}, nil
 	}
 	return l.LoadDir(ctx, path)
+}
+
+// NewLoader returns a loader.Loader that reads every supported format, and
+// a function that releases it. The PDF engine (PDFium compiled to
+// WebAssembly) starts only when the first PDF is read.
+func NewLoader(opts ...loader.Option) (*loader.Loader, func()) {
+	lp := &lazyPDF{}
+	base := []loader.Option{
+		loader.WithParser(loader.FormatPDF, lp),
+		loader.WithParser(loader.FormatDOCX, loader.ParserFunc(docx.Parse)),
+		loader.WithParser(loader.FormatHTML, loader.ParserFunc(html.Parse)),
+		loader.WithDecoder(loader.TextDecoderFunc(decodeText)),
+	}
+	return loader.New(append(base, opts...)...), lp.close
+}
+
+// decodeText decodes text in any encoding formats/text recognises.
+func decodeText(data []byte) (string, error) {
+	s, _, err := text.Decode(data)
+	if err != nil {
+		return "", errors.New(formats.Reason(err))
+	}
+	return s, nil
+}
+
+// lazyPDF starts the PDF reader on first use.
+type lazyPDF struct {
+	once sync.Once
+	r    *pdf.Reader
+	err  error
+}
+
+func (p *lazyPDF) Parse(ctx context.Context, source string, data []byte) (*document.Document, error) {
+	p.once.Do(func() { p.r, p.err = pdf.NewReader(ctx, pdf.Options{}) })
+	if p.err != nil {
+		return nil, p.err
+	}
+	doc, err := p.r.Parse(ctx, source, data)
+	if err != nil {
+		return nil, errors.New(formats.Reason(err))
+	}
+	return doc, nil
+}
+
+func (p *lazyPDF) close() {
+	if p.r != nil {
+		p.r.Close()
+	}
 }

@@ -254,7 +254,10 @@ func (g *Extractive) score(sent string, s schema.Section, q query) float64 {
 				keyHits++
 			}
 		case inTitle[t]:
-			got += w / 2
+			// A heading names what its sentences are about: under "Late
+			// Payment Penalties" every sentence is about penalties, while
+			// a sentence elsewhere that says "not a penalty" is not.
+			got += w
 			if q.key[t] {
 				titleKeyHits++
 			}

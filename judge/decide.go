@@ -15,7 +15,7 @@ func penalty(k IssueKind) float64 {
 	switch k {
 	case IssueContradiction:
 		return 0.25
-	case IssueUnsupportedFact, IssueBadCitation, IssueQuoteNotFound, IssueUnaddressed:
+	case IssueUnsupportedFact, IssueBadCitation, IssueQuoteNotFound, IssueUnaddressed, IssueNovelContent:
 		return 0.5
 	case IssueAbstention, IssueEmpty:
 		return 0
@@ -87,6 +87,11 @@ func (a *Assessment) blocking() []Issue {
 func (d *Deterministic) Decide(a *Assessment) *schema.Verdict {
 	conf := a.Confidence()
 	issues := a.blocking()
+	novel := noveltyIssues(a, d.maxNovel)
+	for _, is := range novel {
+		conf = math.Round(conf*penalty(is.Kind)*1000) / 1000
+	}
+	issues = append(issues, novel...)
 	hallucinated := len(issues) > 0 || conf < d.t.MinConfidence
 	v := &schema.Verdict{
 		IsHallucinated:   hallucinated,
@@ -97,7 +102,14 @@ func (d *Deterministic) Decide(a *Assessment) *schema.Verdict {
 		Claims:           make([]schema.ClaimCheck, 0, len(a.Claims)),
 	}
 	for i := range a.Claims {
-		v.Claims = append(v.Claims, a.claimCheck(i))
+		cc := a.claimCheck(i)
+		for _, is := range novel {
+			if is.Claim == i {
+				cc.Supported = false
+				cc.Reason = joinNonEmpty(cc.Reason, is.Detail)
+			}
+		}
+		v.Claims = append(v.Claims, cc)
 	}
 	v.Reasoning = a.reasoning(issues, conf, d.t.MinConfidence)
 	return v

@@ -108,13 +108,15 @@ type Deterministic struct {
 	t                 Thresholds
 	rejectAbstentions bool
 	unsupportedFacts  bool
+	// maxNovel is WithMaxNovelTerms' limit; negative = off.
+	maxNovel int
 }
 
 var _ schema.Judge = (*Deterministic)(nil)
 
 // NewDeterministic returns the deterministic judge.
 func NewDeterministic(opts ...Option) *Deterministic {
-	d := &Deterministic{t: DefaultThresholds(), rejectAbstentions: true, unsupportedFacts: true}
+	d := &Deterministic{t: DefaultThresholds(), rejectAbstentions: true, unsupportedFacts: true, maxNovel: -1}
 	for _, o := range opts {
 		o(d)
 	}
@@ -147,8 +149,6 @@ type ClaimAssessment struct {
 	Section int
 	// Passage is the best passage.
 	Passage string
-	// NovelTerms are the claim's stemmed terms that occur in no section.
-	NovelTerms []string
 	// Cited are the indices of the sections the claim cites.
 	Cited []int
 	// Mismatches are the claim's facts its evidence (the cited sections,
@@ -159,6 +159,9 @@ type ClaimAssessment struct {
 	Abstention bool
 	// Issues are the guards' findings about this claim.
 	Issues []Issue
+	// NovelTerms are the claim's terms found in no section nor in the
+	// question (see NovelTerms).
+	NovelTerms []string
 }
 
 // Assessment is the outcome of Score: everything Decide needs.
@@ -181,6 +184,9 @@ type Assessment struct {
 	// RejectedSections are the keys of sections that do not mention
 	// enough of the question's key terms.
 	RejectedSections []string
+	// NovelTerms are the distinct terms of the answer's claims found in
+	// no section nor in the question.
+	NovelTerms       []string
 	t                Thresholds
 	rejectAbstention bool
 	unsupportedFacts bool
@@ -291,6 +297,7 @@ func (d *Deterministic) Score(ctx context.Context, req schema.JudgeRequest) (*As
 		a.Issues = append(a.Issues, Issue{IssueAbstention, -1, "the answer says the documents do not address the question"})
 	}
 	d.keyTerms(a, req, prep)
+	scoreNovelty(a, req)
 	return a, nil
 }
 

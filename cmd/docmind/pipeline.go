@@ -30,12 +30,8 @@ func (pf *pipelineFlags) register(cmd *cobra.Command) {
 	f := cmd.Flags()
 	f.StringVar(&pf.docs, "docs", "", "folder (or file) of documents to answer from")
 	f.IntVar(&pf.maxRetries, "max-retries", 2, "judged retries before giving up")
-	f.StringVar(&pf.provider, "provider", "", `LLM provider: openai, anthropic, ollama or offline (default: from the environment)`)
-	f.StringVar(&pf.model, "model", "", "LLM model (default: $DOCMIND_MODEL, then the provider's default)")
-	f.StringVar(&pf.judgeModel, "judge-model", "", "model for the judge (default: $DOCMIND_JUDGE_MODEL, then --model)")
-	f.StringVar(&pf.baseURL, "base-url", "", "OpenAI-compatible endpoint (default: $OPENAI_BASE_URL)")
-	f.DurationVar(&pf.timeout, "timeout", 0, "timeout for each LLM call (default 2m)")
 	f.BoolVar(&pf.noStream, "no-stream", false, "do not stream the draft answer")
+	pf.registerLLM(cmd)
 }
 
 // buildPipeline loads the documents, picks offline or LLM mode and builds
@@ -60,17 +56,10 @@ func (a *app) buildPipeline(ctx context.Context, cmd *cobra.Command, pf *pipelin
 			fmt.Fprintf(a.stderr, "docmind: skipped %d of %d files (run with -v to see why)\n", n, n+len(rep.Files))
 		}
 	}
-	models, err := providers.FromEnv(a.getenv, providers.Config{
-		Provider:   pf.provider,
-		Model:      pf.model,
-		JudgeModel: pf.judgeModel,
-		BaseURL:    pf.baseURL,
-		Timeout:    pf.timeout,
-	})
+	models, err := a.models(pf)
 	if err != nil {
 		return nil, err
 	}
-	fmt.Fprintf(a.stderr, "docmind: %s\n", models.Describe())
 
 	opts := []docmind.Option{
 		docmind.WithSections(sections),
@@ -88,4 +77,32 @@ func (a *app) buildPipeline(ctx context.Context, cmd *cobra.Command, pf *pipelin
 		}
 	}
 	return docmind.New(append(opts, extra...)...)
+}
+
+// models picks the LLM (or none: offline) from the flags and environment,
+// and says on stderr which mode runs.
+func (a *app) models(pf *pipelineFlags) (providers.Models, error) {
+	models, err := providers.FromEnv(a.getenv, providers.Config{
+		Provider:   pf.provider,
+		Model:      pf.model,
+		JudgeModel: pf.judgeModel,
+		BaseURL:    pf.baseURL,
+		Timeout:    pf.timeout,
+	})
+	if err != nil {
+		return providers.Models{}, err
+	}
+	fmt.Fprintf(a.stderr, "docmind: %s\n", models.Describe())
+	return models, nil
+}
+
+// registerLLM registers the LLM flags only (for commands that run one
+// stage, like eval judge).
+func (pf *pipelineFlags) registerLLM(cmd *cobra.Command) {
+	f := cmd.Flags()
+	f.StringVar(&pf.provider, "provider", "", `LLM provider: openai, anthropic, ollama or offline (default: from the environment)`)
+	f.StringVar(&pf.model, "model", "", "LLM model (default: $DOCMIND_MODEL, then the provider's default)")
+	f.StringVar(&pf.judgeModel, "judge-model", "", "model for the judge (default: $DOCMIND_JUDGE_MODEL, then --model)")
+	f.StringVar(&pf.baseURL, "base-url", "", "OpenAI-compatible endpoint (default: $OPENAI_BASE_URL)")
+	f.DurationVar(&pf.timeout, "timeout", 0, "timeout for each LLM call (default 2m)")
 }

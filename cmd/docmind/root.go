@@ -45,7 +45,7 @@ Exit codes: 0 answered, 1 error, 2 usage error, 3 no confident answer.`,
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return usageError{cmd: c.Name(), err: err}
 	})
-	root.AddCommand(a.askCmd())
+	root.AddCommand(a.askCmd(), a.evalCmd())
 	root.AddCommand(a.chatCmd(), a.resumeCmd(), a.runsCmd(), a.gcCmd())
 	return root
 }

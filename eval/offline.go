@@ -1,0 +1,101 @@
+package eval
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/docmind/docmind/judge"
+	"github.com/docmind/docmind/schema"
+)
+
+// DeterministicVariant is one decision rule of the deterministic judge.
+type DeterministicVariant struct {
+	Name  string
+	Judge *judge.Deterministic
+}
+
+// RunDeterministicSweep scores every response once with scorer
+// (judge.Deterministic.Score) and decides with every variant
+// (judge.Deterministic.Decide), which is much cheaper than running each
+// variant as a judge. Variants may differ only in what Decide reads from
+// the judge (MinConfidence, WithMaxNovelTerms); scoring options come from
+// scorer.
+func RunDeterministicSweep(ctx context.Context, scorer *judge.Deterministic, variants []DeterministicVariant, sources []RAGTruthSource, opts JudgeRunOptions) ([]Candidate, error) {
+	if len(variants) == 0 {
+		return nil, fmt.Errorf("deterministic sweep: no variants")
+	}
+	out, err := runMulti(ctx, len(variants), func(ctx context.Context, req schema.JudgeRequest) ([]*schema.Verdict, error) {
+		a, err := scorer.Score(ctx, req)
+		if err != nil {
+			return nil, err
+		}
+		vs := make([]*schema.Verdict, len(variants))
+		for i, v := range variants {
+			vs[i] = v.Judge.Decide(a)
+		}
+		return vs, nil
+	}, sources, opts)
+	if err != nil {
+		return nil, err
+	}
+	cands := make([]Candidate, len(variants))
+	for i, v := range variants {
+		cands[i] = Candidate{Name: v.Name, Outcomes: out[i]}
+	}
+	return cands, nil
+}
+
+// BenchmarkThresholds are the deterministic judge's thresholds for
+// hallucination benchmarks: no per-claim support, key-term or confidence
+// floor (free-prose answers over long passages fail those for reasons
+// other than hallucination), so that contradictions and novel content
+// decide.
+func BenchmarkThresholds() judge.Thresholds {
+	t := judge.DefaultThresholds()
+	t.Support, t.KeyTermCoverage, t.MinConfidence = 0, 0, 0
+	return t
+}
+
+// NovelTermGrid is the range of WithMaxNovelTerms limits offered to
+// cross-validation.
+var NovelTermGrid = func() []int {
+	var g []int
+	for n := 0; n <= 40; n++ {
+		g = append(g, n)
+	}
+	return g
+}()
+
+// OfflineJudgeCandidates returns the scorer and the variants that
+// cross-validation chooses from for the offline judge: the benchmark
+// thresholds, abstentions accepted, and every novel-term limit in
+// NovelTermGrid (plus "off").
+func OfflineJudgeCandidates(factChecks bool) (*judge.Deterministic, []DeterministicVariant) {
+	base := []judge.Option{judge.WithThresholds(BenchmarkThresholds()), judge.WithRejectAbstentions(false), judge.WithFactChecks(factChecks)}
+	scorer := judge.NewDeterministic(base...)
+	variants := []DeterministicVariant{{Name: "novel-off", Judge: scorer}}
+	for _, n := range NovelTermGrid {
+		variants = append(variants, DeterministicVariant{
+			Name:  fmt.Sprintf("max-novel-terms=%d", n),
+			Judge: judge.NewDeterministic(append(base, judge.WithMaxNovelTerms(n))...),
+		})
+	}
+	return scorer, variants
+}
+
+// OfflineSweep computes the candidates for `docmind eval judge` with the
+// offline judge: first the pipeline's default deterministic judge as
+// configured, then the OfflineJudgeCandidates variants (fact checks on)
+// for cross-validation.
+func OfflineSweep(ctx context.Context, sources []RAGTruthSource, opts JudgeRunOptions) ([]Candidate, error) {
+	def, err := RunJudge(ctx, judge.NewDeterministic(), sources, opts)
+	if err != nil {
+		return nil, err
+	}
+	scorer, variants := OfflineJudgeCandidates(true)
+	cands, err := RunDeterministicSweep(ctx, scorer, variants, sources, opts)
+	if err != nil {
+		return nil, err
+	}
+	return append([]Candidate{{Name: "deterministic (pipeline defaults)", Outcomes: def}}, cands...), nil
+}

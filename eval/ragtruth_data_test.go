@@ -1,0 +1,68 @@
+package eval
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// ragtruthFile returns ../shared/data/ragtruth/<name> relative to the repo
+// root (or under $DOCMIND_SHARED when set, for worktrees that sit
+// elsewhere), skipping the test when the data is absent.
+func ragtruthFile(t *testing.T, name string) string {
+	t.Helper()
+	shared := filepath.Join(repoRoot(t), "..", "shared")
+	if env := os.Getenv("DOCMIND_SHARED"); env != "" {
+		shared = env
+	}
+	p := filepath.Join(shared, "data", "ragtruth", name)
+	if _, err := os.Stat(p); err != nil {
+		t.Skipf("RAGTruth data not available: %v", err)
+	}
+	return p
+}
+
+// TestRAGTruthOfflineJudge runs the offline judge's cross-validated
+// benchmark on the RAGTruth subsets (QA always when the data is present;
+// summary and data-to-text unless -short) and holds the measured F1.
+func TestRAGTruthOfflineJudge(t *testing.T) {
+	for _, tc := range []struct {
+		file  string
+		minF1 float64 // just under the measured cross-validated F1
+		long  bool
+		// beatYes: must beat always answering "hallucinated".
+		beatYes bool
+	}{
+		{"ragtruth_qa.jsonl", 0.56, false, true},
+		{"ragtruth_summary.jsonl", 0.40, true, true},
+		{"ragtruth_data2txt.jsonl", 0.75, true, false},
+	} {
+		t.Run(tc.file, func(t *testing.T) {
+			if tc.long && testing.Short() {
+				t.Skip("long: run without -short")
+			}
+			srcs, err := LoadRAGTruth(ragtruthFile(t, tc.file))
+			if err != nil {
+				t.Fatal(err)
+			}
+			scorer, variants := OfflineJudgeCandidates(true)
+			cands, err := RunDeterministicSweep(context.Background(), scorer, variants, srcs, JudgeRunOptions{Concurrency: 2})
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := CrossValidate(cands, 5, 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			all := overall(res.Scores)
+			t.Logf("%s: cv F1 %.3f (P %.3f R %.3f) span F1 %.3f always-yes %.3f", tc.file, all.F1, all.Precision, all.Recall, all.SpanF1, all.AlwaysYesF1)
+			for _, c := range res.Choices {
+				t.Logf("  fold %d: %s threshold %.3f train %.3f held-out %.3f", c.Fold, c.Candidate, c.Threshold, c.TrainF1, c.TestF1)
+			}
+			if all.F1 < tc.minF1 || (tc.beatYes && all.F1 <= all.AlwaysYesF1) {
+				t.Errorf("cross-validated F1 %.3f under %.2f (always-yes %.3f)", all.F1, tc.minF1, all.AlwaysYesF1)
+			}
+		})
+	}
+}

@@ -1,0 +1,205 @@
+// Package pdf extracts text, page numbers, page labels and section headings
+// from PDF files with PDFium compiled to WebAssembly
+// (github.com/klippa-app/go-pdfium/webassembly, run by wazero): pure Go, no
+// cgo, nothing to install.
+//
+// A Reader holds the compiled PDFium module and a pool of instances; make
+// one per process and share it. Compiling PDFium takes seconds, so the
+// Reader keeps wazero's compilation cache on disk (by default in
+// os.UserCacheDir()/docmind/wazero); later processes start in a fraction of
+// that.
+//
+// What Parse produces (see layout.go for the heuristics):
+//   - text per page from FPDFText_GetText, split into lines and joined into
+//     paragraphs at vertical gaps; words PDFium marks as hyphenated at a
+//     line end are rejoined;
+//   - Heading blocks from the bookmarks (outline), at the page each
+//     bookmark points to, level = outline depth; without bookmarks, from
+//     font size relative to the body text and from numbering ("7.", "7.1");
+//   - running headers and footers removed (lines repeated at the top or
+//     bottom of many pages, digits ignored so "Page 3 of 12" matches);
+//   - Pages = page count, PageLabels = printed labels ("iv", "A-3") where
+//     the file declares them, Title from the document information.
+//
+// Damaged files: PDFium repairs what it can (bad xref tables, flipped bits
+// in content). A file PDFium cannot open at all (truncated before the
+// trailer, garbage) gives formats.ErrCorrupt; when it opens but some pages
+// fail to load, the pages that load are returned (best effort) and the
+// others are left out. Files needing a user password give
+// formats.ErrEncrypted; owner-password-only (permissions) files open
+// normally. No text at all gives formats.ErrEmpty.
+package pdf
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sync"
+
+	"github.com/docmind/docmind/document"
+	"github.com/docmind/docmind/formats"
+	pdfium "github.com/klippa-app/go-pdfium"
+	pdfiumerrors "github.com/klippa-app/go-pdfium/errors"
+	"github.com/klippa-app/go-pdfium/webassembly"
+	"github.com/tetratelabs/wazero"
+)
+
+// DefaultMaxFileSize is the largest PDF Parse accepts when Options.MaxFileSize
+// is 0. PDFium in WebAssembly has a 4 GiB address space that holds the file
+// and everything parsed from it.
+const DefaultMaxFileSize = 512 << 20
+
+// Options configures a Reader. The zero value is usable.
+type Options struct {
+	// Workers is the number of PDFium instances that may run at once, and
+	// so the number of concurrent Parse calls; more wait. Default:
+	// GOMAXPROCS, at most 4.
+	Workers int
+	// CacheDir is where wazero keeps compiled code between processes.
+	// Empty means os.UserCacheDir()/docmind/wazero; "off" disables the
+	// disk cache (every NewReader compiles from scratch).
+	CacheDir string
+	// MaxFileSize bounds the input size; 0 means DefaultMaxFileSize.
+	MaxFileSize int
+	// IgnoreBookmarks makes Parse detect headings from fonts and numbering
+	// even when the file has an outline.
+	IgnoreBookmarks bool
+}
+
+// Reader parses PDFs. It is safe for concurrent use: each Parse borrows a
+// PDFium instance from the pool for the length of the call.
+type Reader struct {
+	opts  Options
+	pool  pdfium.Pool
+	cache wazero.CompilationCache
+	mu    sync.Mutex
+	done  bool
+}
+
+// NewReader compiles PDFium (or loads it from the compilation cache) and
+// returns a Reader. Close it when done.
+func NewReader(ctx context.Context, opts Options) (*Reader, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if opts.Workers <= 0 {
+		opts.Workers = min(runtime.GOMAXPROCS(0), 4)
+	}
+	if opts.MaxFileSize <= 0 {
+		opts.MaxFileSize = DefaultMaxFileSize
+	}
+	rc := wazero.NewRuntimeConfig()
+	var cache wazero.CompilationCache
+	if opts.CacheDir != "off" {
+		dir, err := cacheDir(opts.CacheDir)
+		if err == nil {
+			cache, err = wazero.NewCompilationCacheWithDir(dir)
+		}
+		if err != nil {
+			// A read-only home is no reason to fail: compile in memory.
+			cache = nil
+		} else {
+			rc = rc.WithCompilationCache(cache)
+		}
+	}
+	pool, err := webassembly.Init(webassembly.Config{
+		MinIdle:       0,
+		MaxIdle:       opts.Workers,
+		MaxTotal:      opts.Workers,
+		ReuseWorkers:  true,
+		RuntimeConfig: rc,
+		// No file system access for PDFium: documents are passed as bytes.
+		FSConfig: wazero.NewFSConfig(),
+		Stdout:   io.Discard,
+		Stderr:   io.Discard,
+	})
+	if err != nil {
+		if cache != nil {
+			cache.Close(ctx)
+		}
+		return nil, fmt.Errorf("pdf: starting PDFium (WebAssembly): %w", err)
+	}
+	return &Reader{opts: opts, pool: pool, cache: cache}, nil
+}
+
+func cacheDir(dir string) (string, error) {
+	if dir == "" {
+		base, err := os.UserCacheDir()
+		if err != nil {
+			return "", err
+		}
+		dir = filepath.Join(base, "docmind", "wazero")
+	}
+	return dir, os.MkdirAll(dir, 0o755)
+}
+
+// Close releases the PDFium pool and the compilation cache handle (the
+// cache files stay on disk).
+func (r *Reader) Close() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.done {
+		return nil
+	}
+	r.done = true
+	err := r.pool.Close()
+	if r.cache != nil {
+		if cerr := r.cache.Close(context.Background()); err == nil {
+			err = cerr
+		}
+	}
+	return err
+}
+
+// Parse extracts a document from PDF bytes. source is used in the
+// document and in error messages. Errors match formats.ErrEncrypted,
+// formats.ErrCorrupt, formats.ErrEmpty or formats.ErrTooLarge; a
+// cancelled ctx is checked between pages and returns ctx.Err().
+func (r *Reader) Parse(ctx context.Context, source string, data []byte) (doc *document.Document, err error) {
+	defer formats.Recover(source, &err)
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if len(data) == 0 {
+		return nil, formats.Errorf(source, formats.ErrEmpty, "empty file")
+	}
+	if len(data) > r.opts.MaxFileSize {
+		return nil, formats.Errorf(source, formats.ErrTooLarge, "PDF is %d MiB, above the %d MiB limit", len(data)>>20, r.opts.MaxFileSize>>20)
+	}
+	r.mu.Lock()
+	closed := r.done
+	r.mu.Unlock()
+	if closed {
+		return nil, errors.New("pdf: Parse on a closed Reader")
+	}
+	inst, err := r.pool.GetInstanceWithContext(ctx)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, fmt.Errorf("pdf: %s: no PDFium instance available: %w", source, err)
+	}
+	defer inst.Close()
+	raw, err := extract(ctx, inst, source, data)
+	if err != nil {
+		return nil, err
+	}
+	return build(source, raw, r.opts.IgnoreBookmarks)
+}
+
+// openError turns PDFium's open failure into a formats error.
+func openError(source string, err error) error {
+	switch {
+	case errors.Is(err, pdfiumerrors.ErrPassword):
+		return formats.Errorf(source, formats.ErrEncrypted, "encrypted PDF (password required)")
+	case errors.Is(err, pdfiumerrors.ErrSecurity):
+		return formats.Errorf(source, formats.ErrEncrypted, "PDF uses an unsupported encryption scheme")
+	case errors.Is(err, pdfiumerrors.ErrFormat), errors.Is(err, pdfiumerrors.ErrFile):
+		return formats.Errorf(source, formats.ErrCorrupt, "damaged or truncated PDF (PDFium cannot repair it)")
+	}
+	return formats.Errorf(source, formats.ErrCorrupt, "PDFium cannot open the file: %w", err)
+}

@@ -1,0 +1,133 @@
+package judge
+
+import (
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/docmind/docmind/schema"
+	"github.com/docmind/docmind/textproc"
+)
+
+// IssueNovelContent: the answer introduces more distinct content terms
+// that occur in no section (nor in the question) than the judge allows
+// (WithMaxNovelTerms). It catches added, unsupported elaboration that a
+// per-claim support ratio misses: many claims each a little unsupported.
+const IssueNovelContent IssueKind = "novel_content"
+
+// WithMaxNovelTerms makes an answer with more than n novel terms (see
+// NovelTerms) not grounded. n < 0, the default, turns the check off; the
+// pipeline's default judge does not use it. It is meant for answers
+// written in free prose over long passages (benchmarks such as
+// RAGTruth), where unsupported additions rarely contradict a number.
+func WithMaxNovelTerms(n int) Option { return func(d *Deterministic) { d.maxNovel = n } }
+
+// answerWords are words an answer uses to talk about its sources rather
+// than to state facts; they are never counted as novel.
+var answerWords = func() map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(`passage passages document documents section sections source sources text context
+		based given provided provide provides according mention mentioned mentions state stated states information
+		answer question summary overall additionally however sure help here following note important include includes including`) {
+		m[textproc.Stem(w)] = true
+	}
+	return m
+}()
+
+// listMarker matches a leading list number or bullet ("3. ", "* ");
+// sourceRef a reference to a numbered source ("Passage 2", "passages 1
+// and 3").
+var (
+	listMarker = regexp.MustCompile(`^\s*(?:\d{1,2}[.)]|[*+•-])\s+`)
+	sourceRef  = regexp.MustCompile(`(?i)\b(?:passage|document|section|source)s?\s+\d+(?:\s*(?:,|&|and)\s*\d+)*`)
+)
+
+// KnownTerms returns the stemmed terms of the query and of every
+// section's title and content: what an answer may mention without
+// introducing anything new.
+func KnownTerms(query string, sections []schema.Section) map[string]bool {
+	known := map[string]bool{}
+	for _, t := range textproc.Terms(query) {
+		known[t] = true
+	}
+	for _, s := range sections {
+		for _, t := range textproc.Terms(s.Title) {
+			known[t] = true
+		}
+		for _, t := range textproc.Terms(s.Content) {
+			known[t] = true
+		}
+	}
+	return known
+}
+
+// NovelTerms returns the distinct stemmed terms of text that known does
+// not contain, ignoring leading list markers, references to numbered sources and words answers use to
+// refer to their sources ("passage", "provided", ...). Sorted.
+func NovelTerms(text string, known map[string]bool) []string {
+	text = sourceRef.ReplaceAllString(listMarker.ReplaceAllString(text, ""), "")
+	seen := map[string]bool{}
+	var out []string
+	for _, t := range textproc.Terms(text) {
+		if known[t] || answerWords[t] || seen[t] {
+			continue
+		}
+		seen[t] = true
+		out = append(out, t)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// scoreNovelty fills the claims' and the answer's novel terms.
+func scoreNovelty(a *Assessment, req schema.JudgeRequest) {
+	known := KnownTerms(req.Query, req.Sections)
+	seen := map[string]bool{}
+	a.NovelTerms = nil
+	for i := range a.Claims {
+		c := &a.Claims[i]
+		if c.Abstention {
+			continue
+		}
+		c.NovelTerms = NovelTerms(c.Claim.Text, known)
+		for _, t := range c.NovelTerms {
+			if !seen[t] {
+				seen[t] = true
+				a.NovelTerms = append(a.NovelTerms, t)
+			}
+		}
+	}
+	sort.Strings(a.NovelTerms)
+}
+
+// noveltyIssues returns the issues WithMaxNovelTerms raises: one per
+// claim carrying at least two novel terms (or the claim with the most),
+// when the answer as a whole has more than max.
+func noveltyIssues(a *Assessment, max int) []Issue {
+	if max < 0 || len(a.NovelTerms) <= max {
+		return nil
+	}
+	var out []Issue
+	top, topN := -1, 0
+	for i, c := range a.Claims {
+		if n := len(c.NovelTerms); n > topN {
+			top, topN = i, n
+		}
+		if len(c.NovelTerms) >= 2 {
+			out = append(out, Issue{IssueNovelContent, i, novelDetail(c.NovelTerms, len(a.NovelTerms), max)})
+		}
+	}
+	if len(out) == 0 && top >= 0 {
+		out = append(out, Issue{IssueNovelContent, top, novelDetail(a.Claims[top].NovelTerms, len(a.NovelTerms), max)})
+	}
+	return out
+}
+
+func novelDetail(terms []string, total, max int) string {
+	shown := terms
+	if len(shown) > 5 {
+		shown = shown[:5]
+	}
+	return fmt.Sprintf("introduces terms found in no section (%s); the answer has %d such terms, more than %d", strings.Join(shown, ", "), total, max)
+}
