@@ -209,7 +209,7 @@ way ways thing things specific specifically exactly regarding concerning related
 apply applies applicable require required requires need needs state states stated provide provided provides
 stipulate stipulates specify specified specifies mention mentioned mentions cover covers covered rule rules
 main key general overall current exact particular certain difference differences differ proper properly
-best way per show`)
+best way per show still yet already ever even happen otherwise instead`)
 
 // KeyTerms returns the content words of q that an answer must address: its
 // words minus stop words, question words, numbers and genericWords,
