@@ -62,10 +62,6 @@ type Thresholds struct {
 	// CitedBonus is added to the support of passages in a section the
 	// claim cites, so that the cited section wins near-ties. Default 0.05.
 	CitedBonus float64
-	// MaxNovelTerms, when above 0, makes a claim unsupported when at least
-	// this many of its terms occur in no section at all, whatever its
-	// support. Default 0 (off).
-	MaxNovelTerms int
 }
 
 // DefaultThresholds returns the defaults listed on Thresholds.
@@ -186,7 +182,10 @@ type Assessment struct {
 	RejectedSections []string
 	// NovelTerms are the distinct terms of the answer's claims found in
 	// no section nor in the question.
-	NovelTerms       []string
+	NovelTerms []string
+	// Features are the answer's signals for a learned risk model, named
+	// by FeatureNames (see RiskModel).
+	Features         []float64
 	t                Thresholds
 	rejectAbstention bool
 	unsupportedFacts bool
@@ -280,12 +279,8 @@ func (d *Deterministic) Score(ctx context.Context, req schema.JudgeRequest) (*As
 		for _, q := range CheckQuotes(c.Text, quoteEvidence...) {
 			ca.Issues = append(ca.Issues, Issue{IssueQuoteNotFound, ci, fmt.Sprintf("quotes %q, which the %s does not contain", q, sourceWord(len(ca.Cited) > 0))})
 		}
-		ca.NovelTerms = novelTerms(c.Text, prep)
-		switch {
-		case ca.Support < d.t.Support:
+		if ca.Support < d.t.Support {
 			ca.Issues = append(ca.Issues, Issue{IssueUnsupported, ci, d.unsupportedDetail(ca, req.Sections)})
-		case d.t.MaxNovelTerms > 0 && len(ca.NovelTerms) >= d.t.MaxNovelTerms:
-			ca.Issues = append(ca.Issues, Issue{IssueUnsupported, ci, fmt.Sprintf("not supported: %d of its terms (%s) occur in no retrieved section", len(ca.NovelTerms), strings.Join(ca.NovelTerms, ", "))})
 		}
 		a.Claims = append(a.Claims, ca)
 	}
@@ -297,7 +292,9 @@ func (d *Deterministic) Score(ctx context.Context, req schema.JudgeRequest) (*As
 		a.Issues = append(a.Issues, Issue{IssueAbstention, -1, "the answer says the documents do not address the question"})
 	}
 	d.keyTerms(a, req, prep)
-	scoreNovelty(a, req)
+	ci := buildContextIndex(req.Query, req.Sections, prep)
+	scoreNovelty(a, ci.known)
+	computeFeatures(a, ci)
 	return a, nil
 }
 
@@ -350,24 +347,6 @@ func (d *Deterministic) bestPassage(claim string, prep []preparedSection, cited 
 		return -1, "", 0
 	}
 	return bestSec, strings.Join(prep[bestSec].sentences[bestStart:bestEnd], " "), math.Min(best, 1)
-}
-
-// novelTerms returns the claim's terms found in no section.
-func novelTerms(claim string, prep []preparedSection) []string {
-	var out []string
-	for _, t := range claimTerms(claim) {
-		found := false
-		for _, p := range prep {
-			if p.all[t] {
-				found = true
-				break
-			}
-		}
-		if !found {
-			out = append(out, t)
-		}
-	}
-	return out
 }
 
 // discourse holds the stems of words that frame a statement rather than
