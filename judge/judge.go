@@ -30,6 +30,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"regexp"
 	"strings"
 
 	"github.com/docmind/docmind/facts"
@@ -99,11 +100,60 @@ func WithFactChecks(unsupportedFacts bool) Option {
 	return func(d *Deterministic) { d.unsupportedFacts = unsupportedFacts }
 }
 
+// WithCorpus tells the judge every section the retriever searches (the
+// whole loaded corpus, not only the retrieved ones). The question's key
+// terms are then weighted by their rarity in the corpus, so a term few
+// sections mention counts most, and a key term that no section of the
+// corpus mentions at all ("umbrella insurance" over a contract that never
+// says "umbrella") weighs the most: the documents cannot address it.
+func WithCorpus(sections []schema.Section) Option {
+	return func(d *Deterministic) { d.corpus = NewCorpusStats(sections) }
+}
+
+// CorpusStats holds the document frequency of every stemmed term of a
+// corpus of sections. Build it with NewCorpusStats; it is read-only.
+type CorpusStats struct {
+	n  int
+	df map[string]int
+}
+
+// NewCorpusStats counts, for every stemmed term, the sections (title and
+// content) that contain it.
+func NewCorpusStats(sections []schema.Section) *CorpusStats {
+	c := &CorpusStats{n: len(sections), df: map[string]int{}}
+	for _, s := range sections {
+		seen := map[string]bool{}
+		for _, t := range textproc.Terms(s.Title + "\n" + s.Content) {
+			if !seen[t] {
+				seen[t] = true
+				c.df[t]++
+			}
+		}
+	}
+	return c
+}
+
+// DocFreq returns how many sections contain every stem of term (a key
+// term may be a phrase: the rarest of its stems counts).
+func (c *CorpusStats) DocFreq(term string) int {
+	stems := textproc.Terms(term)
+	if len(stems) == 0 {
+		return c.n
+	}
+	n := c.n
+	for _, s := range stems {
+		n = min(n, c.df[s])
+	}
+	return n
+}
+
 // Deterministic is the offline judge. It is safe for concurrent use.
 type Deterministic struct {
 	t                 Thresholds
 	rejectAbstentions bool
 	unsupportedFacts  bool
+	corpus            *CorpusStats
+	risk              *RiskModel
 	// maxNovel is WithMaxNovelTerms' limit; negative = off.
 	maxNovel int
 }
@@ -422,12 +472,19 @@ func (d *Deterministic) keyTerms(a *Assessment, req schema.JudgeRequest, prep []
 	weights := make([]float64, len(a.KeyTerms))
 	stems := make([][]string, len(a.KeyTerms))
 	n := float64(len(prep))
+	if d.corpus != nil {
+		n = float64(d.corpus.n)
+	}
 	for k, term := range a.KeyTerms {
 		stems[k] = textproc.Terms(term)
 		df := 0.0
-		for _, p := range prep {
-			if allPresent(stems[k], p.all) {
-				df++
+		if d.corpus != nil {
+			df = float64(d.corpus.DocFreq(term))
+		} else {
+			for _, p := range prep {
+				if allPresent(stems[k], p.all) {
+					df++
+				}
 			}
 		}
 		weights[k] = 1 + math.Log((n+1)/(df+0.5))
@@ -444,6 +501,13 @@ func (d *Deterministic) keyTerms(a *Assessment, req schema.JudgeRequest, prep []
 		}
 	}
 	a.KeyTermCoverage, a.MissingKeyTerms = weightedCoverage(a.KeyTerms, stems, weights, union...)
+	// a number labelling something in the question ("Severity 4",
+	// "Schedule 2") names a specific thing: sections that never write that
+	// number do not address it. Amounts being checked ("a 5% fee?") are
+	// the fact guards' business, not this check's.
+	if missing := missingNumbers(req.Query, texts); len(missing) > 0 && len(texts) > 0 && !(a.Abstention && !d.rejectAbstentions) {
+		a.Issues = append(a.Issues, Issue{IssueUnaddressed, -1, fmt.Sprintf("the question asks about %s, but the sections the answer rests on never mention it", quoteList(missing))})
+	}
 	if a.KeyTermCoverage < d.t.KeyTermCoverage && !(a.Abstention && !d.rejectAbstentions) {
 		detail := fmt.Sprintf("the question asks about %s, but the sections the answer rests on do not mention it", quoteList(a.MissingKeyTerms))
 		if len(texts) == 0 {
@@ -485,4 +549,39 @@ func quoteList(ws []string) string {
 		q[i] = fmt.Sprintf("%q", w)
 	}
 	return strings.Join(q, ", ")
+}
+
+// reLabelNumber matches a capitalised word followed by a bare number that
+// labels it ("Severity 4", "Tier 2"), not an amount ("5%", "14 days").
+var reLabelNumber = regexp.MustCompile(`\b([A-Z][a-z]+\s+\d+)\b(?:[^%.,\d]|$)`)
+
+// missingNumbers returns the numbered labels of the question (see
+// reLabelNumber) that none of texts writes, word for word.
+func missingNumbers(query string, texts []string) []string {
+	var labels []string
+	for _, m := range reLabelNumber.FindAllStringSubmatch(query, -1) {
+		labels = append(labels, m[1])
+	}
+	if len(labels) == 0 {
+		return nil
+	}
+	norm := make([]string, len(texts))
+	for i, t := range texts {
+		norm[i] = " " + strings.Join(textproc.Tokens(t), " ") + " "
+	}
+	var out []string
+	for _, l := range labels {
+		want := " " + strings.Join(textproc.Tokens(l), " ") + " "
+		found := false
+		for _, t := range norm {
+			if strings.Contains(t, want) {
+				found = true
+				break
+			}
+		}
+		if !found {
+			out = append(out, l)
+		}
+	}
+	return out
 }

@@ -24,6 +24,33 @@ type RiskModel struct {
 	Threshold float64 `json:"threshold"`
 }
 
+// IssueLearnedRisk: the answer's features (Assessment.Features) give a
+// hallucination probability at or above the risk model's threshold
+// (WithRiskModel).
+const IssueLearnedRisk IssueKind = "learned_risk"
+
+// WithRiskModel makes the judge also reject an answer whose features the
+// model scores at or above its Threshold. The pipeline's default judge does
+// not use a model; RAGTruthQARiskModel is one trained for free-prose
+// answers over retrieved passages.
+func WithRiskModel(m RiskModel) Option { return func(d *Deterministic) { d.risk = &m } }
+
+// riskIssue returns the learned-risk issue for a, if the judge has a model
+// and it fires.
+func (d *Deterministic) riskIssue(a *Assessment) []Issue {
+	if d.risk == nil {
+		return nil
+	}
+	p, err := d.risk.Probability(a.Features)
+	if err != nil {
+		return []Issue{{IssueLearnedRisk, -1, "the risk model could not score the answer: " + err.Error()}}
+	}
+	if p < d.risk.Threshold {
+		return nil
+	}
+	return []Issue{{IssueLearnedRisk, -1, fmt.Sprintf("the answer's signals (novel terms, support, citations) give a hallucination probability of %.2f, at or above %.2f", p, d.risk.Threshold)}}
+}
+
 // Probability returns the model's probability that an answer with
 // features x is hallucinated, or an error when x does not fit the model.
 func (m RiskModel) Probability(x []float64) (float64, error) {
