@@ -5,7 +5,6 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/docmind/docmind/facts"
 	"github.com/docmind/docmind/schema"
 	"github.com/docmind/docmind/textproc"
 )
@@ -285,8 +284,6 @@ func b2i(b bool) int {
 	}
 	return 0
 }
-
-var _ = facts.Mismatch{}
 
 // citedByName returns the indices of the sections a claim names in prose
 // ("Passage 2", "passages 1 and 3"): sections titled that way.

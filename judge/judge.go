@@ -17,6 +17,9 @@
 //     claim's stemmed terms it contains, preferring the cited section),
 //     runs the guards and decides. Scoring (Score) and deciding (Decide)
 //     are separate so that thresholds can be tuned on labelled data.
+//     Score also computes the answer's features (FeatureNames) for a
+//     learned logistic RiskModel (TrainRiskModel, WithRiskModel,
+//     RAGTruthQARiskModel).
 //
 // An answer with no claims, or one that only says the documents do not
 // address the question, is marked hallucinated (not grounded) by default:
@@ -48,10 +51,11 @@ type Thresholds struct {
 	Support float64
 	// KeyTermCoverage is the least share of the question's key terms
 	// that the supporting sections must mention; below it the answer does
-	// not address the question. Each key term is weighted by its rarity
-	// among the retrieved sections, 1+ln((n+1)/(df+0.5)), so a term
-	// every section mentions counts least and one no section mentions
-	// counts most. A retrieved section below it is listed in
+	// not address the question. Each key term is weighted by its rarity,
+	// 1+ln((n+1)/(df+0.5)), over the whole corpus when the judge has it
+	// (WithCorpus) or else among the retrieved sections, so a term every
+	// section mentions counts least and one no section mentions counts
+	// most. A retrieved section below it is listed in
 	// Verdict.RejectedSections. Default 0.5.
 	KeyTermCoverage float64
 	// MinConfidence is the least confidence for an answer to be returned.
@@ -562,26 +566,5 @@ func missingNumbers(query string, texts []string) []string {
 	for _, m := range reLabelNumber.FindAllStringSubmatch(query, -1) {
 		labels = append(labels, m[1])
 	}
-	if len(labels) == 0 {
-		return nil
-	}
-	norm := make([]string, len(texts))
-	for i, t := range texts {
-		norm[i] = " " + strings.Join(textproc.Tokens(t), " ") + " "
-	}
-	var out []string
-	for _, l := range labels {
-		want := " " + strings.Join(textproc.Tokens(l), " ") + " "
-		found := false
-		for _, t := range norm {
-			if strings.Contains(t, want) {
-				found = true
-				break
-			}
-		}
-		if !found {
-			out = append(out, l)
-		}
-	}
-	return out
+	return missingPhrases(labels, texts)
 }
