@@ -94,7 +94,13 @@ func (c *config) fillDefaults() error {
 		c.generator = generator.NewExtractive()
 	}
 	if c.judge == nil {
-		c.judge = judge.NewDeterministic()
+		// the whole corpus lets the judge weight the question's terms by
+		// their rarity in it (a term no document mentions cannot be addressed)
+		var opts []judge.Option
+		if len(c.sections) > 0 {
+			opts = append(opts, judge.WithCorpus(c.sections))
+		}
+		c.judge = judge.NewDeterministic(opts...)
 	}
 	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"sort"
 
+	"github.com/docmind/docmind/judge"
 	"github.com/docmind/docmind/schema"
 )
 
@@ -21,6 +22,11 @@ type NamedJudge struct {
 type Candidate struct {
 	Name     string
 	Outcomes []JudgeOutcome
+	// Learn marks a candidate whose response risk is learned: on each
+	// fold a judge.RiskModel is trained on the training rows' Features
+	// (TrainRiskModelCV) and its probability replaces the outcome's Risk;
+	// claim spans are the claims the verdict marked unsupported.
+	Learn bool
 }
 
 // RunCandidates runs every judge over sources (see RunJudge).
@@ -102,6 +108,10 @@ type Choice struct {
 	TrainF1 float64 `json:"train_f1"`
 	TestF1  float64 `json:"test_f1"`
 	TestN   int     `json:"test_responses"`
+	// L2 is the ridge penalty of a learned candidate's model, chosen by an
+	// inner cross-validation on the training rows.
+	L2    float64 `json:"l2,omitempty"`
+	model *judge.RiskModel
 }
 
 // CVResult is a cross-validated judge benchmark.
@@ -137,13 +147,23 @@ func CrossValidate(cands []Candidate, k int, seed uint64) (*CVResult, error) {
 		return nil, err
 	}
 	pooled := make([]decided, len(rows))
+	var tuneErr error
 	choices := crossValidate(folds,
-		func(train []int) Choice { return tuneOn(cands, train) },
+		func(train []int) Choice {
+			c, err := tuneOn(cands, train, seed)
+			if err != nil && tuneErr == nil {
+				tuneErr = err
+			}
+			return c
+		},
 		func(_ int, c Choice, row int) {
 			o := cands[indexOf(cands, c.Candidate)].Outcomes[row]
-			pred, spans := ThresholdDecision(c.Threshold)(o)
+			pred, spans := c.decide(o)
 			pooled[row] = decided{o: o, pred: pred, spans: spans}
 		})
+	if tuneErr != nil {
+		return nil, fmt.Errorf("cross-validation: %w", tuneErr)
+	}
 	for f := range choices {
 		choices[f].Fold = f + 1
 		var conf Confusion
@@ -154,8 +174,9 @@ func CrossValidate(cands []Candidate, k int, seed uint64) (*CVResult, error) {
 	}
 	return &CVResult{
 		Method: fmt.Sprintf("%d-fold cross-validation split by source_id (seed %d): on each fold the judge configuration "+
-			"(of %d) and the risk threshold with the best response-level F1 on the other %d folds are chosen and applied "+
-			"to the held-out fold only; figures pool the held-out predictions", k, seed, len(cands), k-1),
+			"(of %d; a learned candidate's logistic model is trained on those folds with its L2 penalty chosen by an inner "+
+			"%d-fold cross-validation by source) and the risk threshold with the best response-level F1 on the other %d folds "+
+			"are chosen and applied to the held-out fold only; figures pool the held-out predictions", k, seed, len(cands), innerFolds, k-1),
 		K: k, Seed: seed, Choices: choices, Scores: scoreDecided(pooled),
 	}, nil
 }
@@ -169,52 +190,49 @@ func indexOf(cands []Candidate, name string) int {
 	return 0
 }
 
+// decide applies a fold's choice to one outcome of the chosen candidate.
+func (c Choice) decide(o JudgeOutcome) (bool, []Span) {
+	if c.model == nil {
+		return ThresholdDecision(c.Threshold)(o)
+	}
+	if learnedRisk(c.model, o) < c.Threshold {
+		return false, nil
+	}
+	return true, o.PredictedSpans(0.5)
+}
+
 // tuneOn returns the candidate and threshold with the best F1 on rows.
 // Thresholds are midpoints between consecutive distinct risks, so a choice
 // does not sit exactly on a training row's value. Ties keep the earlier
-// candidate and the higher threshold.
-func tuneOn(cands []Candidate, rows []int) Choice {
+// candidate and the higher threshold. A learned candidate's risks come
+// from a model trained on rows.
+func tuneOn(cands []Candidate, rows []int, seed uint64) (Choice, error) {
 	best := Choice{Candidate: cands[0].Name, Threshold: 0.5, TrainF1: -1}
-	type rg struct {
-		risk float64
-		gold bool
-	}
 	for _, c := range cands {
-		pts := make([]rg, len(rows))
-		pos := 0
+		risks := make([]float64, len(rows))
+		gold := make([]bool, len(rows))
+		var model *judge.RiskModel
+		var l2 float64
+		if c.Learn {
+			m, pen, err := TrainRiskModelCV(c.Outcomes, rows, seed)
+			if err != nil {
+				return best, fmt.Errorf("candidate %s: %w", c.Name, err)
+			}
+			model, l2 = &m, pen
+		}
 		for i, r := range rows {
-			pts[i] = rg{c.Outcomes[r].Risk, c.Outcomes[r].Gold}
-			if pts[i].gold {
-				pos++
+			o := c.Outcomes[r]
+			risks[i], gold[i] = o.Risk, o.Gold
+			if model != nil {
+				risks[i] = learnedRisk(model, o)
 			}
 		}
-		sort.Slice(pts, func(i, j int) bool { return pts[i].risk > pts[j].risk })
-		tp, fp := 0, 0
-		for i := 0; i < len(pts); {
-			v := pts[i].risk
-			for i < len(pts) && pts[i].risk == v {
-				if pts[i].gold {
-					tp++
-				} else {
-					fp++
-				}
-				i++
-			}
-			next := 0.0
-			if i < len(pts) {
-				next = pts[i].risk
-			}
-			t := (v + next) / 2
-			if i == len(pts) {
-				t = v / 2
-			}
-			score := f1(ratio(tp, tp+fp), ratio(tp, pos))
-			if score > best.TrainF1 {
-				best = Choice{Candidate: c.Name, Threshold: t, TrainF1: score}
-			}
+		t, score := judge.BestF1Threshold(risks, gold)
+		if score > best.TrainF1 {
+			best = Choice{Candidate: c.Name, Threshold: t, TrainF1: score, L2: l2, model: model}
 		}
 	}
-	return best
+	return best, nil
 }
 
 type decided struct {

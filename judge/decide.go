@@ -15,7 +15,7 @@ func penalty(k IssueKind) float64 {
 	switch k {
 	case IssueContradiction:
 		return 0.25
-	case IssueUnsupportedFact, IssueBadCitation, IssueQuoteNotFound, IssueUnaddressed, IssueNovelContent:
+	case IssueUnsupportedFact, IssueBadCitation, IssueQuoteNotFound, IssueUnaddressed, IssueNovelContent, IssueLearnedRisk:
 		return 0.5
 	case IssueAbstention, IssueEmpty:
 		return 0
@@ -87,7 +87,7 @@ func (a *Assessment) blocking() []Issue {
 func (d *Deterministic) Decide(a *Assessment) *schema.Verdict {
 	conf := a.Confidence()
 	issues := a.blocking()
-	novel := noveltyIssues(a, d.maxNovel)
+	novel := append(noveltyIssues(a, d.maxNovel), d.riskIssue(a)...)
 	for _, is := range novel {
 		conf = math.Round(conf*penalty(is.Kind)*1000) / 1000
 	}

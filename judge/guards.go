@@ -105,16 +105,21 @@ func Quotes(text string) []string {
 // the evidence texts. Comparison ignores case, punctuation, white space
 // and the kind of quotation mark (word tokens must appear in sequence).
 func CheckQuotes(claim string, evidence ...string) []string {
-	quotes := Quotes(claim)
-	if len(quotes) == 0 {
+	return missingPhrases(Quotes(claim), evidence)
+}
+
+// missingPhrases returns the phrases whose word tokens occur in sequence
+// in none of texts (case, punctuation and white space ignored).
+func missingPhrases(phrases, texts []string) []string {
+	if len(phrases) == 0 {
 		return nil
 	}
-	norm := make([]string, len(evidence))
-	for i, e := range evidence {
+	norm := make([]string, len(texts))
+	for i, e := range texts {
 		norm[i] = " " + strings.Join(textproc.Tokens(e), " ") + " "
 	}
 	var missing []string
-	for _, q := range quotes {
+	for _, q := range phrases {
 		toks := textproc.Tokens(q)
 		if len(toks) == 0 {
 			continue

@@ -17,6 +17,9 @@
 //     claim's stemmed terms it contains, preferring the cited section),
 //     runs the guards and decides. Scoring (Score) and deciding (Decide)
 //     are separate so that thresholds can be tuned on labelled data.
+//     Score also computes the answer's features (FeatureNames) for a
+//     learned logistic RiskModel (TrainRiskModel, WithRiskModel,
+//     RAGTruthQARiskModel).
 //
 // An answer with no claims, or one that only says the documents do not
 // address the question, is marked hallucinated (not grounded) by default:
@@ -30,6 +33,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"regexp"
 	"strings"
 
 	"github.com/docmind/docmind/facts"
@@ -47,10 +51,11 @@ type Thresholds struct {
 	Support float64
 	// KeyTermCoverage is the least share of the question's key terms
 	// that the supporting sections must mention; below it the answer does
-	// not address the question. Each key term is weighted by its rarity
-	// among the retrieved sections, 1+ln((n+1)/(df+0.5)), so a term
-	// every section mentions counts least and one no section mentions
-	// counts most. A retrieved section below it is listed in
+	// not address the question. Each key term is weighted by its rarity,
+	// 1+ln((n+1)/(df+0.5)), over the whole corpus when the judge has it
+	// (WithCorpus) or else among the retrieved sections, so a term every
+	// section mentions counts least and one no section mentions counts
+	// most. A retrieved section below it is listed in
 	// Verdict.RejectedSections. Default 0.5.
 	KeyTermCoverage float64
 	// MinConfidence is the least confidence for an answer to be returned.
@@ -62,10 +67,6 @@ type Thresholds struct {
 	// CitedBonus is added to the support of passages in a section the
 	// claim cites, so that the cited section wins near-ties. Default 0.05.
 	CitedBonus float64
-	// MaxNovelTerms, when above 0, makes a claim unsupported when at least
-	// this many of its terms occur in no section at all, whatever its
-	// support. Default 0 (off).
-	MaxNovelTerms int
 }
 
 // DefaultThresholds returns the defaults listed on Thresholds.
@@ -103,11 +104,60 @@ func WithFactChecks(unsupportedFacts bool) Option {
 	return func(d *Deterministic) { d.unsupportedFacts = unsupportedFacts }
 }
 
+// WithCorpus tells the judge every section the retriever searches (the
+// whole loaded corpus, not only the retrieved ones). The question's key
+// terms are then weighted by their rarity in the corpus, so a term few
+// sections mention counts most, and a key term that no section of the
+// corpus mentions at all ("umbrella insurance" over a contract that never
+// says "umbrella") weighs the most: the documents cannot address it.
+func WithCorpus(sections []schema.Section) Option {
+	return func(d *Deterministic) { d.corpus = NewCorpusStats(sections) }
+}
+
+// CorpusStats holds the document frequency of every stemmed term of a
+// corpus of sections. Build it with NewCorpusStats; it is read-only.
+type CorpusStats struct {
+	n  int
+	df map[string]int
+}
+
+// NewCorpusStats counts, for every stemmed term, the sections (title and
+// content) that contain it.
+func NewCorpusStats(sections []schema.Section) *CorpusStats {
+	c := &CorpusStats{n: len(sections), df: map[string]int{}}
+	for _, s := range sections {
+		seen := map[string]bool{}
+		for _, t := range textproc.Terms(s.Title + "\n" + s.Content) {
+			if !seen[t] {
+				seen[t] = true
+				c.df[t]++
+			}
+		}
+	}
+	return c
+}
+
+// DocFreq returns how many sections contain every stem of term (a key
+// term may be a phrase: the rarest of its stems counts).
+func (c *CorpusStats) DocFreq(term string) int {
+	stems := textproc.Terms(term)
+	if len(stems) == 0 {
+		return c.n
+	}
+	n := c.n
+	for _, s := range stems {
+		n = min(n, c.df[s])
+	}
+	return n
+}
+
 // Deterministic is the offline judge. It is safe for concurrent use.
 type Deterministic struct {
 	t                 Thresholds
 	rejectAbstentions bool
 	unsupportedFacts  bool
+	corpus            *CorpusStats
+	risk              *RiskModel
 	// maxNovel is WithMaxNovelTerms' limit; negative = off.
 	maxNovel int
 }
@@ -186,7 +236,10 @@ type Assessment struct {
 	RejectedSections []string
 	// NovelTerms are the distinct terms of the answer's claims found in
 	// no section nor in the question.
-	NovelTerms       []string
+	NovelTerms []string
+	// Features are the answer's signals for a learned risk model, named
+	// by FeatureNames (see RiskModel).
+	Features         []float64
 	t                Thresholds
 	rejectAbstention bool
 	unsupportedFacts bool
@@ -280,12 +333,8 @@ func (d *Deterministic) Score(ctx context.Context, req schema.JudgeRequest) (*As
 		for _, q := range CheckQuotes(c.Text, quoteEvidence...) {
 			ca.Issues = append(ca.Issues, Issue{IssueQuoteNotFound, ci, fmt.Sprintf("quotes %q, which the %s does not contain", q, sourceWord(len(ca.Cited) > 0))})
 		}
-		ca.NovelTerms = novelTerms(c.Text, prep)
-		switch {
-		case ca.Support < d.t.Support:
+		if ca.Support < d.t.Support {
 			ca.Issues = append(ca.Issues, Issue{IssueUnsupported, ci, d.unsupportedDetail(ca, req.Sections)})
-		case d.t.MaxNovelTerms > 0 && len(ca.NovelTerms) >= d.t.MaxNovelTerms:
-			ca.Issues = append(ca.Issues, Issue{IssueUnsupported, ci, fmt.Sprintf("not supported: %d of its terms (%s) occur in no retrieved section", len(ca.NovelTerms), strings.Join(ca.NovelTerms, ", "))})
 		}
 		a.Claims = append(a.Claims, ca)
 	}
@@ -297,7 +346,9 @@ func (d *Deterministic) Score(ctx context.Context, req schema.JudgeRequest) (*As
 		a.Issues = append(a.Issues, Issue{IssueAbstention, -1, "the answer says the documents do not address the question"})
 	}
 	d.keyTerms(a, req, prep)
-	scoreNovelty(a, req)
+	ci := buildContextIndex(req.Query, req.Sections, prep)
+	scoreNovelty(a, ci.known)
+	computeFeatures(a, ci)
 	return a, nil
 }
 
@@ -350,24 +401,6 @@ func (d *Deterministic) bestPassage(claim string, prep []preparedSection, cited 
 		return -1, "", 0
 	}
 	return bestSec, strings.Join(prep[bestSec].sentences[bestStart:bestEnd], " "), math.Min(best, 1)
-}
-
-// novelTerms returns the claim's terms found in no section.
-func novelTerms(claim string, prep []preparedSection) []string {
-	var out []string
-	for _, t := range claimTerms(claim) {
-		found := false
-		for _, p := range prep {
-			if p.all[t] {
-				found = true
-				break
-			}
-		}
-		if !found {
-			out = append(out, t)
-		}
-	}
-	return out
 }
 
 // discourse holds the stems of words that frame a statement rather than
@@ -443,12 +476,19 @@ func (d *Deterministic) keyTerms(a *Assessment, req schema.JudgeRequest, prep []
 	weights := make([]float64, len(a.KeyTerms))
 	stems := make([][]string, len(a.KeyTerms))
 	n := float64(len(prep))
+	if d.corpus != nil {
+		n = float64(d.corpus.n)
+	}
 	for k, term := range a.KeyTerms {
 		stems[k] = textproc.Terms(term)
 		df := 0.0
-		for _, p := range prep {
-			if allPresent(stems[k], p.all) {
-				df++
+		if d.corpus != nil {
+			df = float64(d.corpus.DocFreq(term))
+		} else {
+			for _, p := range prep {
+				if allPresent(stems[k], p.all) {
+					df++
+				}
 			}
 		}
 		weights[k] = 1 + math.Log((n+1)/(df+0.5))
@@ -465,6 +505,13 @@ func (d *Deterministic) keyTerms(a *Assessment, req schema.JudgeRequest, prep []
 		}
 	}
 	a.KeyTermCoverage, a.MissingKeyTerms = weightedCoverage(a.KeyTerms, stems, weights, union...)
+	// a number labelling something in the question ("Severity 4",
+	// "Schedule 2") names a specific thing: sections that never write that
+	// number do not address it. Amounts being checked ("a 5% fee?") are
+	// the fact guards' business, not this check's.
+	if missing := missingNumbers(req.Query, texts); len(missing) > 0 && len(texts) > 0 && !(a.Abstention && !d.rejectAbstentions) {
+		a.Issues = append(a.Issues, Issue{IssueUnaddressed, -1, fmt.Sprintf("the question asks about %s, but the sections the answer rests on never mention it", quoteList(missing))})
+	}
 	if a.KeyTermCoverage < d.t.KeyTermCoverage && !(a.Abstention && !d.rejectAbstentions) {
 		detail := fmt.Sprintf("the question asks about %s, but the sections the answer rests on do not mention it", quoteList(a.MissingKeyTerms))
 		if len(texts) == 0 {
@@ -506,4 +553,18 @@ func quoteList(ws []string) string {
 		q[i] = fmt.Sprintf("%q", w)
 	}
 	return strings.Join(q, ", ")
+}
+
+// reLabelNumber matches a capitalised word followed by a bare number that
+// labels it ("Severity 4", "Tier 2"), not an amount ("5%", "14 days").
+var reLabelNumber = regexp.MustCompile(`\b([A-Z][a-z]+\s+\d+)\b(?:[^%.,\d]|$)`)
+
+// missingNumbers returns the numbered labels of the question (see
+// reLabelNumber) that none of texts writes, word for word.
+func missingNumbers(query string, texts []string) []string {
+	var labels []string
+	for _, m := range reLabelNumber.FindAllStringSubmatch(query, -1) {
+		labels = append(labels, m[1])
+	}
+	return missingPhrases(labels, texts)
 }

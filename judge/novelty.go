@@ -81,8 +81,7 @@ func NovelTerms(text string, known map[string]bool) []string {
 }
 
 // scoreNovelty fills the claims' and the answer's novel terms.
-func scoreNovelty(a *Assessment, req schema.JudgeRequest) {
-	known := KnownTerms(req.Query, req.Sections)
+func scoreNovelty(a *Assessment, known map[string]bool) {
 	seen := map[string]bool{}
 	a.NovelTerms = nil
 	for i := range a.Claims {

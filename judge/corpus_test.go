@@ -1,0 +1,101 @@
+package judge
+
+import (
+	"context"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/docmind/docmind/schema"
+)
+
+// corpusSections is a small contract: many sections mention the Client and
+// fees, one mentions insurance, none mentions an umbrella policy.
+func corpusSections() []schema.Section {
+	secs := []schema.Section{
+		{Title: "Insurance", Page: 12, Content: "During the Term, Provider shall maintain commercial general liability insurance of at least two million US dollars."},
+		{Title: "Availability", Page: 5, Content: "Provider shall make the analytics platform available at least 99.5% of the time in each calendar month under the Standard tier."},
+		{Title: "Incident Response Times", Page: 5, Content: "Severity 1 incidents get a response within 1 hour. Severity 2 incidents get a response within 4 hours."},
+	}
+	for _, t := range []string{"Fees", "Invoicing", "Taxes", "Term", "Notices"} {
+		secs = append(secs, schema.Section{Title: t, Page: 6, Content: "Client shall pay the fees that Provider invoices to Client for the Services."})
+	}
+	return secs
+}
+
+func TestWithCorpusRejectsTermsTheCorpusNeverMentions(t *testing.T) {
+	ctx := context.Background()
+	secs := corpusSections()
+	answer := "During the Term, Provider shall maintain commercial general liability insurance of at least two million US dollars. (See Insurance, page 12)"
+	req := schema.JudgeRequest{Query: "How much umbrella insurance must the Provider carry?", Response: answer, Sections: secs[:1]}
+	// Among the retrieved section alone "umbrella" and "insurance" look
+	// alike; over the whole corpus "umbrella" occurs nowhere and weighs most.
+	v, err := NewDeterministic(WithCorpus(secs)).Judge(ctx, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !v.IsHallucinated || !strings.Contains(v.Reasoning, `"umbrella"`) {
+		t.Errorf("question about a term absent from the corpus was accepted: %s", v.Reasoning)
+	}
+	// The same answer to the question the corpus does address passes.
+	req.Query = "How much liability insurance must the Provider carry?"
+	v, err = NewDeterministic(WithCorpus(secs)).Judge(ctx, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v.IsHallucinated {
+		t.Errorf("answerable question rejected: %s", v.Reasoning)
+	}
+}
+
+func TestWithCorpusKeepsParaphrases(t *testing.T) {
+	// "uptime" is in no section, but the question's other, rarer terms
+	// (platform, Standard tier) are in the supporting section titled
+	// Availability: the answer still stands.
+	secs := corpusSections()
+	req := schema.JudgeRequest{
+		Query:    "What availability does the provider give for the platform on the Standard tier?",
+		Response: "Provider shall make the analytics platform available at least 99.5% of the time in each calendar month under the Standard tier. (See Availability, page 5)",
+		Sections: secs[1:2],
+	}
+	v, err := NewDeterministic(WithCorpus(secs)).Judge(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v.IsHallucinated {
+		t.Errorf("paraphrase rejected: %s", v.Reasoning)
+	}
+}
+
+func TestCorpusStatsDocFreq(t *testing.T) {
+	c := NewCorpusStats(corpusSections())
+	for term, want := range map[string]int{"client": 5, "insurance": 1, "umbrella": 0, "liability insurance": 1, "umbrella insurance": 0} {
+		if got := c.DocFreq(term); got != want {
+			t.Errorf("DocFreq(%q) = %d, want %d", term, got, want)
+		}
+	}
+}
+
+func TestNumberedLabelMustBeMentioned(t *testing.T) {
+	secs := corpusSections()[2:3]
+	answer := "Severity 1 incidents get a response within 1 hour. Severity 2 incidents get a response within 4 hours. (See Incident Response Times, page 5)"
+	for _, tc := range []struct {
+		query        string
+		hallucinated bool
+	}{
+		{"What is the response time for Severity 4 incidents?", true}, // "4 hours" is not "Severity 4"
+		{"What is the response time for Severity 2 incidents?", false},
+		{"Is the response time for serious incidents 4 hours?", false}, // an amount, not a label
+	} {
+		v, err := NewDeterministic().Judge(context.Background(), schema.JudgeRequest{Query: tc.query, Response: answer, Sections: secs})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v.IsHallucinated != tc.hallucinated {
+			t.Errorf("%q: hallucinated = %v, want %v (%s)", tc.query, v.IsHallucinated, tc.hallucinated, v.Reasoning)
+		}
+	}
+	if got := missingNumbers("Severity 4 and Tier 2?", []string{"Tier 2 only"}); !reflect.DeepEqual(got, []string{"Severity 4"}) {
+		t.Errorf("missingNumbers = %v", got)
+	}
+}
