@@ -4,8 +4,8 @@
 // the lexical (BM25) postings.
 //
 // Lexical search is an own BM25 inverted index kept inside the same
-// database: postings are compact varint blobs, one row per term and
-// segment. Each write transaction adds a segment; small segments are merged
+// database: postings are compact varint lists packed, sorted by term, into
+// blocks of a few KiB, one row per block and segment. Each write transaction adds a segment; small segments are merged
 // into larger ones as they accumulate (a tiered, log-structured layout), so
 // that a query reads a handful of rows per term and opening the index costs
 // nothing proportional to the corpus. k1 and b are query-time parameters.
@@ -177,14 +177,12 @@ CREATE TABLE IF NOT EXISTS lex_segments (
 	level    INTEGER NOT NULL,
 	sections INTEGER NOT NULL
 );
-CREATE TABLE IF NOT EXISTS lex_postings (
-	term TEXT NOT NULL,
-	seg  INTEGER NOT NULL,
-	df   INTEGER NOT NULL,
-	data BLOB NOT NULL,
-	PRIMARY KEY (term, seg)
+CREATE TABLE IF NOT EXISTS lex_blocks (
+	seg        INTEGER NOT NULL,
+	first_term TEXT NOT NULL,
+	data       BLOB NOT NULL,
+	PRIMARY KEY (seg, first_term)
 ) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS lex_postings_seg ON lex_postings(seg);
 CREATE TABLE IF NOT EXISTS lex_deleted (
 	section INTEGER PRIMARY KEY
 );

@@ -138,25 +138,113 @@ func (b *segmentBuilder) write(ctx context.Context, tx *sql.Tx) error {
 	if b.sections == 0 {
 		return nil
 	}
-	res, err := tx.ExecContext(ctx, `INSERT INTO lex_segments(level, sections) VALUES (?, ?)`, segmentLevel(b.sections), b.sections)
-	if err != nil {
+	entries := make([]blockEntry, 0, len(b.terms))
+	for term, tp := range b.terms {
+		entries = append(entries, blockEntry{term: term, df: tp.df, data: tp.buf})
+	}
+	slices.SortFunc(entries, func(a, b blockEntry) int { return strings.Compare(a.term, b.term) })
+	if err := writeSegment(ctx, tx, b.sections, entries); err != nil {
 		return fmt.Errorf("write postings: %w", err)
+	}
+	return nil
+}
+
+// blockEntry is one term's postings within a segment.
+type blockEntry struct {
+	term string
+	df   int
+	data []byte
+}
+
+// blockTarget is the size at which a block is cut. A term whose postings
+// are larger gets a block of its own.
+const blockTarget = 8 << 10
+
+// A block is: uvarint entry count; per entry uvarint term length, term
+// bytes, uvarint df, uvarint postings length; then the postings of every
+// entry in order.
+func encodeBlock(entries []blockEntry) []byte {
+	var buf []byte
+	buf = binary.AppendUvarint(buf, uint64(len(entries)))
+	for _, e := range entries {
+		buf = binary.AppendUvarint(buf, uint64(len(e.term)))
+		buf = append(buf, e.term...)
+		buf = binary.AppendUvarint(buf, uint64(e.df))
+		buf = binary.AppendUvarint(buf, uint64(len(e.data)))
+	}
+	for _, e := range entries {
+		buf = append(buf, e.data...)
+	}
+	return buf
+}
+
+// decodeBlock calls fn for every entry of a block; data aliases block.
+func decodeBlock(block []byte, fn func(e blockEntry) bool) error {
+	bad := fmt.Errorf("corrupt postings block")
+	n, k := binary.Uvarint(block)
+	if k <= 0 || n > uint64(len(block)) {
+		return bad
+	}
+	dir := block[k:]
+	type ent struct {
+		term    string
+		df, len int
+	}
+	ents := make([]ent, 0, n)
+	total := 0
+	for i := uint64(0); i < n; i++ {
+		tl, k := binary.Uvarint(dir)
+		if k <= 0 || uint64(len(dir)-k) < tl {
+			return bad
+		}
+		term := string(dir[k : k+int(tl)])
+		dir = dir[k+int(tl):]
+		df, k1 := binary.Uvarint(dir)
+		if k1 <= 0 {
+			return bad
+		}
+		dl, k2 := binary.Uvarint(dir[k1:])
+		if k2 <= 0 {
+			return bad
+		}
+		dir = dir[k1+k2:]
+		ents = append(ents, ent{term, int(df), int(dl)})
+		total += int(dl)
+	}
+	if total != len(dir) {
+		return bad
+	}
+	for _, e := range ents {
+		if !fn(blockEntry{term: e.term, df: e.df, data: dir[:e.len:e.len]}) {
+			return nil
+		}
+		dir = dir[e.len:]
+	}
+	return nil
+}
+
+// writeSegment stores a new segment of sorted entries.
+func writeSegment(ctx context.Context, tx *sql.Tx, sections int, entries []blockEntry) error {
+	res, err := tx.ExecContext(ctx, `INSERT INTO lex_segments(level, sections) VALUES (?, ?)`, segmentLevel(sections), sections)
+	if err != nil {
+		return err
 	}
 	seg, err := res.LastInsertId()
 	if err != nil {
 		return err
 	}
-	ins, err := tx.PrepareContext(ctx, `INSERT INTO lex_postings(term, seg, df, data) VALUES (?, ?, ?, ?)`)
-	if err != nil {
-		return fmt.Errorf("write postings: %w", err)
-	}
-	defer ins.Close()
-	for term, tp := range b.terms {
-		if _, err := ins.ExecContext(ctx, term, seg, tp.df, tp.buf); err != nil {
-			return fmt.Errorf("write postings: %w", err)
+	ins := newBulk(tx, `INSERT INTO lex_blocks(seg, first_term, data) VALUES `, 3)
+	start, size := 0, 0
+	for i, e := range entries {
+		size += len(e.term) + len(e.data) + 8
+		if size >= blockTarget || i == len(entries)-1 || len(entries[i+1].data) >= blockTarget {
+			if err := ins.add(ctx, seg, entries[start].term, encodeBlock(entries[start:i+1])); err != nil {
+				return err
+			}
+			start, size = i+1, 0
 		}
 	}
-	return nil
+	return ins.flush(ctx)
 }
 
 // Segment merging: a segment's level grows by one for every mergeFactor
@@ -230,18 +318,23 @@ func mergeSegmentIDs(ctx context.Context, tx *sql.Tx, segs []int64) error {
 
 	blobs := map[string][][]byte{}
 	for _, seg := range segs {
-		rows, err := tx.QueryContext(ctx, `SELECT term, data FROM lex_postings WHERE seg = ?`, seg)
+		rows, err := tx.QueryContext(ctx, `SELECT data FROM lex_blocks WHERE seg = ?`, seg)
 		if err != nil {
 			return err
 		}
 		for rows.Next() {
-			var term string
 			var data []byte
-			if err := rows.Scan(&term, &data); err != nil {
+			if err := rows.Scan(&data); err != nil {
 				rows.Close()
 				return err
 			}
-			blobs[term] = append(blobs[term], data)
+			if err := decodeBlock(data, func(e blockEntry) bool {
+				blobs[e.term] = append(blobs[e.term], e.data)
+				return true
+			}); err != nil {
+				rows.Close()
+				return err
+			}
 		}
 		if err := rows.Err(); err != nil {
 			rows.Close()
@@ -251,12 +344,7 @@ func mergeSegmentIDs(ctx context.Context, tx *sql.Tx, segs []int64) error {
 	}
 	sectionSet := map[int64]struct{}{}
 	dropped := map[int64]struct{}{}
-	type out struct {
-		term string
-		df   int
-		data []byte
-	}
-	var outs []out
+	var outs []blockEntry
 	var ps []posting
 	for term, bs := range blobs {
 		ps = ps[:0]
@@ -284,15 +372,11 @@ func mergeSegmentIDs(ctx context.Context, tx *sql.Tx, segs []int64) error {
 			prev = p.id
 			sectionSet[p.id] = struct{}{}
 		}
-		outs = append(outs, out{term: term, df: len(ps), data: buf})
+		outs = append(outs, blockEntry{term: term, df: len(ps), data: buf})
 	}
-	del, err := tx.PrepareContext(ctx, `DELETE FROM lex_postings WHERE seg = ?`)
-	if err != nil {
-		return err
-	}
-	defer del.Close()
+	slices.SortFunc(outs, func(a, b blockEntry) int { return strings.Compare(a.term, b.term) })
 	for _, seg := range segs {
-		if _, err := del.ExecContext(ctx, seg); err != nil {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM lex_blocks WHERE seg = ?`, seg); err != nil {
 			return err
 		}
 		if _, err := tx.ExecContext(ctx, `DELETE FROM lex_segments WHERE id = ?`, seg); err != nil {
@@ -307,26 +391,7 @@ func mergeSegmentIDs(ctx context.Context, tx *sql.Tx, segs []int64) error {
 	if len(outs) == 0 {
 		return nil
 	}
-	n := len(sectionSet)
-	res, err := tx.ExecContext(ctx, `INSERT INTO lex_segments(level, sections) VALUES (?, ?)`, segmentLevel(n), n)
-	if err != nil {
-		return err
-	}
-	seg, err := res.LastInsertId()
-	if err != nil {
-		return err
-	}
-	ins, err := tx.PrepareContext(ctx, `INSERT INTO lex_postings(term, seg, df, data) VALUES (?, ?, ?, ?)`)
-	if err != nil {
-		return err
-	}
-	defer ins.Close()
-	for _, o := range outs {
-		if _, err := ins.ExecContext(ctx, o.term, seg, o.df, o.data); err != nil {
-			return err
-		}
-	}
-	return nil
+	return writeSegment(ctx, tx, len(sectionSet), outs)
 }
 
 func cmpInt64(a, b int64) int {
@@ -450,36 +515,45 @@ func (ix *Index) lexical(ctx context.Context, query string, k int, opt SearchOpt
 		return nil, err
 	}
 	defer conn.Close()
-	var n, totalLen int64
-	if err := conn.QueryRowContext(ctx, `SELECT n, total_len FROM lex_stats WHERE id = 1`).Scan(&n, &totalLen); err != nil {
-		return nil, err
-	}
-	if n == 0 {
-		return nil, nil
-	}
-	avgdl := float64(totalLen) / float64(n)
 	qts := make([]queryTerm, 0, len(tfs))
 	args := make([]any, len(tfs))
 	for i, t := range tfs {
 		qts = append(qts, queryTerm{term: t.term, qtf: t.tf})
 		args[i] = t.term
 	}
-	rows, err := conn.QueryContext(ctx, `SELECT term, df, data FROM lex_postings WHERE term IN (?`+strings.Repeat(",?", len(args)-1)+`)`, args...)
+	// One statement, so that statistics and postings come from the same
+	// snapshot even while a writer merges segments. For every segment and
+	// query term it returns the block that would hold the term.
+	rows, err := conn.QueryContext(ctx, `WITH q(term) AS (VALUES (?)`+strings.Repeat(",(?)", len(args)-1)+`)
+		SELECT q.term, st.n, st.total_len,
+			(SELECT b.data FROM lex_blocks b WHERE b.seg = s.id AND b.first_term <= q.term ORDER BY b.first_term DESC LIMIT 1)
+		FROM lex_stats st, lex_segments s, q WHERE st.id = 1`, args...)
 	if err != nil {
 		return nil, err
 	}
+	var n, totalLen int64
 	for rows.Next() {
 		var term string
-		var df int
 		var data []byte
-		if err := rows.Scan(&term, &df, &data); err != nil {
+		if err := rows.Scan(&term, &n, &totalLen, &data); err != nil {
 			rows.Close()
 			return nil, err
 		}
 		i := sort.Search(len(qts), func(i int) bool { return qts[i].term >= term })
-		if i < len(qts) && qts[i].term == term {
-			qts[i].df += df
-			qts[i].blobs = append(qts[i].blobs, data)
+		if i == len(qts) || qts[i].term != term || data == nil {
+			continue
+		}
+		err := decodeBlock(data, func(e blockEntry) bool {
+			if e.term == term {
+				qts[i].df += e.df
+				qts[i].blobs = append(qts[i].blobs, e.data)
+				return false
+			}
+			return e.term < term
+		})
+		if err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("term %q: %w", term, err)
 		}
 	}
 	if err := rows.Err(); err != nil {
@@ -487,6 +561,10 @@ func (ix *Index) lexical(ctx context.Context, query string, k int, opt SearchOpt
 		return nil, err
 	}
 	rows.Close()
+	if n == 0 {
+		return nil, nil
+	}
+	avgdl := float64(totalLen) / float64(n)
 
 	acc, _ := ix.accPool.Get().(*accumulator)
 	if acc == nil {

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/docmind/docmind/schema"
@@ -142,23 +143,14 @@ func (ix *Index) writeBatch(ctx context.Context, tx *sql.Tx, batch []DocumentSec
 			return err
 		}
 	}
-	insDoc, err := tx.PrepareContext(ctx, `INSERT INTO documents(path, hash, size, mtime, format, pages, title, ingested_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`)
-	if err != nil {
-		return err
+	// Section ids are assigned here (the transaction holds the write lock)
+	// so that sections can be inserted many rows per statement.
+	var nextID int64
+	if err := tx.QueryRowContext(ctx, `SELECT max(coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'sections'), 0), coalesce((SELECT max(id) FROM sections), 0)) + 1`).Scan(&nextID); err != nil {
+		return fmt.Errorf("allocate section ids: %w", err)
 	}
-	defer insDoc.Close()
-	insSec, err := tx.PrepareContext(ctx, `INSERT INTO sections(key, doc_id, title, heading_path, content, page, page_end, page_label, chunk, length) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
-	if err != nil {
-		return err
-	}
-	defer insSec.Close()
-	var insVec *sql.Stmt
-	if p.vecs != nil {
-		if insVec, err = tx.PrepareContext(ctx, `INSERT INTO vectors(section, vec) VALUES (?, ?)`); err != nil {
-			return err
-		}
-		defer insVec.Close()
-	}
+	secRows := newBulk(tx, `INSERT INTO sections(id, key, doc_id, title, heading_path, content, page, page_end, page_label, chunk, length) VALUES `, 11)
+	vecRows := newBulk(tx, `INSERT INTO vectors(section, vec) VALUES `, 2)
 	seg := newSegmentBuilder()
 	now := time.Now()
 	i := 0
@@ -179,7 +171,8 @@ func (ix *Index) writeBatch(ctx context.Context, tx *sql.Tx, batch []DocumentSec
 				return err
 			}
 		} else {
-			res, err := insDoc.ExecContext(ctx, d.Doc.Path, d.Doc.Hash, d.Doc.Size, d.Doc.ModTime.UnixNano(), d.Doc.Format, d.Doc.Pages, d.Doc.Title, now.UnixNano())
+			res, err := tx.ExecContext(ctx, `INSERT INTO documents(path, hash, size, mtime, format, pages, title, ingested_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+				d.Doc.Path, d.Doc.Hash, d.Doc.Size, d.Doc.ModTime.UnixNano(), d.Doc.Format, d.Doc.Pages, d.Doc.Title, now.UnixNano())
 			if err != nil {
 				return fmt.Errorf("insert document: %w", err)
 			}
@@ -199,26 +192,29 @@ func (ix *Index) writeBatch(ctx context.Context, tx *sql.Tx, batch []DocumentSec
 			} else {
 				seen[key] = 1
 			}
-			res, err := insSec.ExecContext(ctx, key, docID, s.Title, s.Title, s.Content, s.Page, s.PageEnd, s.PageLabel, s.Chunk, p.lengths[i])
-			if err != nil {
-				return fmt.Errorf("insert section %q: %w", s.Title, err)
-			}
-			rowid, err := res.LastInsertId()
-			if err != nil {
-				return err
+			rowid := nextID
+			nextID++
+			if err := secRows.add(ctx, rowid, key, docID, s.Title, s.Title, s.Content, s.Page, s.PageEnd, s.PageLabel, s.Chunk, p.lengths[i]); err != nil {
+				return fmt.Errorf("insert sections: %w", err)
 			}
 			if p.lengths[i] > 0 {
 				seg.add(rowid, p.terms[i], p.lengths[i])
 				added++
 				addedLen += int64(p.lengths[i])
 			}
-			if insVec != nil {
-				if _, err := insVec.ExecContext(ctx, rowid, encodeVector(p.vecs[i])); err != nil {
-					return fmt.Errorf("insert vector: %w", err)
+			if p.vecs != nil {
+				if err := vecRows.add(ctx, rowid, encodeVector(p.vecs[i])); err != nil {
+					return fmt.Errorf("insert vectors: %w", err)
 				}
 			}
 			i++
 		}
+	}
+	if err := secRows.flush(ctx); err != nil {
+		return fmt.Errorf("insert sections: %w", err)
+	}
+	if err := vecRows.flush(ctx); err != nil {
+		return fmt.Errorf("insert vectors: %w", err)
 	}
 	if err := seg.write(ctx, tx); err != nil {
 		return err
@@ -230,6 +226,52 @@ func (ix *Index) writeBatch(ctx context.Context, tx *sql.Tx, batch []DocumentSec
 		return err
 	}
 	return mergeSegments(ctx, tx)
+}
+
+// bulk inserts rows many per statement: the driver prepares every
+// statement it executes, so one row per statement is dominated by SQL
+// parsing.
+type bulk struct {
+	tx     *sql.Tx
+	prefix string
+	cols   int
+	args   []any
+	rows   int
+}
+
+const bulkRows = 256
+
+func newBulk(tx *sql.Tx, prefix string, cols int) *bulk {
+	return &bulk{tx: tx, prefix: prefix, cols: cols}
+}
+
+func (b *bulk) add(ctx context.Context, vals ...any) error {
+	b.args = append(b.args, vals...)
+	b.rows++
+	if b.rows == bulkRows {
+		return b.flush(ctx)
+	}
+	return nil
+}
+
+func (b *bulk) flush(ctx context.Context) error {
+	if b.rows == 0 {
+		return nil
+	}
+	row := "(?" + strings.Repeat(",?", b.cols-1) + ")"
+	var sb strings.Builder
+	sb.Grow(len(b.prefix) + b.rows*(len(row)+1))
+	sb.WriteString(b.prefix)
+	for i := 0; i < b.rows; i++ {
+		if i > 0 {
+			sb.WriteByte(',')
+		}
+		sb.WriteString(row)
+	}
+	_, err := b.tx.ExecContext(ctx, sb.String(), b.args...)
+	b.args = b.args[:0]
+	b.rows = 0
+	return err
 }
 
 // StableID derives a section id from its document path, heading path, page

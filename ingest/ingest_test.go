@@ -344,7 +344,7 @@ func childIngest(spec string) int {
 
 // parts per document: large enough that the child spends most of its time
 // inside write transactions, so the kill usually lands in one.
-const parts = 200
+const parts = 100
 
 func version(i, v int) string {
 	var b strings.Builder
@@ -361,7 +361,7 @@ func TestCrashMidIngestKeepsIndex(t *testing.T) {
 	}
 	ctx := context.Background()
 	docs := t.TempDir()
-	const n = 40
+	const n = 24
 	for i := 0; i < n; i++ {
 		write(t, filepath.Join(docs, fmt.Sprintf("d%02d.txt", i)), version(i, 1))
 	}
