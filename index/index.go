@@ -110,6 +110,8 @@ func Open(ctx context.Context, path string, opts ...Option) (*Index, error) {
 	q.Add("_pragma", "journal_mode(WAL)")
 	q.Add("_pragma", "synchronous(NORMAL)")
 	q.Add("_pragma", "foreign_keys(1)")
+	q.Add("_pragma", "cache_size(-65536)")
+	q.Add("_pragma", "mmap_size(1099511627776)")
 	q.Add("_txlock", "immediate")
 	db, err := sql.Open("sqlite", "file:"+path+"?"+q.Encode())
 	if err != nil {
@@ -178,11 +180,12 @@ CREATE TABLE IF NOT EXISTS lex_segments (
 	sections INTEGER NOT NULL
 );
 CREATE TABLE IF NOT EXISTS lex_blocks (
+	id         INTEGER PRIMARY KEY,
 	seg        INTEGER NOT NULL,
 	first_term TEXT NOT NULL,
-	data       BLOB NOT NULL,
-	PRIMARY KEY (seg, first_term)
-) WITHOUT ROWID;
+	data       BLOB NOT NULL
+);
+CREATE UNIQUE INDEX IF NOT EXISTS lex_blocks_key ON lex_blocks(seg, first_term);
 CREATE TABLE IF NOT EXISTS lex_deleted (
 	section INTEGER PRIMARY KEY
 );
