@@ -107,7 +107,6 @@ func Open(ctx context.Context, path string, opts ...Option) (*Index, error) {
 	}
 	q := url.Values{}
 	q.Add("_pragma", "busy_timeout("+strconv.FormatInt(ix.busy.Milliseconds(), 10)+")")
-	q.Add("_pragma", "journal_mode(WAL)")
 	q.Add("_pragma", "synchronous(NORMAL)")
 	q.Add("_pragma", "foreign_keys(1)")
 	q.Add("_pragma", "cache_size(-65536)")
@@ -183,9 +182,10 @@ CREATE TABLE IF NOT EXISTS lex_blocks (
 	id         INTEGER PRIMARY KEY,
 	seg        INTEGER NOT NULL,
 	first_term TEXT NOT NULL,
+	chunk      INTEGER NOT NULL, -- 1: one chunk of a long postings list
 	data       BLOB NOT NULL
 );
-CREATE UNIQUE INDEX IF NOT EXISTS lex_blocks_key ON lex_blocks(seg, first_term);
+CREATE INDEX IF NOT EXISTS lex_blocks_key ON lex_blocks(seg, first_term);
 CREATE TABLE IF NOT EXISTS lex_deleted (
 	section INTEGER PRIMARY KEY
 );
@@ -209,7 +209,22 @@ func (ix *Index) migrate(ctx context.Context) error {
 		return nil
 	}
 	// A missing meta table (new database) or a missing row both land here.
-	tx, err := ix.db.BeginTx(ctx, nil)
+	// 64 KiB pages keep postings blocks inside one page, so SQLite reads
+	// them straight from the memory map instead of assembling overflow
+	// chains into fresh buffers; the page size must be set before the
+	// first table is created and before WAL mode (which persists in the
+	// file) is switched on.
+	conn, err := ix.db.Conn(ctx)
+	if err != nil {
+		return fmt.Errorf("create schema: %w", err)
+	}
+	defer conn.Close()
+	for _, p := range []string{`PRAGMA page_size = 65536`, `PRAGMA journal_mode = WAL`} {
+		if _, err := conn.ExecContext(ctx, p); err != nil {
+			return fmt.Errorf("create schema: %s: %w", p, err)
+		}
+	}
+	tx, err := conn.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("create schema: %w", err)
 	}

@@ -81,6 +81,13 @@ func TestPutSearchReopen(t *testing.T) {
 		}
 	}
 	check(ix)
+	var mode string
+	var pageSize int
+	ix.DB().QueryRowContext(ctx, `PRAGMA journal_mode`).Scan(&mode)
+	ix.DB().QueryRowContext(ctx, `PRAGMA page_size`).Scan(&pageSize)
+	if mode != "wal" || pageSize != 65536 {
+		t.Fatalf("journal mode %q, page size %d; want wal, 65536", mode, pageSize)
+	}
 	first, _ := ix.Search(ctx, "late payment penalties", 1)
 	if err := ix.Close(); err != nil {
 		t.Fatal(err)

@@ -158,7 +158,7 @@ type blockEntry struct {
 
 // blockTarget is the size at which a block is cut. A term whose postings
 // are larger gets a block of its own.
-const blockTarget = 8 << 10
+const blockTarget = 6 << 10
 
 // A block is: uvarint entry count; per entry uvarint term length, term
 // bytes, uvarint df, uvarint postings length; then the postings of every
@@ -233,18 +233,66 @@ func writeSegment(ctx context.Context, tx *sql.Tx, sections int, entries []block
 	if err != nil {
 		return err
 	}
-	ins := newBulk(tx, `INSERT INTO lex_blocks(seg, first_term, data) VALUES `, 3)
+	ins := newBulk(tx, `INSERT INTO lex_blocks(seg, first_term, chunk, data) VALUES `, 4)
 	start, size := 0, 0
-	for i, e := range entries {
-		size += len(e.term) + len(e.data) + 8
-		if size >= blockTarget || i == len(entries)-1 || len(entries[i+1].data) >= blockTarget {
-			if err := ins.add(ctx, seg, entries[start].term, encodeBlock(entries[start:i+1])); err != nil {
+	flush := func(end int) error {
+		if start < end {
+			if err := ins.add(ctx, seg, entries[start].term, 0, encodeBlock(entries[start:end])); err != nil {
 				return err
 			}
-			start, size = i+1, 0
+		}
+		start, size = end, 0
+		return nil
+	}
+	for i, e := range entries {
+		if len(e.data) >= blockTarget {
+			// A long postings list is stored alone, in chunks that stay
+			// below the SQLite allocator's large-allocation threshold.
+			if err := flush(i); err != nil {
+				return err
+			}
+			for _, c := range chunkPostings(e) {
+				if err := ins.add(ctx, seg, e.term, 1, encodeBlock([]blockEntry{c})); err != nil {
+					return err
+				}
+			}
+			start = i + 1
+			continue
+		}
+		size += len(e.term) + len(e.data) + 8
+		if size >= blockTarget {
+			if err := flush(i + 1); err != nil {
+				return err
+			}
 		}
 	}
+	if err := flush(len(entries)); err != nil {
+		return err
+	}
 	return ins.flush(ctx)
+}
+
+// chunkPostings splits a long postings list into lists of about
+// blockTarget bytes, each delta-encoded from zero.
+func chunkPostings(e blockEntry) []blockEntry {
+	var out []blockEntry
+	var cur blockEntry
+	var prev int64
+	_ = decodePostings(e.data, func(p posting) {
+		cur.data = appendPosting(cur.data, prev, p)
+		cur.df++
+		prev = p.id
+		if len(cur.data) >= blockTarget {
+			cur.term = e.term
+			out = append(out, cur)
+			cur, prev = blockEntry{}, 0
+		}
+	})
+	if cur.df > 0 {
+		cur.term = e.term
+		out = append(out, cur)
+	}
+	return out
 }
 
 // Segment merging: a segment's level grows by one for every mergeFactor
@@ -525,9 +573,11 @@ func (ix *Index) lexical(ctx context.Context, query string, k int, opt SearchOpt
 	// snapshot even while a writer merges segments. For every segment and
 	// query term it returns the block that would hold the term.
 	rows, err := conn.QueryContext(ctx, `WITH q(term) AS (VALUES (?)`+strings.Repeat(",(?)", len(args)-1)+`)
-		SELECT q.term, st.n, st.total_len,
-			(SELECT b.data FROM lex_blocks b WHERE b.seg = s.id AND b.first_term <= q.term ORDER BY b.first_term DESC LIMIT 1)
-		FROM lex_stats st, lex_segments s, q WHERE st.id = 1`, args...)
+		SELECT q.term, st.n, st.total_len, b.data
+		FROM lex_stats st CROSS JOIN lex_segments s CROSS JOIN q CROSS JOIN lex_blocks b
+		WHERE st.id = 1 AND b.seg = s.id
+			AND b.first_term = (SELECT max(first_term) FROM lex_blocks WHERE seg = s.id AND first_term <= q.term)
+			AND (b.chunk = 0 OR b.first_term = q.term)`, args...)
 	if err != nil {
 		return nil, err
 	}
