@@ -181,14 +181,45 @@ type RetrievalReport struct {
 // Retrieval indexes a BEIR data set into a temporary index, runs every
 // query of the split with BM25 and reports nDCG@10 and recall@100.
 func Retrieval(ctx context.Context, dir string, opt RetrievalOptions) (*RetrievalReport, error) {
+	if opt.Split == "" {
+		opt.Split = "test"
+	}
+	ds, err := openDataset(ctx, dir, opt.Split)
+	if err != nil {
+		return nil, err
+	}
+	defer ds.close()
+	k1, bb := opt.K1, opt.B
+	if k1 == 0 && bb == 0 {
+		k1, bb = index.DefaultK1, index.DefaultB
+	}
+	start := time.Now()
+	rep, err := EvaluateBM25(ctx, ds.ix, ds.beir.Queries, ds.qrels, k1, bb)
+	if err != nil {
+		return nil, err
+	}
+	rep.Split = opt.Split
+	rep.Corpus = len(ds.beir.Corpus)
+	rep.IndexSeconds = ds.indexTime.Seconds()
+	rep.SearchSeconds = time.Since(start).Seconds()
+	return rep, nil
+}
+
+// dataset is a BEIR data set loaded and indexed into a temporary index.
+type dataset struct {
+	beir      *BEIR
+	qrels     Qrels
+	ix        *index.Index
+	tmp       string
+	indexTime time.Duration
+}
+
+func openDataset(ctx context.Context, dir, split string) (*dataset, error) {
 	b, err := LoadBEIR(dir)
 	if err != nil {
 		return nil, err
 	}
-	if opt.Split == "" {
-		opt.Split = "test"
-	}
-	qrels, err := b.LoadQrels(opt.Split)
+	qrels, err := b.LoadQrels(split)
 	if err != nil {
 		return nil, err
 	}
@@ -196,31 +227,24 @@ func Retrieval(ctx context.Context, dir string, opt RetrievalOptions) (*Retrieva
 	if err != nil {
 		return nil, fmt.Errorf("retrieval eval: temporary index: %w", err)
 	}
-	defer os.RemoveAll(tmp)
 	ix, err := index.Open(ctx, index.PathInDir(tmp))
 	if err != nil {
+		os.RemoveAll(tmp)
 		return nil, err
 	}
-	defer ix.Close()
+	ds := &dataset{beir: b, qrels: qrels, ix: ix, tmp: tmp}
 	start := time.Now()
 	if err := b.BuildIndex(ctx, ix); err != nil {
+		ds.close()
 		return nil, fmt.Errorf("retrieval eval: index %s: %w", dir, err)
 	}
-	indexed := time.Since(start)
-	k1, bb := opt.K1, opt.B
-	if k1 == 0 && bb == 0 {
-		k1, bb = index.DefaultK1, index.DefaultB
-	}
-	start = time.Now()
-	rep, err := EvaluateBM25(ctx, ix, b.Queries, qrels, k1, bb)
-	if err != nil {
-		return nil, err
-	}
-	rep.Split = opt.Split
-	rep.Corpus = len(b.Corpus)
-	rep.IndexSeconds = indexed.Seconds()
-	rep.SearchSeconds = time.Since(start).Seconds()
-	return rep, nil
+	ds.indexTime = time.Since(start)
+	return ds, nil
+}
+
+func (d *dataset) close() {
+	d.ix.Close()
+	os.RemoveAll(d.tmp)
 }
 
 // EvaluateBM25 runs every query that has qrels against an index built by
@@ -316,35 +340,19 @@ func Recall(ranked []string, rels map[string]int, k int) float64 {
 // TuneBM25 evaluates every (k1, b) pair of the grid on one split and
 // returns the reports, best nDCG@10 first. Tune on a training split only.
 func TuneBM25(ctx context.Context, dir, split string, k1s, bs []float64) ([]RetrievalReport, error) {
-	b, err := LoadBEIR(dir)
+	ds, err := openDataset(ctx, dir, split)
 	if err != nil {
 		return nil, err
 	}
-	qrels, err := b.LoadQrels(split)
-	if err != nil {
-		return nil, err
-	}
-	tmp, err := os.MkdirTemp("", "docmind-tune-")
-	if err != nil {
-		return nil, fmt.Errorf("tune BM25: temporary index: %w", err)
-	}
-	defer os.RemoveAll(tmp)
-	ix, err := index.Open(ctx, index.PathInDir(tmp))
-	if err != nil {
-		return nil, err
-	}
-	defer ix.Close()
-	if err := b.BuildIndex(ctx, ix); err != nil {
-		return nil, fmt.Errorf("tune BM25: index %s: %w", dir, err)
-	}
+	defer ds.close()
 	var out []RetrievalReport
 	for _, k1 := range k1s {
 		for _, bb := range bs {
-			rep, err := EvaluateBM25(ctx, ix, b.Queries, qrels, k1, bb)
+			rep, err := EvaluateBM25(ctx, ds.ix, ds.beir.Queries, ds.qrels, k1, bb)
 			if err != nil {
 				return nil, err
 			}
-			rep.Split, rep.Corpus = split, len(b.Corpus)
+			rep.Split, rep.Corpus = split, len(ds.beir.Corpus)
 			out = append(out, *rep)
 		}
 	}

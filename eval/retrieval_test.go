@@ -141,3 +141,28 @@ func TestSciFact(t *testing.T) {
 		t.Errorf("recall@100 = %.4f, want >= 0.9", rep.RecallAt100)
 	}
 }
+
+func TestTuneBM25Tiny(t *testing.T) {
+	reps, err := TuneBM25(context.Background(), filepath.Join("testdata", "tinybeir"), "test", []float64{0.9, 1.2}, []float64{0.4, 0.75})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(reps) != 4 {
+		t.Fatalf("got %d reports, want 4", len(reps))
+	}
+	for i := 1; i < len(reps); i++ {
+		if reps[i].NDCGAt10 > reps[i-1].NDCGAt10 {
+			t.Fatalf("reports not sorted best first: %+v", reps)
+		}
+	}
+	seen := map[[2]float64]bool{}
+	for _, r := range reps {
+		seen[[2]float64{r.K1, r.B}] = true
+		if r.Queries != 2 || r.Split != "test" {
+			t.Fatalf("report %+v", r)
+		}
+	}
+	if len(seen) != 4 {
+		t.Fatalf("grid not covered: %v", seen)
+	}
+}

@@ -329,40 +329,42 @@ func mergeSegments(ctx context.Context, tx *sql.Tx) error {
 }
 
 func mergeLevel(ctx context.Context, tx *sql.Tx, level int) error {
-	var segs []int64
-	rows, err := tx.QueryContext(ctx, `SELECT id FROM lex_segments WHERE level = ? ORDER BY id`, level)
+	segs, err := queryInt64s(ctx, tx, `SELECT id FROM lex_segments WHERE level = ? ORDER BY id`, level)
 	if err != nil {
 		return err
 	}
+	return mergeSegmentIDs(ctx, tx, segs)
+}
+
+// queryInt64s returns the single integer column of a query's rows.
+func queryInt64s(ctx context.Context, q querier, query string, args ...any) ([]int64, error) {
+	rows, err := q.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []int64
 	for rows.Next() {
 		var id int64
 		if err := rows.Scan(&id); err != nil {
-			rows.Close()
-			return err
+			return nil, err
 		}
-		segs = append(segs, id)
+		out = append(out, id)
 	}
-	rows.Close()
-	return mergeSegmentIDs(ctx, tx, segs)
+	return out, rows.Err()
 }
 
 // mergeSegmentIDs merges the given segments into one new segment, dropping
 // the postings of deleted sections and their tombstones.
 func mergeSegmentIDs(ctx context.Context, tx *sql.Tx, segs []int64) error {
-	deleted := map[int64]bool{}
-	rows, err := tx.QueryContext(ctx, `SELECT section FROM lex_deleted`)
+	dead, err := queryInt64s(ctx, tx, `SELECT section FROM lex_deleted`)
 	if err != nil {
 		return err
 	}
-	for rows.Next() {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
-			rows.Close()
-			return err
-		}
+	deleted := make(map[int64]bool, len(dead))
+	for _, id := range dead {
 		deleted[id] = true
 	}
-	rows.Close()
 
 	blobs := map[string][][]byte{}
 	for _, seg := range segs {
@@ -461,20 +463,10 @@ func (ix *Index) Optimize(ctx context.Context) error {
 		return fmt.Errorf("optimize index %s: %w", ix.path, err)
 	}
 	defer tx.Rollback()
-	var segs []int64
-	rows, err := tx.QueryContext(ctx, `SELECT id FROM lex_segments ORDER BY id`)
+	segs, err := queryInt64s(ctx, tx, `SELECT id FROM lex_segments ORDER BY id`)
 	if err != nil {
 		return fmt.Errorf("optimize index %s: %w", ix.path, err)
 	}
-	for rows.Next() {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
-			rows.Close()
-			return fmt.Errorf("optimize index %s: %w", ix.path, err)
-		}
-		segs = append(segs, id)
-	}
-	rows.Close()
 	if len(segs) > 1 || hasDeleted(ctx, tx) {
 		if err := mergeSegmentIDs(ctx, tx, segs); err != nil {
 			return fmt.Errorf("optimize index %s: %w", ix.path, err)
