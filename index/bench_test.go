@@ -204,10 +204,13 @@ func BenchmarkLexical(b *testing.B) {
 					b.Fatal(err)
 				}
 				defer ix.Close()
+				var optimize time.Duration
 				if optimized {
+					start := time.Now()
 					if err := ix.Optimize(ctx); err != nil {
 						b.Fatal(err)
 					}
+					optimize = time.Since(start)
 				}
 				s := newSynth(3)
 				qs := make([]string, benchQueries)
@@ -231,6 +234,9 @@ func BenchmarkLexical(b *testing.B) {
 				p50, p99 := percentiles(lat)
 				b.ReportMetric(p50, "p50-ms")
 				b.ReportMetric(p99, "p99-ms")
+				if optimized {
+					b.ReportMetric(optimize.Seconds(), "optimize-s")
+				}
 			})
 		}
 	}

@@ -322,3 +322,33 @@ func (ix *Index) embeddingMeta(ctx context.Context, q querier) (model string, di
 	}
 	return model, dim, nil
 }
+
+// DefaultDir returns the default index directory: $DOCMIND_INDEX when set,
+// otherwise <user cache dir>/docmind/index (on Linux
+// ~/.cache/docmind/index). An index can always be rebuilt from the
+// documents, so the cache directory is the right home.
+func DefaultDir() (string, error) {
+	if d := os.Getenv("DOCMIND_INDEX"); d != "" {
+		return d, nil
+	}
+	c, err := os.UserCacheDir()
+	if err != nil {
+		return "", fmt.Errorf("find the default index directory (set --index or DOCMIND_INDEX): %w", err)
+	}
+	return filepath.Join(c, "docmind", "index"), nil
+}
+
+// CacheDirFor returns a per-folder index directory under the user cache
+// dir, for one-shot runs over a folder (`ask --docs DIR`): the same folder
+// maps to the same index, so repeated runs only re-parse changed files.
+func CacheDirFor(docsDir string) (string, error) {
+	abs, err := filepath.Abs(docsDir)
+	if err != nil {
+		return "", fmt.Errorf("index cache for %s: %w", docsDir, err)
+	}
+	c, err := os.UserCacheDir()
+	if err != nil {
+		return "", fmt.Errorf("index cache for %s: %w", docsDir, err)
+	}
+	return filepath.Join(c, "docmind", "folders", StableID(abs, "", 0, 0)), nil
+}

@@ -451,3 +451,21 @@ func TestAnalyzerMatchesTextproc(t *testing.T) {
 		}
 	}
 }
+
+func TestDefaultDirs(t *testing.T) {
+	t.Setenv("DOCMIND_INDEX", "/x/idx")
+	if d, err := DefaultDir(); err != nil || d != "/x/idx" {
+		t.Fatalf("DefaultDir with DOCMIND_INDEX = %q, %v", d, err)
+	}
+	t.Setenv("DOCMIND_INDEX", "")
+	t.Setenv("XDG_CACHE_HOME", "/cache")
+	if d, err := DefaultDir(); err != nil || d != "/cache/docmind/index" {
+		t.Fatalf("DefaultDir = %q, %v", d, err)
+	}
+	a, _ := CacheDirFor("/docs/a")
+	b, _ := CacheDirFor("/docs/b")
+	a2, _ := CacheDirFor("/docs/a/")
+	if a == b || a != a2 || filepath.Dir(a) != "/cache/docmind/folders" {
+		t.Fatalf("CacheDirFor: %q %q %q", a, b, a2)
+	}
+}
