@@ -133,7 +133,8 @@ type file struct {
 }
 
 // Run ingests the given files and folders (folders recursively) into ix.
-// It returns an error only when the index itself fails or ctx is
+// After a bulk load (at least half of the index's sections written by this
+// run) it merges the lexical segments (Index.Optimize). It returns an error only when the index itself fails or ctx is
 // cancelled; problems with individual files are reported in the summary.
 func Run(ctx context.Context, ix *index.Index, paths []string, opt Options) (*Summary, error) {
 	if opt.Parser == nil {
@@ -237,6 +238,20 @@ func Run(ctx context.Context, ix *index.Index, paths []string, opt Options) (*Su
 		}
 		for _, r := range removed {
 			sum.add(r)
+		}
+	}
+	if sum.Indexed > 1 {
+		// After a bulk load (at least half of the index written by this run)
+		// merge the lexical segments into one: queries are fastest then, and
+		// the cost is proportional to what was just ingested.
+		st, err := ix.Stats(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if st.Segments > 1 && 2*sum.Sections >= st.Sections {
+			if err := ix.Optimize(ctx); err != nil {
+				return nil, err
+			}
 		}
 	}
 	sum.Duration = time.Since(start)

@@ -307,6 +307,9 @@ func TestConcurrentReaderDuringIngest(t *testing.T) {
 	if sum.Indexed != 60 || reads.Load() < 2 {
 		t.Fatalf("indexed %d, reads %d", sum.Indexed, reads.Load())
 	}
+	if st, _ := writer.Stats(ctx); st.Segments != 1 {
+		t.Fatalf("bulk ingest left %d lexical segments, want 1 (optimized)", st.Segments)
+	}
 	if hits, _ := reader.Search(ctx, "common clause payment", 100); len(hits) != 60 {
 		t.Fatalf("reader sees %d sections after ingest, want 60", len(hits))
 	}
