@@ -1,0 +1,348 @@
+package index
+
+import (
+	"context"
+	"database/sql"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+	"runtime"
+	"slices"
+	"strconv"
+	"sync"
+
+	"github.com/viterin/vek/vek32"
+)
+
+// ErrModelMismatch is returned (wrapped) when vectors from one embedding
+// model would be added to, or searched in, an index built with another.
+var ErrModelMismatch = errors.New("embedding model mismatch")
+
+// ErrNoEmbedder is returned (wrapped) by dense search on an index opened
+// without WithEmbedder.
+var ErrNoEmbedder = errors.New("no embedder configured")
+
+func encodeVector(v []float32) []byte {
+	out := make([]byte, 4*len(v))
+	for i, f := range v {
+		binary.LittleEndian.PutUint32(out[4*i:], math.Float32bits(f))
+	}
+	return out
+}
+
+func decodeVectorInto(dst []float32, b []byte) {
+	for i := range dst {
+		dst[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
+	}
+}
+
+func normalize(v []float32) {
+	var s float64
+	for _, f := range v {
+		s += float64(f) * float64(f)
+	}
+	if s == 0 {
+		return
+	}
+	inv := float32(1 / math.Sqrt(s))
+	for i := range v {
+		v[i] *= inv
+	}
+}
+
+// checkModel compares the configured model with the index's. When write
+// is set and the index has no model yet, it records this one.
+func (ix *Index) checkModel(ctx context.Context, q querier, dim int, write bool) error {
+	model, have, err := ix.embeddingMeta(ctx, q)
+	if err != nil {
+		return err
+	}
+	if model == "" {
+		if !write {
+			return nil
+		}
+		tx, ok := q.(*sql.Tx)
+		if !ok {
+			return errors.New("record embedding model: not in a transaction")
+		}
+		if err := setMeta(ctx, tx, "embedding_model", ix.model); err != nil {
+			return err
+		}
+		return setMeta(ctx, tx, "embedding_dim", strconv.Itoa(dim))
+	}
+	if model != ix.model || (dim > 0 && have != dim) {
+		return fmt.Errorf("%w: index %s holds vectors from model %q (dimension %d), not %q (dimension %d); use another index for this model or rebuild this one",
+			ErrModelMismatch, ix.path, model, have, ix.model, dim)
+	}
+	return nil
+}
+
+// vectorCache is every stored vector in one contiguous array.
+type vectorCache struct {
+	generation string
+	dim        int
+	ids        []int64
+	data       []float32 // len(ids) * dim
+}
+
+func (ix *Index) generation(ctx context.Context, q querier) (string, error) {
+	g, _, err := getMeta(ctx, q, "generation")
+	return g, err
+}
+
+// vectors returns the loaded vectors, reloading them when the index
+// changed since they were loaded.
+func (ix *Index) vectors(ctx context.Context, conn *sql.Conn) (*vectorCache, error) {
+	gen, err := ix.generation(ctx, conn)
+	if err != nil {
+		return nil, err
+	}
+	ix.vecMu.Lock()
+	defer ix.vecMu.Unlock()
+	if ix.vecs != nil && ix.vecs.generation == gen {
+		return ix.vecs, nil
+	}
+	_, dim, err := ix.embeddingMeta(ctx, conn)
+	if err != nil {
+		return nil, err
+	}
+	vc := &vectorCache{generation: gen, dim: dim}
+	if dim > 0 {
+		var count int
+		if err := conn.QueryRowContext(ctx, `SELECT count(*) FROM vectors`).Scan(&count); err != nil {
+			return nil, err
+		}
+		vc.ids = make([]int64, 0, count)
+		vc.data = make([]float32, 0, count*dim)
+		rows, err := conn.QueryContext(ctx, `SELECT section, vec FROM vectors ORDER BY section`)
+		if err != nil {
+			return nil, err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var id int64
+			var b []byte
+			if err := rows.Scan(&id, &b); err != nil {
+				return nil, err
+			}
+			if len(b) != 4*dim {
+				return nil, fmt.Errorf("vector of section %d has %d bytes, want %d", id, len(b), 4*dim)
+			}
+			n := len(vc.data)
+			vc.data = vc.data[:n+dim]
+			decodeVectorInto(vc.data[n:], b)
+			vc.ids = append(vc.ids, id)
+		}
+		if err := rows.Err(); err != nil {
+			return nil, err
+		}
+	}
+	ix.vecs = vc
+	return vc, nil
+}
+
+// SearchDense embeds the query with the configured embedder and returns
+// the k sections with the highest cosine similarity.
+func (ix *Index) SearchDense(ctx context.Context, query string, k int, opt SearchOptions) ([]Hit, error) {
+	if ix.embedder == nil {
+		return nil, fmt.Errorf("dense search in index %s: %w", ix.path, ErrNoEmbedder)
+	}
+	v, err := ix.embedder.EmbedQuery(ctx, query)
+	if err != nil {
+		return nil, fmt.Errorf("dense search in index %s: embed query with %s: %w", ix.path, ix.model, err)
+	}
+	return ix.SearchVector(ctx, v, k, opt)
+}
+
+// SearchVector returns the k sections whose vectors have the highest
+// cosine similarity with v, by an exact scan. RelevanceScore is the
+// similarity clipped to [0,1].
+func (ix *Index) SearchVector(ctx context.Context, v []float32, k int, opt SearchOptions) ([]Hit, error) {
+	hits, err := ix.searchVector(ctx, v, k, opt)
+	if err != nil {
+		return nil, fmt.Errorf("dense search in index %s: %w", ix.path, err)
+	}
+	return hits, nil
+}
+
+func (ix *Index) searchVector(ctx context.Context, v []float32, k int, opt SearchOptions) ([]Hit, error) {
+	if k <= 0 {
+		return nil, nil
+	}
+	conn, err := ix.db.Conn(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer conn.Close()
+	if ix.embedder != nil {
+		if err := ix.checkModel(ctx, conn, len(v), false); err != nil {
+			return nil, err
+		}
+	}
+	vc, err := ix.vectors(ctx, conn)
+	if err != nil {
+		return nil, err
+	}
+	if vc.dim == 0 || len(vc.ids) == 0 {
+		return nil, nil
+	}
+	if len(v) != vc.dim {
+		return nil, fmt.Errorf("%w: query vector has dimension %d, index vectors %d", ErrModelMismatch, len(v), vc.dim)
+	}
+	q := slices.Clone(v)
+	normalize(q)
+	sims := scan(vc.data, q, vc.dim)
+	want := k + len(opt.Exclude) + 8
+	var out []Hit
+	taken := map[int]bool{}
+	for {
+		cand := topSims(sims, want, taken)
+		if len(cand) == 0 {
+			return out, nil
+		}
+		ids := make([]int64, len(cand))
+		for i, c := range cand {
+			ids[i] = vc.ids[c]
+		}
+		secs, err := loadSections(ctx, conn, ids)
+		if err != nil {
+			return nil, err
+		}
+		for i, c := range cand {
+			taken[c] = true
+			s, ok := secs[ids[i]]
+			if !ok || opt.Exclude[s.Key()] {
+				continue
+			}
+			sim := float64(sims[c])
+			s.RelevanceScore = max(0, min(1, sim))
+			out = append(out, Hit{Section: s, Score: sim, Dense: sim, rowid: ids[i]})
+			if len(out) == k {
+				return out, nil
+			}
+		}
+		want *= 4
+	}
+}
+
+// scan computes the dot product of q with every row of data, splitting
+// the rows over the available cores.
+func scan(data, q []float32, dim int) []float32 {
+	n := len(data) / dim
+	sims := make([]float32, n)
+	workers := min(runtime.GOMAXPROCS(0), max(1, n/4096))
+	var wg sync.WaitGroup
+	per := (n + workers - 1) / workers
+	for w := 0; w < workers; w++ {
+		lo, hi := w*per, min(n, (w+1)*per)
+		if lo >= hi {
+			break
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := lo; i < hi; i++ {
+				sims[i] = vek32.Dot(data[i*dim:(i+1)*dim], q)
+			}
+		}()
+	}
+	wg.Wait()
+	return sims
+}
+
+// topSims returns the indexes of the n highest similarities not in skip,
+// best first.
+func topSims(sims []float32, n int, skip map[int]bool) []int {
+	idx := make([]int, 0, n+1)
+	for i, s := range sims {
+		if skip[i] {
+			continue
+		}
+		if len(idx) == n && s <= sims[idx[n-1]] {
+			continue
+		}
+		j, _ := slices.BinarySearchFunc(idx, s, func(a int, s float32) int {
+			if sims[a] > s {
+				return -1
+			}
+			return 1
+		})
+		idx = slices.Insert(idx, j, i)
+		if len(idx) > n {
+			idx = idx[:n]
+		}
+	}
+	return idx
+}
+
+// RRFConstant is the k of reciprocal rank fusion: score = sum 1/(k+rank).
+const RRFConstant = 60
+
+// Fuse merges ranked lists by reciprocal rank fusion (rank 1 = best) and
+// returns the best k hits. Hits are matched by section key; the fused hit
+// keeps the highest RelevanceScore and the Lexical and Dense scores from
+// whichever list had them; Score is the RRF score.
+func Fuse(k int, lists ...[]Hit) []Hit {
+	type entry struct {
+		hit   Hit
+		score float64
+		first int // best rank over the lists, for ties
+	}
+	byKey := map[string]*entry{}
+	var order []*entry
+	for _, list := range lists {
+		for r, h := range list {
+			key := h.Section.Key()
+			e := byKey[key]
+			if e == nil {
+				e = &entry{hit: h, first: r}
+				e.hit.Lexical, e.hit.Dense = 0, 0
+				byKey[key] = e
+				order = append(order, e)
+			}
+			e.score += 1 / float64(RRFConstant+r+1)
+			e.first = min(e.first, r)
+			e.hit.Section.RelevanceScore = max(e.hit.Section.RelevanceScore, h.Section.RelevanceScore)
+			e.hit.Lexical = max(e.hit.Lexical, h.Lexical)
+			e.hit.Dense = max(e.hit.Dense, h.Dense)
+		}
+	}
+	slices.SortStableFunc(order, func(a, b *entry) int {
+		switch {
+		case a.score > b.score:
+			return -1
+		case a.score < b.score:
+			return 1
+		}
+		return a.first - b.first
+	})
+	if len(order) > k {
+		order = order[:k]
+	}
+	out := make([]Hit, len(order))
+	for i, e := range order {
+		out[i] = e.hit
+		out[i].Score = e.score
+	}
+	return out
+}
+
+// HybridSearch ranks sections by BM25 and, when an embedder is configured,
+// by dense similarity, fused by reciprocal rank fusion. Without an
+// embedder it is Search.
+func (ix *Index) HybridSearch(ctx context.Context, query string, k int, opt SearchOptions) ([]Hit, error) {
+	if ix.embedder == nil {
+		return ix.SearchWith(ctx, query, k, opt)
+	}
+	depth := max(4*k, 50)
+	lex, err := ix.SearchWith(ctx, query, depth, opt)
+	if err != nil {
+		return nil, err
+	}
+	dense, err := ix.SearchDense(ctx, query, depth, opt)
+	if err != nil {
+		return nil, err
+	}
+	return Fuse(k, lex, dense), nil
+}

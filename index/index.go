@@ -1,0 +1,354 @@
+// Package index is DocMind's persistent, zero-service document index: one
+// SQLite database file (pure Go, modernc.org/sqlite, WAL mode) that is the
+// store of record for documents, their sections, optional dense vectors and
+// the lexical (BM25) postings.
+//
+// Lexical search is an own BM25 inverted index kept inside the same
+// database: postings are compact varint lists packed, sorted by term, into
+// blocks of a few KiB, one row per block and segment. Each write transaction adds a segment; small segments are merged
+// into larger ones as they accumulate (a tiered, log-structured layout), so
+// that a query reads a handful of rows per term and opening the index costs
+// nothing proportional to the corpus. k1 and b are query-time parameters.
+//
+// Dense vectors, when an embedder is configured, are stored with the
+// embedding model's name and dimension (an index never mixes models), loaded
+// lazily into one contiguous []float32 the first time dense search runs and
+// scanned exactly. Hybrid search fuses BM25 and dense rankings by reciprocal
+// rank fusion.
+//
+// Store implements langchaingo's vectorstores.VectorStore over an Index and
+// Retriever implements schema.Retriever over any vectorstores.VectorStore.
+package index
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/tmc/langchaingo/embeddings"
+	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
+)
+
+// SchemaVersion is the version of the database layout this package writes.
+const SchemaVersion = 1
+
+// FileName is the database file name used inside an index directory.
+const FileName = "docmind.db"
+
+// Default BM25 parameters, tuned on the BEIR SciFact train split (see
+// BENCH_NOTES_index.md).
+const (
+	DefaultK1 = 0.9
+	DefaultB  = 0.4
+)
+
+// Index is an open index. It is safe for concurrent use; several processes
+// may open the same file (one writer at a time, any number of readers).
+type Index struct {
+	db       *sql.DB
+	path     string
+	embedder embeddings.Embedder
+	model    string
+	k1, b    float64
+	busy     time.Duration
+	accPool  sync.Pool // *accumulator, reused by lexical queries
+
+	vecMu sync.Mutex
+	vecs  *vectorCache
+}
+
+// Option configures Open.
+type Option func(*Index)
+
+// WithEmbedder makes the index store a dense vector for every section it
+// adds and use dense search (fused with BM25) in HybridSearch and Store.
+// model names the embedding model; an index built with one model refuses
+// vectors from another.
+func WithEmbedder(e embeddings.Embedder, model string) Option {
+	return func(ix *Index) { ix.embedder, ix.model = e, model }
+}
+
+// WithBM25 sets the BM25 parameters used by searches (defaults DefaultK1,
+// DefaultB).
+func WithBM25(k1, b float64) Option {
+	return func(ix *Index) { ix.k1, ix.b = k1, b }
+}
+
+// WithBusyTimeout sets how long a writer waits for another writer's lock
+// before failing (default 10 s).
+func WithBusyTimeout(d time.Duration) Option {
+	return func(ix *Index) { ix.busy = d }
+}
+
+// PathInDir returns the database path inside an index directory.
+func PathInDir(dir string) string { return filepath.Join(dir, FileName) }
+
+// Open opens (creating when absent) the index database at path. The parent
+// directory is created if needed.
+func Open(ctx context.Context, path string, opts ...Option) (*Index, error) {
+	ix := &Index{path: path, k1: DefaultK1, b: DefaultB, busy: 10 * time.Second}
+	for _, o := range opts {
+		o(ix)
+	}
+	if ix.embedder != nil && ix.model == "" {
+		return nil, fmt.Errorf("open index %s: an embedder needs a model name (WithEmbedder(e, model))", path)
+	}
+	if dir := filepath.Dir(path); dir != "" {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return nil, fmt.Errorf("open index %s: create directory: %w", path, err)
+		}
+	}
+	q := url.Values{}
+	q.Add("_pragma", "busy_timeout("+strconv.FormatInt(ix.busy.Milliseconds(), 10)+")")
+	q.Add("_pragma", "synchronous(NORMAL)")
+	q.Add("_pragma", "foreign_keys(1)")
+	q.Add("_pragma", "cache_size(-65536)")
+	q.Add("_pragma", "mmap_size(1099511627776)")
+	q.Add("_txlock", "immediate")
+	db, err := sql.Open("sqlite", "file:"+path+"?"+q.Encode())
+	if err != nil {
+		return nil, fmt.Errorf("open index %s: %w", path, err)
+	}
+	ix.db = db
+	if err := ix.migrate(ctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open index %s: %w", path, err)
+	}
+	return ix, nil
+}
+
+// Path returns the database file path.
+func (ix *Index) Path() string { return ix.path }
+
+// Close closes the database.
+func (ix *Index) Close() error {
+	if err := ix.db.Close(); err != nil {
+		return fmt.Errorf("close index %s: %w", ix.path, err)
+	}
+	return nil
+}
+
+// DB returns the underlying database handle, for read-only inspection.
+func (ix *Index) DB() *sql.DB { return ix.db }
+
+const schemaSQL = `
+CREATE TABLE IF NOT EXISTS meta (
+	key   TEXT PRIMARY KEY,
+	value TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS documents (
+	id          INTEGER PRIMARY KEY AUTOINCREMENT,
+	path        TEXT NOT NULL UNIQUE,
+	hash        TEXT NOT NULL,
+	size        INTEGER NOT NULL,
+	mtime       INTEGER NOT NULL,
+	format      TEXT NOT NULL,
+	pages       INTEGER NOT NULL,
+	title       TEXT NOT NULL,
+	ingested_at INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS sections (
+	id           INTEGER PRIMARY KEY AUTOINCREMENT,
+	key          TEXT NOT NULL,
+	doc_id       INTEGER NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
+	title        TEXT NOT NULL,
+	heading_path TEXT NOT NULL,
+	content      TEXT NOT NULL,
+	page         INTEGER NOT NULL,
+	page_end     INTEGER NOT NULL,
+	page_label   TEXT NOT NULL,
+	chunk        INTEGER NOT NULL,
+	length       INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS sections_doc ON sections(doc_id);
+CREATE INDEX IF NOT EXISTS sections_key ON sections(key);
+CREATE TABLE IF NOT EXISTS vectors (
+	section INTEGER PRIMARY KEY REFERENCES sections(id) ON DELETE CASCADE,
+	vec     BLOB NOT NULL
+);
+CREATE TABLE IF NOT EXISTS lex_segments (
+	id       INTEGER PRIMARY KEY AUTOINCREMENT,
+	level    INTEGER NOT NULL,
+	sections INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS lex_blocks (
+	id         INTEGER PRIMARY KEY,
+	seg        INTEGER NOT NULL,
+	first_term TEXT NOT NULL,
+	chunk      INTEGER NOT NULL, -- 1: one chunk of a long postings list
+	data       BLOB NOT NULL
+);
+CREATE INDEX IF NOT EXISTS lex_blocks_key ON lex_blocks(seg, first_term);
+CREATE TABLE IF NOT EXISTS lex_deleted (
+	section INTEGER PRIMARY KEY
+);
+CREATE TABLE IF NOT EXISTS lex_stats (
+	id        INTEGER PRIMARY KEY CHECK (id = 1),
+	n         INTEGER NOT NULL,
+	total_len INTEGER NOT NULL
+);
+INSERT OR IGNORE INTO lex_stats(id, n, total_len) VALUES (1, 0, 0);
+`
+
+// migrate creates the schema on a new database and checks the version of
+// an existing one.
+func (ix *Index) migrate(ctx context.Context) error {
+	var v string
+	err := ix.db.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = 'schema_version'`).Scan(&v)
+	if err == nil {
+		if v != strconv.Itoa(SchemaVersion) {
+			return fmt.Errorf("database has schema version %s, this DocMind reads version %d (re-create the index)", v, SchemaVersion)
+		}
+		return nil
+	}
+	// A missing meta table (new database) or a missing row both land here.
+	// 64 KiB pages keep postings blocks inside one page, so SQLite reads
+	// them straight from the memory map instead of assembling overflow
+	// chains into fresh buffers; the page size must be set before the
+	// first table is created and before WAL mode (which persists in the
+	// file) is switched on.
+	conn, err := ix.db.Conn(ctx)
+	if err != nil {
+		return fmt.Errorf("create schema: %w", err)
+	}
+	defer conn.Close()
+	for _, p := range []string{`PRAGMA page_size = 65536`, `PRAGMA journal_mode = WAL`} {
+		if _, err := conn.ExecContext(ctx, p); err != nil {
+			return fmt.Errorf("create schema: %s: %w", p, err)
+		}
+	}
+	tx, err := conn.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("create schema: %w", err)
+	}
+	defer tx.Rollback()
+	if _, err := tx.ExecContext(ctx, schemaSQL); err != nil {
+		return fmt.Errorf("create schema: %w", err)
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO meta(key, value) VALUES ('schema_version', ?)`, strconv.Itoa(SchemaVersion)); err != nil {
+		return fmt.Errorf("create schema: %w", err)
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("create schema: %w", err)
+	}
+	return nil
+}
+
+// meta reads a meta value; ok is false when absent.
+func getMeta(ctx context.Context, q querier, key string) (string, bool, error) {
+	var v string
+	err := q.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = ?`, key).Scan(&v)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", false, nil
+	}
+	if err != nil {
+		return "", false, fmt.Errorf("read %s: %w", key, err)
+	}
+	return v, true, nil
+}
+
+func setMeta(ctx context.Context, tx *sql.Tx, key, value string) error {
+	_, err := tx.ExecContext(ctx, `INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value`, key, value)
+	if err != nil {
+		return fmt.Errorf("write %s: %w", key, err)
+	}
+	return nil
+}
+
+type querier interface {
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+}
+
+// Stats summarises an index.
+type Stats struct {
+	Documents int   `json:"documents"`
+	Sections  int   `json:"sections"`
+	Pages     int   `json:"pages"`
+	SizeBytes int64 `json:"size_bytes"`
+	// EmbeddingModel and EmbeddingDim are empty/0 when the index holds no
+	// vectors.
+	EmbeddingModel string `json:"embedding_model,omitempty"`
+	EmbeddingDim   int    `json:"embedding_dim,omitempty"`
+	Vectors        int    `json:"vectors"`
+	// Segments is the number of lexical postings segments.
+	Segments int `json:"segments"`
+}
+
+// Stats reports the index's size and embedding model.
+func (ix *Index) Stats(ctx context.Context) (Stats, error) {
+	var s Stats
+	row := ix.db.QueryRowContext(ctx, `SELECT
+		(SELECT count(*) FROM documents),
+		(SELECT count(*) FROM sections),
+		(SELECT coalesce(sum(pages), 0) FROM documents),
+		(SELECT count(*) FROM vectors),
+		(SELECT count(*) FROM lex_segments)`)
+	if err := row.Scan(&s.Documents, &s.Sections, &s.Pages, &s.Vectors, &s.Segments); err != nil {
+		return s, fmt.Errorf("index stats %s: %w", ix.path, err)
+	}
+	m, d, err := ix.embeddingMeta(ctx, ix.db)
+	if err != nil {
+		return s, fmt.Errorf("index stats %s: %w", ix.path, err)
+	}
+	s.EmbeddingModel, s.EmbeddingDim = m, d
+	for _, suffix := range []string{"", "-wal", "-shm"} {
+		if fi, err := os.Stat(ix.path + suffix); err == nil {
+			s.SizeBytes += fi.Size()
+		}
+	}
+	return s, nil
+}
+
+func (ix *Index) embeddingMeta(ctx context.Context, q querier) (model string, dim int, err error) {
+	model, _, err = getMeta(ctx, q, "embedding_model")
+	if err != nil {
+		return "", 0, err
+	}
+	d, ok, err := getMeta(ctx, q, "embedding_dim")
+	if err != nil || !ok {
+		return model, 0, err
+	}
+	dim, err = strconv.Atoi(d)
+	if err != nil {
+		return "", 0, fmt.Errorf("bad embedding_dim %q in index: %w", d, err)
+	}
+	return model, dim, nil
+}
+
+// DefaultDir returns the default index directory: $DOCMIND_INDEX when set,
+// otherwise <user cache dir>/docmind/index (on Linux
+// ~/.cache/docmind/index). An index can always be rebuilt from the
+// documents, so the cache directory is the right home.
+func DefaultDir() (string, error) {
+	if d := os.Getenv("DOCMIND_INDEX"); d != "" {
+		return d, nil
+	}
+	c, err := os.UserCacheDir()
+	if err != nil {
+		return "", fmt.Errorf("find the default index directory (set --index or DOCMIND_INDEX): %w", err)
+	}
+	return filepath.Join(c, "docmind", "index"), nil
+}
+
+// CacheDirFor returns a per-folder index directory under the user cache
+// dir, for one-shot runs over a folder (`ask --docs DIR`): the same folder
+// maps to the same index, so repeated runs only re-parse changed files.
+func CacheDirFor(docsDir string) (string, error) {
+	abs, err := filepath.Abs(docsDir)
+	if err != nil {
+		return "", fmt.Errorf("index cache for %s: %w", docsDir, err)
+	}
+	c, err := os.UserCacheDir()
+	if err != nil {
+		return "", fmt.Errorf("index cache for %s: %w", docsDir, err)
+	}
+	return filepath.Join(c, "docmind", "folders", StableID(abs, "", 0, 0)), nil
+}

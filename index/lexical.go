@@ -1,0 +1,773 @@
+package index
+
+import (
+	"context"
+	"database/sql"
+	"encoding/binary"
+	"fmt"
+	"math"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/docmind/docmind/schema"
+	"github.com/docmind/docmind/textproc"
+)
+
+// analyzer turns text into BM25 terms exactly like textproc.Terms, caching
+// stems (stemming dominates analysis time in bulk loads).
+type analyzer struct {
+	stems map[string]string
+}
+
+func newAnalyzer() *analyzer { return &analyzer{stems: map[string]string{}} }
+
+type termFreq struct {
+	term string
+	tf   int
+}
+
+func (a *analyzer) terms(text string) []string {
+	toks := textproc.Tokens(text)
+	out := toks[:0]
+	for _, t := range toks {
+		if textproc.IsStopWord(t) {
+			continue
+		}
+		s, ok := a.stems[t]
+		if !ok {
+			s = textproc.Stem(t)
+			if len(a.stems) < 1<<20 {
+				a.stems[t] = s
+			}
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// termFreqs returns the distinct terms of text with their counts, sorted by
+// term, and the number of terms (the BM25 document length).
+func (a *analyzer) termFreqs(text string) ([]termFreq, int) {
+	terms := a.terms(text)
+	if len(terms) == 0 {
+		return nil, 0
+	}
+	slices.Sort(terms)
+	var out []termFreq
+	for i, t := range terms {
+		if i > 0 && terms[i-1] == t {
+			out[len(out)-1].tf++
+			continue
+		}
+		out = append(out, termFreq{term: t, tf: 1})
+	}
+	return out, len(terms)
+}
+
+// posting is one (section, term) entry.
+type posting struct {
+	id     int64 // sections.id
+	tf     uint32
+	length uint32
+}
+
+// Postings blobs are a sequence of uvarint triples: id delta (from the
+// previous id, the first from 0), term frequency, section length.
+func appendPosting(buf []byte, prev int64, p posting) []byte {
+	buf = binary.AppendUvarint(buf, uint64(p.id-prev))
+	buf = binary.AppendUvarint(buf, uint64(p.tf))
+	return binary.AppendUvarint(buf, uint64(p.length))
+}
+
+func decodePostings(data []byte, fn func(p posting)) error {
+	var id int64
+	for len(data) > 0 {
+		d, n1 := binary.Uvarint(data)
+		if n1 <= 0 {
+			return fmt.Errorf("corrupt postings")
+		}
+		tf, n2 := binary.Uvarint(data[n1:])
+		if n2 <= 0 {
+			return fmt.Errorf("corrupt postings")
+		}
+		l, n3 := binary.Uvarint(data[n1+n2:])
+		if n3 <= 0 {
+			return fmt.Errorf("corrupt postings")
+		}
+		data = data[n1+n2+n3:]
+		id += int64(d)
+		fn(posting{id: id, tf: uint32(tf), length: uint32(l)})
+	}
+	return nil
+}
+
+// segmentBuilder collects the postings of one write transaction.
+type segmentBuilder struct {
+	terms    map[string]*termPostings
+	sections int
+}
+
+type termPostings struct {
+	buf  []byte
+	last int64
+	df   int
+}
+
+func newSegmentBuilder() *segmentBuilder {
+	return &segmentBuilder{terms: map[string]*termPostings{}}
+}
+
+// add records a section's terms; sections must be added in increasing id
+// order.
+func (b *segmentBuilder) add(id int64, tfs []termFreq, length int) {
+	b.sections++
+	for _, t := range tfs {
+		tp := b.terms[t.term]
+		if tp == nil {
+			tp = &termPostings{}
+			b.terms[t.term] = tp
+		}
+		tp.buf = appendPosting(tp.buf, tp.last, posting{id: id, tf: uint32(t.tf), length: uint32(length)})
+		tp.last = id
+		tp.df++
+	}
+}
+
+func (b *segmentBuilder) write(ctx context.Context, tx *sql.Tx) error {
+	if b.sections == 0 {
+		return nil
+	}
+	entries := make([]blockEntry, 0, len(b.terms))
+	for term, tp := range b.terms {
+		entries = append(entries, blockEntry{term: term, df: tp.df, data: tp.buf})
+	}
+	slices.SortFunc(entries, func(a, b blockEntry) int { return strings.Compare(a.term, b.term) })
+	if err := writeSegment(ctx, tx, b.sections, entries); err != nil {
+		return fmt.Errorf("write postings: %w", err)
+	}
+	return nil
+}
+
+// blockEntry is one term's postings within a segment.
+type blockEntry struct {
+	term string
+	df   int
+	data []byte
+}
+
+// blockTarget is the size at which a block is cut. A term whose postings
+// are larger gets a block of its own.
+const blockTarget = 6 << 10
+
+// A block is: uvarint entry count; per entry uvarint term length, term
+// bytes, uvarint df, uvarint postings length; then the postings of every
+// entry in order.
+func encodeBlock(entries []blockEntry) []byte {
+	var buf []byte
+	buf = binary.AppendUvarint(buf, uint64(len(entries)))
+	for _, e := range entries {
+		buf = binary.AppendUvarint(buf, uint64(len(e.term)))
+		buf = append(buf, e.term...)
+		buf = binary.AppendUvarint(buf, uint64(e.df))
+		buf = binary.AppendUvarint(buf, uint64(len(e.data)))
+	}
+	for _, e := range entries {
+		buf = append(buf, e.data...)
+	}
+	return buf
+}
+
+// decodeBlock calls fn for every entry of a block; data aliases block.
+func decodeBlock(block []byte, fn func(e blockEntry) bool) error {
+	bad := fmt.Errorf("corrupt postings block")
+	n, k := binary.Uvarint(block)
+	if k <= 0 || n > uint64(len(block)) {
+		return bad
+	}
+	dir := block[k:]
+	type ent struct {
+		term    string
+		df, len int
+	}
+	ents := make([]ent, 0, n)
+	total := 0
+	for i := uint64(0); i < n; i++ {
+		tl, k := binary.Uvarint(dir)
+		if k <= 0 || uint64(len(dir)-k) < tl {
+			return bad
+		}
+		term := string(dir[k : k+int(tl)])
+		dir = dir[k+int(tl):]
+		df, k1 := binary.Uvarint(dir)
+		if k1 <= 0 {
+			return bad
+		}
+		dl, k2 := binary.Uvarint(dir[k1:])
+		if k2 <= 0 {
+			return bad
+		}
+		dir = dir[k1+k2:]
+		ents = append(ents, ent{term, int(df), int(dl)})
+		total += int(dl)
+	}
+	if total != len(dir) {
+		return bad
+	}
+	for _, e := range ents {
+		if !fn(blockEntry{term: e.term, df: e.df, data: dir[:e.len:e.len]}) {
+			return nil
+		}
+		dir = dir[e.len:]
+	}
+	return nil
+}
+
+// writeSegment stores a new segment of sorted entries.
+func writeSegment(ctx context.Context, tx *sql.Tx, sections int, entries []blockEntry) error {
+	res, err := tx.ExecContext(ctx, `INSERT INTO lex_segments(level, sections) VALUES (?, ?)`, segmentLevel(sections), sections)
+	if err != nil {
+		return err
+	}
+	seg, err := res.LastInsertId()
+	if err != nil {
+		return err
+	}
+	ins := newBulk(tx, `INSERT INTO lex_blocks(seg, first_term, chunk, data) VALUES `, 4)
+	start, size := 0, 0
+	flush := func(end int) error {
+		if start < end {
+			if err := ins.add(ctx, seg, entries[start].term, 0, encodeBlock(entries[start:end])); err != nil {
+				return err
+			}
+		}
+		start, size = end, 0
+		return nil
+	}
+	for i, e := range entries {
+		if len(e.data) >= blockTarget {
+			// A long postings list is stored alone, in chunks that stay
+			// below the SQLite allocator's large-allocation threshold.
+			if err := flush(i); err != nil {
+				return err
+			}
+			for _, c := range chunkPostings(e) {
+				if err := ins.add(ctx, seg, e.term, 1, encodeBlock([]blockEntry{c})); err != nil {
+					return err
+				}
+			}
+			start = i + 1
+			continue
+		}
+		size += len(e.term) + len(e.data) + 8
+		if size >= blockTarget {
+			if err := flush(i + 1); err != nil {
+				return err
+			}
+		}
+	}
+	if err := flush(len(entries)); err != nil {
+		return err
+	}
+	return ins.flush(ctx)
+}
+
+// chunkPostings splits a long postings list into lists of about
+// blockTarget bytes, each delta-encoded from zero.
+func chunkPostings(e blockEntry) []blockEntry {
+	var out []blockEntry
+	var cur blockEntry
+	var prev int64
+	_ = decodePostings(e.data, func(p posting) {
+		cur.data = appendPosting(cur.data, prev, p)
+		cur.df++
+		prev = p.id
+		if len(cur.data) >= blockTarget {
+			cur.term = e.term
+			out = append(out, cur)
+			cur, prev = blockEntry{}, 0
+		}
+	})
+	if cur.df > 0 {
+		cur.term = e.term
+		out = append(out, cur)
+	}
+	return out
+}
+
+// Segment merging: a segment's level grows by one for every mergeFactor
+// times more sections than baseSegment; when mergeFactor segments share a
+// level they are merged into one. A query therefore reads at most about
+// mergeFactor rows per term and level.
+const (
+	mergeFactor = 8
+	baseSegment = 256
+)
+
+func segmentLevel(sections int) int {
+	level := 0
+	for n := baseSegment; sections > n; n *= mergeFactor {
+		level++
+	}
+	return level
+}
+
+func mergeSegments(ctx context.Context, tx *sql.Tx) error {
+	for {
+		var level int
+		err := tx.QueryRowContext(ctx, `SELECT level FROM lex_segments GROUP BY level HAVING count(*) >= ? ORDER BY level LIMIT 1`, mergeFactor).Scan(&level)
+		if err == sql.ErrNoRows {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("merge postings: %w", err)
+		}
+		if err := mergeLevel(ctx, tx, level); err != nil {
+			return fmt.Errorf("merge postings: %w", err)
+		}
+	}
+}
+
+func mergeLevel(ctx context.Context, tx *sql.Tx, level int) error {
+	segs, err := queryInt64s(ctx, tx, `SELECT id FROM lex_segments WHERE level = ? ORDER BY id`, level)
+	if err != nil {
+		return err
+	}
+	return mergeSegmentIDs(ctx, tx, segs)
+}
+
+// queryInt64s returns the single integer column of a query's rows.
+func queryInt64s(ctx context.Context, q querier, query string, args ...any) ([]int64, error) {
+	rows, err := q.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []int64
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		out = append(out, id)
+	}
+	return out, rows.Err()
+}
+
+// mergeSegmentIDs merges the given segments into one new segment, dropping
+// the postings of deleted sections and their tombstones.
+func mergeSegmentIDs(ctx context.Context, tx *sql.Tx, segs []int64) error {
+	dead, err := queryInt64s(ctx, tx, `SELECT section FROM lex_deleted`)
+	if err != nil {
+		return err
+	}
+	deleted := make(map[int64]bool, len(dead))
+	for _, id := range dead {
+		deleted[id] = true
+	}
+
+	blobs := map[string][][]byte{}
+	for _, seg := range segs {
+		rows, err := tx.QueryContext(ctx, `SELECT data FROM lex_blocks WHERE seg = ?`, seg)
+		if err != nil {
+			return err
+		}
+		for rows.Next() {
+			var data []byte
+			if err := rows.Scan(&data); err != nil {
+				rows.Close()
+				return err
+			}
+			if err := decodeBlock(data, func(e blockEntry) bool {
+				blobs[e.term] = append(blobs[e.term], e.data)
+				return true
+			}); err != nil {
+				rows.Close()
+				return err
+			}
+		}
+		if err := rows.Err(); err != nil {
+			rows.Close()
+			return err
+		}
+		rows.Close()
+	}
+	sectionSet := map[int64]struct{}{}
+	dropped := map[int64]struct{}{}
+	var outs []blockEntry
+	var ps []posting
+	for term, bs := range blobs {
+		ps = ps[:0]
+		for _, b := range bs {
+			if err := decodePostings(b, func(p posting) {
+				if deleted[p.id] {
+					dropped[p.id] = struct{}{}
+					return
+				}
+				ps = append(ps, p)
+			}); err != nil {
+				return fmt.Errorf("term %q: %w", term, err)
+			}
+		}
+		if len(ps) == 0 {
+			continue
+		}
+		if !slices.IsSortedFunc(ps, func(a, b posting) int { return cmpInt64(a.id, b.id) }) {
+			slices.SortFunc(ps, func(a, b posting) int { return cmpInt64(a.id, b.id) })
+		}
+		var buf []byte
+		var prev int64
+		for _, p := range ps {
+			buf = appendPosting(buf, prev, p)
+			prev = p.id
+			sectionSet[p.id] = struct{}{}
+		}
+		outs = append(outs, blockEntry{term: term, df: len(ps), data: buf})
+	}
+	slices.SortFunc(outs, func(a, b blockEntry) int { return strings.Compare(a.term, b.term) })
+	for _, seg := range segs {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM lex_blocks WHERE seg = ?`, seg); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM lex_segments WHERE id = ?`, seg); err != nil {
+			return err
+		}
+	}
+	for id := range dropped {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM lex_deleted WHERE section = ?`, id); err != nil {
+			return err
+		}
+	}
+	if len(outs) == 0 {
+		return nil
+	}
+	return writeSegment(ctx, tx, len(sectionSet), outs)
+}
+
+func cmpInt64(a, b int64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// Optimize merges every lexical segment into one and drops the postings of
+// deleted sections. Searches are fastest right after it; ingestion does not
+// need it.
+func (ix *Index) Optimize(ctx context.Context) error {
+	tx, err := ix.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("optimize index %s: %w", ix.path, err)
+	}
+	defer tx.Rollback()
+	segs, err := queryInt64s(ctx, tx, `SELECT id FROM lex_segments ORDER BY id`)
+	if err != nil {
+		return fmt.Errorf("optimize index %s: %w", ix.path, err)
+	}
+	if len(segs) > 1 || hasDeleted(ctx, tx) {
+		if err := mergeSegmentIDs(ctx, tx, segs); err != nil {
+			return fmt.Errorf("optimize index %s: %w", ix.path, err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("optimize index %s: %w", ix.path, err)
+	}
+	return nil
+}
+
+func hasDeleted(ctx context.Context, tx *sql.Tx) bool {
+	var n int
+	_ = tx.QueryRowContext(ctx, `SELECT count(*) FROM lex_deleted`).Scan(&n)
+	return n > 0
+}
+
+// Hit is one search result.
+type Hit struct {
+	// Section carries RelevanceScore in [0,1].
+	Section schema.Section
+	// Score is the raw score of the ranking that produced the hit: BM25
+	// for lexical search, cosine similarity for dense search, the fused
+	// RRF score for hybrid search.
+	Score float64
+	// Lexical and Dense are the hit's BM25 score and cosine similarity
+	// when known (hybrid search fills both where the section was found).
+	Lexical, Dense float64
+	rowid          int64
+}
+
+// SearchOptions tunes one search.
+type SearchOptions struct {
+	// K1 and B override the index's BM25 parameters when > 0 / >= 0 with
+	// SetBM25 true.
+	K1, B   float64
+	SetBM25 bool
+	// Exclude drops sections whose key (Section.Key) is in the set.
+	Exclude map[string]bool
+}
+
+// accumulator is a reusable dense score array indexed by section id.
+type accumulator struct {
+	scores  []float32
+	touched []int64
+}
+
+// Search ranks sections by BM25 against the query and returns the best k.
+// RelevanceScore is the BM25 score divided by the score of a section of
+// average length holding every query term once (capped at 1).
+func (ix *Index) Search(ctx context.Context, query string, k int) ([]Hit, error) {
+	return ix.SearchWith(ctx, query, k, SearchOptions{})
+}
+
+// SearchWith is Search with per-query options.
+func (ix *Index) SearchWith(ctx context.Context, query string, k int, opt SearchOptions) ([]Hit, error) {
+	hits, err := ix.lexical(ctx, query, k, opt)
+	if err != nil {
+		return nil, fmt.Errorf("search index %s for %q: %w", ix.path, query, err)
+	}
+	return hits, nil
+}
+
+type queryTerm struct {
+	term  string
+	qtf   int
+	df    int
+	blobs [][]byte
+}
+
+func (ix *Index) lexical(ctx context.Context, query string, k int, opt SearchOptions) ([]Hit, error) {
+	if k <= 0 {
+		return nil, nil
+	}
+	k1, b := ix.k1, ix.b
+	if opt.SetBM25 {
+		k1, b = opt.K1, opt.B
+	}
+	an := analyzer{stems: map[string]string{}}
+	tfs, _ := an.termFreqs(query)
+	if len(tfs) == 0 {
+		return nil, nil
+	}
+	conn, err := ix.db.Conn(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer conn.Close()
+	qts := make([]queryTerm, 0, len(tfs))
+	args := make([]any, len(tfs))
+	for i, t := range tfs {
+		qts = append(qts, queryTerm{term: t.term, qtf: t.tf})
+		args[i] = t.term
+	}
+	// One statement, so that statistics and postings come from the same
+	// snapshot even while a writer merges segments. For every segment and
+	// query term it returns the block that would hold the term.
+	rows, err := conn.QueryContext(ctx, `WITH q(term) AS (VALUES (?)`+strings.Repeat(",(?)", len(args)-1)+`)
+		SELECT q.term, st.n, st.total_len, b.data
+		FROM lex_stats st CROSS JOIN lex_segments s CROSS JOIN q CROSS JOIN lex_blocks b
+		WHERE st.id = 1 AND b.seg = s.id
+			AND b.first_term = (SELECT max(first_term) FROM lex_blocks WHERE seg = s.id AND first_term <= q.term)
+			AND (b.chunk = 0 OR b.first_term = q.term)`, args...)
+	if err != nil {
+		return nil, err
+	}
+	var n, totalLen int64
+	for rows.Next() {
+		var term string
+		var data []byte
+		if err := rows.Scan(&term, &n, &totalLen, &data); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		i := sort.Search(len(qts), func(i int) bool { return qts[i].term >= term })
+		if i == len(qts) || qts[i].term != term || data == nil {
+			continue
+		}
+		err := decodeBlock(data, func(e blockEntry) bool {
+			if e.term == term {
+				qts[i].df += e.df
+				qts[i].blobs = append(qts[i].blobs, e.data)
+				return false
+			}
+			return e.term < term
+		})
+		if err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("term %q: %w", term, err)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		rows.Close()
+		return nil, err
+	}
+	rows.Close()
+	if n == 0 {
+		return nil, nil
+	}
+	avgdl := float64(totalLen) / float64(n)
+
+	acc, _ := ix.accPool.Get().(*accumulator)
+	if acc == nil {
+		acc = &accumulator{}
+	}
+	defer func() {
+		for _, id := range acc.touched {
+			acc.scores[id] = 0
+		}
+		acc.touched = acc.touched[:0]
+		ix.accPool.Put(acc)
+	}()
+	unit := 0.0 // score of an average-length section with every term once
+	for _, qt := range qts {
+		if qt.df == 0 {
+			continue
+		}
+		df := min(float64(qt.df), float64(n))
+		idf := math.Log(1 + (float64(n)-df+0.5)/(df+0.5))
+		w := idf * float64(qt.qtf)
+		unit += w
+		wk := w * (k1 + 1)
+		c1 := k1 * (1 - b)
+		c2 := k1 * b / avgdl
+		for _, data := range qt.blobs {
+			err := decodePostings(data, func(p posting) {
+				if int(p.id) >= len(acc.scores) {
+					grow := max(int(p.id)+1, 2*len(acc.scores))
+					acc.scores = append(acc.scores, make([]float32, grow-len(acc.scores))...)
+				}
+				tf := float64(p.tf)
+				s := wk * tf / (tf + c1 + c2*float64(p.length))
+				if acc.scores[p.id] == 0 {
+					acc.touched = append(acc.touched, p.id)
+				}
+				acc.scores[p.id] += float32(s)
+			})
+			if err != nil {
+				return nil, fmt.Errorf("term %q: %w", qt.term, err)
+			}
+		}
+	}
+	return ix.collectTop(ctx, conn, acc, k, unit, opt.Exclude)
+}
+
+// collectTop selects the k best live, non-excluded sections from the
+// accumulator and loads them. Postings of deleted sections (not yet merged
+// away) are skipped because their rows no longer exist.
+func (ix *Index) collectTop(ctx context.Context, conn *sql.Conn, acc *accumulator, k int, unit float64, exclude map[string]bool) ([]Hit, error) {
+	want := k + len(exclude) + 8
+	var out []Hit
+	taken := map[int64]bool{}
+	for {
+		cand := topN(acc, want, taken)
+		if len(cand) == 0 {
+			return out, nil
+		}
+		secs, err := loadSections(ctx, conn, cand)
+		if err != nil {
+			return nil, err
+		}
+		for _, id := range cand {
+			taken[id] = true
+			s, ok := secs[id]
+			if !ok || exclude[s.Key()] {
+				continue
+			}
+			raw := float64(acc.scores[id])
+			s.RelevanceScore = min(1, raw/unit)
+			out = append(out, Hit{Section: s, Score: raw, Lexical: raw, rowid: id})
+			if len(out) == k {
+				return out, nil
+			}
+		}
+		want *= 4
+	}
+}
+
+// topN returns the ids of the n highest scores not in skip, best first
+// (ties by lower id).
+func topN(acc *accumulator, n int, skip map[int64]bool) []int64 {
+	h := make([]int64, 0, n)
+	better := func(a, b int64) bool { // a ranks before b
+		sa, sb := acc.scores[a], acc.scores[b]
+		if sa != sb {
+			return sa > sb
+		}
+		return a < b
+	}
+	// h is a min-heap by rank (root = worst kept).
+	down := func(i int) {
+		for {
+			l := 2*i + 1
+			if l >= len(h) {
+				return
+			}
+			w := l
+			if r := l + 1; r < len(h) && better(h[l], h[r]) {
+				w = r
+			}
+			if !better(h[i], h[w]) {
+				return
+			}
+			h[i], h[w] = h[w], h[i]
+			i = w
+		}
+	}
+	up := func(i int) {
+		for i > 0 {
+			p := (i - 1) / 2
+			if !better(h[p], h[i]) {
+				return
+			}
+			h[i], h[p] = h[p], h[i]
+			i = p
+		}
+	}
+	for _, id := range acc.touched {
+		if skip[id] {
+			continue
+		}
+		if len(h) < n {
+			h = append(h, id)
+			up(len(h) - 1)
+			continue
+		}
+		if better(id, h[0]) {
+			h[0] = id
+			down(0)
+		}
+	}
+	slices.SortFunc(h, func(a, b int64) int {
+		if better(a, b) {
+			return -1
+		}
+		if better(b, a) {
+			return 1
+		}
+		return 0
+	})
+	return h
+}
+
+func loadSections(ctx context.Context, q querier, ids []int64) (map[int64]schema.Section, error) {
+	args := make([]any, len(ids))
+	for i, id := range ids {
+		args[i] = id
+	}
+	rows, err := q.QueryContext(ctx, `SELECT `+sectionColumns+` FROM sections s JOIN documents d ON d.id = s.doc_id WHERE s.id IN (?`+strings.Repeat(",?", len(ids)-1)+`)`, args...)
+	if err != nil {
+		return nil, fmt.Errorf("load sections: %w", err)
+	}
+	defer rows.Close()
+	out := make(map[int64]schema.Section, len(ids))
+	for rows.Next() {
+		var id int64
+		s, err := scanSection(rows, &id)
+		if err != nil {
+			return nil, fmt.Errorf("load sections: %w", err)
+		}
+		out[id] = s
+	}
+	return out, rows.Err()
+}

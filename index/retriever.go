@@ -1,0 +1,105 @@
+package index
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/tmc/langchaingo/vectorstores"
+
+	"github.com/docmind/docmind/schema"
+)
+
+// Retriever defaults.
+const (
+	DefaultTopK = 5
+	// DefaultMinRelevance is the relevance floor: sections scoring below it
+	// are never returned.
+	DefaultMinRelevance = 0.1
+)
+
+// Retriever implements schema.Retriever over any langchaingo
+// vectorstores.VectorStore (this package's Store or another). It reads
+// section fields from document metadata (see SectionFromDocument) and the
+// relevance from Document.Score.
+type Retriever struct {
+	store vectorstores.VectorStore
+	// TopK is the number of sections returned at most (default 5).
+	TopK int
+	// MinRelevance is the relevance floor (default DefaultMinRelevance).
+	MinRelevance float64
+	// Options are passed to every SimilaritySearch call.
+	Options []vectorstores.Option
+}
+
+var _ schema.Retriever = (*Retriever)(nil)
+
+// NewRetriever returns a retriever over store with the defaults.
+func NewRetriever(store vectorstores.VectorStore) *Retriever {
+	return &Retriever{store: store, TopK: DefaultTopK, MinRelevance: DefaultMinRelevance}
+}
+
+// Retrieve searches the store with the question and each of its
+// sub-queries when the decomposition split it; it fuses the rankings (reciprocal rank fusion), drops excluded
+// sections and those under the relevance floor, and returns the best TopK.
+// Stores cannot be asked to exclude keys in general, so it over-fetches by
+// the number of excluded keys.
+func (r *Retriever) Retrieve(ctx context.Context, req schema.RetrieveRequest) ([]schema.Section, error) {
+	k := r.TopK
+	if k <= 0 {
+		k = DefaultTopK
+	}
+	excluded := map[string]bool{}
+	if req.Feedback != nil {
+		for _, key := range req.Feedback.Excluded {
+			excluded[key] = true
+		}
+	}
+	queries := retrievalQueries(req)
+	fetch := k + len(excluded)
+	var lists [][]Hit
+	for _, q := range queries {
+		docs, err := r.store.SimilaritySearch(ctx, q, fetch, r.Options...)
+		if err != nil {
+			return nil, fmt.Errorf("retrieve sections for %q: %w", q, err)
+		}
+		var hits []Hit
+		for _, d := range docs {
+			s := SectionFromDocument(d)
+			if excluded[s.Key()] || s.RelevanceScore < r.MinRelevance {
+				continue
+			}
+			hits = append(hits, Hit{Section: s})
+		}
+		lists = append(lists, hits)
+	}
+	fused := Fuse(k, lists...)
+	out := make([]schema.Section, len(fused))
+	for i, h := range fused {
+		out[i] = h.Section
+	}
+	return out, nil
+}
+
+// retrievalQueries lists the distinct queries for a request: the question
+// and its sub-queries when there are several. (Retries differ by the
+// excluded sections, not by the query.)
+func retrievalQueries(req schema.RetrieveRequest) []string {
+	var qs []string
+	seen := map[string]bool{}
+	add := func(q string) {
+		q = strings.TrimSpace(q)
+		if q == "" || seen[strings.ToLower(q)] {
+			return
+		}
+		seen[strings.ToLower(q)] = true
+		qs = append(qs, q)
+	}
+	add(req.Query)
+	if d := req.Decomposition; d != nil && len(d.SubQueries) > 1 {
+		for _, q := range d.SubQueries {
+			add(q)
+		}
+	}
+	return qs
+}

@@ -1,0 +1,183 @@
+package index
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	lcschema "github.com/tmc/langchaingo/schema"
+	"github.com/tmc/langchaingo/vectorstores"
+
+	"github.com/docmind/docmind/schema"
+)
+
+func TestStoreRoundTrip(t *testing.T) {
+	ctx := context.Background()
+	ix, _ := openTest(t, WithEmbedder(&hashEmbedder{dim: 64}, "hash-64"))
+	st := NewStore(ix)
+	docs := []lcschema.Document{
+		{PageContent: "A late fee of 1.5% per month applies.", Metadata: map[string]any{"source": "c.pdf", "title": "Late Payment Penalties", "page": 8, "page_end": 9}},
+		{PageContent: "The supplier warrants the goods for twelve months.", Metadata: map[string]any{"source": "c.pdf", "title": "Warranty", "page": float64(10)}},
+		{PageContent: "Lunch is served at noon.", Metadata: map[string]any{"source": "menu.txt", "title": "Lunch"}},
+	}
+	ids, err := st.AddDocuments(ctx, docs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ids) != 3 || ids[0] == ids[1] {
+		t.Fatalf("ids: %v", ids)
+	}
+	// Appending more sections keeps the earlier ones of the same source.
+	if _, err := st.AddDocuments(ctx, []lcschema.Document{{PageContent: "Payment is due in thirty days.", Metadata: map[string]any{"source": "c.pdf", "title": "Payment"}}}); err != nil {
+		t.Fatal(err)
+	}
+	if d, _, _ := ix.Document(ctx, "c.pdf"); d.Sections != 3 {
+		t.Fatalf("c.pdf has %d sections, want 3", d.Sections)
+	}
+	got, err := st.SimilaritySearch(ctx, "late fee per month", 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) == 0 {
+		t.Fatal("no results")
+	}
+	sec := SectionFromDocument(got[0])
+	if sec.Title != "Late Payment Penalties" || sec.Page != 8 || sec.PageEnd != 9 || sec.Source != "c.pdf" || sec.ID != ids[0] {
+		t.Fatalf("first result: %+v", sec)
+	}
+	if got[0].Score <= 0 || got[0].Score > 1 {
+		t.Fatalf("score %v not a relevance", got[0].Score)
+	}
+	if _, ok := got[0].Metadata[MetaScore]; !ok {
+		t.Fatal("raw score missing from metadata")
+	}
+	// Filters exclude keys; thresholds drop weak results.
+	got, err = st.SimilaritySearch(ctx, "late fee per month", 5, vectorstores.WithFilters(Filter{Exclude: []string{ids[0]}}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range got {
+		if d.Metadata[MetaID] == ids[0] {
+			t.Fatal("excluded id returned")
+		}
+	}
+	got, _ = st.SimilaritySearch(ctx, "late fee per month", 5, vectorstores.WithScoreThreshold(0.99))
+	for _, d := range got {
+		if d.Score < 0.99 {
+			t.Fatalf("threshold not applied: %v", d.Score)
+		}
+	}
+	if _, err := st.SimilaritySearch(ctx, "x", 1, vectorstores.WithFilters(map[string]any{"a": 1})); err == nil {
+		t.Fatal("unsupported filter accepted")
+	}
+	if _, err := st.SimilaritySearch(ctx, "x", 1, vectorstores.WithNameSpace("n")); err == nil {
+		t.Fatal("name space accepted")
+	}
+	// Deduplicater skips documents.
+	ids, err = st.AddDocuments(ctx, docs, vectorstores.WithDeduplicater(func(context.Context, lcschema.Document) bool { return true }))
+	if err != nil || len(ids) != 0 {
+		t.Fatalf("deduplicated add: %v %v", ids, err)
+	}
+}
+
+func TestRetrieverHonoursRequest(t *testing.T) {
+	ctx := context.Background()
+	ix, _ := openTest(t)
+	var secs []schema.Section
+	for i, c := range []string{
+		"late payment fee of 1.5% per month",
+		"late payment fee waived for enterprise clients",
+		"payment fee schedule for late invoices",
+		"late delivery fee",
+		"late payment interest and fee",
+		"payment by wire transfer, fee included, never late",
+		"warranty period of twelve months",
+	} {
+		secs = append(secs, schema.Section{Title: "S" + string(rune('A'+i)), Content: c, Page: i + 1})
+	}
+	if err := ix.PutDocument(ctx, Document{Path: "c.txt"}, secs); err != nil {
+		t.Fatal(err)
+	}
+	r := NewRetriever(NewStore(ix))
+	r.TopK = 3
+	first, err := r.Retrieve(ctx, schema.RetrieveRequest{Query: "late payment fee"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(first) != 3 {
+		t.Fatalf("got %d sections, want 3", len(first))
+	}
+	excluded := map[string]bool{}
+	var keys []string
+	for _, s := range first {
+		keys = append(keys, s.Key())
+		excluded[s.Key()] = true
+		if s.RelevanceScore < r.MinRelevance || s.RelevanceScore > 1 {
+			t.Fatalf("relevance %v outside [floor,1]", s.RelevanceScore)
+		}
+	}
+	second, err := r.Retrieve(ctx, schema.RetrieveRequest{Query: "late payment fee", Attempt: 1, Feedback: &schema.Feedback{Excluded: keys}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(second) == 0 {
+		t.Fatal("retry returned nothing although unexcluded matches exist")
+	}
+	for _, s := range second {
+		if excluded[s.Key()] {
+			t.Fatalf("excluded section %s returned on retry", s.Key())
+		}
+		if strings.Contains(s.Content, "warranty") {
+			t.Fatalf("irrelevant section returned: %+v", s)
+		}
+	}
+	// The floor drops weak matches entirely.
+	r.MinRelevance = 1.01
+	if got, _ := r.Retrieve(ctx, schema.RetrieveRequest{Query: "late payment fee"}); len(got) != 0 {
+		t.Fatalf("floor not applied: %+v", got)
+	}
+	// Sub-queries of a multi-part question are searched too.
+	r.MinRelevance = DefaultMinRelevance
+	got, err := r.Retrieve(ctx, schema.RetrieveRequest{
+		Query:         "late payment fee and warranty period",
+		Decomposition: &schema.Decomposition{SubQueries: []string{"late payment fee", "warranty period"}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, s := range got {
+		found = found || strings.Contains(s.Content, "warranty")
+	}
+	if !found {
+		t.Fatalf("warranty section missing for a two-part question: %+v", got)
+	}
+}
+
+// otherStore is a different VectorStore (a fixed list) to show the
+// retriever only depends on the interface.
+type otherStore struct{ docs []lcschema.Document }
+
+func (o otherStore) AddDocuments(context.Context, []lcschema.Document, ...vectorstores.Option) ([]string, error) {
+	return nil, nil
+}
+
+func (o otherStore) SimilaritySearch(_ context.Context, _ string, n int, _ ...vectorstores.Option) ([]lcschema.Document, error) {
+	return o.docs[:min(n, len(o.docs))], nil
+}
+
+func TestRetrieverOverAnyStore(t *testing.T) {
+	store := otherStore{docs: []lcschema.Document{
+		{PageContent: "a", Score: 0.9, Metadata: map[string]any{"id": "k1", "title": "A", "page": "3"}},
+		{PageContent: "b", Score: 0.8, Metadata: map[string]any{"id": "k2", "title": "B", "page": int64(4)}},
+		{PageContent: "c", Score: 0.05, Metadata: map[string]any{"id": "k3", "title": "C"}},
+	}}
+	r := NewRetriever(store)
+	got, err := r.Retrieve(context.Background(), schema.RetrieveRequest{Query: "q", Feedback: &schema.Feedback{Excluded: []string{"k1"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 1 || got[0].ID != "k2" || got[0].Page != 4 || got[0].RelevanceScore != float64(float32(0.8)) {
+		t.Fatalf("got %+v", got)
+	}
+}

@@ -1,0 +1,426 @@
+package index
+
+import (
+	"context"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/docmind/docmind/schema"
+)
+
+// Document is one indexed file.
+type Document struct {
+	// ID is the database id (set by the index).
+	ID int64 `json:"id"`
+	// Path identifies the document; PutDocument replaces the document with
+	// the same path.
+	Path string `json:"path"`
+	// Hash is the content hash the ingester uses to skip unchanged files.
+	Hash    string    `json:"hash"`
+	Size    int64     `json:"size"`
+	ModTime time.Time `json:"mtime"`
+	Format  string    `json:"format"`
+	Pages   int       `json:"pages"`
+	Title   string    `json:"title"`
+	// IngestedAt is set by the index when the document is written.
+	IngestedAt time.Time `json:"ingested_at"`
+	// Sections is the number of sections (set when read back).
+	Sections int `json:"sections"`
+}
+
+// DocumentSections is a document with the sections that replace its old
+// ones.
+type DocumentSections struct {
+	Doc      Document
+	Sections []schema.Section
+	// Append keeps the document's existing sections and adds these
+	// (used by Store.AddDocuments); by default they are replaced.
+	Append bool
+}
+
+// PutDocument writes a document and its sections in one transaction,
+// replacing any document with the same path: readers see either the old
+// document or the new one, never a mix. Section.Source is ignored (the
+// document's path is the source); sections without an ID get a stable one.
+func (ix *Index) PutDocument(ctx context.Context, doc Document, sections []schema.Section) error {
+	return ix.PutDocuments(ctx, []DocumentSections{{Doc: doc, Sections: sections}})
+}
+
+// PutDocuments writes several documents in one transaction (faster for bulk
+// loads; each document is still replaced as a whole). When an embedder is
+// configured, every section is embedded first, outside the transaction.
+func (ix *Index) PutDocuments(ctx context.Context, batch []DocumentSections) error {
+	if len(batch) == 0 {
+		return nil
+	}
+	prep, err := ix.prepare(ctx, batch)
+	if err != nil {
+		return err
+	}
+	tx, err := ix.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("write %s: begin transaction: %w", describeBatch(batch), err)
+	}
+	defer tx.Rollback()
+	if err := ix.writeBatch(ctx, tx, batch, prep); err != nil {
+		return fmt.Errorf("write %s to index %s: %w", describeBatch(batch), ix.path, err)
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("write %s to index %s: commit: %w", describeBatch(batch), ix.path, err)
+	}
+	return nil
+}
+
+func describeBatch(batch []DocumentSections) string {
+	if len(batch) == 1 {
+		return batch[0].Doc.Path
+	}
+	return strconv.Itoa(len(batch)) + " documents"
+}
+
+// prepared holds the work done before the transaction: analysed terms and
+// vectors for every section, in batch order.
+type prepared struct {
+	terms   [][]termFreq // per section, flattened over the batch
+	lengths []int
+	vecs    [][]float32 // nil when no embedder
+	dim     int
+}
+
+func (ix *Index) prepare(ctx context.Context, batch []DocumentSections) (*prepared, error) {
+	p := &prepared{}
+	an := newAnalyzer()
+	var texts []string
+	for _, d := range batch {
+		if d.Doc.Path == "" {
+			return nil, errors.New("write document: empty path")
+		}
+		for _, s := range d.Sections {
+			tf, n := an.termFreqs(s.Title + "\n" + s.Content)
+			p.terms = append(p.terms, tf)
+			p.lengths = append(p.lengths, n)
+			if ix.embedder != nil {
+				texts = append(texts, embedText(s))
+			}
+		}
+	}
+	if ix.embedder != nil && len(texts) > 0 {
+		vecs, err := ix.embedder.EmbedDocuments(ctx, texts)
+		if err != nil {
+			return nil, fmt.Errorf("embed %s with %s: %w", describeBatch(batch), ix.model, err)
+		}
+		if len(vecs) != len(texts) {
+			return nil, fmt.Errorf("embed %s with %s: got %d vectors for %d sections", describeBatch(batch), ix.model, len(vecs), len(texts))
+		}
+		p.dim = len(vecs[0])
+		for i, v := range vecs {
+			if len(v) != p.dim || p.dim == 0 {
+				return nil, fmt.Errorf("embed %s with %s: vector %d has dimension %d, want %d", describeBatch(batch), ix.model, i, len(v), p.dim)
+			}
+			normalize(v)
+		}
+		p.vecs = vecs
+	}
+	return p, nil
+}
+
+func embedText(s schema.Section) string {
+	if s.Title == "" {
+		return s.Content
+	}
+	return s.Title + "\n" + s.Content
+}
+
+func (ix *Index) writeBatch(ctx context.Context, tx *sql.Tx, batch []DocumentSections, p *prepared) error {
+	if p.vecs != nil {
+		if err := ix.checkModel(ctx, tx, p.dim, true); err != nil {
+			return err
+		}
+	}
+	// Section ids are assigned here (the transaction holds the write lock)
+	// so that sections can be inserted many rows per statement.
+	var nextID int64
+	if err := tx.QueryRowContext(ctx, `SELECT max(coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'sections'), 0), coalesce((SELECT max(id) FROM sections), 0)) + 1`).Scan(&nextID); err != nil {
+		return fmt.Errorf("allocate section ids: %w", err)
+	}
+	secRows := newBulk(tx, `INSERT INTO sections(id, key, doc_id, title, heading_path, content, page, page_end, page_label, chunk, length) VALUES `, 11)
+	vecRows := newBulk(tx, `INSERT INTO vectors(section, vec) VALUES `, 2)
+	seg := newSegmentBuilder()
+	now := time.Now()
+	i := 0
+	var added, addedLen int64
+	for _, d := range batch {
+		docID, existed, err := lookupDoc(ctx, tx, d.Doc.Path)
+		if err != nil {
+			return err
+		}
+		if existed && !d.Append {
+			if err := deleteDocTx(ctx, tx, docID); err != nil {
+				return err
+			}
+			existed = false
+		}
+		if existed {
+			if _, err := tx.ExecContext(ctx, `UPDATE documents SET ingested_at = ? WHERE id = ?`, now.UnixNano(), docID); err != nil {
+				return err
+			}
+		} else {
+			res, err := tx.ExecContext(ctx, `INSERT INTO documents(path, hash, size, mtime, format, pages, title, ingested_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+				d.Doc.Path, d.Doc.Hash, d.Doc.Size, d.Doc.ModTime.UnixNano(), d.Doc.Format, d.Doc.Pages, d.Doc.Title, now.UnixNano())
+			if err != nil {
+				return fmt.Errorf("insert document: %w", err)
+			}
+			if docID, err = res.LastInsertId(); err != nil {
+				return err
+			}
+		}
+		seen := map[string]int{}
+		for _, s := range d.Sections {
+			key := s.ID
+			if key == "" {
+				key = StableID(d.Doc.Path, s.Title, s.Page, s.Chunk)
+			}
+			if n := seen[key]; n > 0 {
+				seen[key] = n + 1
+				key += "~" + strconv.Itoa(n+1)
+			} else {
+				seen[key] = 1
+			}
+			rowid := nextID
+			nextID++
+			if err := secRows.add(ctx, rowid, key, docID, s.Title, s.Title, s.Content, s.Page, s.PageEnd, s.PageLabel, s.Chunk, p.lengths[i]); err != nil {
+				return fmt.Errorf("insert sections: %w", err)
+			}
+			if p.lengths[i] > 0 {
+				seg.add(rowid, p.terms[i], p.lengths[i])
+				added++
+				addedLen += int64(p.lengths[i])
+			}
+			if p.vecs != nil {
+				if err := vecRows.add(ctx, rowid, encodeVector(p.vecs[i])); err != nil {
+					return fmt.Errorf("insert vectors: %w", err)
+				}
+			}
+			i++
+		}
+	}
+	if err := secRows.flush(ctx); err != nil {
+		return fmt.Errorf("insert sections: %w", err)
+	}
+	if err := vecRows.flush(ctx); err != nil {
+		return fmt.Errorf("insert vectors: %w", err)
+	}
+	if err := seg.write(ctx, tx); err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE lex_stats SET n = n + ?, total_len = total_len + ? WHERE id = 1`, added, addedLen); err != nil {
+		return err
+	}
+	if err := bumpGeneration(ctx, tx); err != nil {
+		return err
+	}
+	return mergeSegments(ctx, tx)
+}
+
+// bulk inserts rows many per statement: the driver prepares every
+// statement it executes, so one row per statement is dominated by SQL
+// parsing.
+type bulk struct {
+	tx     *sql.Tx
+	prefix string
+	cols   int
+	args   []any
+	rows   int
+}
+
+const bulkRows = 256
+
+func newBulk(tx *sql.Tx, prefix string, cols int) *bulk {
+	return &bulk{tx: tx, prefix: prefix, cols: cols}
+}
+
+func (b *bulk) add(ctx context.Context, vals ...any) error {
+	b.args = append(b.args, vals...)
+	b.rows++
+	if b.rows == bulkRows {
+		return b.flush(ctx)
+	}
+	return nil
+}
+
+func (b *bulk) flush(ctx context.Context) error {
+	if b.rows == 0 {
+		return nil
+	}
+	row := "(?" + strings.Repeat(",?", b.cols-1) + ")"
+	var sb strings.Builder
+	sb.Grow(len(b.prefix) + b.rows*(len(row)+1))
+	sb.WriteString(b.prefix)
+	for i := 0; i < b.rows; i++ {
+		if i > 0 {
+			sb.WriteByte(',')
+		}
+		sb.WriteString(row)
+	}
+	_, err := b.tx.ExecContext(ctx, sb.String(), b.args...)
+	b.args = b.args[:0]
+	b.rows = 0
+	return err
+}
+
+// StableID derives a section id from its document path, heading path, page
+// and chunk index: the same inputs give the same id on every run.
+func StableID(path, title string, page, chunk int) string {
+	h := sha256.Sum256([]byte(path + "\x00" + title + "\x00" + strconv.Itoa(page) + "\x00" + strconv.Itoa(chunk)))
+	return hex.EncodeToString(h[:8])
+}
+
+func lookupDoc(ctx context.Context, q querier, path string) (int64, bool, error) {
+	var id int64
+	err := q.QueryRowContext(ctx, `SELECT id FROM documents WHERE path = ?`, path).Scan(&id)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, false, nil
+	}
+	if err != nil {
+		return 0, false, fmt.Errorf("look up document %s: %w", path, err)
+	}
+	return id, true, nil
+}
+
+// deleteDocTx removes a document, its sections and vectors, leaving
+// tombstones for the postings of its sections.
+func deleteDocTx(ctx context.Context, tx *sql.Tx, docID int64) error {
+	stmts := []string{
+		`INSERT OR IGNORE INTO lex_deleted(section) SELECT id FROM sections WHERE doc_id = ?1 AND length > 0`,
+		`UPDATE lex_stats SET
+			n = n - (SELECT count(*) FROM sections WHERE doc_id = ?1 AND length > 0),
+			total_len = total_len - (SELECT coalesce(sum(length), 0) FROM sections WHERE doc_id = ?1)
+		 WHERE id = 1`,
+		`DELETE FROM vectors WHERE section IN (SELECT id FROM sections WHERE doc_id = ?1)`,
+		`DELETE FROM sections WHERE doc_id = ?1`,
+		`DELETE FROM documents WHERE id = ?1`,
+	}
+	for _, s := range stmts {
+		if _, err := tx.ExecContext(ctx, s, docID); err != nil {
+			return fmt.Errorf("delete old sections: %w", err)
+		}
+	}
+	return nil
+}
+
+func bumpGeneration(ctx context.Context, tx *sql.Tx) error {
+	_, err := tx.ExecContext(ctx, `INSERT INTO meta(key, value) VALUES ('generation', '1')
+		ON CONFLICT(key) DO UPDATE SET value = CAST(CAST(value AS INTEGER) + 1 AS TEXT)`)
+	return err
+}
+
+// DeleteDocument removes the document with this path; ok is false when the
+// index has no such document.
+func (ix *Index) DeleteDocument(ctx context.Context, path string) (ok bool, err error) {
+	tx, err := ix.db.BeginTx(ctx, nil)
+	if err != nil {
+		return false, fmt.Errorf("delete %s from index %s: %w", path, ix.path, err)
+	}
+	defer tx.Rollback()
+	id, found, err := lookupDoc(ctx, tx, path)
+	if err != nil || !found {
+		return false, err
+	}
+	if err := deleteDocTx(ctx, tx, id); err != nil {
+		return false, fmt.Errorf("delete %s from index %s: %w", path, ix.path, err)
+	}
+	if err := bumpGeneration(ctx, tx); err != nil {
+		return false, fmt.Errorf("delete %s from index %s: %w", path, ix.path, err)
+	}
+	if err := tx.Commit(); err != nil {
+		return false, fmt.Errorf("delete %s from index %s: commit: %w", path, ix.path, err)
+	}
+	return true, nil
+}
+
+// TouchDocument records a new modification time for an unchanged document.
+func (ix *Index) TouchDocument(ctx context.Context, path string, mtime time.Time) error {
+	_, err := ix.db.ExecContext(ctx, `UPDATE documents SET mtime = ? WHERE path = ?`, mtime.UnixNano(), path)
+	if err != nil {
+		return fmt.Errorf("update %s in index %s: %w", path, ix.path, err)
+	}
+	return nil
+}
+
+const docColumns = `d.id, d.path, d.hash, d.size, d.mtime, d.format, d.pages, d.title, d.ingested_at,
+	(SELECT count(*) FROM sections s WHERE s.doc_id = d.id)`
+
+func scanDoc(sc interface{ Scan(...any) error }) (Document, error) {
+	var d Document
+	var mtime, ing int64
+	err := sc.Scan(&d.ID, &d.Path, &d.Hash, &d.Size, &mtime, &d.Format, &d.Pages, &d.Title, &ing, &d.Sections)
+	d.ModTime = time.Unix(0, mtime)
+	d.IngestedAt = time.Unix(0, ing)
+	return d, err
+}
+
+// Document returns the document with this path; ok is false when absent.
+func (ix *Index) Document(ctx context.Context, path string) (doc Document, ok bool, err error) {
+	d, err := scanDoc(ix.db.QueryRowContext(ctx, `SELECT `+docColumns+` FROM documents d WHERE d.path = ?`, path))
+	if errors.Is(err, sql.ErrNoRows) {
+		return Document{}, false, nil
+	}
+	if err != nil {
+		return Document{}, false, fmt.Errorf("read document %s from index %s: %w", path, ix.path, err)
+	}
+	return d, true, nil
+}
+
+// Documents lists every document, ordered by path.
+func (ix *Index) Documents(ctx context.Context) ([]Document, error) {
+	rows, err := ix.db.QueryContext(ctx, `SELECT `+docColumns+` FROM documents d ORDER BY d.path`)
+	if err != nil {
+		return nil, fmt.Errorf("list documents in index %s: %w", ix.path, err)
+	}
+	defer rows.Close()
+	var out []Document
+	for rows.Next() {
+		d, err := scanDoc(rows)
+		if err != nil {
+			return nil, fmt.Errorf("list documents in index %s: %w", ix.path, err)
+		}
+		out = append(out, d)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("list documents in index %s: %w", ix.path, err)
+	}
+	return out, nil
+}
+
+// Sections returns a document's sections in their stored order.
+func (ix *Index) Sections(ctx context.Context, path string) ([]schema.Section, error) {
+	rows, err := ix.db.QueryContext(ctx, `SELECT `+sectionColumns+` FROM sections s JOIN documents d ON d.id = s.doc_id WHERE d.path = ? ORDER BY s.id`, path)
+	if err != nil {
+		return nil, fmt.Errorf("read sections of %s from index %s: %w", path, ix.path, err)
+	}
+	defer rows.Close()
+	var out []schema.Section
+	for rows.Next() {
+		var rowid int64
+		s, err := scanSection(rows, &rowid)
+		if err != nil {
+			return nil, fmt.Errorf("read sections of %s from index %s: %w", path, ix.path, err)
+		}
+		out = append(out, s)
+	}
+	return out, rows.Err()
+}
+
+const sectionColumns = `s.id, s.key, d.path, s.title, s.content, s.page, s.page_end, s.page_label, s.chunk`
+
+func scanSection(sc interface{ Scan(...any) error }, rowid *int64) (schema.Section, error) {
+	var s schema.Section
+	err := sc.Scan(rowid, &s.ID, &s.Source, &s.Title, &s.Content, &s.Page, &s.PageEnd, &s.PageLabel, &s.Chunk)
+	return s, err
+}
