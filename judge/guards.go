@@ -68,18 +68,32 @@ func CheckFacts(claim, evidence string) []facts.Mismatch { return facts.Check(cl
 
 // CheckCitations resolves each citation of c against sections and returns
 // the indices of the sections cited (without duplicates) and a problem
-// description for each citation that resolves to none.
+// description for each citation that resolves to none. A citation by title
+// and page names every retrieved section with that title and page: when
+// several documents have one (the same contract as PDF and DOCX, two
+// policies with a "Scope" on page 1), all of them count as cited.
 func CheckCitations(c Claim, sections []schema.Section) (cited []int, problems []string) {
 	seen := map[int]bool{}
+	add := func(i int) {
+		if !seen[i] {
+			seen[i] = true
+			cited = append(cited, i)
+		}
+	}
 	for _, cit := range c.Citations {
 		i, why := ResolveCitation(cit, sections)
 		if i < 0 {
 			problems = append(problems, why)
 			continue
 		}
-		if !seen[i] {
-			seen[i] = true
-			cited = append(cited, i)
+		add(i)
+		if cit.ID == "" {
+			want := normTitle(cit.Title)
+			for j := i + 1; j < len(sections); j++ {
+				if titleMatches(want, sections[j].Title) && pageMatches(cit.Page, sections[j]) {
+					add(j)
+				}
+			}
 		}
 	}
 	return cited, problems

@@ -17,7 +17,7 @@ func (a *app) evalCmd() *cobra.Command {
 		Use:   "eval",
 		Short: "Measure the judge, the whole pipeline or retrieval on benchmark data",
 	}
-	cmd.AddCommand(a.evalJudgeCmd(), a.evalQACmd())
+	cmd.AddCommand(a.evalJudgeCmd(), a.evalQACmd(), a.evalRetrievalCmd())
 	return cmd
 }
 

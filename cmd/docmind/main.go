@@ -45,6 +45,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	root := app.rootCmd()
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)
+	for _, c := range app.closers {
+		c()
+	}
 	if err == nil {
 		return app.exitCode
 	}

@@ -2,13 +2,13 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/docmind/docmind"
+	"github.com/docmind/docmind/index"
 	"github.com/docmind/docmind/llm/providers"
 	"github.com/docmind/docmind/schema"
 )
@@ -17,6 +17,7 @@ import (
 // (ask, chat, eval qa), named the same everywhere.
 type pipelineFlags struct {
 	docs       string
+	index      string
 	maxRetries int
 	provider   string
 	model      string
@@ -28,7 +29,8 @@ type pipelineFlags struct {
 
 func (pf *pipelineFlags) register(cmd *cobra.Command) {
 	f := cmd.Flags()
-	f.StringVar(&pf.docs, "docs", "", "folder (or file) of documents to answer from")
+	f.StringVar(&pf.docs, "docs", "", "folder (or file) of documents to answer from (default: the index built by docmind ingest)")
+	indexFlag(cmd, &pf.index)
 	f.IntVar(&pf.maxRetries, "max-retries", 2, "judged retries before giving up")
 	f.BoolVar(&pf.noStream, "no-stream", false, "do not stream the draft answer")
 	pf.registerLLM(cmd)
@@ -40,21 +42,9 @@ func (a *app) buildPipeline(ctx context.Context, cmd *cobra.Command, pf *pipelin
 	if pf.maxRetries < 0 {
 		return nil, usageError{cmd: cmd.Name(), err: fmt.Errorf("--max-retries must be 0 or more, got %d", pf.maxRetries)}
 	}
-	if pf.docs == "" {
-		return nil, usageError{cmd: cmd.Name(), err: errors.New("no documents: pass --docs DIR")}
-	}
-	sections, rep, err := docmind.LoadDocuments(ctx, pf.docs)
+	source, err := a.documentSource(ctx, pf)
 	if err != nil {
 		return nil, err
-	}
-	if n := len(rep.Skipped); n > 0 {
-		if a.verbose > 0 {
-			for _, s := range rep.Skipped {
-				fmt.Fprintf(a.stderr, "docmind: skipped %s: %s\n", s.Path, s.Reason)
-			}
-		} else {
-			fmt.Fprintf(a.stderr, "docmind: skipped %d of %d files (run with -v to see why)\n", n, n+len(rep.Files))
-		}
 	}
 	models, err := a.models(pf)
 	if err != nil {
@@ -62,7 +52,7 @@ func (a *app) buildPipeline(ctx context.Context, cmd *cobra.Command, pf *pipelin
 	}
 
 	opts := []docmind.Option{
-		docmind.WithSections(sections),
+		source,
 		docmind.WithMaxRetries(pf.maxRetries),
 		docmind.WithLogger(a.logger()),
 	}
@@ -105,4 +95,32 @@ func (pf *pipelineFlags) registerLLM(cmd *cobra.Command) {
 	f.StringVar(&pf.judgeModel, "judge-model", "", "model for the judge (default: $DOCMIND_JUDGE_MODEL, then --model)")
 	f.StringVar(&pf.baseURL, "base-url", "", "OpenAI-compatible endpoint (default: $OPENAI_BASE_URL)")
 	f.DurationVar(&pf.timeout, "timeout", 0, "timeout for each LLM call (default 2m)")
+}
+
+// documentSource returns where answers come from: the documents of --docs,
+// loaded for this run, or else the persistent index (--index or the default
+// location), opened for this command and closed when it ends.
+func (a *app) documentSource(ctx context.Context, pf *pipelineFlags) (docmind.Option, error) {
+	if pf.docs == "" {
+		ix, err := a.openIndex(ctx, pf.index, false)
+		if err != nil {
+			return nil, err
+		}
+		a.closers = append(a.closers, func() { ix.Close() })
+		return docmind.WithRetriever(index.NewRetriever(index.NewStore(ix))), nil
+	}
+	sections, rep, err := docmind.LoadDocuments(ctx, pf.docs)
+	if err != nil {
+		return nil, err
+	}
+	if n := len(rep.Skipped); n > 0 {
+		if a.verbose > 0 {
+			for _, s := range rep.Skipped {
+				fmt.Fprintf(a.stderr, "docmind: skipped %s: %s\n", s.Path, s.Reason)
+			}
+		} else {
+			fmt.Fprintf(a.stderr, "docmind: skipped %d of %d files (run with -v to see why)\n", n, n+len(rep.Files))
+		}
+	}
+	return docmind.WithSections(sections), nil
 }

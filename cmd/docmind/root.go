@@ -18,7 +18,9 @@ type app struct {
 	stdout, stderr io.Writer
 	getenv         func(string) string
 	exitCode       int
-	verbose        int
+	// closers run when the command has finished (open indexes).
+	closers []func()
+	verbose int
 }
 
 func (a *app) rootCmd() *cobra.Command {
@@ -45,7 +47,7 @@ Exit codes: 0 answered, 1 error, 2 usage error, 3 no confident answer.`,
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return usageError{cmd: c.Name(), err: err}
 	})
-	root.AddCommand(a.askCmd(), a.evalCmd())
+	root.AddCommand(a.askCmd(), a.ingestCmd(), a.indexCmd(), a.evalCmd())
 	root.AddCommand(a.chatCmd(), a.resumeCmd(), a.runsCmd(), a.gcCmd())
 	return root
 }

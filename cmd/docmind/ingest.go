@@ -1,0 +1,204 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/docmind/docmind"
+	"github.com/docmind/docmind/index"
+	"github.com/docmind/docmind/ingest"
+	"github.com/docmind/docmind/loader"
+	"github.com/docmind/docmind/schema"
+)
+
+// indexFlag is the --index flag shared by ingest, index stats and ask.
+func indexFlag(cmd *cobra.Command, dst *string) {
+	cmd.Flags().StringVar(dst, "index", "", "index directory holding docmind.db (default: $DOCMIND_INDEX, then ~/.cache/docmind/index)")
+}
+
+// openIndex opens (create: or creates) the index in the directory the
+// flag or the environment names.
+func (a *app) openIndex(ctx context.Context, flag string, create bool) (*index.Index, error) {
+	dir := flag
+	if dir == "" {
+		var err error
+		if dir, err = index.DefaultDir(); err != nil {
+			return nil, err
+		}
+	}
+	path := index.PathInDir(dir)
+	if !create {
+		if _, err := os.Stat(path); err != nil {
+			return nil, fmt.Errorf("no index at %s: run docmind ingest PATH first, or pass --docs DIR", path)
+		}
+	} else if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("cannot create index directory: %w", err)
+	}
+	return index.Open(ctx, path)
+}
+
+func (a *app) ingestCmd() *cobra.Command {
+	var indexDir string
+	var asJSON bool
+	opt := ingest.Options{}
+	cmd := &cobra.Command{
+		Use:   "ingest PATH...",
+		Short: "Add files and folders to the index (PDF, DOCX, HTML, Markdown, text)",
+		Long: `Reads the files and folders given (recursively) into the persistent index.
+Unchanged files (same content hash) are skipped, changed ones replaced
+atomically, and with --prune documents whose files are gone are removed.
+Encrypted, damaged, binary and empty files are listed with the reason.
+Interrupting an ingest leaves the index as it was before the file in progress.`,
+		Example: `  docmind ingest ~/contracts
+  docmind ingest --prune --json docs/ manuals/handbook.pdf`,
+		Args: func(c *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return usageError{cmd: c.Name(), err: fmt.Errorf("ingest needs at least one file or folder")}
+			}
+			return nil
+		},
+		RunE: func(c *cobra.Command, args []string) error {
+			ctx := c.Context()
+			ix, err := a.openIndex(ctx, indexDir, true)
+			if err != nil {
+				return err
+			}
+			defer ix.Close()
+			l, closeLoader := docmind.NewLoader()
+			defer closeLoader()
+			opt.Parser = sectionParser(l)
+			var bar *progressBar
+			if !asJSON && isTerminal(a.stderr) {
+				bar = &progressBar{w: a.stderr}
+				opt.Progress = bar.update
+			}
+			sum, err := ingest.Run(ctx, ix, args, opt)
+			if bar != nil {
+				bar.finish()
+			}
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				return writeJSON(a.stdout, sum)
+			}
+			printIngestSummary(a.stdout, sum, ix.Path())
+			return nil
+		},
+	}
+	indexFlag(cmd, &indexDir)
+	f := cmd.Flags()
+	f.BoolVar(&asJSON, "json", false, "print the summary as JSON")
+	f.BoolVar(&opt.Prune, "prune", false, "remove indexed documents under the given paths whose files no longer exist")
+	f.Int64Var(&opt.MaxFileSize, "max-file-size", ingest.DefaultMaxFileSize, "skip files larger than this many bytes")
+	f.IntVar(&opt.Workers, "workers", 0, "files parsed in parallel (default: number of CPUs)")
+	f.BoolVar(&opt.IncludeHidden, "hidden", false, "also read hidden files and folders")
+	return cmd
+}
+
+// sectionParser adapts the loader to ingest: detect, parse, split into
+// sections.
+func sectionParser(l *loader.Loader) ingest.Parser {
+	return ingest.ParserFunc(func(ctx context.Context, path string, data []byte) ([]schema.Section, int, string, error) {
+		doc, err := l.Parse(ctx, path, data)
+		if err != nil {
+			return nil, 0, "", err
+		}
+		return loader.Sections(doc, loader.SectionOptions{}), doc.Pages, doc.Format, nil
+	})
+}
+
+func printIngestSummary(w io.Writer, s *ingest.Summary, path string) {
+	fmt.Fprintf(w, "%d indexed, %d unchanged, %d skipped", s.Indexed, s.Unchanged, s.Skipped)
+	if s.Removed > 0 {
+		fmt.Fprintf(w, ", %d removed", s.Removed)
+	}
+	fmt.Fprintf(w, " — %d sections from %d pages in %s\n", s.Sections, s.Pages, s.Duration.Round(time.Millisecond))
+	for _, r := range s.Results {
+		if r.Status == ingest.Skipped {
+			fmt.Fprintf(w, "  skipped %s: %s\n", r.Path, r.Reason)
+		}
+	}
+	fmt.Fprintf(w, "index: %s\n", path)
+}
+
+// progressBar renders ingest progress on one terminal line.
+type progressBar struct {
+	w     io.Writer
+	last  time.Time
+	shown bool
+}
+
+func (p *progressBar) update(pr ingest.Progress) {
+	if time.Since(p.last) < 100*time.Millisecond && pr.FilesDone < pr.FilesTotal {
+		return
+	}
+	p.last = time.Now()
+	const width = 24
+	frac := 0.0
+	if pr.BytesTotal > 0 {
+		frac = float64(pr.Bytes) / float64(pr.BytesTotal)
+	} else if pr.FilesTotal > 0 {
+		frac = float64(pr.FilesDone) / float64(pr.FilesTotal)
+	}
+	filled := int(frac * width)
+	rate := 0.0
+	eta := ""
+	if s := pr.Elapsed.Seconds(); s > 0 {
+		rate = float64(pr.Sections) / s
+		if frac > 0 && frac < 1 {
+			eta = " · ETA " + (time.Duration(s/frac*(1-frac)) * time.Second).Round(time.Second).String()
+		}
+	}
+	fmt.Fprintf(p.w, "\r\x1b[K[%s%s] %d/%d files · %d pages · %d sections · %.0f sections/s%s",
+		strings.Repeat("=", filled), strings.Repeat(" ", width-filled), pr.FilesDone, pr.FilesTotal, pr.Pages, pr.Sections, rate, eta)
+	p.shown = true
+}
+
+func (p *progressBar) finish() {
+	if p.shown {
+		fmt.Fprint(p.w, "\r\x1b[K")
+	}
+}
+
+func (a *app) indexCmd() *cobra.Command {
+	cmd := &cobra.Command{Use: "index", Short: "Inspect the persistent index"}
+	var indexDir string
+	var asJSON bool
+	stats := &cobra.Command{
+		Use:   "stats",
+		Short: "Documents, sections, pages, size and embedding model of the index",
+		Args:  exactArgs(0, "no arguments"),
+		RunE: func(c *cobra.Command, _ []string) error {
+			ix, err := a.openIndex(c.Context(), indexDir, false)
+			if err != nil {
+				return err
+			}
+			defer ix.Close()
+			s, err := ix.Stats(c.Context())
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				return writeJSON(a.stdout, s)
+			}
+			model := "none (BM25 only)"
+			if s.EmbeddingModel != "" {
+				model = fmt.Sprintf("%s (%d dimensions, %d vectors)", s.EmbeddingModel, s.EmbeddingDim, s.Vectors)
+			}
+			fmt.Fprintf(a.stdout, "index      %s\ndocuments  %d\nsections   %d\npages      %d\nsize       %.1f MiB\nembeddings %s\n",
+				ix.Path(), s.Documents, s.Sections, s.Pages, float64(s.SizeBytes)/(1<<20), model)
+			return nil
+		},
+	}
+	indexFlag(stats, &indexDir)
+	stats.Flags().BoolVar(&asJSON, "json", false, "print the statistics as JSON")
+	cmd.AddCommand(stats)
+	return cmd
+}

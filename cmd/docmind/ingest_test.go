@@ -1,0 +1,132 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestIngestThenAskFromIndex(t *testing.T) {
+	env := []string{"DOCMIND_INDEX=" + t.TempDir()}
+	r := runCLI(t, env, "ingest", "--json", "examples/contract")
+	if r.code != exitOK {
+		t.Fatalf("ingest exit %d: %s", r.code, r.stderr)
+	}
+	var sum struct {
+		Indexed, Unchanged, Skipped, Sections int
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &sum); err != nil {
+		t.Fatalf("ingest --json: %v\n%s", err, r.stdout)
+	}
+	if sum.Indexed != 2 || sum.Sections == 0 {
+		t.Fatalf("summary %+v", sum)
+	}
+	// Re-ingesting unchanged files is a no-op.
+	r = runCLI(t, env, "ingest", "examples/contract")
+	if r.code != exitOK || !strings.HasPrefix(r.stdout, "0 indexed, 2 unchanged, 0 skipped") {
+		t.Fatalf("re-ingest exit %d:\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	r = runCLI(t, env, "index", "stats", "--json")
+	var st struct{ Documents, Sections, Pages int }
+	if r.code != exitOK || json.Unmarshal([]byte(r.stdout), &st) != nil || st.Documents != 2 || st.Pages != 15 {
+		t.Fatalf("index stats exit %d: %s %s", r.code, r.stdout, r.stderr)
+	}
+	r = runCLI(t, env, "ask", "--json", "What are the late payment penalties?")
+	if r.code != exitOK {
+		t.Fatalf("ask from the index: exit %d: %s", r.code, r.stderr)
+	}
+	if s := decodeState(t, r.stdout); !strings.Contains(s.Answer(), "1.5%") || !strings.Contains(s.Answer(), "page 8") {
+		t.Errorf("answer from the index: %q", s.Answer())
+	}
+	r = runCLI(t, env, "ask", "--json", "What is the warranty period?")
+	if r.code != exitFallback {
+		t.Errorf("warranty from the index: exit %d", r.code)
+	}
+}
+
+func TestAskWithoutIndexOrDocs(t *testing.T) {
+	r := runCLI(t, []string{"DOCMIND_INDEX=" + t.TempDir()}, "ask", "What is the notice period?")
+	if r.code != exitError {
+		t.Fatalf("exit %d", r.code)
+	}
+	assertOneLineError(t, r, "docmind ingest")
+}
+
+func TestIngestReportsBadFilesAndKeepsGoodOnes(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name string, data []byte) {
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("policy.md", []byte("# Leave Policy\n\nEmployees receive twenty-five (25) days of paid leave per year.\n"))
+	write("empty.txt", nil)
+	write("image.txt", []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00"))
+	write("broken.pdf", []byte("%PDF-1.7\n1 0 obj << /Type /Catalog"))
+	env := []string{"DOCMIND_INDEX=" + t.TempDir()}
+	r := runCLI(t, env, "ingest", dir)
+	if r.code != exitOK {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	if !strings.HasPrefix(r.stdout, "1 indexed, 0 unchanged, 3 skipped") {
+		t.Errorf("summary:\n%s", r.stdout)
+	}
+	for _, name := range []string{"empty.txt", "image.txt", "broken.pdf"} {
+		if !strings.Contains(r.stdout, "skipped "+filepath.Join(dir, name)+": ") {
+			t.Errorf("%s not reported with a reason:\n%s", name, r.stdout)
+		}
+	}
+	r = runCLI(t, env, "ask", "How many days of paid leave do employees get?")
+	if r.code != exitOK || !strings.Contains(r.stdout, "twenty-five (25) days") {
+		t.Errorf("exit %d:\n%s%s", r.code, r.stdout, r.stderr)
+	}
+}
+
+func TestIngestSharedFixtures(t *testing.T) {
+	fixtures := filepath.Join(repoRoot(t), "..", "shared", "fixtures", "docs")
+	if _, err := os.Stat(fixtures); err != nil {
+		t.Skip("shared fixtures absent")
+	}
+	env := []string{"DOCMIND_INDEX=" + t.TempDir()}
+	r := runCLI(t, env, "ingest", "--json", fixtures)
+	if r.code != exitOK {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	var sum struct {
+		Indexed int
+		Results []struct{ Path, Status, Reason string }
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &sum); err != nil {
+		t.Fatal(err)
+	}
+	reasons := map[string]string{}
+	for _, res := range sum.Results {
+		if res.Status == "skipped" {
+			reasons[filepath.Base(res.Path)] = res.Reason
+		}
+	}
+	for name, want := range map[string]string{
+		"enc_userpw.pdf": "encrypted", "garbage.pdf": "damaged", "trunc60.pdf": "damaged", "empty.pdf": "empty",
+	} {
+		if !strings.Contains(reasons[name], want) {
+			t.Errorf("%s: reason %q, want one mentioning %q", name, reasons[name], want)
+		}
+	}
+	for _, good := range []string{"contract.pdf", "contract.docx", "enc_ownerpw_only.pdf", "handbook.html"} {
+		if _, skipped := reasons[good]; skipped {
+			t.Errorf("%s was skipped: %s", good, reasons[good])
+		}
+	}
+	if sum.Indexed < 20 {
+		t.Errorf("only %d files indexed", sum.Indexed)
+	}
+	r = runCLI(t, env, "ask", "--json", "What is the interest on overdue amounts?")
+	if r.code != exitOK {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	if s := decodeState(t, r.stdout); !strings.Contains(s.Answer(), "1.5%") || !strings.Contains(s.Answer(), "page 8") {
+		t.Errorf("answer: %q", s.Answer())
+	}
+}
