@@ -1,11 +1,12 @@
 package loader
 
 import (
-	"archive/zip"
 	"bytes"
 	"path/filepath"
 	"regexp"
 	"strings"
+
+	"github.com/docmind/docmind/formats"
 )
 
 // Format names returned by Detect and used as keys for parsers. They match
@@ -33,13 +34,15 @@ const sniffLen = 64 << 10
 // plain text. Text in a legacy 8-bit encoding or in UTF-16 is reported as
 // text or Markdown; decoding it is the job of the loader's TextDecoder.
 func Detect(data []byte, name string) string {
+	format, _ := formats.Detect(name, data)
 	switch {
-	case bytes.HasPrefix(data, []byte("%PDF-")):
-		return FormatPDF
-	case bytes.HasPrefix(data, []byte("PK\x03\x04")):
-		if isDOCX(data) {
-			return FormatDOCX
-		}
+	case format == formats.PDF || format == formats.DOCX:
+		return format
+	case format == "" && bytes.HasPrefix(data, []byte("PK\x03\x04")) && bytes.Contains(data, []byte("word/document.xml")):
+		// A damaged archive whose local headers still name a Word
+		// document: the DOCX parser says what is wrong with it.
+		return FormatDOCX
+	case format == "" && len(bytes.TrimSpace(data)) > 0:
 		return FormatBinary
 	case isUTF16(data):
 		return FormatText
@@ -53,20 +56,16 @@ func Detect(data []byte, name string) string {
 	return classifyText(string(bytes.TrimPrefix(sample, utf8BOM)), name)
 }
 
-var utf8BOM = []byte("\xEF\xBB\xBF")
-
-func isDOCX(data []byte) bool {
-	if zr, err := zip.NewReader(bytes.NewReader(data), int64(len(data))); err == nil {
-		for _, f := range zr.File {
-			if f.Name == "word/document.xml" {
-				return true
-			}
-		}
-		return false
+// binaryReason says what binary content is, where it can tell ("PNG
+// image", "OpenDocument (text)").
+func binaryReason(data []byte, name string) string {
+	if _, reason := formats.Detect(name, data); reason != "" {
+		return reason
 	}
-	// A damaged archive: the local file headers still name their files.
-	return bytes.Contains(data, []byte("word/document.xml"))
+	return "binary content"
 }
+
+var utf8BOM = []byte("\xEF\xBB\xBF")
 
 // isUTF16 reports a UTF-16 byte order mark, or text whose every other byte
 // is NUL (UTF-16 without a mark, mostly ASCII).

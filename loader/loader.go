@@ -159,7 +159,7 @@ func (l *Loader) Parse(ctx context.Context, name string, data []byte) (doc *docu
 	}
 	format := Detect(data, name)
 	if format == FormatBinary {
-		return nil, fmt.Errorf("%w (binary content)", ErrNotText)
+		return nil, fmt.Errorf("%w (%s)", ErrNotText, binaryReason(data, name))
 	}
 	if format == FormatText || format == FormatMarkdown {
 		text, err := l.decoder.Decode(data)
