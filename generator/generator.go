@@ -17,6 +17,7 @@ import (
 
 	"github.com/docmind/docmind/decomposer"
 	"github.com/docmind/docmind/facts"
+	"github.com/docmind/docmind/lexicon"
 	"github.com/docmind/docmind/schema"
 	"github.com/docmind/docmind/textproc"
 )
@@ -57,13 +58,22 @@ type Extractive struct {
 	maxSentences, maxSections int
 	minScore, relCutoff       float64
 	dec                       schema.Decomposer
+	lex                       *lexicon.Thesaurus
+	synWeight                 float64
 }
+
+// WithThesaurus sets the synonym resource for sentence scoring: a question
+// term a sentence (or its section title) states only through a synonym
+// counts at lexicon.SynonymWeight of an exact hit. The default is
+// lexicon.Default(); nil turns synonyms off.
+func WithThesaurus(t *lexicon.Thesaurus) Option { return func(g *Extractive) { g.lex = t } }
 
 var _ schema.Generator = (*Extractive)(nil)
 
 // NewExtractive returns the extractive generator.
 func NewExtractive(opts ...Option) *Extractive {
-	g := &Extractive{maxSentences: 3, maxSections: 2, minScore: 0.3, relCutoff: 0.6, dec: decomposer.NewRules()}
+	g := &Extractive{maxSentences: 3, maxSections: 2, minScore: 0.3, relCutoff: 0.6, dec: decomposer.NewRules(),
+		lex: lexicon.Default(), synWeight: lexicon.SynonymWeight}
 	for _, o := range opts {
 		o(g)
 	}
@@ -243,6 +253,10 @@ func (g *Extractive) score(sent string, s schema.Section, q query) float64 {
 	for _, t := range textproc.Terms(s.Title) {
 		inTitle[t] = true
 	}
+	var sentLex, titleLex lexicon.Text
+	if g.lex != nil {
+		sentLex, titleLex = lexicon.NewText(sent), lexicon.NewText(s.Title)
+	}
 	var got float64
 	sentHits, keyHits, titleKeyHits := 0, 0, 0
 	for t, w := range q.weights {
@@ -258,6 +272,18 @@ func (g *Extractive) score(sent string, s schema.Section, q query) float64 {
 			// Payment Penalties" every sentence is about penalties, while
 			// a sentence elsewhere that says "not a penalty" is not.
 			got += w
+			if q.key[t] {
+				titleKeyHits++
+			}
+		case g.lex != nil && g.lex.Find(t, sentLex) == lexicon.SynonymMatch:
+			// the sentence says it in other words: weaker evidence
+			got += w * g.synWeight
+			sentHits++
+			if q.key[t] {
+				keyHits++
+			}
+		case g.lex != nil && g.lex.Find(t, titleLex) == lexicon.SynonymMatch:
+			got += w * g.synWeight
 			if q.key[t] {
 				titleKeyHits++
 			}
