@@ -265,6 +265,10 @@ type Assessment struct {
 	// SynonymKeyTerms are the key terms the supporting sections mention
 	// only through a synonym (see WithThesaurus).
 	SynonymKeyTerms []string
+	// AbsentKeyTerms are the one-word key terms that no section of the
+	// corpus (see WithCorpus) mentions, neither exactly nor through a
+	// synonym: topics the documents do not cover.
+	AbsentKeyTerms  []string
 	KeyTermCoverage float64
 	// Abstention is true when every sentence of the answer says the
 	// documents do not answer.
@@ -548,6 +552,23 @@ func (d *Deterministic) keyTerms(a *Assessment, req schema.JudgeRequest, prep []
 		}
 	}
 	a.KeyTermCoverage, a.MissingKeyTerms, a.SynonymKeyTerms = d.weightedCoverage(a.KeyTerms, stems, weights, supp...)
+	accepted := a.Abstention && !d.rejectAbstentions
+	// With a thesaurus, a word of the question that no document says, in
+	// any wording, names a topic outside the documents ("umbrella
+	// insurance" over a contract that only has general liability cover):
+	// no answer from them addresses it, however well it covers the rest.
+	// Numbers are the fact guards' business; phrases from the decomposer
+	// ("restriction last") are too loose to judge this way.
+	if d.corpus != nil && d.lex != nil {
+		for k, term := range a.KeyTerms {
+			if len(stems[k]) == 1 && !hasDigit(stems[k][0]) && d.corpus.GroupDocFreq(term, d.lex) == 0 {
+				a.AbsentKeyTerms = append(a.AbsentKeyTerms, term)
+			}
+		}
+		if len(a.AbsentKeyTerms) > 0 && !accepted {
+			a.Issues = append(a.Issues, Issue{IssueUnaddressed, -1, fmt.Sprintf("the question asks about %s, which no document mentions in any wording", quoteList(a.AbsentKeyTerms))})
+		}
+	}
 	// a number labelling something in the question ("Severity 4",
 	// "Schedule 2") names a specific thing: sections that never write that
 	// number do not address it. Amounts being checked ("a 5% fee?") are
@@ -612,6 +633,8 @@ func (d *Deterministic) weightedCoverage(keyTerms []string, stems [][]string, we
 	}
 	return got / total, missing, viaSynonym
 }
+
+func hasDigit(s string) bool { return strings.ContainsAny(s, "0123456789") }
 
 func quoteList(ws []string) string {
 	q := make([]string, len(ws))

@@ -4,8 +4,9 @@ package lexicon
 // words or phrases a line, comma-separated, for business, legal, policy,
 // HR, IT-service and technical-manual English. Lines starting with '#'
 // are comments. Entries are matched stem by stem (textproc.Stem), so one
-// inflection stands for all ("pay" covers "pays", "paying"; "paid" is
-// listed because Porter2 does not map it to "pay").
+// inflection stands for all ("pay" covers "pays", "paying"). Irregular
+// forms that Porter2 does not map to their verb ("paid", "kept", "held",
+// "sent", "began", "bought", ...) are listed explicitly.
 //
 // Choices worth knowing:
 //   - "warranty" is NOT in the promise/guarantee group. In contracts a
@@ -58,7 +59,7 @@ around the clock, round the clock, 24/7, 24x7, 24 hours a day
 deadline, due date, cutoff, cut-off
 duration, length, span, period
 schedule, timetable, timeline, timeframe, time frame
-start, begin, commence, commencement, beginning, kick off
+start, begin, began, begun, commence, commencement, beginning, kick off
 effective date, commencement date, start date
 expire, expiry, expiration, lapse, run out
 renew, renewal, extend, extension, prolong, roll over
@@ -80,7 +81,7 @@ indemnify, indemnification, indemnity, hold harmless
 damage, damages, loss, harm
 consequential damages, indirect damages, consequential loss, indirect loss
 lost profits, loss of profits, loss of profit
-promise, commit, commitment, guarantee, undertake, undertaking, pledge, assure, assurance
+promise, commit, commitment, guarantee, undertake, undertook, undertaken, undertaking, pledge, assure, assurance
 warranty, warranties, warrant
 dispute, disagreement, controversy, conflict
 arbitration, arbitrate, arbitrator, arbitral
@@ -102,6 +103,7 @@ consent, approve, approval, sign off, sign-off
 reject, rejection, refuse, refusal, decline, deny, denial
 accept, acceptance
 request, demand, ask for
+purchase, buy, bought, procure, procurement
 amend, amendment, modify, modification, alter, alteration, revise, revision, change, vary, variation
 waive, waiver, relinquish, forgo, forego
 assign, assignment, transfer, novate, novation
@@ -180,11 +182,11 @@ data, information, info
 personal data, personal information, personally identifiable information, pii
 privacy, data protection
 delete, deletion, erase, erasure, remove, removal, purge, destroy, destruction, dispose
-keep, retain, retention, store, storage, hold, preserve, preservation
+keep, kept, retain, retention, store, storage, hold, held, preserve, preservation
 collect, collection, gather, obtain, capture
 process, processing, handle, handling
 anonymise, anonymize, anonymisation, anonymization, de-identify, pseudonymise, pseudonymize
-withdraw, withdrawal, revoke, revocation, retract
+withdraw, withdrew, withdrawn, withdrawal, revoke, revocation, retract
 opt out, opt-out, unsubscribe
 cross-border transfer, international transfer, transfer abroad
 data centre, data center, datacenter
@@ -225,7 +227,7 @@ server, host, hosting
 website, web site, portal, web page
 email, e-mail, electronic mail
 phone, telephone
-send, transmit, forward
+send, sent, transmit, forward
 receive, receipt
 deliver, delivery, ship, shipment, dispatch
 deliverable, work product
@@ -249,6 +251,27 @@ size, dimension, dimensions
 weight, mass
 temperature, heat
 adjust, adjustment, tune, calibrate, calibration
+# general verbs and nouns (common wording that rarely names a topic;
+# added with the key-term absence check, which must not mistake them for
+# absent topics)
+last, continue, remain, persist, endure
+restrict, restriction, restrictive, constraint, restraint, limitation
+miss, missed, fail, failure, fall short
+need, require, necessary
+happen, occur, arise
+calculate, calculation, compute, computation, work out
+explain, describe, description
+show, display, demonstrate
+choose, select, selection, opt, elect
+verify, verification, confirm, confirmation, validate
+include, contain, comprise, encompass
+exclude, exclusion, omit, leave out
+meet, satisfy, fulfil, fulfill, achieve
+cause, result in, lead to
+try, attempt, endeavour, endeavor, effort
+create, make, produce, generate
+find, discover, locate, identify
+give, grant, provide
 # quantity and change
 increase, raise, rise, hike, uplift
 decrease, reduce, reduction, lower, cut, decline
