@@ -201,10 +201,23 @@ type query struct {
 	key     map[string]bool    // stemmed key terms
 	total   float64
 	kinds   map[facts.Kind]bool // facts the intent asks for
+	// stated are the durations the question itself states ("still unpaid
+	// after 60 days"): a sentence stating the same one is about the
+	// situation asked about.
+	stated []facts.Fact
 }
+
+// statedBonus is added to a sentence that states a duration the question
+// states.
+const statedBonus = 0.3
 
 func newQuery(text string, keyTerms []string, intent string) query {
 	q := query{weights: map[string]float64{}, key: map[string]bool{}, kinds: intentKinds(intent)}
+	for _, f := range facts.Extract(text) {
+		if f.Kind == facts.Duration {
+			q.stated = append(q.stated, f)
+		}
+	}
 	for _, t := range textproc.Terms(text) {
 		if !isNumber(t) {
 			q.weights[t] = 1
@@ -296,11 +309,18 @@ func (g *Extractive) score(sent string, s schema.Section, q query) float64 {
 		return 0
 	}
 	score := got / q.total
-	if len(q.kinds) > 0 {
+	if len(q.kinds) > 0 || len(q.stated) > 0 {
+		kindBonus, statedHit := false, false
 		for _, f := range facts.Extract(sent) {
-			if q.kinds[f.Kind] {
+			if !kindBonus && q.kinds[f.Kind] {
 				score += 0.15
-				break
+				kindBonus = true
+			}
+			for _, st := range q.stated {
+				if !statedHit && st.Matches(f) {
+					score += statedBonus
+					statedHit = true
+				}
 			}
 		}
 	}
