@@ -118,7 +118,7 @@ func (g *Extractive) answer(req schema.GenerateRequest, d *schema.Decomposition)
 	if len(queries) == 0 {
 		queries = []string{req.Query}
 	}
-	all := newQuery(strings.Join(append([]string{req.Query}, queries...), " "), d.KeyTerms, d.Intent)
+	all := g.withSynonyms(newQuery(strings.Join(append([]string{req.Query}, queries...), " "), d.KeyTerms, d.Intent))
 	cands := g.candidates(req.Sections, all)
 	if len(cands) == 0 {
 		return NotAddressed
@@ -142,7 +142,7 @@ func (g *Extractive) answer(req schema.GenerateRequest, d *schema.Decomposition)
 	// the best sentence of each sub-question first, then the best overall
 	if len(queries) > 1 {
 		for _, q := range queries {
-			sub := newQuery(q, decomposer.KeyTerms(q), decomposer.Intent(q))
+			sub := g.withSynonyms(newQuery(q, decomposer.KeyTerms(q), decomposer.Intent(q)))
 			best, bestScore := -1, 0.0
 			for i, c := range cands {
 				if s := g.score(c.text, req.Sections[c.section], sub); s > bestScore && s >= g.minScore {
@@ -205,6 +205,35 @@ type query struct {
 	// after 60 days"): a sentence stating the same one is about the
 	// situation asked about.
 	stated []facts.Fact
+	// syn holds each term's synonyms that are not themselves question
+	// terms (one word of a sentence does not answer for two of the
+	// question's)
+	syn map[string][]lexicon.Entry
+}
+
+// withSynonyms fills q.syn from the generator's thesaurus.
+func (g *Extractive) withSynonyms(q query) query {
+	if g.lex == nil {
+		return q
+	}
+	q.syn = map[string][]lexicon.Entry{}
+	for t := range q.weights {
+		for _, e := range g.lex.Synonyms(t) {
+			if e.IsPhrase() || q.weights[e.Stems[0]] == 0 {
+				q.syn[t] = append(q.syn[t], e)
+			}
+		}
+	}
+	return q
+}
+
+func hasAny(x lexicon.Text, es []lexicon.Entry) bool {
+	for _, e := range es {
+		if x.HasEntry(e) {
+			return true
+		}
+	}
+	return false
 }
 
 // statedBonus is added to a sentence that states a duration the question
@@ -267,7 +296,7 @@ func (g *Extractive) score(sent string, s schema.Section, q query) float64 {
 		inTitle[t] = true
 	}
 	var sentLex, titleLex lexicon.Text
-	if g.lex != nil {
+	if len(q.syn) > 0 {
 		sentLex, titleLex = lexicon.NewText(sent), lexicon.NewText(s.Title)
 	}
 	var got float64
@@ -288,14 +317,14 @@ func (g *Extractive) score(sent string, s schema.Section, q query) float64 {
 			if q.key[t] {
 				titleKeyHits++
 			}
-		case g.lex != nil && g.lex.Find(t, sentLex) == lexicon.SynonymMatch:
+		case hasAny(sentLex, q.syn[t]):
 			// the sentence says it in other words: weaker evidence
 			got += w * g.synWeight
 			sentHits++
 			if q.key[t] {
 				keyHits++
 			}
-		case g.lex != nil && g.lex.Find(t, titleLex) == lexicon.SynonymMatch:
+		case hasAny(titleLex, q.syn[t]):
 			got += w * g.synWeight
 			if q.key[t] {
 				titleKeyHits++
