@@ -129,6 +129,8 @@ fraud, fraudulent, deception, misrepresentation
 negligence, negligent, carelessness
 misconduct, wrongdoing, malpractice
 insurance, insure, insured, insurer, coverage
+# "carry insurance" is "maintain insurance"
+carry, maintain
 representative, agent, delegate
 officer, official
 non-compete, noncompete, non-competition, restrictive covenant
