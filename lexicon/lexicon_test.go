@@ -85,9 +85,9 @@ func TestFind(t *testing.T) {
 		{"unpaid", "Any amount more than sixty (60) days overdue.", SynonymMatch},
 		{"unpaid", "An invoice that has not been paid.", SynonymMatch},
 		{"unpaid", "The unpaid balance.", ExactMatch},
-		{"unpaid", "Invoices are paid monthly.", NoMatch},       // "paid" is not "not paid"
+		{"unpaid", "Invoices are paid monthly.", NoMatch},           // "paid" is not "not paid"
 		{"yearly", "A fee of 100 dollars per annum.", SynonymMatch}, // phrase
-		{"yearly", "Per month and annum.", NoMatch},                // words, not the phrase
+		{"yearly", "Per month and annum.", NoMatch},                 // words, not the phrase
 		{"warranty", "Provider guarantees 99.5% availability.", NoMatch},
 		{"umbrella", "Commercial general liability insurance.", NoMatch},
 	}
