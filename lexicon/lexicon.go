@@ -35,7 +35,8 @@ func (e Entry) IsPhrase() bool { return len(e.Stems) > 1 }
 // It is read-only after construction and safe for concurrent use.
 type Thesaurus struct {
 	groups [][]Entry
-	byStem map[string][]int // single-token entry stem -> group indices
+	byStem map[string][]int   // single-token entry stem -> group indices
+	syn    map[string][]Entry // stem -> its synonyms, precomputed
 }
 
 // New builds a thesaurus from groups of words or phrases. Empty entries
@@ -64,6 +65,10 @@ func New(groups [][]string) *Thesaurus {
 				t.byStem[e.Stems[0]] = append(t.byStem[e.Stems[0]], gi)
 			}
 		}
+	}
+	t.syn = make(map[string][]Entry, len(t.byStem))
+	for stem := range t.byStem {
+		t.syn[stem] = t.synonyms(stem)
 	}
 	return t
 }
@@ -97,12 +102,16 @@ func (t *Thesaurus) Len() int {
 }
 
 // Synonyms returns the entries that share a group with the stemmed term
-// (a textproc.Terms output), excluding the term itself. A nil thesaurus
-// has no synonyms.
+// (a textproc.Terms output), excluding the term itself. The slice is
+// shared: callers must not modify it. A nil thesaurus has no synonyms.
 func (t *Thesaurus) Synonyms(stem string) []Entry {
 	if t == nil {
 		return nil
 	}
+	return t.syn[stem]
+}
+
+func (t *Thesaurus) synonyms(stem string) []Entry {
 	var out []Entry
 	seen := map[string]bool{stem: true}
 	for _, gi := range t.byStem[stem] {
