@@ -3,6 +3,7 @@ package eval
 import (
 	"context"
 	"fmt"
+	"go/format"
 	"math"
 	"os"
 	"strings"
@@ -33,7 +34,11 @@ func TestShippedRiskModel(t *testing.T) {
 		t.Fatal(err)
 	}
 	if os.Getenv("DOCMIND_WRITE_RISK_MODEL") != "" {
-		if err := os.WriteFile("../judge/riskmodel_qa.go", []byte(riskModelSource(m, l2)), 0o644); err != nil {
+		src, err := format.Source([]byte(riskModelSource(m, l2)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile("../judge/riskmodel_qa.go", src, 0o644); err != nil {
 			t.Fatal(err)
 		}
 		return

@@ -17,6 +17,7 @@ import (
 
 	"github.com/docmind/docmind/decomposer"
 	"github.com/docmind/docmind/facts"
+	"github.com/docmind/docmind/lexicon"
 	"github.com/docmind/docmind/schema"
 	"github.com/docmind/docmind/textproc"
 )
@@ -57,13 +58,22 @@ type Extractive struct {
 	maxSentences, maxSections int
 	minScore, relCutoff       float64
 	dec                       schema.Decomposer
+	lex                       *lexicon.Thesaurus
+	synWeight                 float64
 }
+
+// WithThesaurus sets the synonym resource for sentence scoring: a question
+// term a sentence (or its section title) states only through a synonym
+// counts at lexicon.SynonymWeight of an exact hit. The default is
+// lexicon.Default(); nil turns synonyms off.
+func WithThesaurus(t *lexicon.Thesaurus) Option { return func(g *Extractive) { g.lex = t } }
 
 var _ schema.Generator = (*Extractive)(nil)
 
 // NewExtractive returns the extractive generator.
 func NewExtractive(opts ...Option) *Extractive {
-	g := &Extractive{maxSentences: 3, maxSections: 2, minScore: 0.3, relCutoff: 0.6, dec: decomposer.NewRules()}
+	g := &Extractive{maxSentences: 3, maxSections: 2, minScore: 0.3, relCutoff: 0.6, dec: decomposer.NewRules(),
+		lex: lexicon.Default(), synWeight: lexicon.SynonymWeight}
 	for _, o := range opts {
 		o(g)
 	}
@@ -108,7 +118,7 @@ func (g *Extractive) answer(req schema.GenerateRequest, d *schema.Decomposition)
 	if len(queries) == 0 {
 		queries = []string{req.Query}
 	}
-	all := newQuery(strings.Join(append([]string{req.Query}, queries...), " "), d.KeyTerms, d.Intent)
+	all := g.withSynonyms(newQuery(strings.Join(append([]string{req.Query}, queries...), " "), d.KeyTerms, d.Intent))
 	cands := g.candidates(req.Sections, all)
 	if len(cands) == 0 {
 		return NotAddressed
@@ -132,7 +142,7 @@ func (g *Extractive) answer(req schema.GenerateRequest, d *schema.Decomposition)
 	// the best sentence of each sub-question first, then the best overall
 	if len(queries) > 1 {
 		for _, q := range queries {
-			sub := newQuery(q, decomposer.KeyTerms(q), decomposer.Intent(q))
+			sub := g.withSynonyms(newQuery(q, decomposer.KeyTerms(q), decomposer.Intent(q)))
 			best, bestScore := -1, 0.0
 			for i, c := range cands {
 				if s := g.score(c.text, req.Sections[c.section], sub); s > bestScore && s >= g.minScore {
@@ -191,10 +201,52 @@ type query struct {
 	key     map[string]bool    // stemmed key terms
 	total   float64
 	kinds   map[facts.Kind]bool // facts the intent asks for
+	// stated are the durations the question itself states ("still unpaid
+	// after 60 days"): a sentence stating the same one is about the
+	// situation asked about.
+	stated []facts.Fact
+	// syn holds each term's synonyms that are not themselves question
+	// terms (one word of a sentence does not answer for two of the
+	// question's)
+	syn map[string][]lexicon.Entry
 }
+
+// withSynonyms fills q.syn from the generator's thesaurus.
+func (g *Extractive) withSynonyms(q query) query {
+	if g.lex == nil {
+		return q
+	}
+	q.syn = map[string][]lexicon.Entry{}
+	for t := range q.weights {
+		for _, e := range g.lex.Synonyms(t) {
+			if e.IsPhrase() || q.weights[e.Stems[0]] == 0 {
+				q.syn[t] = append(q.syn[t], e)
+			}
+		}
+	}
+	return q
+}
+
+func hasAny(x lexicon.Text, es []lexicon.Entry) bool {
+	for _, e := range es {
+		if x.HasEntry(e) {
+			return true
+		}
+	}
+	return false
+}
+
+// statedBonus is added to a sentence that states a duration the question
+// states.
+const statedBonus = 0.3
 
 func newQuery(text string, keyTerms []string, intent string) query {
 	q := query{weights: map[string]float64{}, key: map[string]bool{}, kinds: intentKinds(intent)}
+	for _, f := range facts.Extract(text) {
+		if f.Kind == facts.Duration {
+			q.stated = append(q.stated, f)
+		}
+	}
 	for _, t := range textproc.Terms(text) {
 		if !isNumber(t) {
 			q.weights[t] = 1
@@ -243,6 +295,10 @@ func (g *Extractive) score(sent string, s schema.Section, q query) float64 {
 	for _, t := range textproc.Terms(s.Title) {
 		inTitle[t] = true
 	}
+	var sentLex, titleLex lexicon.Text
+	if len(q.syn) > 0 {
+		sentLex, titleLex = lexicon.NewText(sent), lexicon.NewText(s.Title)
+	}
 	var got float64
 	sentHits, keyHits, titleKeyHits := 0, 0, 0
 	for t, w := range q.weights {
@@ -261,6 +317,18 @@ func (g *Extractive) score(sent string, s schema.Section, q query) float64 {
 			if q.key[t] {
 				titleKeyHits++
 			}
+		case hasAny(sentLex, q.syn[t]):
+			// the sentence says it in other words: weaker evidence
+			got += w * g.synWeight
+			sentHits++
+			if q.key[t] {
+				keyHits++
+			}
+		case hasAny(titleLex, q.syn[t]):
+			got += w * g.synWeight
+			if q.key[t] {
+				titleKeyHits++
+			}
 		}
 	}
 	if len(q.key) > 0 && keyHits == 0 && titleKeyHits == 0 {
@@ -270,11 +338,18 @@ func (g *Extractive) score(sent string, s schema.Section, q query) float64 {
 		return 0
 	}
 	score := got / q.total
-	if len(q.kinds) > 0 {
+	if len(q.kinds) > 0 || len(q.stated) > 0 {
+		kindBonus, statedHit := false, false
 		for _, f := range facts.Extract(sent) {
-			if q.kinds[f.Kind] {
+			if !kindBonus && q.kinds[f.Kind] {
 				score += 0.15
-				break
+				kindBonus = true
+			}
+			for _, st := range q.stated {
+				if !statedHit && st.Matches(f) {
+					score += statedBonus
+					statedHit = true
+				}
 			}
 		}
 	}

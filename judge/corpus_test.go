@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/docmind/docmind/lexicon"
 	"github.com/docmind/docmind/schema"
 )
 
@@ -97,5 +98,75 @@ func TestNumberedLabelMustBeMentioned(t *testing.T) {
 	}
 	if got := missingNumbers("Severity 4 and Tier 2?", []string{"Tier 2 only"}); !reflect.DeepEqual(got, []string{"Severity 4"}) {
 		t.Errorf("missingNumbers = %v", got)
+	}
+}
+
+func TestSynonymKeyTermCoverage(t *testing.T) {
+	// "uptime" and "promise" occur in no section; "availability" (the
+	// section's title and "available") and "commits" are their synonyms.
+	secs := corpusSections()
+	secs[1].Content = "Provider commits to make the analytics platform available at least 99.5% of the time in each calendar month under the Standard tier."
+	req := schema.JudgeRequest{
+		Query:    "What uptime does the provider promise?",
+		Response: secs[1].Content + " (See Availability, page 5)",
+		Sections: secs[1:2],
+	}
+	ctx := context.Background()
+	tests := []struct {
+		name     string
+		opts     []Option
+		accepted bool
+	}{
+		{"with the thesaurus", []Option{WithCorpus(secs)}, true},
+		{"exact stems only", []Option{WithCorpus(secs), WithThesaurus(nil)}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			a, err := Score(ctx, req, tt.opts...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			v := NewDeterministic(tt.opts...).Decide(a)
+			if v.IsHallucinated == tt.accepted {
+				t.Errorf("accepted = %v, want %v: %s (coverage %.2f, missing %v)", !v.IsHallucinated, tt.accepted, v.Reasoning, a.KeyTermCoverage, a.MissingKeyTerms)
+			}
+			if tt.accepted && !reflect.DeepEqual(a.SynonymKeyTerms, []string{"uptime", "promise"}) {
+				t.Errorf("SynonymKeyTerms = %v, want [uptime promise]", a.SynonymKeyTerms)
+			}
+		})
+	}
+}
+
+func TestAbsentTopicStillRejected(t *testing.T) {
+	// "warranty" has no synonym in the corpus ("guarantee" would not count:
+	// the thesaurus keeps them apart), and "refund" has synonyms
+	// (reimburse, repay) that no section uses: both stay unaddressed, even
+	// though the answer covers the question's other terms.
+	secs := corpusSections()
+	secs[1].Content = "Provider guarantees that the analytics platform is available at least 99.5% of the time in each calendar month."
+	ctx := context.Background()
+	for _, q := range []string{"What warranty does the provider give on the platform?", "What refund applies to the platform each calendar month?"} {
+		req := schema.JudgeRequest{Query: q, Response: secs[1].Content + " (See Availability, page 5)", Sections: secs[1:2]}
+		a, err := Score(ctx, req, WithCorpus(secs))
+		if err != nil {
+			t.Fatal(err)
+		}
+		v := NewDeterministic(WithCorpus(secs)).Decide(a)
+		if !v.IsHallucinated || len(a.AbsentKeyTerms) != 1 || !strings.Contains(v.Reasoning, "no document mentions in any wording") {
+			t.Errorf("%q: accepted=%v absent=%v reasoning %q", q, !v.IsHallucinated, a.AbsentKeyTerms, v.Reasoning)
+		}
+	}
+}
+
+func TestGroupDocFreq(t *testing.T) {
+	c := NewCorpusStats(corpusSections())
+	lex := lexicon.Default()
+	for term, want := range map[string]int{"uptime": 1, "availability": 1, "charges": 5, "umbrella": 0, "insurance": 1} {
+		if got := c.GroupDocFreq(term, lex); got != want {
+			t.Errorf("GroupDocFreq(%q) = %d, want %d", term, got, want)
+		}
+	}
+	if got := c.GroupDocFreq("uptime", nil); got != 0 {
+		t.Errorf("GroupDocFreq(uptime, nil) = %d, want 0 (exact only)", got)
 	}
 }

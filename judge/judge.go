@@ -37,6 +37,7 @@ import (
 	"strings"
 
 	"github.com/docmind/docmind/facts"
+	"github.com/docmind/docmind/lexicon"
 	"github.com/docmind/docmind/schema"
 	"github.com/docmind/docmind/textproc"
 )
@@ -114,18 +115,27 @@ func WithCorpus(sections []schema.Section) Option {
 	return func(d *Deterministic) { d.corpus = NewCorpusStats(sections) }
 }
 
+// WithThesaurus sets the synonym resource of the key-term check: a
+// question key term counts as addressed when it or a synonym of it
+// appears in the sections the answer rests on, and its corpus rarity is
+// that of its whole synonym group. The default is lexicon.Default(); nil
+// turns synonyms off (exact stems only).
+func WithThesaurus(t *lexicon.Thesaurus) Option { return func(d *Deterministic) { d.lex = t } }
+
 // CorpusStats holds the document frequency of every stemmed term of a
 // corpus of sections. Build it with NewCorpusStats; it is read-only.
 type CorpusStats struct {
-	n  int
-	df map[string]int
+	n     int
+	df    map[string]int
+	texts []lexicon.Text // per section, for synonym-group frequencies
 }
 
 // NewCorpusStats counts, for every stemmed term, the sections (title and
 // content) that contain it.
 func NewCorpusStats(sections []schema.Section) *CorpusStats {
-	c := &CorpusStats{n: len(sections), df: map[string]int{}}
-	for _, s := range sections {
+	c := &CorpusStats{n: len(sections), df: map[string]int{}, texts: make([]lexicon.Text, len(sections))}
+	for i, s := range sections {
+		c.texts[i] = lexicon.NewText(s.Title + "\n" + s.Content)
 		seen := map[string]bool{}
 		for _, t := range textproc.Terms(s.Title + "\n" + s.Content) {
 			if !seen[t] {
@@ -151,6 +161,33 @@ func (c *CorpusStats) DocFreq(term string) int {
 	return n
 }
 
+// GroupDocFreq is DocFreq over synonym groups: how many sections mention
+// every stem of term, each either exactly or through a synonym in lex.
+// With a nil lex it equals DocFreq.
+func (c *CorpusStats) GroupDocFreq(term string, lex *lexicon.Thesaurus) int {
+	if lex == nil {
+		return c.DocFreq(term)
+	}
+	stems := textproc.Terms(term)
+	if len(stems) == 0 {
+		return c.n
+	}
+	n := 0
+	for _, x := range c.texts {
+		all := true
+		for _, st := range stems {
+			if lex.Find(st, x) == lexicon.NoMatch {
+				all = false
+				break
+			}
+		}
+		if all {
+			n++
+		}
+	}
+	return n
+}
+
 // Deterministic is the offline judge. It is safe for concurrent use.
 type Deterministic struct {
 	t                 Thresholds
@@ -158,6 +195,7 @@ type Deterministic struct {
 	unsupportedFacts  bool
 	corpus            *CorpusStats
 	risk              *RiskModel
+	lex               *lexicon.Thesaurus
 	// maxNovel is WithMaxNovelTerms' limit; negative = off.
 	maxNovel int
 }
@@ -166,7 +204,7 @@ var _ schema.Judge = (*Deterministic)(nil)
 
 // NewDeterministic returns the deterministic judge.
 func NewDeterministic(opts ...Option) *Deterministic {
-	d := &Deterministic{t: DefaultThresholds(), rejectAbstentions: true, unsupportedFacts: true, maxNovel: -1}
+	d := &Deterministic{t: DefaultThresholds(), rejectAbstentions: true, unsupportedFacts: true, maxNovel: -1, lex: lexicon.Default()}
 	for _, o := range opts {
 		o(d)
 	}
@@ -224,6 +262,13 @@ type Assessment struct {
 	// found (1 when there are no key terms; see Thresholds).
 	KeyTerms        []string
 	MissingKeyTerms []string
+	// SynonymKeyTerms are the key terms the supporting sections mention
+	// only through a synonym (see WithThesaurus).
+	SynonymKeyTerms []string
+	// AbsentKeyTerms are the one-word key terms that no section of the
+	// corpus (see WithCorpus) mentions, neither exactly nor through a
+	// synonym: topics the documents do not cover.
+	AbsentKeyTerms  []string
 	KeyTermCoverage float64
 	// Abstention is true when every sentence of the answer says the
 	// documents do not answer.
@@ -256,10 +301,12 @@ type preparedSection struct {
 	terms     []map[string]bool // per sentence
 	all       map[string]bool   // title and content
 	text      string            // title and content
+	lex       lexicon.Text      // title and content, for synonym lookups
 }
 
 func prepare(s schema.Section) preparedSection {
 	p := preparedSection{all: map[string]bool{}, text: s.Title + "\n" + s.Content}
+	p.lex = lexicon.NewText(p.text)
 	p.sentences = textproc.Sentences(s.Content)
 	p.terms = make([]map[string]bool, len(p.sentences))
 	for i, sent := range p.sentences {
@@ -483,10 +530,10 @@ func (d *Deterministic) keyTerms(a *Assessment, req schema.JudgeRequest, prep []
 		stems[k] = textproc.Terms(term)
 		df := 0.0
 		if d.corpus != nil {
-			df = float64(d.corpus.DocFreq(term))
+			df = float64(d.corpus.GroupDocFreq(term, d.lex))
 		} else {
-			for _, p := range prep {
-				if allPresent(stems[k], p.all) {
+			for i := range prep {
+				if d.mentions(stems[k], &prep[i]) != lexicon.NoMatch {
 					df++
 				}
 			}
@@ -494,17 +541,34 @@ func (d *Deterministic) keyTerms(a *Assessment, req schema.JudgeRequest, prep []
 		weights[k] = 1 + math.Log((n+1)/(df+0.5))
 	}
 	var texts []string
-	var union []map[string]bool
+	var supp []*preparedSection
 	for i := range prep {
 		if supporting[i] {
 			texts = append(texts, prep[i].text)
-			union = append(union, prep[i].all)
+			supp = append(supp, &prep[i])
 		}
-		if cov, _ := weightedCoverage(a.KeyTerms, stems, weights, prep[i].all); cov < d.t.KeyTermCoverage {
+		if cov, _, _ := d.weightedCoverage(a.KeyTerms, stems, weights, &prep[i]); cov < d.t.KeyTermCoverage {
 			a.RejectedSections = append(a.RejectedSections, req.Sections[i].Key())
 		}
 	}
-	a.KeyTermCoverage, a.MissingKeyTerms = weightedCoverage(a.KeyTerms, stems, weights, union...)
+	a.KeyTermCoverage, a.MissingKeyTerms, a.SynonymKeyTerms = d.weightedCoverage(a.KeyTerms, stems, weights, supp...)
+	accepted := a.Abstention && !d.rejectAbstentions
+	// With a thesaurus, a word of the question that no document says, in
+	// any wording, names a topic outside the documents ("umbrella
+	// insurance" over a contract that only has general liability cover):
+	// no answer from them addresses it, however well it covers the rest.
+	// Numbers are the fact guards' business; phrases from the decomposer
+	// ("restriction last") are too loose to judge this way.
+	if d.corpus != nil && d.lex != nil {
+		for k, term := range a.KeyTerms {
+			if len(stems[k]) == 1 && !hasDigit(stems[k][0]) && d.corpus.GroupDocFreq(term, d.lex) == 0 {
+				a.AbsentKeyTerms = append(a.AbsentKeyTerms, term)
+			}
+		}
+		if len(a.AbsentKeyTerms) > 0 && !accepted {
+			a.Issues = append(a.Issues, Issue{IssueUnaddressed, -1, fmt.Sprintf("the question asks about %s, which no document mentions in any wording", quoteList(a.AbsentKeyTerms))})
+		}
+	}
 	// a number labelling something in the question ("Severity 4",
 	// "Schedule 2") names a specific thing: sections that never write that
 	// number do not address it. Amounts being checked ("a 5% fee?") are
@@ -521,31 +585,56 @@ func (d *Deterministic) keyTerms(a *Assessment, req schema.JudgeRequest, prep []
 	}
 }
 
-// weightedCoverage returns the weighted share of the key terms present in
-// any of the term sets, and the key terms missing from all.
-func weightedCoverage(keyTerms []string, stems [][]string, weights []float64, sets ...map[string]bool) (float64, []string) {
+// mentions says whether a section mentions every stem of a key term, and
+// whether it needed a synonym for any of them.
+func (d *Deterministic) mentions(stems []string, p *preparedSection) lexicon.Match {
+	m := lexicon.ExactMatch
+	for _, st := range stems {
+		if p.all[st] {
+			continue
+		}
+		if d.lex == nil || d.lex.Find(st, p.lex) == lexicon.NoMatch {
+			return lexicon.NoMatch
+		}
+		m = lexicon.SynonymMatch
+	}
+	return m
+}
+
+// weightedCoverage returns the weighted share of the key terms that any of
+// the sections mentions (exactly or through a synonym), the key terms
+// missing from all, and those mentioned only through a synonym.
+func (d *Deterministic) weightedCoverage(keyTerms []string, stems [][]string, weights []float64, sections ...*preparedSection) (float64, []string, []string) {
 	var got, total float64
-	var missing []string
+	var missing, viaSynonym []string
 	for k, term := range keyTerms {
 		total += weights[k]
-		found := false
-		for _, s := range sets {
-			if allPresent(stems[k], s) {
-				found = true
-				break
+		best := lexicon.NoMatch
+		for _, p := range sections {
+			if m := d.mentions(stems[k], p); m > best {
+				best = m
+				if m == lexicon.ExactMatch {
+					break
+				}
 			}
 		}
-		if found {
-			got += weights[k]
-		} else {
+		switch best {
+		case lexicon.NoMatch:
 			missing = append(missing, term)
+		case lexicon.SynonymMatch:
+			viaSynonym = append(viaSynonym, term)
+			got += weights[k]
+		default:
+			got += weights[k]
 		}
 	}
 	if total == 0 {
-		return 1, missing
+		return 1, missing, viaSynonym
 	}
-	return got / total, missing
+	return got / total, missing, viaSynonym
 }
+
+func hasDigit(s string) bool { return strings.ContainsAny(s, "0123456789") }
 
 func quoteList(ws []string) string {
 	q := make([]string, len(ws))

@@ -134,8 +134,10 @@ func TestJudgeRejectedSections(t *testing.T) {
 	for _, k := range v.RejectedSections {
 		got[k] = true
 	}
-	// late, payment, penalties: at least half must be mentioned
-	want := map[string]bool{"fees": true, "suspension": true, "credits": true, "liability": true, "termination": true}
+	// late, payment, penalties: at least half must be mentioned; the
+	// suspension clause says "overdue" (a synonym of "late") and
+	// "payment", so it addresses the question
+	want := map[string]bool{"fees": true, "credits": true, "liability": true, "termination": true}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("rejected %v, want %v", v.RejectedSections, want)
 	}

@@ -36,6 +36,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/docmind/docmind/lexicon"
 	"github.com/docmind/docmind/schema"
 	"github.com/docmind/docmind/textproc"
 )
@@ -77,10 +78,31 @@ type options struct {
 	maxResults         int
 	retryFloorFactor   float64
 	padRatio           float64
+	lex                *lexicon.Thesaurus
+	synWeight          float64
 }
 
 // Option configures a BM25 retriever.
 type Option func(*options)
+
+// WithThesaurus sets the synonym resource used to widen queries: a
+// section that lacks a query term but contains one of its synonyms scores
+// for it at the synonym weight (see WithSynonymWeight), through the
+// synonym's own IDF. The default is lexicon.Default(); nil turns synonyms
+// off.
+func WithThesaurus(t *lexicon.Thesaurus) Option {
+	return func(o *options) { o.lex = t }
+}
+
+// WithSynonymWeight sets the weight of a synonym hit relative to an exact
+// hit (default lexicon.SynonymWeight). Values outside (0,1] are ignored.
+func WithSynonymWeight(w float64) Option {
+	return func(o *options) {
+		if w > 0 && w <= 1 {
+			o.synWeight = w
+		}
+	}
+}
 
 // WithK1 sets BM25's term-frequency saturation k1 (default 1.2).
 func WithK1(k1 float64) Option {
@@ -202,6 +224,7 @@ func NewBM25(sections []schema.Section, opts ...Option) *BM25 {
 		floor:      DefaultFloor,
 		minResults: DefaultMinResults, maxResults: DefaultMaxResults,
 		retryFloorFactor: DefaultRetryFloorFactor, padRatio: DefaultPadRatio,
+		lex: lexicon.Default(), synWeight: lexicon.SynonymWeight,
 	}
 	for _, opt := range opts {
 		opt(&o)
@@ -265,26 +288,42 @@ func (r *BM25) idf(df int) float64 {
 type query struct {
 	weights map[string]float64
 	order   []string // terms in first-seen order, for determinism
+	// syn holds, per term, its synonyms that occur in the corpus; they
+	// stand in for the term in sections that lack it.
+	syn map[string][]string
 	// factor scales this query's relevance when results are fused.
 	factor float64
+	r      *BM25
 }
 
-func (q *query) add(text string, w float64, df map[string]int) {
+func (q *query) add(text string, w float64) {
 	for _, t := range textproc.Terms(text) {
-		if fillerTerms[t] && df[t] == 0 {
+		if fillerTerms[t] && q.r.df[t] == 0 {
 			continue
 		}
 		if old, ok := q.weights[t]; !ok {
 			q.weights[t] = w
 			q.order = append(q.order, t)
+			q.addSynonyms(t)
 		} else if w > old {
 			q.weights[t] = w
 		}
 	}
 }
 
-func newQuery(factor float64) *query {
-	return &query{weights: map[string]float64{}, factor: factor}
+func (q *query) addSynonyms(t string) {
+	if q.r.opts.lex == nil || fillerTerms[t] {
+		return
+	}
+	for _, s := range q.r.opts.lex.SynonymStems(t) {
+		if q.r.df[s] > 0 {
+			q.syn[t] = append(q.syn[t], s)
+		}
+	}
+}
+
+func (r *BM25) newQuery(factor float64) *query {
+	return &query{weights: map[string]float64{}, syn: map[string][]string{}, factor: factor, r: r}
 }
 
 func (q *query) key() string {
@@ -327,12 +366,32 @@ func (r *BM25) rank(q *query, excluded map[string]bool) []scored {
 		ideal += q.weights[t] * idf * idealTF * (k1 + 1) / (k1 + idealTF)
 	}
 	scores := map[int]float64{}
+	termScore := func(t string, i int) float64 {
+		tf := wT*float64(r.title[i].tf[t])/r.normT[i] + wP*float64(r.parents[i].tf[t])/r.normP[i] +
+			float64(r.body[i].tf[t])/r.normB[i]
+		return r.idf(r.df[t]) * tf * (k1 + 1) / (k1 + tf)
+	}
 	for _, t := range q.order {
-		w := q.weights[t] * r.idf(r.df[t])
+		w := q.weights[t]
 		for _, i := range r.postings[t] {
-			tf := wT*float64(r.title[i].tf[t])/r.normT[i] + wP*float64(r.parents[i].tf[t])/r.normP[i] +
-				float64(r.body[i].tf[t])/r.normB[i]
-			scores[i] += w * tf * (k1 + 1) / (k1 + tf)
+			scores[i] += w * termScore(t, i)
+		}
+		// synonyms stand in for t, at reduced weight, where t is absent;
+		// the best synonym counts, once (they do not raise the ideal)
+		alt := map[int]float64{}
+		for _, s := range q.syn[t] {
+			if _, primary := q.weights[s]; primary {
+				continue
+			}
+			for _, i := range r.postings[s] {
+				if r.title[i].tf[t]+r.parents[i].tf[t]+r.body[i].tf[t] > 0 {
+					continue
+				}
+				alt[i] = math.Max(alt[i], w*r.opts.synWeight*termScore(s, i))
+			}
+		}
+		for i, v := range alt {
+			scores[i] += v
 		}
 	}
 	for i := range scores {
@@ -381,19 +440,19 @@ func (r *BM25) Retrieve(ctx context.Context, req schema.RetrieveRequest) ([]sche
 	}
 
 	// The question, enriched with the decomposition's terms.
-	main := newQuery(1)
-	main.add(req.Query, 1, r.df)
+	main := r.newQuery(1)
+	main.add(req.Query, 1)
 	var subs []*query
 	if d := req.Decomposition; d != nil {
 		for _, list := range [][]string{d.KeyTerms, d.Entities, d.Constraints} {
 			for _, e := range list {
-				main.add(e, extraWeight, r.df)
+				main.add(e, extraWeight)
 			}
 		}
 		seen := map[string]bool{main.key(): true}
 		for _, sq := range d.SubQueries {
-			q := newQuery(1)
-			q.add(sq, 1, r.df)
+			q := r.newQuery(1)
+			q.add(sq, 1)
 			if k := q.key(); k != "" && !seen[k] {
 				seen[k] = true
 				subs = append(subs, q)
@@ -405,9 +464,9 @@ func (r *BM25) Retrieve(ctx context.Context, req schema.RetrieveRequest) ([]sche
 	}
 	queries := append([]*query{main}, subs...)
 	if req.Attempt > 0 && req.Feedback != nil && len(req.Feedback.UnsupportedClaims) > 0 {
-		claims := newQuery(claimFactor)
+		claims := r.newQuery(claimFactor)
 		for _, c := range req.Feedback.UnsupportedClaims {
-			claims.add(reCitation.ReplaceAllString(c, " "), 1, r.df)
+			claims.add(reCitation.ReplaceAllString(c, " "), 1)
 		}
 		queries = append(queries, claims)
 	}
