@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/docmind/docmind/schema"
@@ -217,26 +218,53 @@ func (d *Deterministic) ApplyGuards(ctx context.Context, req schema.JudgeRequest
 		out.JudgedBy = "llm"
 	}
 	out.JudgedBy += "+guards"
-	var guardIssues []Issue
-	for _, is := range a.blocking() {
-		if is.Kind != IssueUnsupported {
-			guardIssues = append(guardIssues, is)
-		}
-	}
+	guardIssues := a.guardIssues()
 	if len(guardIssues) == 0 {
 		return out, nil
 	}
 	out.IsHallucinated = true
 	out.ShouldReturn = false
+	out.ConfidenceScore = math.Min(out.ConfidenceScore, guardConfidence(guardIssues))
+	out.Reasoning = strings.TrimSpace(out.Reasoning + " Deterministic guards: " + a.guardText(guardIssues) + ".")
+	a.markClaims(out, guardIssues)
+	return out, nil
+}
+
+// guardIssues returns the blocking findings of the guards: every blocking
+// issue but the lexical support threshold. With kinds given, only issues
+// of those kinds.
+func (a *Assessment) guardIssues(kinds ...IssueKind) []Issue {
+	var out []Issue
+	for _, is := range a.blocking() {
+		if is.Kind == IssueUnsupported || (len(kinds) > 0 && !slices.Contains(kinds, is.Kind)) {
+			continue
+		}
+		out = append(out, is)
+	}
+	return out
+}
+
+// guardConfidence is the confidence left after the penalties of issues.
+func guardConfidence(issues []Issue) float64 {
 	gconf := 1.0
-	for _, is := range guardIssues {
+	for _, is := range issues {
 		gconf *= penalty(is.Kind)
 	}
-	out.ConfidenceScore = math.Min(out.ConfidenceScore, math.Round(gconf*1000)/1000)
-	guardText := strings.TrimPrefix(a.reasoning(guardIssues, 0, 0), "Not grounded: ")
-	out.Reasoning = strings.TrimSpace(out.Reasoning + " Deterministic guards: " + guardText)
+	return math.Round(gconf*1000) / 1000
+}
+
+// guardText describes issues for a verdict's reasoning, without the
+// "Not grounded: " prefix and the final period.
+func (a *Assessment) guardText(issues []Issue) string {
+	return strings.TrimSuffix(strings.TrimPrefix(a.reasoning(issues, 0, 0), "Not grounded: "), ".")
+}
+
+// markClaims marks the claims of v that issues concern as unsupported,
+// with the guards' contradiction and reason; a claim of the answer that
+// matches none of v's claims is added.
+func (a *Assessment) markClaims(v *schema.Verdict, issues []Issue) {
 	flagged := map[int]bool{}
-	for _, is := range guardIssues {
+	for _, is := range issues {
 		if is.Claim >= 0 {
 			flagged[is.Claim] = true
 		}
@@ -246,20 +274,19 @@ func (d *Deterministic) ApplyGuards(ctx context.Context, req schema.JudgeRequest
 			continue
 		}
 		cc := a.claimCheck(ci)
-		if j := matchClaim(out.Claims, cc.Claim); j >= 0 {
-			old := out.Claims[j]
+		if j := matchClaim(v.Claims, cc.Claim); j >= 0 {
+			old := v.Claims[j]
 			old.Supported = false
 			old.Contradiction = joinNonEmpty(old.Contradiction, cc.Contradiction)
 			old.Reason = joinNonEmpty(old.Reason, cc.Reason)
 			if old.Evidence == nil {
 				old.Evidence = cc.Evidence
 			}
-			out.Claims[j] = old
+			v.Claims[j] = old
 		} else {
-			out.Claims = append(out.Claims, cc)
+			v.Claims = append(v.Claims, cc)
 		}
 	}
-	return out, nil
 }
 
 func joinNonEmpty(a, b string) string {

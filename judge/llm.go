@@ -6,16 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"regexp"
 	"strings"
 
 	"github.com/tmc/langchaingo/llms"
 
-	"github.com/docmind/docmind/facts"
 	"github.com/docmind/docmind/llm"
 	"github.com/docmind/docmind/prompts"
 	"github.com/docmind/docmind/schema"
-	"github.com/docmind/docmind/textproc"
 )
 
 // JudgedByLLMGuards is Verdict.JudgedBy for the LLM judge.
@@ -28,21 +25,37 @@ type LLMOptions struct {
 
 // LLM is a schema.Judge that asks a model to split the answer into claims
 // and check each against the section it cites, with a supporting quote
-// (JSON following the docmind_verdict schema). Deterministic guards then
-// run on top: numbers, percentages, money, durations and dates in the
-// claims and in every sentence of the answer must agree with the cited
-// text; quotes must occur in the cited section; citations must name
-// retrieved sections. Either the model or a guard can mark the answer
+// (JSON following the docmind_verdict schema). The deterministic judge's
+// guards (CheckFacts, CheckCitations, CheckQuotes, the same ones
+// ApplyGuards runs) then check every sentence of the answer: numbers,
+// percentages, money, durations and dates must agree with the cited text,
+// quoted passages must occur in it, citations must name retrieved
+// sections. On top of those the LLM judge checks what only it has: the
+// answer's [Sk] ids, and that each of the model's claims names a
+// retrieved section and quotes it verbatim. Either the model or a guard can mark the answer
 // hallucinated, and the verdict's reasoning says which and why. A reply
 // that cannot be parsed even after one repair attempt gives an unverified
 // verdict, which never passes.
 type LLM struct {
 	model llms.Model
 	opts  LLMOptions
+	// guards is the deterministic judge whose fact, citation and quote
+	// guards run on top of the model's verdict.
+	guards *Deterministic
 }
 
 // NewLLM returns a judge over model.
-func NewLLM(model llms.Model, opts LLMOptions) *LLM { return &LLM{model: model, opts: opts} }
+func NewLLM(model llms.Model, opts LLMOptions) *LLM {
+	return &LLM{model: model, opts: opts, guards: NewDeterministic()}
+}
+
+// llmGuardKinds are the shared guards (see guards.go) whose findings the
+// LLM judge adds to the model's: facts, citations and quotes. Whether the
+// answer addresses the question is the model's call, not the lexical
+// key-term check's.
+func llmGuardKinds() []IssueKind {
+	return []IssueKind{IssueContradiction, IssueUnsupportedFact, IssueBadCitation, IssueQuoteNotFound}
+}
 
 var _ schema.Judge = (*LLM)(nil)
 
@@ -118,7 +131,11 @@ func (j *LLM) Judge(ctx context.Context, req schema.JudgeRequest) (*schema.Verdi
 		lv = v
 		return err
 	})
-	g := runGuards(answer, req.Sections, lv)
+	req.Response = answer
+	g, gerr := j.runGuards(ctx, req, lv)
+	if gerr != nil {
+		return nil, fmt.Errorf("judge: guards: %w", gerr)
+	}
 	if err != nil {
 		var pe *llm.ParseError
 		if !errors.As(err, &pe) {
@@ -140,10 +157,10 @@ func reject(reason string) *schema.Verdict {
 		Claims: []schema.ClaimCheck{}, JudgedBy: JudgedByLLMGuards}
 }
 
-// guardResult is what the deterministic guards found.
+// guardResult is what the guards found.
 type guardResult struct {
-	// claims are the model's claims after the guards (or, without a model
-	// verdict, the guards' own sentence claims).
+	// claims are the model's claims after the guards, plus the answer's
+	// sentences the shared guards flagged that match none of them.
 	claims []schema.ClaimCheck
 	// findings explain each guard rejection, for the reasoning.
 	findings []string
@@ -151,34 +168,33 @@ type guardResult struct {
 	llmRejected int
 }
 
-var refRE = regexp.MustCompile(`\s*(\(See [^()]*(?:\([^()]*\)[^()]*)*\)|\[unknown source [^\]]*\]|\[\s*[Ss]\d+(?:\s*[,;]\s*[Ss]\d+)*\s*\])`)
-
-// stripRefs removes citation references, so their page numbers are not
-// taken for facts of the claim.
-func stripRefs(s string) string { return strings.TrimSpace(refRE.ReplaceAllString(s, "")) }
-
-func runGuards(answer string, sections []schema.Section, lv *llmVerdict) guardResult {
+// runGuards checks what only the LLM judge has (the [Sk] ids of the
+// answer and of the model's claims, and the model's supporting quotes),
+// then runs the shared fact, citation and quote guards of the
+// deterministic judge over every sentence of the answer and marks the
+// model's claims they contradict.
+func (j *LLM) runGuards(ctx context.Context, req schema.JudgeRequest, lv *llmVerdict) (guardResult, error) {
 	var g guardResult
-	cited, unknown := prompts.CitedSections(answer, sections)
+	sections := req.Sections
+	cited, unknown := prompts.CitedSections(req.Response, sections)
 	if len(unknown) > 0 {
 		g.findings = append(g.findings, "the answer cites sources that were not retrieved: "+strings.Join(unknown, ", "))
 	}
 	if len(cited) == 0 && len(unknown) == 0 {
 		g.findings = append(g.findings, "the answer cites no retrieved section")
 	}
-	reported := map[string]bool{}
 	if lv != nil {
 		for _, c := range lv.Claims {
-			cc := schema.ClaimCheck{Claim: stripRefs(c.Claim), Supported: c.Supported, Contradiction: c.Contradiction, Reason: c.Reason}
+			cc := schema.ClaimCheck{Claim: StripCitations(c.Claim), Supported: c.Supported, Contradiction: c.Contradiction, Reason: c.Reason}
 			if !c.Supported {
 				g.llmRejected++
 			}
 			i, ok := prompts.SectionIndex(c.SectionID, len(sections))
 			if !ok {
 				cc.Supported = false
-				cc.Reason = join(cc.Reason, fmt.Sprintf("cites %q, which is not a retrieved section", c.SectionID))
+				cc.Reason = joinNonEmpty(cc.Reason, fmt.Sprintf("cites %q, which is not a retrieved section", c.SectionID))
 				g.findings = append(g.findings, fmt.Sprintf("claim %q cites %q, which is not a retrieved section", cc.Claim, c.SectionID))
-				g.claims = append(g.claims, withScore(cc))
+				g.claims = append(g.claims, cc)
 				continue
 			}
 			s := sections[i]
@@ -186,56 +202,36 @@ func runGuards(answer string, sections []schema.Section, lv *llmVerdict) guardRe
 			if q := strings.TrimSpace(c.Quote); q == "" {
 				if c.Supported {
 					cc.Supported = false
-					cc.Reason = join(cc.Reason, "no supporting quote given")
+					cc.Reason = joinNonEmpty(cc.Reason, "no supporting quote given")
 					g.findings = append(g.findings, fmt.Sprintf("claim %q has no supporting quote", cc.Claim))
 				}
-			} else if !containsText(s.Content, q) {
+			} else if len(missingPhrases([]string{q}, []string{s.Content})) > 0 {
 				cc.Supported = false
-				cc.Reason = join(cc.Reason, fmt.Sprintf("the quote does not occur in %s", prompts.SectionID(i)))
+				cc.Reason = joinNonEmpty(cc.Reason, fmt.Sprintf("the quote does not occur in %s", prompts.SectionID(i)))
 				g.findings = append(g.findings, fmt.Sprintf("the quote for claim %q does not occur in %s (%s)", cc.Claim, prompts.SectionID(i), s.Citation()))
 			}
-			for _, m := range facts.Check(cc.Claim, s.Content) {
-				cc.Supported = false
-				cc.Contradiction = join(cc.Contradiction, m.String())
-				reported[m.Claim.Text] = true
-				g.findings = append(g.findings, m.String()+" ("+s.Citation()+")")
-			}
-			g.claims = append(g.claims, withScore(cc))
+			g.claims = append(g.claims, cc)
 		}
 	}
-	// Every sentence of the answer, whatever claims the model listed: its
-	// facts must be stated by the sections it cites (all sections when it
-	// cites none).
-	for _, sent := range textproc.Sentences(answer) {
-		idx, _ := prompts.CitedSections(sent, sections)
-		var evidence []string
-		for _, i := range idx {
-			evidence = append(evidence, sections[i].Content)
-		}
-		if len(idx) == 0 {
-			for _, s := range sections {
-				evidence = append(evidence, s.Content)
-			}
-		}
-		claim := stripRefs(sent)
-		var why []string
-		for _, m := range facts.Check(claim, strings.Join(evidence, "\n")) {
-			if reported[m.Claim.Text] {
-				continue
-			}
-			reported[m.Claim.Text] = true
-			why = append(why, m.String())
-		}
-		if len(why) > 0 {
-			g.findings = append(g.findings, why...)
-			g.claims = append(g.claims, schema.ClaimCheck{Claim: claim, Supported: false,
-				Contradiction: strings.Join(why, "; "), Reason: "found by the fact guard"})
-		}
+	a, err := j.guards.Score(ctx, req)
+	if err != nil {
+		return g, err
 	}
-	return g
+	if issues := a.guardIssues(llmGuardKinds()...); len(issues) > 0 {
+		v := &schema.Verdict{Claims: g.claims}
+		a.markClaims(v, issues)
+		g.claims = v.Claims
+		g.findings = append(g.findings, a.guardText(issues))
+	}
+	for i := range g.claims {
+		g.claims[i] = withScore(g.claims[i])
+	}
+	return g, nil
 }
 
+// withScore scores a claim of the LLM judge: 1 when supported, else 0.
 func withScore(c schema.ClaimCheck) schema.ClaimCheck {
+	c.Score = 0
 	if c.Supported {
 		c.Score = 1
 	}
@@ -279,25 +275,6 @@ func assemble(lv *llmVerdict, g guardResult, sections []schema.Section) *schema.
 		}
 	}
 	return v
-}
-
-// containsText reports whether quote occurs in text, ignoring case,
-// white space and typographic quote/dash variants.
-func containsText(text, quote string) bool {
-	return strings.Contains(fold(text), fold(strings.Trim(quote, `"'“”‘’ .…`)))
-}
-
-var foldReplacer = strings.NewReplacer("“", `"`, "”", `"`, "‘", "'", "’", "'", "–", "-", "—", "-", "…", "...")
-
-func fold(s string) string {
-	return strings.ToLower(strings.Join(strings.Fields(foldReplacer.Replace(s)), " "))
-}
-
-func join(a, b string) string {
-	if a == "" {
-		return b
-	}
-	return a + "; " + b
 }
 
 func oneLine(s string) string {
