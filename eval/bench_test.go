@@ -11,6 +11,8 @@ import (
 	"github.com/docmind/docmind/loader"
 	"github.com/docmind/docmind/retriever"
 	"github.com/docmind/docmind/schema"
+
+	"github.com/docmind/docmind/internal/testenv"
 )
 
 // Stage doubles that cost nothing, so a benchmark measures the pipeline
@@ -109,7 +111,7 @@ func BenchmarkPipelineOverhead(b *testing.B) {
 // BenchmarkPipelineSmallIndex is the same with a real BM25 index over the
 // sample contract, so retrieval is included.
 func BenchmarkPipelineSmallIndex(b *testing.B) {
-	secs, _, err := loader.New().LoadDir(context.Background(), filepath.Join(repoRoot(b), "examples", "contract"))
+	secs, _, err := loader.New().LoadDir(context.Background(), filepath.Join(testenv.RepoRoot(b), "examples", "contract"))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -128,7 +130,7 @@ func BenchmarkPipelineSmallIndex(b *testing.B) {
 // generator, deterministic judge), on a one-pass question and on one that
 // ends in the fallback after two judged passes.
 func BenchmarkAskContractOffline(b *testing.B) {
-	ask := offlineAsk(b, filepath.Join(repoRoot(b), "examples", "contract"))
+	ask := offlineAsk(b, filepath.Join(testenv.RepoRoot(b), "examples", "contract"))
 	for _, q := range []string{"What are the late payment penalties?", "What is the warranty period?"} {
 		b.Run(q, func(b *testing.B) {
 			ctx := context.Background()

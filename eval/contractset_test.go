@@ -2,39 +2,21 @@ package eval
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/docmind/docmind/loader"
-)
 
-// repoRoot walks up from the package folder to the folder holding go.mod.
-func repoRoot(t testing.TB) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("go.mod not found above the package folder")
-		}
-		dir = parent
-	}
-}
+	"github.com/docmind/docmind/internal/testenv"
+)
 
 // TestContractQASetMatchesDocuments checks the shipped question set
 // against the sample contract itself, independently of any engine: every
 // fact of an answerable question occurs on the expected page of the
 // expected document, so the set can be trusted as ground truth.
 func TestContractQASetMatchesDocuments(t *testing.T) {
-	root := repoRoot(t)
+	root := testenv.RepoRoot(t)
 	rows, err := LoadQA(filepath.Join("testdata", "qa", "contract.jsonl"))
 	if err != nil {
 		t.Fatal(err)

@@ -14,6 +14,8 @@ import (
 	"github.com/docmind/docmind/loader"
 	"github.com/docmind/docmind/retriever"
 	"github.com/docmind/docmind/schema"
+
+	"github.com/docmind/docmind/internal/testenv"
 )
 
 // offlineAsk builds the offline pipeline (rule-based decomposer, BM25,
@@ -40,11 +42,11 @@ func offlineAsk(tb testing.TB, dir string) AskFunc {
 // contract.jsonl (the development set) and contract_heldout.jsonl (written
 // before the lexicon was wired in, to check that it generalises).
 func TestContractQAOffline(t *testing.T) {
-	ask := offlineAsk(t, filepath.Join(repoRoot(t), "examples", "contract"))
+	ask := offlineAsk(t, filepath.Join(testenv.RepoRoot(t), "examples", "contract"))
 	// Floors just under the figures measured on 2026-11-22 with the
 	// lexicon (development 0.929 / 1.000 / 0.923, held-out 0.917 / 0.875 /
 	// 0.875): the offline engine must not get worse. See
-	// BENCH_NOTES_eval.md.
+	// BENCHMARKS.md.
 	tests := []struct {
 		file                        string
 		correct, abstainP, abstainR float64

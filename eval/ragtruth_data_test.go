@@ -2,26 +2,10 @@ package eval
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"testing"
-)
 
-// ragtruthFile returns ../shared/data/ragtruth/<name> relative to the repo
-// root (or under $DOCMIND_SHARED when set, for worktrees that sit
-// elsewhere), skipping the test when the data is absent.
-func ragtruthFile(t *testing.T, name string) string {
-	t.Helper()
-	shared := filepath.Join(repoRoot(t), "..", "shared")
-	if env := os.Getenv("DOCMIND_SHARED"); env != "" {
-		shared = env
-	}
-	p := filepath.Join(shared, "data", "ragtruth", name)
-	if _, err := os.Stat(p); err != nil {
-		t.Skipf("RAGTruth data not available: %v", err)
-	}
-	return p
-}
+	"github.com/docmind/docmind/internal/testenv"
+)
 
 // TestRAGTruthOfflineJudge runs the offline judge's cross-validated
 // benchmark on the RAGTruth subsets (QA always when the data is present;
@@ -42,7 +26,7 @@ func TestRAGTruthOfflineJudge(t *testing.T) {
 			if tc.long && testing.Short() {
 				t.Skip("long: run without -short")
 			}
-			srcs, err := LoadRAGTruth(ragtruthFile(t, tc.file))
+			srcs, err := LoadRAGTruth(testenv.SharedPath(t, "data", "ragtruth", tc.file))
 			if err != nil {
 				t.Fatal(err)
 			}

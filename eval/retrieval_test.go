@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/docmind/docmind/internal/testenv"
 )
 
 func TestNDCGAndRecall(t *testing.T) {
@@ -93,36 +95,13 @@ func TestRetrievalErrors(t *testing.T) {
 	}
 }
 
-// sharedDir finds ../shared relative to the module root (or
-// $DOCMIND_SHARED when set, for worktrees that live elsewhere).
-func sharedDir(t *testing.T) string {
-	t.Helper()
-	if d := os.Getenv("DOCMIND_SHARED"); d != "" {
-		return d
-	}
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return filepath.Join(dir, "..", "shared")
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Skip("module root not found")
-		}
-		dir = parent
-	}
-}
-
 // TestSciFact runs the real benchmark: BEIR SciFact test split, BM25 with
 // the default parameters, target nDCG@10 >= 0.679 (Anserini: 0.6789).
 func TestSciFact(t *testing.T) {
 	if testing.Short() || raceEnabled {
 		t.Skip("SciFact run skipped in -short and -race mode")
 	}
-	dir := filepath.Join(sharedDir(t), "data", "scifact")
+	dir := testenv.SharedPath(t, "data", "scifact")
 	if _, err := os.Stat(filepath.Join(dir, "corpus.jsonl")); err != nil {
 		t.Skip("SciFact not present at ", dir)
 	}

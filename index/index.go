@@ -43,7 +43,7 @@ const SchemaVersion = 1
 const FileName = "docmind.db"
 
 // Default BM25 parameters, tuned on the BEIR SciFact train split (see
-// BENCH_NOTES_index.md).
+// BENCHMARKS.md).
 const (
 	DefaultK1 = 0.9
 	DefaultB  = 0.4

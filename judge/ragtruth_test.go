@@ -5,40 +5,14 @@ import (
 	"context"
 	"encoding/json"
 	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/docmind/docmind/schema"
-)
 
-// sharedDir returns ../shared relative to the module root (or
-// ../../shared, for a git worktree one level deeper), or "" when absent.
-func sharedDir(t *testing.T) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return ""
-		}
-		dir = parent
-	}
-	for _, rel := range []string{"..", filepath.Join("..", "..")} {
-		shared := filepath.Join(dir, rel, "shared")
-		if _, err := os.Stat(filepath.Join(shared, "data")); err == nil {
-			return shared
-		}
-	}
-	return ""
-}
+	"github.com/docmind/docmind/internal/testenv"
+)
 
 type ragRow struct {
 	Source struct {
@@ -79,11 +53,7 @@ func TestRAGTruthQA(t *testing.T) {
 	if testing.Short() {
 		t.Skip("RAGTruth run skipped in -short mode")
 	}
-	shared := sharedDir(t)
-	if shared == "" {
-		t.Skip("../shared not found")
-	}
-	f, err := os.Open(filepath.Join(shared, "data", "ragtruth", "ragtruth_qa.jsonl"))
+	f, err := os.Open(testenv.SharedPath(t, "data", "ragtruth", "ragtruth_qa.jsonl"))
 	if err != nil {
 		t.Skip("RAGTruth QA subset not found:", err)
 	}

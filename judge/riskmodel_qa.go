@@ -6,7 +6,7 @@ package judge
 // RAGTruth QA subset (817 responses, ../shared/data/ragtruth/ragtruth_qa.jsonl)
 // with the benchmark thresholds' features: L2 0.0001 chosen by 4-fold
 // cross-validation split by source, threshold the best F1 on the subset.
-// Its held-out quality is the cross-validated figure in BENCH_NOTES_eval.md,
+// Its held-out quality is the cross-validated figure in BENCHMARKS.md,
 // not its score on the rows it was trained on.
 func RAGTruthQARiskModel() RiskModel {
 	return RiskModel{

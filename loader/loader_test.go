@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	"github.com/docmind/docmind/document"
+
+	"github.com/docmind/docmind/internal/testenv"
 )
 
 func docxBytes(t *testing.T, name string) []byte {
@@ -63,32 +65,8 @@ func TestDetect(t *testing.T) {
 	}
 }
 
-// sharedDir returns ../shared relative to the module root, or skips.
-func sharedDir(t *testing.T) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Skip("module root not found")
-		}
-		dir = parent
-	}
-	shared := filepath.Join(dir, "..", "shared")
-	if _, err := os.Stat(shared); err != nil {
-		t.Skip("../shared not present")
-	}
-	return shared
-}
-
 func TestDetectSharedFixtures(t *testing.T) {
-	docs := filepath.Join(sharedDir(t), "fixtures", "docs")
+	docs := filepath.Join(testenv.SharedDir(t), "fixtures", "docs")
 	tests := map[string]string{
 		"contract.pdf":                FormatPDF,
 		"contract.docx":               FormatDOCX,
@@ -118,7 +96,7 @@ func TestDetectSharedFixtures(t *testing.T) {
 }
 
 func TestLoadSharedPolicyMarkdown(t *testing.T) {
-	path := filepath.Join(sharedDir(t), "fixtures", "docs", "policy.md")
+	path := filepath.Join(testenv.SharedDir(t), "fixtures", "docs", "policy.md")
 	secs, err := New().LoadFile(context.Background(), path)
 	if err != nil {
 		t.Fatal(err)

@@ -36,12 +36,17 @@ func (a *app) askCmd() *cobra.Command {
 			ctx := c.Context()
 			stream := !asJSON && !pf.noStream && isTerminal(a.stdout)
 			var obs schema.Observer
+			printer := &draftPrinter{w: a.stdout}
 			if stream {
-				obs = &draftPrinter{w: a.stdout}
+				obs = printer
 			}
 			p, err := a.buildPipeline(ctx, c, &pf, obs)
 			if err != nil {
 				return err
+			}
+			if p.Mode() != "llm" {
+				// Offline answers are extracted whole: nothing to stream.
+				printer.off, stream = true, false
 			}
 			st, err := p.Ask(ctx, joinArgs(args))
 			if err != nil {
@@ -145,10 +150,14 @@ func oneLineText(s string) string { return strings.Join(strings.Fields(s), " ") 
 type draftPrinter struct {
 	w       io.Writer
 	started bool
+	off     bool
 }
 
 // OnEvent implements schema.Observer.
 func (d *draftPrinter) OnEvent(_ context.Context, ev schema.Event) {
+	if d.off {
+		return
+	}
 	switch ev.Type {
 	case schema.EventToken:
 		if !d.started {

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/docmind/docmind/internal/testenv"
 )
 
 func TestIngestThenAskFromIndex(t *testing.T) {
@@ -85,10 +87,7 @@ func TestIngestReportsBadFilesAndKeepsGoodOnes(t *testing.T) {
 }
 
 func TestIngestSharedFixtures(t *testing.T) {
-	fixtures := filepath.Join(repoRoot(t), "..", "shared", "fixtures", "docs")
-	if _, err := os.Stat(fixtures); err != nil {
-		t.Skip("shared fixtures absent")
-	}
+	fixtures := testenv.SharedPath(t, "fixtures", "docs")
 	env := []string{"DOCMIND_INDEX=" + t.TempDir()}
 	r := runCLI(t, env, "ingest", "--json", fixtures)
 	if r.code != exitOK {

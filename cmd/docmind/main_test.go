@@ -13,6 +13,8 @@ import (
 	"testing"
 
 	"github.com/docmind/docmind/schema"
+
+	"github.com/docmind/docmind/internal/testenv"
 )
 
 // The CLI tests build the real command once and run it as a user would,
@@ -57,7 +59,7 @@ func runCLI(t *testing.T, env []string, args ...string) result {
 func runCLIInput(t *testing.T, env []string, stdin string, args ...string) result {
 	t.Helper()
 	cmd := exec.Command(binPath, args...)
-	cmd.Dir = repoRoot(t)
+	cmd.Dir = testenv.RepoRoot(t)
 	cmd.Env = append([]string{"HOME=" + t.TempDir(), "PATH=" + os.Getenv("PATH"), "XDG_CACHE_HOME=" + cacheDir(t)}, env...)
 	cmd.Stdin = strings.NewReader(stdin)
 	var so, se bytes.Buffer
@@ -81,24 +83,6 @@ func cacheDir(t *testing.T) string {
 		t.Fatal(err)
 	}
 	return d
-}
-
-func repoRoot(t *testing.T) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("go.mod not found")
-		}
-		dir = parent
-	}
 }
 
 func decodeState(t *testing.T, out string) *schema.State {
