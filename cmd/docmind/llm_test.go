@@ -1,0 +1,229 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/docmind/docmind/llm/openaitest"
+)
+
+// The tests below run `docmind ask` in LLM mode end to end: the real
+// binary, configured only through the environment a user would set,
+// talking HTTP to an in-process scripted OpenAI-compatible server.
+
+// llmEnv points the CLI at srv the way a user points it at any
+// OpenAI-compatible endpoint.
+func llmEnv(srv *openaitest.Server) []string {
+	return []string{"OPENAI_BASE_URL=" + srv.URL, "OPENAI_API_KEY=test", "DOCMIND_MODEL=gpt-4o-mini"}
+}
+
+var docIDRE = regexp.MustCompile(`<document id="(S\d+)" title="([^"]*)"`)
+
+// promptSectionID returns the [Sk] id the prompt gave the section whose
+// title contains title, or "".
+func promptSectionID(prompt, title string) string {
+	for _, m := range docIDRE.FindAllStringSubmatch(prompt, -1) {
+		if strings.Contains(m[2], title) {
+			return m[1]
+		}
+	}
+	return ""
+}
+
+// contractModel scripts a model answering the late-payment question over
+// examples/contract. The decomposer always succeeds; each generation
+// cites the late-payment section by the id the prompt gave it, stating
+// the rate rates[n] on the n-th generation (the last rate from then on);
+// a query-rewrite request gets a plain query; the judge always says
+// "grounded", quoting the section, so only the deterministic guards can
+// catch a wrong rate. It returns the number of generations so far.
+//
+// The counter is the test's own: the server's Calls must not be read
+// inside a Respond callback (it holds the server's lock).
+func contractModel(t *testing.T, srv *openaitest.Server, rates ...string) *atomic.Int32 {
+	t.Helper()
+	dec, err := json.Marshal(map[string]any{
+		"intent": "amount", "sub_queries": []string{"What are the penalties?"}, "entities": []string{},
+		"constraints": []string{}, "temporals": []string{}, "key_terms": []string{"penalties"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv.Always(openaitest.RouteDecomposition, openaitest.Reply{Content: string(dec)})
+	var generations atomic.Int32
+	srv.Respond(func(req openaitest.Request) openaitest.Reply {
+		text := req.Text()
+		id := promptSectionID(text, "Late Payment Penalties")
+		switch req.Route {
+		case openaitest.RouteGenerate:
+			if !strings.Contains(text, "<documents>") {
+				return openaitest.Reply{Content: "late payment penalties late fee overdue amount"}
+			}
+			if id == "" {
+				return openaitest.Reply{Content: "The provided documents do not address this question."}
+			}
+			n := int(generations.Add(1))
+			rate := rates[min(n, len(rates))-1]
+			return openaitest.Reply{Content: fmt.Sprintf("If payment is not received within thirty (30) days, Client shall be assessed a late fee of %s per month [%s].", rate, id)}
+		case openaitest.RouteVerdict:
+			if id == "" {
+				id = "S1"
+			}
+			v, _ := json.Marshal(map[string]any{
+				"claims": []map[string]any{{"claim": "Client shall be assessed a late fee per month", "section_id": id,
+					"quote": "Client shall be assessed a late fee", "supported": true, "contradiction": "", "reason": ""}},
+				"is_hallucinated": false, "confidence_score": 0.95, "reasoning": "the answer restates the cited section",
+				"irrelevant_sections": []string{},
+			})
+			return openaitest.Reply{Content: string(v)}
+		}
+		return openaitest.Reply{Status: 500, Message: "unscripted route " + req.Route}
+	})
+	return &generations
+}
+
+// schemaRequests checks that every request of route asked for the
+// json_schema response format of that name, and returns how many there
+// were.
+func schemaRequests(t *testing.T, srv *openaitest.Server, route string) int {
+	t.Helper()
+	n := 0
+	for _, r := range srv.Requests() {
+		if r.Route != route {
+			continue
+		}
+		n++
+		rf := r.Body.ResponseFormat
+		if rf == nil || rf.Type != openai.ChatCompletionResponseFormatTypeJSONSchema || rf.JSONSchema == nil || rf.JSONSchema.Name != route {
+			t.Errorf("%s request response_format = %+v, want json_schema %q", route, rf, route)
+		}
+	}
+	return n
+}
+
+func TestAskLLMModeRetriesHallucinatedAnswer(t *testing.T) {
+	srv := openaitest.New(t)
+	generations := contractModel(t, srv, "5%", "1.5%")
+	r := runCLI(t, llmEnv(srv), "ask", "--docs", "examples/contract", "What are the penalties?")
+	if r.code != exitOK {
+		t.Fatalf("exit %d; stderr:\n%s\nstdout:\n%s", r.code, r.stderr, r.stdout)
+	}
+	host := strings.TrimSuffix(strings.TrimPrefix(srv.URL, "http://"), "/v1")
+	if !strings.Contains(r.stderr, "LLM mode") || !strings.Contains(r.stderr, host) {
+		t.Errorf("stderr does not announce LLM mode at %s:\n%s", host, r.stderr)
+	}
+	for _, want := range []string{"1.5% per month", "(See Late Payment Penalties, page 8)", "\nVerdict: grounded", "(1 rejected pass)", "\nTokens: "} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, r.stdout)
+		}
+	}
+	if strings.Contains(r.stdout, "of 5% per month") {
+		t.Errorf("the rejected 5%% answer was printed:\n%s", r.stdout)
+	}
+	if got := generations.Load(); got != 2 {
+		t.Errorf("generations = %d, want 2 (the 5%% answer, rejected, then 1.5%%)", got)
+	}
+	if got := schemaRequests(t, srv, openaitest.RouteDecomposition); got < 1 {
+		t.Errorf("decomposition requests = %d, want at least 1", got)
+	}
+	if got := schemaRequests(t, srv, openaitest.RouteVerdict); got != 2 {
+		t.Errorf("verdict requests = %d, want 2 (one per answer)", got)
+	}
+	for _, req := range srv.Requests() {
+		if got := req.Header.Get("Authorization"); got != "Bearer test" {
+			t.Errorf("%s request Authorization = %q, want the key from OPENAI_API_KEY", req.Route, got)
+		}
+		if req.Body.Model != "gpt-4o-mini" {
+			t.Errorf("%s request model = %q, want DOCMIND_MODEL's", req.Route, req.Body.Model)
+		}
+	}
+}
+
+func TestAskLLMModeJSON(t *testing.T) {
+	srv := openaitest.New(t)
+	contractModel(t, srv, "5%", "1.5%")
+	r := runCLI(t, llmEnv(srv), "ask", "--docs", "examples/contract", "--json", "What are the penalties?")
+	if r.code != exitOK {
+		t.Fatalf("exit %d; stderr:\n%s", r.code, r.stderr)
+	}
+	st := decodeState(t, r.stdout)
+	if st.RetryCount != 1 {
+		t.Errorf("retry_count = %d, want 1", st.RetryCount)
+	}
+	if !strings.Contains(st.Answer(), "1.5% per month") || !strings.Contains(st.Answer(), "(See Late Payment Penalties, page 8)") {
+		t.Errorf("final_output = %q", st.Answer())
+	}
+	if v := st.JudgeVerdict; v == nil || v.IsHallucinated || v.JudgedBy != "llm+guards" {
+		t.Errorf("judge_verdict = %+v", v)
+	}
+	u := st.Usage
+	if u == nil {
+		t.Fatalf("JSON has no usage:\n%s", r.stdout)
+	}
+	if u.Total.Calls != srv.Calls("") || u.Total.PromptTokens <= 0 || u.Total.CompletionTokens <= 0 {
+		t.Errorf("usage total = %+v, server saw %d calls", u.Total, srv.Calls(""))
+	}
+	if got := u.ByNode["judge"].Calls; got != 2 {
+		t.Errorf("judge calls in usage = %d, want 2", got)
+	}
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal([]byte(r.stdout), &raw); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := raw["usage"]; !ok {
+		t.Error(`JSON lacks "usage"`)
+	}
+}
+
+func TestAskLLMModeRejectedKey(t *testing.T) {
+	srv := openaitest.New(t)
+	var calls atomic.Int32
+	srv.Respond(func(openaitest.Request) openaitest.Reply {
+		calls.Add(1)
+		return openaitest.Reply{Status: 401, Message: "Incorrect API key provided: test."}
+	})
+	r := runCLI(t, llmEnv(srv), "ask", "--docs", "examples/contract", "What are the penalties?")
+	if r.code != exitError {
+		t.Fatalf("exit %d, want %d; stderr:\n%s", r.code, exitError, r.stderr)
+	}
+	if strings.Contains(r.stderr, "goroutine ") || strings.Contains(r.stderr, "panic") {
+		t.Fatalf("stderr shows a crash:\n%s", r.stderr)
+	}
+	lines := strings.Split(strings.TrimSpace(r.stderr), "\n")
+	if len(lines) != 2 || !strings.Contains(lines[0], "LLM mode") ||
+		!strings.HasPrefix(lines[1], "docmind: ") || !strings.Contains(lines[1], "rejected the API key (401)") {
+		t.Errorf("stderr = %q, want the mode line and one 'docmind: ... rejected the API key (401)' line", r.stderr)
+	}
+	if calls.Load() != 1 {
+		t.Errorf("the server got %d requests; a 401 must not be retried", calls.Load())
+	}
+	if r.stdout != "" {
+		t.Errorf("stdout = %q, want nothing", r.stdout)
+	}
+}
+
+func TestAskLLMModeRateLimitedThenAnswers(t *testing.T) {
+	srv := openaitest.New(t)
+	srv.Script(openaitest.RouteDecomposition, openaitest.Reply{Status: 429, Header: openaitest.RetryAfter("0"), Message: "Rate limit reached"})
+	contractModel(t, srv, "1.5%")
+	r := runCLI(t, llmEnv(srv), "ask", "--docs", "examples/contract", "--json", "What are the penalties?")
+	if r.code != exitOK {
+		t.Fatalf("exit %d; stderr:\n%s", r.code, r.stderr)
+	}
+	st := decodeState(t, r.stdout)
+	if !st.Answered() || st.RetryCount != 0 || !strings.Contains(st.Answer(), "1.5% per month") {
+		t.Errorf("answered=%v retry_count=%d final_output=%q", st.Answered(), st.RetryCount, st.Answer())
+	}
+	if got := srv.Calls(openaitest.RouteDecomposition); got != 2 {
+		t.Errorf("decomposition requests = %d, want 2 (the 429, then the retry)", got)
+	}
+	if n := len(strings.Split(strings.TrimSpace(r.stderr), "\n")); n != 1 {
+		t.Errorf("stderr has %d lines, want only the mode line:\n%s", n, r.stderr)
+	}
+}
