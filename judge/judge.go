@@ -198,6 +198,10 @@ type Deterministic struct {
 	lex               *lexicon.Thesaurus
 	// maxNovel is WithMaxNovelTerms' limit; negative = off.
 	maxNovel int
+	// claimGuardsOnly makes Score stop after the per-claim guards (facts,
+	// citations, quotes): no key terms, novelty or features. The LLM judge
+	// needs no more.
+	claimGuardsOnly bool
 }
 
 var _ schema.Judge = (*Deterministic)(nil)
@@ -301,12 +305,16 @@ type preparedSection struct {
 	terms     []map[string]bool // per sentence
 	all       map[string]bool   // title and content
 	text      string            // title and content
-	lex       lexicon.Text      // title and content, for synonym lookups
+	lex       lexicon.Text      // title and content, for synonym lookups (unset with claimGuardsOnly)
 }
 
-func prepare(s schema.Section) preparedSection {
+// prepare splits and stems a section; withLex also indexes it for
+// synonym lookups (the key-term check).
+func prepare(s schema.Section, withLex bool) preparedSection {
 	p := preparedSection{all: map[string]bool{}, text: s.Title + "\n" + s.Content}
-	p.lex = lexicon.NewText(p.text)
+	if withLex {
+		p.lex = lexicon.NewText(p.text)
+	}
 	p.sentences = textproc.Sentences(s.Content)
 	p.terms = make([]map[string]bool, len(p.sentences))
 	for i, sent := range p.sentences {
@@ -332,7 +340,7 @@ func (d *Deterministic) Score(ctx context.Context, req schema.JudgeRequest) (*As
 	a := &Assessment{Query: req.Query, Sections: req.Sections, t: d.t, rejectAbstention: d.rejectAbstentions, unsupportedFacts: d.unsupportedFacts}
 	prep := make([]preparedSection, len(req.Sections))
 	for i, s := range req.Sections {
-		prep[i] = prepare(s)
+		prep[i] = prepare(s, !d.claimGuardsOnly)
 	}
 	claims := SplitClaims(req.Response)
 	nonAbstaining := 0
@@ -391,6 +399,9 @@ func (d *Deterministic) Score(ctx context.Context, req schema.JudgeRequest) (*As
 	case nonAbstaining == 0:
 		a.Abstention = true
 		a.Issues = append(a.Issues, Issue{IssueAbstention, -1, "the answer says the documents do not address the question"})
+	}
+	if d.claimGuardsOnly {
+		return a, nil
 	}
 	d.keyTerms(a, req, prep)
 	ci := buildContextIndex(req.Query, req.Sections, prep)

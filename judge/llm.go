@@ -46,7 +46,9 @@ type LLM struct {
 
 // NewLLM returns a judge over model.
 func NewLLM(model llms.Model, opts LLMOptions) *LLM {
-	return &LLM{model: model, opts: opts, guards: NewDeterministic()}
+	guards := NewDeterministic()
+	guards.claimGuardsOnly = true
+	return &LLM{model: model, opts: opts, guards: guards}
 }
 
 // llmGuardKinds are the shared guards (see guards.go) whose findings the
