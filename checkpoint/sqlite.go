@@ -11,8 +11,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/url"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -22,6 +20,7 @@ import (
 	"modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
 
+	"github.com/docmind/docmind/internal/sqlitedb"
 	"github.com/docmind/docmind/schema"
 )
 
@@ -64,21 +63,9 @@ func OpenSQLite(ctx context.Context, path string, opts ...SQLiteOption) (*SQLite
 	for _, o := range opts {
 		o(&cfg)
 	}
-	if dir := filepath.Dir(path); dir != "" {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return nil, fmt.Errorf("open run database %s: create directory: %w", path, err)
-		}
-	}
-	q := url.Values{}
-	q.Add("_pragma", "busy_timeout("+strconv.FormatInt(cfg.busy.Milliseconds(), 10)+")")
 	// auto_vacuum must be set before the first table is created; it lets
 	// GC hand freed pages back to the file system.
-	q.Add("_pragma", "auto_vacuum(INCREMENTAL)")
-	q.Add("_pragma", "journal_mode(WAL)")
-	q.Add("_pragma", "synchronous(NORMAL)")
-	q.Add("_pragma", "foreign_keys(1)")
-	q.Add("_txlock", "immediate")
-	db, err := sql.Open("sqlite", "file:"+path+"?"+q.Encode())
+	db, err := sqlitedb.Open(path, cfg.busy, "auto_vacuum(INCREMENTAL)", "journal_mode(WAL)")
 	if err != nil {
 		return nil, fmt.Errorf("open run database %s: %w", path, err)
 	}

@@ -73,7 +73,7 @@ func (d *LLM) Decompose(ctx context.Context, query string) (*schema.Decompositio
 		return &schema.Decomposition{Intent: "general", SubQueries: []string{query},
 			Entities: []string{}, Constraints: []string{}, Temporals: []string{}}, nil
 	default:
-		return nil, fmt.Errorf("decompose: %w", err)
+		return nil, err // the pipeline names the stage
 	}
 }
 

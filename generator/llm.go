@@ -3,7 +3,6 @@ package generator
 import (
 	"context"
 	"errors"
-	"fmt"
 	"strings"
 
 	"github.com/tmc/langchaingo/llms"
@@ -71,7 +70,7 @@ func (g *LLM) Generate(ctx context.Context, req schema.GenerateRequest) (string,
 	}
 	resp, err := g.model.GenerateContent(ctx, msgs, opts...)
 	if err != nil {
-		return "", fmt.Errorf("generate: %w", err)
+		return "", err // the pipeline names the stage
 	}
 	llm.RecordUsage(ctx, resp, g.opts.ModelName)
 	if len(resp.Choices) == 0 {

@@ -25,7 +25,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -33,7 +32,8 @@ import (
 	"time"
 
 	"github.com/tmc/langchaingo/embeddings"
-	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
+
+	"github.com/docmind/docmind/internal/sqlitedb"
 )
 
 // SchemaVersion is the version of the database layout this package writes.
@@ -100,19 +100,7 @@ func Open(ctx context.Context, path string, opts ...Option) (*Index, error) {
 	if ix.embedder != nil && ix.model == "" {
 		return nil, fmt.Errorf("open index %s: an embedder needs a model name (WithEmbedder(e, model))", path)
 	}
-	if dir := filepath.Dir(path); dir != "" {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return nil, fmt.Errorf("open index %s: create directory: %w", path, err)
-		}
-	}
-	q := url.Values{}
-	q.Add("_pragma", "busy_timeout("+strconv.FormatInt(ix.busy.Milliseconds(), 10)+")")
-	q.Add("_pragma", "synchronous(NORMAL)")
-	q.Add("_pragma", "foreign_keys(1)")
-	q.Add("_pragma", "cache_size(-65536)")
-	q.Add("_pragma", "mmap_size(1099511627776)")
-	q.Add("_txlock", "immediate")
-	db, err := sql.Open("sqlite", "file:"+path+"?"+q.Encode())
+	db, err := sqlitedb.Open(path, ix.busy, "cache_size(-65536)", "mmap_size(1099511627776)")
 	if err != nil {
 		return nil, fmt.Errorf("open index %s: %w", path, err)
 	}
