@@ -100,30 +100,8 @@ func (s *Server) handleEmbeddings(w http.ResponseWriter, r *http.Request) {
 	req := Request{Route: RouteEmbeddings, Inputs: inputs, Raw: raw, Header: r.Header.Clone()}
 	req.Body.Model = body.Model
 	reply, _ := s.nextReply(req, false)
-	if reply.Delay > 0 && !sleep(r, reply.Delay) {
-		return
-	}
-	for k, vs := range reply.Header {
-		for _, v := range vs {
-			w.Header().Add(k, v)
-		}
-	}
-	status := reply.Status
-	if status == 0 {
-		status = http.StatusOK
-	}
-	if reply.Body != "" {
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(status)
-		_, _ = io.WriteString(w, reply.Body)
-		return
-	}
-	if status >= 300 {
-		msg := reply.Message
-		if msg == "" {
-			msg = http.StatusText(status)
-		}
-		writeError(w, status, msg)
+	status, done := writeScripted(w, r, reply)
+	if done {
 		return
 	}
 	dim := body.Dimensions

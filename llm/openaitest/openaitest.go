@@ -290,30 +290,8 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, fmt.Sprintf("openaitest: no reply scripted for route %q", req.Route))
 		return
 	}
-	if reply.Delay > 0 && !sleep(r, reply.Delay) {
-		return
-	}
-	for k, vs := range reply.Header {
-		for _, v := range vs {
-			w.Header().Add(k, v)
-		}
-	}
-	status := reply.Status
-	if status == 0 {
-		status = http.StatusOK
-	}
-	if reply.Body != "" {
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(status)
-		_, _ = io.WriteString(w, reply.Body)
-		return
-	}
-	if status >= 300 {
-		msg := reply.Message
-		if msg == "" {
-			msg = http.StatusText(status)
-		}
-		writeError(w, status, msg)
+	status, done := writeScripted(w, r, reply)
+	if done {
 		return
 	}
 	model := reply.Model
@@ -433,6 +411,40 @@ func defaultUsage(body openai.ChatCompletionRequest, content string) openai.Usag
 	}
 	completion := len(strings.Fields(content))
 	return openai.Usage{PromptTokens: prompt, CompletionTokens: completion, TotalTokens: prompt + completion}
+}
+
+// writeScripted handles the parts of a reply common to every route: the
+// delay, the headers, a verbatim Body and an error status. It returns the
+// status to send and whether the response is already written (or the
+// client gone).
+func writeScripted(w http.ResponseWriter, r *http.Request, reply Reply) (status int, done bool) {
+	if reply.Delay > 0 && !sleep(r, reply.Delay) {
+		return 0, true
+	}
+	for k, vs := range reply.Header {
+		for _, v := range vs {
+			w.Header().Add(k, v)
+		}
+	}
+	status = reply.Status
+	if status == 0 {
+		status = http.StatusOK
+	}
+	if reply.Body != "" {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(status)
+		_, _ = io.WriteString(w, reply.Body)
+		return status, true
+	}
+	if status >= 300 {
+		msg := reply.Message
+		if msg == "" {
+			msg = http.StatusText(status)
+		}
+		writeError(w, status, msg)
+		return status, true
+	}
+	return status, false
 }
 
 func writeError(w http.ResponseWriter, status int, msg string) {

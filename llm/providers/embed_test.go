@@ -45,14 +45,8 @@ func TestEmbedderFromEnvSelection(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			e, err := providers.EmbedderFromEnv(envOf(tc.env), tc.cfg)
-			if tc.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
-					t.Fatalf("err = %v, want %q", err, tc.wantErr)
-				}
+			if checkErr(t, err, tc.wantErr) {
 				return
-			}
-			if err != nil {
-				t.Fatal(err)
 			}
 			if e.Model != tc.wantModel || e.Provider != tc.wantProvider || e.Endpoint != tc.wantEndpoint || e.Enabled() != (tc.wantModel != "") {
 				t.Errorf("got %+v (enabled %v), want model %q provider %q endpoint %q", e, e.Enabled(), tc.wantModel, tc.wantProvider, tc.wantEndpoint)
@@ -117,4 +111,20 @@ func TestEmbedderFromEnvOllamaRoundTrip(t *testing.T) {
 	if !errors.As(err, &le) || le.Kind != llm.KindBadRequest || !strings.Contains(err.Error(), "not found") {
 		t.Errorf("404: %v", err)
 	}
+}
+
+// checkErr fails the test unless err matches want ("" wants no error) and
+// reports whether the case expected an error (and so is done).
+func checkErr(t *testing.T, err error, want string) bool {
+	t.Helper()
+	if want == "" {
+		if err != nil {
+			t.Fatal(err)
+		}
+		return false
+	}
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("err = %v, want %q", err, want)
+	}
+	return true
 }
