@@ -295,6 +295,17 @@ func (ix *Index) Stats(ctx context.Context) (Stats, error) {
 	return s, nil
 }
 
+// EmbeddingModel returns the embedding model and dimension the index's
+// vectors were made with, or "" and 0 when it holds none. It reads two
+// metadata rows; it costs nothing proportional to the corpus.
+func (ix *Index) EmbeddingModel(ctx context.Context) (model string, dim int, err error) {
+	model, dim, err = ix.embeddingMeta(ctx, ix.db)
+	if err != nil {
+		return "", 0, fmt.Errorf("index %s: read embedding model: %w", ix.path, err)
+	}
+	return model, dim, nil
+}
+
 func (ix *Index) embeddingMeta(ctx context.Context, q querier) (model string, dim int, err error) {
 	model, _, err = getMeta(ctx, q, "embedding_model")
 	if err != nil {

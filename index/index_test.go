@@ -427,6 +427,9 @@ func TestDenseAndModelMix(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer plain.Close()
+	if m, d, err := plain.EmbeddingModel(ctx); m != "hash-64" || d != 64 || err != nil {
+		t.Fatalf("EmbeddingModel without embedder = %q, %d, %v", m, d, err)
+	}
 	if _, err := plain.SearchDense(ctx, "x", 1, SearchOptions{}); !errors.Is(err, ErrNoEmbedder) {
 		t.Fatalf("dense search without embedder: %v", err)
 	}
@@ -434,6 +437,10 @@ func TestDenseAndModelMix(t *testing.T) {
 
 func TestOpenErrors(t *testing.T) {
 	ctx := context.Background()
+	fresh, _ := openTest(t)
+	if m, d, err := fresh.EmbeddingModel(ctx); m != "" || d != 0 || err != nil {
+		t.Fatalf("EmbeddingModel of a new index = %q, %d, %v", m, d, err)
+	}
 	if _, err := Open(ctx, filepath.Join(t.TempDir(), "x.db"), WithEmbedder(&hashEmbedder{dim: 4}, "")); err == nil {
 		t.Fatal("embedder without model name accepted")
 	}

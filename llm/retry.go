@@ -126,45 +126,71 @@ func (r *Retry) GenerateContent(ctx context.Context, messages []llms.MessageCont
 			return fn(ctx, chunk)
 		}))
 	}
-	for attempt := 1; ; attempt++ {
-		resp, err := r.attempt(ctx, p, messages, opts)
+	return retryLoop(ctx, p, streamed.Load, func() (*llms.ContentResponse, error) {
+		return r.attempt(ctx, p, messages, opts)
+	})
+}
+
+// retryLoop calls attempt until it succeeds, fails for good, or the
+// policy's attempts run out; stop reports whether a retry must not happen
+// any more (for example because streamed text reached the caller). Every
+// failure comes back as an *Error.
+func retryLoop[T any](ctx context.Context, p RetryPolicy, stop func() bool, attempt func() (T, error)) (T, error) {
+	var zero T
+	for n := 1; ; n++ {
+		out, err := attempt()
 		if err == nil {
-			return resp, nil
+			return out, nil
 		}
-		e := r.describe(ctx, p, err, attempt)
-		if !e.Kind.Retryable() || attempt >= p.MaxAttempts || streamed.Load() {
-			return nil, e
+		e := describe(ctx, p, err, n)
+		if !e.Kind.Retryable() || n >= p.MaxAttempts || (stop != nil && stop()) {
+			return zero, e
 		}
 		_, _, retryAfter := Classify(err)
 		if retryAfter > p.MaxDelay {
-			return nil, e
+			return zero, e
 		}
-		if serr := p.Sleep(ctx, p.Delay(attempt, retryAfter)); serr != nil {
-			return nil, r.describe(ctx, p, errors.Join(serr, err), attempt)
+		if serr := p.Sleep(ctx, p.Delay(n, retryAfter)); serr != nil {
+			return zero, describe(ctx, p, errors.Join(serr, err), n)
 		}
 	}
 }
 
-func (r *Retry) attempt(ctx context.Context, p RetryPolicy, messages []llms.MessageContent, opts []llms.CallOption) (resp *llms.ContentResponse, err error) {
-	actx := ctx
+// attemptContext returns the context of one attempt, bounded by the
+// policy's per-call timeout.
+func attemptContext(ctx context.Context, p RetryPolicy) (context.Context, context.CancelFunc) {
 	if p.Timeout > 0 {
-		var cancel context.CancelFunc
-		actx, cancel = context.WithTimeoutCause(ctx, p.Timeout, errAttemptTimeout)
-		defer cancel()
+		return context.WithTimeoutCause(ctx, p.Timeout, errAttemptTimeout)
 	}
-	defer func() {
-		if rec := recover(); rec != nil {
-			resp, err = nil, &Error{Endpoint: p.Endpoint, Kind: KindOther, Attempts: 1, Err: panicError{rec}}
-		}
-	}()
+	return ctx, func() {}
+}
+
+// markTimeout tags err as a per-call timeout when actx ran out but the
+// caller's ctx did not.
+func markTimeout(ctx, actx context.Context, err error) error {
+	if err != nil && ctx.Err() == nil && actx.Err() != nil && errors.Is(context.Cause(actx), errAttemptTimeout) {
+		return errors.Join(errAttemptTimeout, err)
+	}
+	return err
+}
+
+func (r *Retry) attempt(ctx context.Context, p RetryPolicy, messages []llms.MessageContent, opts []llms.CallOption) (resp *llms.ContentResponse, err error) {
+	actx, cancel := attemptContext(ctx, p)
+	defer cancel()
+	defer recoverPanic(p, &err)
 	resp, err = r.Model.GenerateContent(actx, messages, opts...)
 	if err == nil && (resp == nil || len(resp.Choices) == 0) {
 		err = errors.New("empty response (no choices)")
 	}
-	if err != nil && ctx.Err() == nil && actx.Err() != nil && errors.Is(context.Cause(actx), errAttemptTimeout) {
-		err = errors.Join(errAttemptTimeout, err)
+	return resp, markTimeout(ctx, actx, err)
+}
+
+// recoverPanic turns a provider's panic into an error in *err; call it
+// deferred.
+func recoverPanic(p RetryPolicy, err *error) {
+	if rec := recover(); rec != nil {
+		*err = &Error{Endpoint: p.Endpoint, Kind: KindOther, Attempts: 1, Err: panicError{rec}}
 	}
-	return resp, err
 }
 
 type panicError struct{ v any }
@@ -172,7 +198,7 @@ type panicError struct{ v any }
 func (p panicError) Error() string { return "provider panicked: " + oneLine(fmtAny(p.v), 200) }
 
 // describe turns err into an *Error for attempt n.
-func (r *Retry) describe(ctx context.Context, p RetryPolicy, err error, n int) *Error {
+func describe(ctx context.Context, p RetryPolicy, err error, n int) *Error {
 	var le *Error
 	if errors.As(err, &le) && le.Kind != KindOther {
 		c := *le

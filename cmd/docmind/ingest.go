@@ -13,6 +13,7 @@ import (
 	"github.com/docmind/docmind"
 	"github.com/docmind/docmind/index"
 	"github.com/docmind/docmind/ingest"
+	"github.com/docmind/docmind/llm/providers"
 	"github.com/docmind/docmind/loader"
 	"github.com/docmind/docmind/schema"
 )
@@ -24,7 +25,7 @@ func indexFlag(cmd *cobra.Command, dst *string) {
 
 // openIndex opens (create: or creates) the index in the directory the
 // flag or the environment names.
-func (a *app) openIndex(ctx context.Context, flag string, create bool) (*index.Index, error) {
+func (a *app) openIndex(ctx context.Context, flag string, create bool, opts ...index.Option) (*index.Index, error) {
 	dir := flag
 	if dir == "" {
 		var err error
@@ -40,11 +41,11 @@ func (a *app) openIndex(ctx context.Context, flag string, create bool) (*index.I
 	} else if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("cannot create index directory: %w", err)
 	}
-	return index.Open(ctx, path)
+	return index.Open(ctx, path, opts...)
 }
 
 func (a *app) ingestCmd() *cobra.Command {
-	var indexDir string
+	var indexDir, embedModel string
 	var asJSON bool
 	opt := ingest.Options{}
 	cmd := &cobra.Command{
@@ -65,7 +66,11 @@ Interrupting an ingest leaves the index as it was before the file in progress.`,
 		},
 		RunE: func(c *cobra.Command, args []string) error {
 			ctx := c.Context()
-			ix, err := a.openIndex(ctx, indexDir, true)
+			emb, err := a.embedding(providers.Config{EmbedModel: embedModel})
+			if err != nil {
+				return err
+			}
+			ix, err := a.openIndexEmbedded(ctx, indexDir, true, emb, true)
 			if err != nil {
 				return err
 			}
@@ -85,6 +90,7 @@ Interrupting an ingest leaves the index as it was before the file in progress.`,
 			if err != nil {
 				return err
 			}
+			a.warnUnembedded(ctx, ix, emb)
 			if asJSON {
 				return writeJSON(a.stdout, sum)
 			}
@@ -93,6 +99,7 @@ Interrupting an ingest leaves the index as it was before the file in progress.`,
 		},
 	}
 	indexFlag(cmd, &indexDir)
+	embedFlag(cmd, &embedModel)
 	f := cmd.Flags()
 	f.BoolVar(&asJSON, "json", false, "print the summary as JSON")
 	f.BoolVar(&opt.Prune, "prune", false, "remove indexed documents under the given paths whose files no longer exist")

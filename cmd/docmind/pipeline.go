@@ -18,6 +18,7 @@ import (
 type pipelineFlags struct {
 	docs       string
 	index      string
+	embedModel string
 	maxRetries int
 	provider   string
 	model      string
@@ -31,6 +32,7 @@ func (pf *pipelineFlags) register(cmd *cobra.Command) {
 	f := cmd.Flags()
 	f.StringVar(&pf.docs, "docs", "", "folder (or file) of documents to answer from (default: the index built by docmind ingest)")
 	indexFlag(cmd, &pf.index)
+	embedFlag(cmd, &pf.embedModel)
 	f.IntVar(&pf.maxRetries, "max-retries", 2, "judged retries before giving up")
 	f.BoolVar(&pf.noStream, "no-stream", false, "do not stream the draft answer")
 	pf.registerLLM(cmd)
@@ -102,12 +104,19 @@ func (pf *pipelineFlags) registerLLM(cmd *cobra.Command) {
 // location), opened for this command and closed when it ends.
 func (a *app) documentSource(ctx context.Context, pf *pipelineFlags) (docmind.Option, error) {
 	if pf.docs == "" {
-		ix, err := a.openIndex(ctx, pf.index, false)
+		emb, err := a.embedding(providers.Config{Provider: pf.provider, BaseURL: pf.baseURL, Timeout: pf.timeout, EmbedModel: pf.embedModel})
+		if err != nil {
+			return nil, err
+		}
+		ix, err := a.openIndexEmbedded(ctx, pf.index, false, emb, false)
 		if err != nil {
 			return nil, err
 		}
 		a.closers = append(a.closers, func() { ix.Close() })
 		return docmind.WithRetriever(index.NewRetriever(index.NewStore(ix))), nil
+	}
+	if pf.embedModel != "" {
+		fmt.Fprintln(a.stderr, "docmind: --embed-model applies to the index; --docs answers with BM25 only")
 	}
 	sections, rep, err := docmind.LoadDocuments(ctx, pf.docs)
 	if err != nil {

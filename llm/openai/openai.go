@@ -15,6 +15,10 @@
 // A Model makes one attempt per call; wrap it with llm.WithRetry for
 // retries (llm/providers does).
 //
+// A Model is also a langchaingo embeddings client (CreateEmbedding over
+// POST /embeddings, model set with WithEmbeddingModel), so
+// embeddings.NewEmbedder(m) gives an embeddings.Embedder.
+//
 // Temperature 0: go-openai omits a zero temperature from the request
 // (omitempty), which would leave the server's default (usually 1). An
 // explicit llms.WithTemperature(0) is therefore sent as ZeroTemperature, a
@@ -36,9 +40,11 @@ import (
 	"time"
 
 	sdk "github.com/sashabaranov/go-openai"
+	"github.com/tmc/langchaingo/embeddings"
 	"github.com/tmc/langchaingo/llms"
 
 	"github.com/docmind/docmind/llm"
+	"github.com/docmind/docmind/schema"
 )
 
 // DefaultBaseURL is OpenAI's API.
@@ -55,10 +61,12 @@ type Model struct {
 	endpoint string
 	legacy   bool
 	noUsage  bool
+	embed    string
 }
 
 type options struct {
 	apiKey, baseURL, model, org, endpoint string
+	embedModel                            string
 	httpClient                            *http.Client
 	legacy                                *bool
 	noStreamUsage                         bool
@@ -76,6 +84,10 @@ func WithBaseURL(u string) Option { return func(o *options) { o.baseURL = u } }
 
 // WithModel sets the default model; llms.WithModel overrides it per call.
 func WithModel(m string) Option { return func(o *options) { o.model = m } }
+
+// WithEmbeddingModel sets the model CreateEmbedding uses (for example
+// "text-embedding-3-small" or, on Ollama's /v1, "nomic-embed-text").
+func WithEmbeddingModel(m string) Option { return func(o *options) { o.embedModel = m } }
 
 // WithOrganization sets the OpenAI-Organization header.
 func WithOrganization(org string) Option { return func(o *options) { o.org = org } }
@@ -136,6 +148,7 @@ func New(opts ...Option) (*Model, error) {
 		endpoint: o.endpoint,
 		legacy:   legacy,
 		noUsage:  o.noStreamUsage,
+		embed:    o.embedModel,
 	}, nil
 }
 
@@ -145,7 +158,56 @@ func (m *Model) Endpoint() string { return m.endpoint }
 // ModelName returns the default model.
 func (m *Model) ModelName() string { return m.model }
 
-var _ llms.Model = (*Model)(nil)
+// EmbeddingModelName returns the model CreateEmbedding uses.
+func (m *Model) EmbeddingModelName() string { return m.embed }
+
+var (
+	_ llms.Model                = (*Model)(nil)
+	_ embeddings.EmbedderClient = (*Model)(nil)
+)
+
+// CreateEmbedding implements langchaingo's embeddings.EmbedderClient over
+// POST /embeddings with the model of WithEmbeddingModel, so
+// embeddings.NewEmbedder(m) works. It makes one attempt; errors are typed
+// as GenerateContent's are (wrap with llm.WithEmbeddingRetry for
+// retries). The tokens the endpoint reports are recorded with
+// schema.RecordUsage as one call.
+func (m *Model) CreateEmbedding(ctx context.Context, texts []string) ([][]float32, error) {
+	if m.embed == "" {
+		return nil, errors.New("openai: no embedding model configured (set --embed-model or DOCMIND_EMBED_MODEL)")
+	}
+	if len(texts) == 0 {
+		return nil, nil
+	}
+	info := &respInfo{}
+	ctx = context.WithValue(ctx, respInfoKey{}, info)
+	resp, err := m.client.CreateEmbeddings(ctx, sdk.EmbeddingRequestStrings{Input: texts, Model: sdk.EmbeddingModel(m.embed)})
+	if err != nil {
+		return nil, m.wrapErr(ctx, err, info)
+	}
+	if len(resp.Data) != len(texts) {
+		return nil, fmt.Errorf("%s returned %d embeddings for %d texts", m.endpoint, len(resp.Data), len(texts))
+	}
+	out := make([][]float32, len(texts))
+	for i, d := range resp.Data {
+		// Servers send the vectors in input order with their index; trust
+		// the index when it is usable.
+		j := d.Index
+		if j < 0 || j >= len(out) || out[j] != nil {
+			j = i
+		}
+		if out[j] != nil || len(d.Embedding) == 0 {
+			return nil, fmt.Errorf("%s returned a malformed embeddings reply (empty or repeated vector at %d)", m.endpoint, i)
+		}
+		out[j] = d.Embedding
+	}
+	u := schema.Usage{Calls: 1, PromptTokens: resp.Usage.PromptTokens, TotalTokens: resp.Usage.TotalTokens}
+	if u.TotalTokens == 0 {
+		u.TotalTokens = u.PromptTokens
+	}
+	schema.RecordUsage(ctx, u)
+	return out, nil
+}
 
 // Call implements llms.Model.
 func (m *Model) Call(ctx context.Context, prompt string, options ...llms.CallOption) (string, error) {

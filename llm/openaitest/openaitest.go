@@ -1,6 +1,8 @@
 // Package openaitest runs an in-process, scripted OpenAI-compatible chat
-// completions server for tests. It speaks the wire format of
+// completions and embeddings server for tests. It speaks the wire format of
 // POST /v1/chat/completions (plain JSON and server-sent-event streaming)
+// and POST /v1/embeddings (deterministic HashEmbedding vectors of a
+// configurable dimension, see RouteEmbeddings and SetEmbeddingDim)
 // using the request and response types of github.com/sashabaranov/go-openai,
 // so any OpenAI client — DocMind's llm/openai adapter, langchaingo's openai
 // client, curl — can be pointed at it with a base URL.
@@ -88,10 +90,13 @@ func RetryAfter(v string) http.Header {
 
 // Request is one captured request.
 type Request struct {
-	// Route is the json_schema name, or RouteGenerate.
+	// Route is the json_schema name, RouteGenerate or RouteEmbeddings.
 	Route string
-	// Body is the decoded request.
+	// Body is the decoded request; of an embeddings request only Model is
+	// set.
 	Body openai.ChatCompletionRequest
+	// Inputs are the texts of an embeddings request.
+	Inputs []string
 	// Raw is the request body as sent; use it to check which JSON keys a
 	// client sent (for example that "temperature" is absent).
 	Raw []byte
@@ -113,6 +118,11 @@ func (r Request) HasKey(key string) bool {
 // prefixed with its role; handy for assertions about prompts.
 func (r Request) Text() string {
 	var b strings.Builder
+	for _, in := range r.Inputs {
+		b.WriteString("input: ")
+		b.WriteString(in)
+		b.WriteString("\n")
+	}
 	for _, m := range r.Body.Messages {
 		b.WriteString(m.Role)
 		b.WriteString(": ")
@@ -142,6 +152,7 @@ type Server struct {
 	respond  Responder
 	requests []Request
 	counts   map[string]int
+	embedDim int
 }
 
 // New starts a server; it is closed when the test ends.
@@ -155,6 +166,8 @@ func New(t testing.TB) *Server {
 	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /v1/chat/completions", s.handleChat)
+	mux.HandleFunc("POST /v1/embeddings", s.handleEmbeddings)
+	mux.HandleFunc("POST /embeddings", s.handleEmbeddings)
 	s.srv = httptest.NewServer(mux)
 	s.URL = s.srv.URL + "/v1"
 	t.Cleanup(s.Close)
@@ -236,6 +249,12 @@ func RouteOf(req openai.ChatCompletionRequest) string {
 }
 
 func (s *Server) next(req Request) (Reply, bool) {
+	return s.nextReply(req, true)
+}
+
+// nextReply records req and returns its queued or Always reply, else (when
+// useRespond) the Responder's.
+func (s *Server) nextReply(req Request, useRespond bool) (Reply, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.requests = append(s.requests, req)
@@ -247,7 +266,7 @@ func (s *Server) next(req Request) (Reply, bool) {
 	if r, ok := s.fallback[req.Route]; ok {
 		return r, true
 	}
-	if s.respond != nil {
+	if s.respond != nil && useRespond {
 		return s.respond(req), true
 	}
 	return Reply{}, false
@@ -271,30 +290,8 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, fmt.Sprintf("openaitest: no reply scripted for route %q", req.Route))
 		return
 	}
-	if reply.Delay > 0 && !sleep(r, reply.Delay) {
-		return
-	}
-	for k, vs := range reply.Header {
-		for _, v := range vs {
-			w.Header().Add(k, v)
-		}
-	}
-	status := reply.Status
-	if status == 0 {
-		status = http.StatusOK
-	}
-	if reply.Body != "" {
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(status)
-		_, _ = io.WriteString(w, reply.Body)
-		return
-	}
-	if status >= 300 {
-		msg := reply.Message
-		if msg == "" {
-			msg = http.StatusText(status)
-		}
-		writeError(w, status, msg)
+	status, done := writeScripted(w, r, reply)
+	if done {
 		return
 	}
 	model := reply.Model
@@ -414,6 +411,40 @@ func defaultUsage(body openai.ChatCompletionRequest, content string) openai.Usag
 	}
 	completion := len(strings.Fields(content))
 	return openai.Usage{PromptTokens: prompt, CompletionTokens: completion, TotalTokens: prompt + completion}
+}
+
+// writeScripted handles the parts of a reply common to every route: the
+// delay, the headers, a verbatim Body and an error status. It returns the
+// status to send and whether the response is already written (or the
+// client gone).
+func writeScripted(w http.ResponseWriter, r *http.Request, reply Reply) (status int, done bool) {
+	if reply.Delay > 0 && !sleep(r, reply.Delay) {
+		return 0, true
+	}
+	for k, vs := range reply.Header {
+		for _, v := range vs {
+			w.Header().Add(k, v)
+		}
+	}
+	status = reply.Status
+	if status == 0 {
+		status = http.StatusOK
+	}
+	if reply.Body != "" {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(status)
+		_, _ = io.WriteString(w, reply.Body)
+		return status, true
+	}
+	if status >= 300 {
+		msg := reply.Message
+		if msg == "" {
+			msg = http.StatusText(status)
+		}
+		writeError(w, status, msg)
+		return status, true
+	}
+	return status, false
 }
 
 func writeError(w http.ResponseWriter, status int, msg string) {

@@ -3,7 +3,8 @@
 // ANTHROPIC_API_KEY, OLLAMA_HOST, DOCMIND_MODEL and DOCMIND_JUDGE_MODEL,
 // overridden by explicit flags (provider, model, judge model, base URL,
 // timeout). With nothing configured it returns no models, and DocMind runs
-// its offline engine.
+// its offline engine. EmbedderFromEnv likewise builds the optional
+// embedder for hybrid (BM25 + dense) retrieval from DOCMIND_EMBED_MODEL.
 //
 // Every model it returns is wrapped with llm.Retry (transient failures
 // retried with backoff, one-line errors). OpenAI and OpenAI-compatible
@@ -70,6 +71,10 @@ type Config struct {
 	BaseURL string
 	// APIKey overrides OPENAI_API_KEY or ANTHROPIC_API_KEY.
 	APIKey string
+	// EmbedModel is the embedding model for EmbedderFromEnv (for example
+	// "text-embedding-3-small" or "nomic-embed-text"); default
+	// DOCMIND_EMBED_MODEL; none means no embeddings (BM25 only).
+	EmbedModel string
 	// Timeout bounds each LLM call; 0 means DefaultTimeout.
 	Timeout time.Duration
 	// Retry tunes retries (attempts, delays, sleep for tests); its Timeout
@@ -139,25 +144,16 @@ func FromEnv(getenv func(string) string, cfg Config) (Models, error) {
 	}
 	name := firstNonEmpty(cfg.Model, env("DOCMIND_MODEL"), defaultModels[provider])
 	judgeName := firstNonEmpty(cfg.JudgeModel, env("DOCMIND_JUDGE_MODEL"), name)
-	timeout := cfg.Timeout
-	if timeout <= 0 {
-		timeout = DefaultTimeout
-	}
 
 	var build func(model string) (llms.Model, error)
 	var endpoint string
 	switch provider {
 	case OpenAI:
-		baseURL := firstNonEmpty(cfg.BaseURL, env("OPENAI_BASE_URL"), openai.DefaultBaseURL)
-		key := firstNonEmpty(cfg.APIKey, env("OPENAI_API_KEY"))
-		if key == "" && isOfficialOpenAI(baseURL) {
-			return Models{}, errors.New("OPENAI_API_KEY is not set (needed for api.openai.com; set OPENAI_BASE_URL for a local server)")
-		}
-		probe, err := openai.New(openai.WithBaseURL(baseURL))
+		baseURL, key, ep, err := openAISettings(cfg, env)
 		if err != nil {
-			return Models{}, fmt.Errorf("OPENAI_BASE_URL: %w", err)
+			return Models{}, err
 		}
-		endpoint = probe.Endpoint()
+		endpoint = ep
 		build = func(model string) (llms.Model, error) {
 			return openai.New(openai.WithBaseURL(baseURL), openai.WithAPIKey(key), openai.WithModel(model),
 				openai.WithHTTPClient(&http.Client{Transport: cfg.Transport}))
@@ -185,9 +181,7 @@ func FromEnv(getenv func(string) string, cfg Config) (Models, error) {
 		}
 	}
 
-	policy := cfg.Retry
-	policy.Timeout = timeout
-	policy.Endpoint = endpoint
+	policy := retryPolicy(cfg, endpoint)
 	wrap := func(model string) (llms.Model, error) {
 		m, err := build(model)
 		if err != nil {
@@ -206,6 +200,32 @@ func FromEnv(getenv func(string) string, cfg Config) (Models, error) {
 		}
 	}
 	return Models{Main: main, Judge: judge, Provider: provider, Name: name, JudgeName: judgeName, Endpoint: endpoint}, nil
+}
+
+// retryPolicy is cfg.Retry with the timeout and endpoint filled in.
+func retryPolicy(cfg Config, endpoint string) llm.RetryPolicy {
+	p := cfg.Retry
+	p.Timeout = cfg.Timeout
+	if p.Timeout <= 0 {
+		p.Timeout = DefaultTimeout
+	}
+	p.Endpoint = endpoint
+	return p
+}
+
+// openAISettings resolves the base URL, API key and endpoint name of an
+// OpenAI-compatible provider from cfg and the environment.
+func openAISettings(cfg Config, env func(string) string) (baseURL, key, endpoint string, err error) {
+	baseURL = firstNonEmpty(cfg.BaseURL, env("OPENAI_BASE_URL"), openai.DefaultBaseURL)
+	key = firstNonEmpty(cfg.APIKey, env("OPENAI_API_KEY"))
+	if key == "" && isOfficialOpenAI(baseURL) {
+		return "", "", "", errors.New("OPENAI_API_KEY is not set (needed for api.openai.com; set OPENAI_BASE_URL for a local server)")
+	}
+	probe, err := openai.New(openai.WithBaseURL(baseURL))
+	if err != nil {
+		return "", "", "", fmt.Errorf("OPENAI_BASE_URL: %w", err)
+	}
+	return baseURL, key, probe.Endpoint(), nil
 }
 
 // OllamaURL reads OLLAMA_HOST the way the ollama CLI does: "host",

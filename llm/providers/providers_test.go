@@ -58,14 +58,8 @@ func TestFromEnvSelection(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := providers.FromEnv(envOf(tc.env), tc.cfg)
-			if tc.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
-					t.Fatalf("err = %v, want %q", err, tc.wantErr)
-				}
+			if checkErr(t, err, tc.wantErr) {
 				return
-			}
-			if err != nil {
-				t.Fatal(err)
 			}
 			if tc.wantProvider == "" {
 				if !got.Offline() || got.Judge != nil || !strings.HasPrefix(got.Describe(), "offline mode") {
