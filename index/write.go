@@ -344,6 +344,25 @@ func (ix *Index) DeleteDocument(ctx context.Context, path string) (ok bool, err 
 	return true, nil
 }
 
+// MissingVectors reports whether the index has an embedder and the document
+// at path has a section without a vector: it was ingested before an
+// embedding model was configured and needs its vectors added. It is false
+// when no embedder is configured or the document is absent.
+func (ix *Index) MissingVectors(ctx context.Context, path string) (bool, error) {
+	if ix.embedder == nil {
+		return false, nil
+	}
+	var missing bool
+	err := ix.db.QueryRowContext(ctx, `SELECT EXISTS(
+		SELECT 1 FROM sections s JOIN documents d ON d.id = s.doc_id
+		LEFT JOIN vectors v ON v.section = s.id
+		WHERE d.path = ? AND v.section IS NULL)`, path).Scan(&missing)
+	if err != nil {
+		return false, fmt.Errorf("check vectors of %s in index %s: %w", path, ix.path, err)
+	}
+	return missing, nil
+}
+
 // TouchDocument records a new modification time for an unchanged document.
 func (ix *Index) TouchDocument(ctx context.Context, path string, mtime time.Time) error {
 	_, err := ix.db.ExecContext(ctx, `UPDATE documents SET mtime = ? WHERE path = ?`, mtime.UnixNano(), path)

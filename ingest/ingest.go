@@ -293,7 +293,15 @@ func prepareFile(ctx context.Context, ix *index.Index, f file, opt Options) (Res
 	if err != nil {
 		return skip(err.Error())
 	}
+	needVecs := false
 	if found && old.Hash == hash {
+		// A document ingested before an embedding model was set is
+		// re-indexed so that hybrid search sees all of it.
+		if needVecs, err = ix.MissingVectors(ctx, f.path); err != nil {
+			return skip(err.Error())
+		}
+	}
+	if found && old.Hash == hash && !needVecs {
 		if !old.ModTime.Equal(fi.ModTime()) {
 			_ = ix.TouchDocument(ctx, f.path, fi.ModTime())
 		}

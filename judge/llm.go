@@ -136,12 +136,12 @@ func (j *LLM) Judge(ctx context.Context, req schema.JudgeRequest) (*schema.Verdi
 	req.Response = answer
 	g, gerr := j.runGuards(ctx, req, lv)
 	if gerr != nil {
-		return nil, fmt.Errorf("judge: guards: %w", gerr)
+		return nil, fmt.Errorf("checking the answer's facts: %w", gerr)
 	}
 	if err != nil {
 		var pe *llm.ParseError
 		if !errors.As(err, &pe) {
-			return nil, fmt.Errorf("judge: %w", err)
+			return nil, err
 		}
 		v := reject("unverified: the judge's reply could not be parsed after a repair attempt (" + oneLine(pe.Err.Error()) + ")")
 		v.Unverified = true

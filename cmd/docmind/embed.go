@@ -85,8 +85,9 @@ func (a *app) openIndexEmbedded(ctx context.Context, dir string, create bool, em
 	return ix, nil
 }
 
-// warnUnembedded says when some sections of the index have no vectors
-// (they were indexed before an embedding model was used).
+// warnUnembedded says when some sections of the index have no vectors:
+// files indexed before an embedding model was used that this ingest did not
+// cover (the files it covered get their vectors).
 func (a *app) warnUnembedded(ctx context.Context, ix *index.Index, emb providers.Embedding) {
 	if !emb.Enabled() {
 		return
@@ -95,6 +96,6 @@ func (a *app) warnUnembedded(ctx context.Context, ix *index.Index, emb providers
 	if err != nil || st.Vectors >= st.Sections {
 		return
 	}
-	fmt.Fprintf(a.stderr, "docmind: %d of %d sections have no vectors (indexed without --embed-model); dense search covers only the rest. Ingest into a new --index to embed them all.\n",
+	fmt.Fprintf(a.stderr, "docmind: %d of %d sections have no vectors (their files were indexed without --embed-model); dense search covers only the rest. Ingest those files again with --embed-model to embed them.\n",
 		st.Sections-st.Vectors, st.Sections)
 }

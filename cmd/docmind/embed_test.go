@@ -151,3 +151,53 @@ func TestEmbeddingEndpointErrors(t *testing.T) {
 	}
 	assertOneLineError(t, r, "needs an embeddings endpoint")
 }
+
+// An index built without embeddings gets vectors for every section when
+// it is next ingested with an embedding model, even though no file changed:
+// otherwise hybrid search would silently see none of the earlier documents.
+func TestIngestWithEmbeddingsBackfillsEarlierDocuments(t *testing.T) {
+	srv := openaitest.New(t)
+	srv.SetEmbeddingDim(16)
+	dir := t.TempDir()
+	if r := runCLI(t, embedEnv(srv, dir), "ingest", "examples/contract"); r.code != exitOK {
+		t.Fatalf("ingest without embeddings: exit %d: %s", r.code, r.stderr)
+	}
+	if st := statsOf(t, embedEnv(srv, dir)); st.Vectors != 0 || st.Sections == 0 {
+		t.Fatalf("stats before: %+v", st)
+	}
+	r := runCLI(t, embedEnv(srv, dir), "ingest", "--embed-model", "test-embed", "examples/contract")
+	if r.code != exitOK || !strings.HasPrefix(r.stdout, "2 indexed") {
+		t.Fatalf("ingest with embeddings: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	st := statsOf(t, embedEnv(srv, dir))
+	if st.EmbeddingModel != "test-embed" || st.Vectors != st.Sections {
+		t.Fatalf("stats after: %+v, want every section embedded", st)
+	}
+	// Now complete: the next ingest has nothing to do.
+	before := srv.Calls(openaitest.RouteEmbeddings)
+	r = runCLI(t, embedEnv(srv, dir), "ingest", "--embed-model", "test-embed", "examples/contract")
+	if r.code != exitOK || !strings.HasPrefix(r.stdout, "0 indexed, 2 unchanged") || srv.Calls(openaitest.RouteEmbeddings) != before {
+		t.Errorf("third ingest: exit %d, %d embeddings calls\n%s", r.code, srv.Calls(openaitest.RouteEmbeddings)-before, r.stdout)
+	}
+}
+
+// Ingesting only some files with an embedding model says how many sections
+// of the others still lack vectors, and how to fix it.
+func TestIngestWarnsAboutOtherUnembeddedFiles(t *testing.T) {
+	srv := openaitest.New(t)
+	dir := t.TempDir()
+	if r := runCLI(t, embedEnv(srv, dir), "ingest", "examples/contract"); r.code != exitOK {
+		t.Fatalf("ingest: exit %d: %s", r.code, r.stderr)
+	}
+	r := runCLI(t, embedEnv(srv, dir), "ingest", "--embed-model", "test-embed", "examples/contract/master-services-agreement.md")
+	if r.code != exitOK {
+		t.Fatalf("partial ingest: exit %d: %s", r.code, r.stderr)
+	}
+	st := statsOf(t, embedEnv(srv, dir))
+	if st.Vectors == 0 || st.Vectors >= st.Sections {
+		t.Fatalf("stats %+v: want only msa.md embedded", st)
+	}
+	if !strings.Contains(r.stderr, "sections have no vectors") || !strings.Contains(r.stderr, "Ingest those files again with --embed-model") {
+		t.Errorf("no warning about the other file:\n%s", r.stderr)
+	}
+}
