@@ -43,6 +43,24 @@ var ErrAwaitingReview = errors.New("the run is waiting for review; approve or re
 // without stages (one that only reads the ledger and finishes reviews).
 var ErrNoPipeline = errors.New("no pipeline configured (documents and stages are needed to run questions)")
 
+// ErrRunBusy is returned when another process (or goroutine) advanced the
+// same run while this one was running it: two resumes, or two reviewers,
+// of one run. The other saved the step this one was about to save, so
+// this one stops and records nothing over the other's work.
+var ErrRunBusy = errors.New("another process is running it and saved the next step first; this one stopped")
+
+// busyError is ErrRunBusy with the step that was taken.
+type busyError struct {
+	step int
+	node string
+}
+
+func (e *busyError) Error() string {
+	return fmt.Sprintf("%s (step %d, %s)", ErrRunBusy, e.step, e.node)
+}
+
+func (e *busyError) Is(target error) bool { return target == ErrRunBusy }
+
 // errPause stops the runner after the judge checkpoint of a run that needs
 // review.
 var errPause = errors.New("paused for review")
@@ -281,6 +299,9 @@ func AfterStep(ctx context.Context, step chains.Step) error {
 		State: step.State, Duration: step.Duration, Usage: step.Usage,
 	}
 	if err := rec.m.cfg.Store.Put(ctx, cp); err != nil {
+		if errors.Is(err, checkpoint.ErrExists) {
+			return &busyError{step: cp.Step, node: cp.Node}
+		}
 		return err
 	}
 	rec.saved++
@@ -313,6 +334,16 @@ func (m *Manager) needsReview(step chains.Step) bool {
 
 // finish records how a run ended.
 func (m *Manager) finish(ctx context.Context, run checkpoint.Run, st *schema.State, runErr error) (*Result, error) {
+	if errors.Is(runErr, ErrRunBusy) {
+		// The run belongs to whoever saved the step first; its outcome is
+		// theirs to record.
+		var be *busyError
+		errors.As(runErr, &be)
+		if saved, err := m.cfg.Store.Run(context.WithoutCancel(ctx), run.ID); err == nil {
+			run = saved
+		}
+		return &Result{Run: run, State: st}, fmt.Errorf("run %s: %w", run.ID, be)
+	}
 	// Record the outcome even when ctx was cancelled.
 	sctx := context.WithoutCancel(ctx)
 	run.Updated = time.Now().UTC()

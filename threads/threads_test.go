@@ -496,3 +496,71 @@ func TestManagerWithoutPipeline(t *testing.T) {
 		t.Fatalf("approve without pipeline: %v, %+v, calls %s", err, done, n)
 	}
 }
+
+// Two resumes of one interrupted run (two processes, each with its own
+// handle on the database): the one that saves the next step first owns the
+// run; the other stops with ErrRunBusy and records nothing over it.
+func TestTwoResumesOfOneRun(t *testing.T) {
+	ctx := context.Background()
+	for name, store := range stores(t) {
+		t.Run(name, func(t *testing.T) {
+			other := store
+			if db, ok := store.(*checkpoint.SQLite); ok {
+				h, err := checkpoint.OpenSQLite(ctx, db.Path())
+				if err != nil {
+					t.Fatal(err)
+				}
+				t.Cleanup(func() { h.Close() })
+				other = h
+			}
+			cfg, n := pipeline(grounded(0.9))
+			fail := &atomic.Int32{}
+			fail.Store(1)
+			cfg.Generator = generator{n: n, fail: fail}
+			failed, err := newManager(t, store, cfg).Ask(ctx, "t", "What are the late payment penalties?")
+			if err == nil || failed.Run.Status != checkpoint.StatusFailed {
+				t.Fatalf("first Ask: %v", err)
+			}
+
+			// A resumes and stalls in generate.
+			cfgA, nA := pipeline(grounded(0.9))
+			block := make(chan struct{})
+			cfgA.Generator = generator{n: nA, block: block}
+			var resA *Result
+			var errA error
+			doneA := make(chan struct{})
+			go func() {
+				defer close(doneA)
+				resA, errA = newManager(t, store, cfgA).Resume(ctx, failed.Run.ID)
+			}()
+			for nA.generate.Load() == 0 {
+				select {
+				case <-doneA:
+					t.Fatalf("A returned before generating: %v", errA)
+				default:
+				}
+			}
+			// B resumes the same run and finishes it.
+			cfgB, _ := pipeline(grounded(0.9))
+			resB, err := newManager(t, other, cfgB).Resume(ctx, failed.Run.ID)
+			if err != nil || resB.Run.Status != checkpoint.StatusDone {
+				t.Fatalf("B: %v", err)
+			}
+			close(block)
+			<-doneA
+			if !errors.Is(errA, ErrRunBusy) || !strings.Contains(errA.Error(), "(step 3, generate)") {
+				t.Fatalf("A: %v, want ErrRunBusy at step 3", errA)
+			}
+			run, cps, err := newManager(t, store, cfg).History(ctx, failed.Run.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if run.Status != checkpoint.StatusDone || run.Error != "" || run.Answer != resB.Answer() || len(cps) != 6 {
+				t.Fatalf("after both: %+v, %d checkpoints", run, len(cps))
+			}
+			if resA == nil || resA.Run.Status != checkpoint.StatusDone {
+				t.Errorf("A's result should show the run as B left it: %+v", resA)
+			}
+		})
+	}
+}
