@@ -97,7 +97,10 @@ func (c *config) fillDefaults() error {
 		// the whole corpus lets the judge weight the question's terms by
 		// their rarity in it (a term no document mentions cannot be addressed)
 		var opts []judge.Option
-		if len(c.sections) > 0 {
+		switch {
+		case c.corpus != nil:
+			opts = append(opts, judge.WithCorpusStats(c.corpus))
+		case len(c.sections) > 0:
 			opts = append(opts, judge.WithCorpus(c.sections))
 		}
 		c.judge = judge.NewDeterministic(opts...)

@@ -26,6 +26,7 @@ import (
 	"strings"
 
 	"github.com/docmind/docmind/chains"
+	"github.com/docmind/docmind/judge"
 	"github.com/docmind/docmind/schema"
 )
 
@@ -128,6 +129,7 @@ type config struct {
 	generator  schema.Generator
 	judge      schema.Judge
 	sections   []schema.Section
+	corpus     judge.Corpus
 	maxRetries int
 	observer   schema.Observer
 	logger     *slog.Logger
@@ -150,6 +152,15 @@ func WithSections(secs []Section) Option {
 		c.sections = secs
 		return nil
 	}
+}
+
+// WithCorpus gives the offline judge the statistics of the whole corpus
+// that a retriever set with WithRetriever searches, so it weights the
+// question's terms by their rarity in all the documents and recognises a
+// topic none of them mentions (WithSections does this by itself). A
+// persistent index provides them: WithCorpus(ix.Corpus()).
+func WithCorpus(c judge.Corpus) Option {
+	return func(cfg *config) error { cfg.corpus = c; return nil }
 }
 
 // WithDecomposer sets the decomposer.

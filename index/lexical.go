@@ -537,6 +537,54 @@ type queryTerm struct {
 	blobs [][]byte
 }
 
+// readPostings fills the df and postings blobs of every term of qts
+// (sorted by term, distinct) from every segment, and returns the corpus
+// statistics. One statement, so that statistics and postings come from the
+// same snapshot even while a writer merges segments: for every segment and
+// term it returns the block that would hold the term.
+func readPostings(ctx context.Context, q querier, qts []queryTerm) (n, totalLen int64, err error) {
+	if len(qts) == 0 {
+		return 0, 0, nil
+	}
+	args := make([]any, len(qts))
+	for i, t := range qts {
+		args[i] = t.term
+	}
+	rows, err := q.QueryContext(ctx, `WITH q(term) AS (VALUES (?)`+strings.Repeat(",(?)", len(args)-1)+`)
+		SELECT q.term, st.n, st.total_len, b.data
+		FROM lex_stats st CROSS JOIN lex_segments s CROSS JOIN q CROSS JOIN lex_blocks b
+		WHERE st.id = 1 AND b.seg = s.id
+			AND b.first_term = (SELECT max(first_term) FROM lex_blocks WHERE seg = s.id AND first_term <= q.term)
+			AND (b.chunk = 0 OR b.first_term = q.term)`, args...)
+	if err != nil {
+		return 0, 0, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var term string
+		var data []byte
+		if err := rows.Scan(&term, &n, &totalLen, &data); err != nil {
+			return 0, 0, err
+		}
+		i := sort.Search(len(qts), func(i int) bool { return qts[i].term >= term })
+		if i == len(qts) || qts[i].term != term || data == nil {
+			continue
+		}
+		err := decodeBlock(data, func(e blockEntry) bool {
+			if e.term == term {
+				qts[i].df += e.df
+				qts[i].blobs = append(qts[i].blobs, e.data)
+				return false
+			}
+			return e.term < term
+		})
+		if err != nil {
+			return 0, 0, fmt.Errorf("term %q: %w", term, err)
+		}
+	}
+	return n, totalLen, rows.Err()
+}
+
 func (ix *Index) lexical(ctx context.Context, query string, k int, opt SearchOptions) ([]Hit, error) {
 	if k <= 0 {
 		return nil, nil
@@ -556,53 +604,13 @@ func (ix *Index) lexical(ctx context.Context, query string, k int, opt SearchOpt
 	}
 	defer conn.Close()
 	qts := make([]queryTerm, 0, len(tfs))
-	args := make([]any, len(tfs))
-	for i, t := range tfs {
+	for _, t := range tfs {
 		qts = append(qts, queryTerm{term: t.term, qtf: t.tf})
-		args[i] = t.term
 	}
-	// One statement, so that statistics and postings come from the same
-	// snapshot even while a writer merges segments. For every segment and
-	// query term it returns the block that would hold the term.
-	rows, err := conn.QueryContext(ctx, `WITH q(term) AS (VALUES (?)`+strings.Repeat(",(?)", len(args)-1)+`)
-		SELECT q.term, st.n, st.total_len, b.data
-		FROM lex_stats st CROSS JOIN lex_segments s CROSS JOIN q CROSS JOIN lex_blocks b
-		WHERE st.id = 1 AND b.seg = s.id
-			AND b.first_term = (SELECT max(first_term) FROM lex_blocks WHERE seg = s.id AND first_term <= q.term)
-			AND (b.chunk = 0 OR b.first_term = q.term)`, args...)
+	n, totalLen, err := readPostings(ctx, conn, qts)
 	if err != nil {
 		return nil, err
 	}
-	var n, totalLen int64
-	for rows.Next() {
-		var term string
-		var data []byte
-		if err := rows.Scan(&term, &n, &totalLen, &data); err != nil {
-			rows.Close()
-			return nil, err
-		}
-		i := sort.Search(len(qts), func(i int) bool { return qts[i].term >= term })
-		if i == len(qts) || qts[i].term != term || data == nil {
-			continue
-		}
-		err := decodeBlock(data, func(e blockEntry) bool {
-			if e.term == term {
-				qts[i].df += e.df
-				qts[i].blobs = append(qts[i].blobs, e.data)
-				return false
-			}
-			return e.term < term
-		})
-		if err != nil {
-			rows.Close()
-			return nil, fmt.Errorf("term %q: %w", term, err)
-		}
-	}
-	if err := rows.Err(); err != nil {
-		rows.Close()
-		return nil, err
-	}
-	rows.Close()
 	if n == 0 {
 		return nil, nil
 	}
@@ -619,9 +627,15 @@ func (ix *Index) lexical(ctx context.Context, query string, k int, opt SearchOpt
 		acc.touched = acc.touched[:0]
 		ix.accPool.Put(acc)
 	}()
-	unit := 0.0 // score of an average-length section with every term once
+	// unit is the score of an average-length section with every term once:
+	// RelevanceScore is the score over it. A term no section has counts in
+	// it with the weight of the rarest possible term, so a question about
+	// something the documents never mention ("warranty") cannot reach a
+	// relevance floor on its other, common words ("period") alone.
+	unit := 0.0
 	for _, qt := range qts {
 		if qt.df == 0 {
+			unit += math.Log(1+(float64(n)-0.5)/1.5) * float64(qt.qtf)
 			continue
 		}
 		df := min(float64(qt.df), float64(n))

@@ -13,9 +13,17 @@ import (
 // Retriever defaults.
 const (
 	DefaultTopK = 5
-	// DefaultMinRelevance is the relevance floor: sections scoring below it
-	// are never returned.
+	// DefaultMinRelevance is the relevance floor of NewRetriever: sections
+	// scoring below it are never returned. It is low because it must suit
+	// any store's scores.
 	DefaultMinRelevance = 0.1
+	// LexicalMinRelevance is the floor of Index.Retriever for an index
+	// without embeddings, where RelevanceScore is BM25's score over that of
+	// an average section with every question term once. It was chosen on
+	// the development questions over examples/contract (eval/testdata/qa/
+	// contract.jsonl): 0.1 and 0.2 answer unanswerable questions that 0.3
+	// declines, 0.4 starts to decline answerable ones.
+	LexicalMinRelevance = 0.3
 )
 
 // Retriever implements schema.Retriever over any langchaingo
@@ -37,6 +45,19 @@ var _ schema.Retriever = (*Retriever)(nil)
 // NewRetriever returns a retriever over store with the defaults.
 func NewRetriever(store vectorstores.VectorStore) *Retriever {
 	return &Retriever{store: store, TopK: DefaultTopK, MinRelevance: DefaultMinRelevance}
+}
+
+// Retriever returns a retriever over the index with the relevance floor
+// that suits its scores: LexicalMinRelevance for BM25 alone; with
+// embeddings a section's relevance is the larger of its BM25 relevance and
+// its cosine similarity, and the floor stays DefaultMinRelevance, since
+// cosine scales differ from one embedding model to the next.
+func (ix *Index) Retriever() *Retriever {
+	r := NewRetriever(NewStore(ix))
+	if ix.embedder == nil {
+		r.MinRelevance = LexicalMinRelevance
+	}
+	return r
 }
 
 // Retrieve searches the store with the question and each of its

@@ -112,7 +112,35 @@ func WithFactChecks(unsupportedFacts bool) Option {
 // corpus mentions at all ("umbrella insurance" over a contract that never
 // says "umbrella") weighs the most: the documents cannot address it.
 func WithCorpus(sections []schema.Section) Option {
-	return func(d *Deterministic) { d.corpus = NewCorpusStats(sections) }
+	return func(d *Deterministic) { d.corpus = memCorpus{NewCorpusStats(sections)} }
+}
+
+// Corpus is what the judge needs to know of the whole corpus the retriever
+// searches: its size and how many of its sections mention a term. The
+// in-memory CorpusStats (WithCorpus) and a persistent index (index.Corpus)
+// provide it.
+type Corpus interface {
+	// Size returns the number of sections.
+	Size(ctx context.Context) (int, error)
+	// GroupDocFreq returns how many sections mention every stem of term,
+	// each exactly or through a synonym in lex (exactly when lex is nil).
+	GroupDocFreq(ctx context.Context, term string, lex *lexicon.Thesaurus) (int, error)
+}
+
+// WithCorpusStats is WithCorpus for a corpus the judge reads statistics
+// from instead of holding it, such as a persistent index that is too big
+// to load.
+func WithCorpusStats(c Corpus) Option {
+	return func(d *Deterministic) { d.corpus = c }
+}
+
+// memCorpus adapts CorpusStats to Corpus.
+type memCorpus struct{ c *CorpusStats }
+
+func (m memCorpus) Size(context.Context) (int, error) { return m.c.n, nil }
+
+func (m memCorpus) GroupDocFreq(_ context.Context, term string, lex *lexicon.Thesaurus) (int, error) {
+	return m.c.GroupDocFreq(term, lex), nil
 }
 
 // WithThesaurus sets the synonym resource of the key-term check: a
@@ -193,7 +221,7 @@ type Deterministic struct {
 	t                 Thresholds
 	rejectAbstentions bool
 	unsupportedFacts  bool
-	corpus            *CorpusStats
+	corpus            Corpus
 	risk              *RiskModel
 	lex               *lexicon.Thesaurus
 	// maxNovel is WithMaxNovelTerms' limit; negative = off.
@@ -403,7 +431,9 @@ func (d *Deterministic) Score(ctx context.Context, req schema.JudgeRequest) (*As
 	if d.claimGuardsOnly {
 		return a, nil
 	}
-	d.keyTerms(a, req, prep)
+	if err := d.keyTerms(ctx, a, req, prep); err != nil {
+		return nil, err
+	}
 	ci := buildContextIndex(req.Query, req.Sections, prep)
 	scoreNovelty(a, ci.known)
 	computeFeatures(a, ci)
@@ -509,11 +539,11 @@ func (d *Deterministic) unsupportedDetail(ca ClaimAssessment, sections []schema.
 
 // keyTerms checks that the sections the answer rests on mention the
 // question's key terms, and lists the retrieved sections that do not.
-func (d *Deterministic) keyTerms(a *Assessment, req schema.JudgeRequest, prep []preparedSection) {
+func (d *Deterministic) keyTerms(ctx context.Context, a *Assessment, req schema.JudgeRequest, prep []preparedSection) error {
 	a.KeyTerms = QuestionKeyTerms(req.Query, req.Decomposition)
 	a.KeyTermCoverage = 1
 	if len(a.KeyTerms) == 0 {
-		return
+		return nil
 	}
 	supporting := map[int]bool{}
 	for _, c := range a.Claims {
@@ -534,14 +564,25 @@ func (d *Deterministic) keyTerms(a *Assessment, req schema.JudgeRequest, prep []
 	weights := make([]float64, len(a.KeyTerms))
 	stems := make([][]string, len(a.KeyTerms))
 	n := float64(len(prep))
+	var corpusDF []int // per key term, when the judge knows the corpus
 	if d.corpus != nil {
-		n = float64(d.corpus.n)
+		size, err := d.corpus.Size(ctx)
+		if err != nil {
+			return fmt.Errorf("read the corpus size: %w", err)
+		}
+		n = float64(size)
+		corpusDF = make([]int, len(a.KeyTerms))
 	}
 	for k, term := range a.KeyTerms {
 		stems[k] = textproc.Terms(term)
 		df := 0.0
 		if d.corpus != nil {
-			df = float64(d.corpus.GroupDocFreq(term, d.lex))
+			c, err := d.corpus.GroupDocFreq(ctx, term, d.lex)
+			if err != nil {
+				return fmt.Errorf("count the sections that mention %q: %w", term, err)
+			}
+			corpusDF[k] = c
+			df = float64(c)
 		} else {
 			for i := range prep {
 				if d.mentions(stems[k], &prep[i]) != lexicon.NoMatch {
@@ -572,7 +613,7 @@ func (d *Deterministic) keyTerms(a *Assessment, req schema.JudgeRequest, prep []
 	// ("restriction last") are too loose to judge this way.
 	if d.corpus != nil && d.lex != nil {
 		for k, term := range a.KeyTerms {
-			if len(stems[k]) == 1 && !hasDigit(stems[k][0]) && d.corpus.GroupDocFreq(term, d.lex) == 0 {
+			if len(stems[k]) == 1 && !hasDigit(stems[k][0]) && corpusDF[k] == 0 {
 				a.AbsentKeyTerms = append(a.AbsentKeyTerms, term)
 			}
 		}
@@ -594,6 +635,7 @@ func (d *Deterministic) keyTerms(a *Assessment, req schema.JudgeRequest, prep []
 		}
 		a.Issues = append(a.Issues, Issue{IssueUnaddressed, -1, detail})
 	}
+	return nil
 }
 
 // mentions says whether a section mentions every stem of a key term, and

@@ -8,7 +8,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/docmind/docmind"
-	"github.com/docmind/docmind/index"
 	"github.com/docmind/docmind/llm/providers"
 	"github.com/docmind/docmind/schema"
 )
@@ -44,7 +43,7 @@ func (a *app) buildPipeline(ctx context.Context, cmd *cobra.Command, pf *pipelin
 	if pf.maxRetries < 0 {
 		return nil, usageError{cmd: cmd.Name(), err: fmt.Errorf("--max-retries must be 0 or more, got %d", pf.maxRetries)}
 	}
-	source, err := a.documentSource(ctx, pf)
+	sources, err := a.documentSource(ctx, pf)
 	if err != nil {
 		return nil, err
 	}
@@ -53,11 +52,10 @@ func (a *app) buildPipeline(ctx context.Context, cmd *cobra.Command, pf *pipelin
 		return nil, err
 	}
 
-	opts := []docmind.Option{
-		source,
+	opts := append(sources,
 		docmind.WithMaxRetries(pf.maxRetries),
 		docmind.WithLogger(a.logger()),
-	}
+	)
 	if obs != nil {
 		opts = append(opts, docmind.WithObserver(obs))
 	}
@@ -102,7 +100,7 @@ func (pf *pipelineFlags) registerLLM(cmd *cobra.Command) {
 // documentSource returns where answers come from: the documents of --docs,
 // loaded for this run, or else the persistent index (--index or the default
 // location), opened for this command and closed when it ends.
-func (a *app) documentSource(ctx context.Context, pf *pipelineFlags) (docmind.Option, error) {
+func (a *app) documentSource(ctx context.Context, pf *pipelineFlags) ([]docmind.Option, error) {
 	if pf.docs == "" {
 		emb, err := a.embedding(providers.Config{Provider: pf.provider, BaseURL: pf.baseURL, Timeout: pf.timeout, EmbedModel: pf.embedModel})
 		if err != nil {
@@ -113,7 +111,9 @@ func (a *app) documentSource(ctx context.Context, pf *pipelineFlags) (docmind.Op
 			return nil, err
 		}
 		a.closers = append(a.closers, func() { ix.Close() })
-		return docmind.WithRetriever(index.NewRetriever(index.NewStore(ix))), nil
+		// the judge weighs the question's terms by their rarity in the whole
+		// index, as it does over the sections of --docs
+		return []docmind.Option{docmind.WithRetriever(ix.Retriever()), docmind.WithCorpus(ix.Corpus())}, nil
 	}
 	if pf.embedModel != "" {
 		fmt.Fprintln(a.stderr, "docmind: --embed-model applies to the index; --docs answers with BM25 only")
@@ -131,5 +131,5 @@ func (a *app) documentSource(ctx context.Context, pf *pipelineFlags) (docmind.Op
 			fmt.Fprintf(a.stderr, "docmind: skipped %d of %d files (run with -v to see why)\n", n, n+len(rep.Files))
 		}
 	}
-	return docmind.WithSections(sections), nil
+	return []docmind.Option{docmind.WithSections(sections)}, nil
 }

@@ -1,0 +1,236 @@
+package index
+
+import (
+	"context"
+	"fmt"
+	"math/bits"
+	"slices"
+
+	"github.com/docmind/docmind/lexicon"
+	"github.com/docmind/docmind/textproc"
+)
+
+// phraseVerifyLimit is how many candidate sections of a synonym phrase are
+// read to check that the phrase really occurs (its words in order); beyond
+// it every candidate counts, which can only overstate how common a term is.
+const phraseVerifyLimit = 256
+
+// Corpus gives the judge the statistics of the whole index (it implements
+// judge.Corpus): how many sections the index holds and how many of them
+// mention a term, exactly or through a synonym, read from the postings
+// without loading the corpus. It is safe for concurrent use.
+type Corpus struct{ ix *Index }
+
+// Corpus returns the index's corpus statistics.
+func (ix *Index) Corpus() *Corpus { return &Corpus{ix: ix} }
+
+// Size returns the number of sections in the index.
+func (c *Corpus) Size(ctx context.Context) (int, error) {
+	var n int
+	if err := c.ix.db.QueryRowContext(ctx, `SELECT n FROM lex_stats WHERE id = 1`).Scan(&n); err != nil {
+		return 0, fmt.Errorf("index %s: read the number of sections: %w", c.ix.path, err)
+	}
+	return n, nil
+}
+
+// GroupDocFreq returns how many sections mention every stem of term, each
+// either exactly or through a synonym in lex (a synonym phrase must occur
+// as consecutive words); with a nil lex, exactly. It agrees with the
+// judge's in-memory CorpusStats.GroupDocFreq over the same sections.
+func (c *Corpus) GroupDocFreq(ctx context.Context, term string, lex *lexicon.Thesaurus) (int, error) {
+	stems := textproc.Terms(term)
+	if len(stems) == 0 {
+		return c.Size(ctx)
+	}
+	n, err := c.groupDocFreq(ctx, stems, lex)
+	if err != nil {
+		return 0, fmt.Errorf("index %s: count the sections that mention %q: %w", c.ix.path, term, err)
+	}
+	return n, nil
+}
+
+// alternative is one way a section can mention a stem: a single indexed
+// term, or a phrase (its indexed terms, all present, and the entry to
+// verify word order with).
+type alternative struct {
+	terms  []string
+	phrase *lexicon.Entry
+}
+
+func (c *Corpus) groupDocFreq(ctx context.Context, stems []string, lex *lexicon.Thesaurus) (int, error) {
+	alts := make([][]alternative, len(stems))
+	need := map[string]bool{}
+	for i, st := range stems {
+		alts[i] = append(alts[i], alternative{terms: []string{st}})
+		need[st] = true
+		for _, e := range lex.Synonyms(st) {
+			terms := textproc.Terms(e.Text) // the words the index holds (no stop words)
+			if len(terms) == 0 {
+				continue
+			}
+			a := alternative{terms: terms}
+			if e.IsPhrase() {
+				a.phrase = &e
+			}
+			alts[i] = append(alts[i], a)
+			for _, t := range terms {
+				need[t] = true
+			}
+		}
+	}
+	conn, err := c.ix.db.Conn(ctx)
+	if err != nil {
+		return 0, err
+	}
+	defer conn.Close()
+	qts := make([]queryTerm, 0, len(need))
+	for t := range need {
+		qts = append(qts, queryTerm{term: t})
+	}
+	slices.SortFunc(qts, func(a, b queryTerm) int {
+		if a.term < b.term {
+			return -1
+		}
+		if a.term > b.term {
+			return 1
+		}
+		return 0
+	})
+	if _, _, err := readPostings(ctx, conn, qts); err != nil {
+		return 0, err
+	}
+	sets := make(map[string]bitset, len(qts))
+	for _, qt := range qts {
+		var set bitset
+		for _, data := range qt.blobs {
+			if err := decodePostings(data, func(p posting) { set = set.add(p.id) }); err != nil {
+				return 0, fmt.Errorf("term %q: %w", qt.term, err)
+			}
+		}
+		sets[qt.term] = set
+	}
+
+	var result bitset
+	for i := range stems {
+		var mentions bitset
+		for _, a := range alts[i] {
+			cand := sets[a.terms[0]].clone()
+			for _, t := range a.terms[1:] {
+				cand = cand.and(sets[t])
+			}
+			if a.phrase != nil {
+				if ids := cand.ids(phraseVerifyLimit + 1); len(ids) > 0 && len(ids) <= phraseVerifyLimit {
+					kept, err := withPhrase(ctx, conn, ids, *a.phrase)
+					if err != nil {
+						return 0, err
+					}
+					cand = nil
+					for _, id := range kept {
+						cand = cand.add(id)
+					}
+				}
+			}
+			mentions = mentions.or(cand)
+		}
+		if i == 0 {
+			result = mentions
+		} else {
+			result = result.and(mentions)
+		}
+		if result.count() == 0 {
+			return 0, nil
+		}
+	}
+	// Postings of deleted sections stay until their segment is merged.
+	dead, err := queryInt64s(ctx, conn, `SELECT section FROM lex_deleted`)
+	if err != nil {
+		return 0, err
+	}
+	for _, id := range dead {
+		result.remove(id)
+	}
+	return result.count(), nil
+}
+
+// withPhrase keeps the sections of ids whose title or content has the
+// phrase as consecutive words.
+func withPhrase(ctx context.Context, q querier, ids []int64, e lexicon.Entry) ([]int64, error) {
+	secs, err := loadSections(ctx, q, ids)
+	if err != nil {
+		return nil, err
+	}
+	var out []int64
+	for _, id := range ids {
+		s, ok := secs[id]
+		if ok && lexicon.NewText(s.Title+"\n"+s.Content).HasEntry(e) {
+			out = append(out, id)
+		}
+	}
+	return out, nil
+}
+
+// bitset is a set of section ids (row ids of sections, dense from 1).
+type bitset []uint64
+
+func (b bitset) add(id int64) bitset {
+	w := int(id >> 6)
+	if w >= len(b) {
+		b = append(b, make([]uint64, w+1-len(b))...)
+	}
+	b[w] |= 1 << (uint(id) & 63)
+	return b
+}
+
+func (b bitset) remove(id int64) {
+	if w := int(id >> 6); w < len(b) {
+		b[w] &^= 1 << (uint(id) & 63)
+	}
+}
+
+func (b bitset) clone() bitset { return append(bitset(nil), b...) }
+
+// and intersects b with o in place.
+func (b bitset) and(o bitset) bitset {
+	if len(o) < len(b) {
+		b = b[:len(o)]
+	}
+	for i := range b {
+		b[i] &= o[i]
+	}
+	return b
+}
+
+// or unites b with o in place.
+func (b bitset) or(o bitset) bitset {
+	if len(o) > len(b) {
+		b = append(b, make([]uint64, len(o)-len(b))...)
+	}
+	for i, w := range o {
+		b[i] |= w
+	}
+	return b
+}
+
+func (b bitset) count() int {
+	n := 0
+	for _, w := range b {
+		n += bits.OnesCount64(w)
+	}
+	return n
+}
+
+// ids lists up to max ids of the set, in order.
+func (b bitset) ids(max int) []int64 {
+	var out []int64
+	for i, w := range b {
+		for w != 0 {
+			if len(out) == max {
+				return out
+			}
+			t := bits.TrailingZeros64(w)
+			out = append(out, int64(i<<6+t))
+			w &= w - 1
+		}
+	}
+	return out
+}

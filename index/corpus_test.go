@@ -1,0 +1,130 @@
+package index_test
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"testing"
+
+	"github.com/docmind/docmind/index"
+	"github.com/docmind/docmind/judge"
+	"github.com/docmind/docmind/lexicon"
+	"github.com/docmind/docmind/schema"
+)
+
+// corpusDocs are short documents whose words reach the thesaurus in every
+// way: exact words, single-word synonyms, synonym phrases in order and out
+// of order ("paid not" is not the phrase "not paid").
+var corpusDocs = map[string][]schema.Section{
+	"a.md": {
+		{Title: "Service Levels", Content: "The Provider guarantees 99.9% availability of the Services."},
+		{Title: "Fees", Content: "Fees are invoiced per annum and are payable within thirty days."},
+		{Title: "Arrears", Content: "Any amount not paid when due accrues interest."},
+	},
+	"b.md": {
+		{Title: "Renewal", Content: "The agreement renews each year unless either party gives notice."},
+		{Title: "Order", Content: "Invoices paid not later than the due date get a discount."},
+		{Title: "Uptime", Content: "Uptime is measured monthly."},
+	},
+	"c.md": {
+		{Title: "Insurance", Content: "The Client carries general liability insurance."},
+		{Title: "Termination", Content: "Either party may cancel with sixty days written notice."},
+	},
+}
+
+var corpusTerms = []string{
+	"uptime", "availability", "annual", "yearly", "unpaid", "overdue", "terminate",
+	"insurance", "umbrella", "umbrella insurance", "liability insurance", "fees payable",
+	"notice", "discount", "interest", "services", "the", "",
+}
+
+func inMemory(docs ...string) []schema.Section {
+	var out []schema.Section
+	for _, d := range docs {
+		out = append(out, corpusDocs[d]...)
+	}
+	return out
+}
+
+// The index's counts agree with the judge's in-memory CorpusStats over the
+// same sections, with and without the thesaurus, before and after a
+// document is deleted (its postings stay until a merge).
+func TestCorpusMatchesInMemoryStats(t *testing.T) {
+	ctx := context.Background()
+	ix, err := index.Open(ctx, filepath.Join(t.TempDir(), index.FileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	for _, path := range []string{"a.md", "b.md", "c.md"} {
+		if err := ix.PutDocument(ctx, index.Document{Path: path, Hash: path}, corpusDocs[path]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var c judge.Corpus = ix.Corpus()
+	check := func(t *testing.T, docs ...string) {
+		t.Helper()
+		mem := judge.NewCorpusStats(inMemory(docs...))
+		size, err := c.Size(ctx)
+		if err != nil || size != len(inMemory(docs...)) {
+			t.Fatalf("Size = %d, %v; want %d", size, err, len(inMemory(docs...)))
+		}
+		for _, lex := range []*lexicon.Thesaurus{lexicon.Default(), nil} {
+			for _, term := range corpusTerms {
+				got, err := c.GroupDocFreq(ctx, term, lex)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if want := mem.GroupDocFreq(term, lex); got != want {
+					t.Errorf("GroupDocFreq(%q, thesaurus %v) = %d, want %d", term, lex != nil, got, want)
+				}
+			}
+		}
+	}
+	check(t, "a.md", "b.md", "c.md")
+	// Spot checks that the comparison is not vacuous.
+	for term, want := range map[string]int{"unpaid": 1, "annual": 2, "uptime": 2, "umbrella": 0, "terminate": 1} {
+		if got, _ := c.GroupDocFreq(ctx, term, lexicon.Default()); got != want {
+			t.Errorf("GroupDocFreq(%q) = %d, want %d", term, got, want)
+		}
+	}
+	if ok, err := ix.DeleteDocument(ctx, "a.md"); !ok || err != nil {
+		t.Fatalf("delete: %v %v", ok, err)
+	}
+	check(t, "b.md", "c.md")
+}
+
+// A judge reading the index's statistics rejects an answer to a question
+// about a topic no document mentions, as it does with the corpus in memory.
+func TestJudgeWithIndexCorpus(t *testing.T) {
+	ctx := context.Background()
+	ix, err := index.Open(ctx, filepath.Join(t.TempDir(), index.FileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	for path, secs := range corpusDocs {
+		if err := ix.PutDocument(ctx, index.Document{Path: path, Hash: path}, secs); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ins := corpusDocs["c.md"][0]
+	ins.Source, ins.Page = "c.md", 1
+	req := schema.JudgeRequest{
+		Query:    "How much umbrella insurance must the Client carry?",
+		Response: fmt.Sprintf("The Client carries general liability insurance (%s).", ins.Citation()),
+		Sections: []schema.Section{ins},
+	}
+	for name, opt := range map[string]judge.Option{
+		"index":     judge.WithCorpusStats(ix.Corpus()),
+		"in memory": judge.WithCorpus(inMemory("a.md", "b.md", "c.md")),
+	} {
+		v, err := judge.NewDeterministic(opt).Judge(ctx, req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v.ShouldReturn {
+			t.Errorf("%s: the judge accepted an answer about umbrella insurance: %s", name, v.Reasoning)
+		}
+	}
+}
