@@ -24,6 +24,9 @@ const (
 	// contract.jsonl): 0.1 and 0.2 answer unanswerable questions that 0.3
 	// declines, 0.4 starts to decline answerable ones.
 	LexicalMinRelevance = 0.3
+	// widenRatio: on a retry, a section scoring at least widenRatio times
+	// the floor may join a set that would otherwise repeat the rejected one.
+	widenRatio = 0.5
 )
 
 // Retriever implements schema.Retriever over any langchaingo
@@ -61,10 +64,13 @@ func (ix *Index) Retriever() *Retriever {
 }
 
 // Retrieve searches the store with the question and each of its
-// sub-queries when the decomposition split it; it fuses the rankings (reciprocal rank fusion), drops excluded
-// sections and those under the relevance floor, and returns the best TopK.
-// Stores cannot be asked to exclude keys in general, so it over-fetches by
-// the number of excluded keys.
+// sub-queries when the decomposition split it; it fuses the rankings
+// (reciprocal rank fusion), drops excluded sections and those under the
+// relevance floor, and returns the best TopK. On a retry it never hands
+// back exactly the set of Feedback.Previous: the best other section (down
+// to half the floor) replaces the weakest, or, when there is none, it
+// returns nothing. Stores cannot be asked to exclude keys in general, so
+// it over-fetches by the number of excluded and previous keys.
 func (r *Retriever) Retrieve(ctx context.Context, req schema.RetrieveRequest) ([]schema.Section, error) {
 	k := r.TopK
 	if k <= 0 {
@@ -76,8 +82,21 @@ func (r *Retriever) Retrieve(ctx context.Context, req schema.RetrieveRequest) ([
 			excluded[key] = true
 		}
 	}
+	// On a retry the pass must not hand back exactly the set just
+	// rejected (schema.Feedback.Previous): candidates down to half the
+	// floor may widen it.
+	prev := map[string]bool{}
+	if req.Attempt > 0 && req.Feedback != nil {
+		for _, key := range req.Feedback.Previous {
+			prev[key] = true
+		}
+	}
+	floor, widenFloor := r.MinRelevance, r.MinRelevance
+	if len(prev) > 0 {
+		widenFloor = r.MinRelevance * widenRatio
+	}
 	queries := retrievalQueries(req)
-	fetch := k + len(excluded)
+	fetch := k + len(excluded) + len(prev)
 	var lists [][]Hit
 	for _, q := range queries {
 		docs, err := r.store.SimilaritySearch(ctx, q, fetch, r.Options...)
@@ -87,19 +106,38 @@ func (r *Retriever) Retrieve(ctx context.Context, req schema.RetrieveRequest) ([
 		var hits []Hit
 		for _, d := range docs {
 			s := SectionFromDocument(d)
-			if excluded[s.Key()] || s.RelevanceScore < r.MinRelevance {
+			if excluded[s.Key()] || s.RelevanceScore < widenFloor {
 				continue
 			}
 			hits = append(hits, Hit{Section: s})
 		}
 		lists = append(lists, hits)
 	}
-	fused := Fuse(k, lists...)
-	out := make([]schema.Section, len(fused))
-	for i, h := range fused {
-		out[i] = h.Section
+	fused := Fuse(fetch, lists...)
+	var out, extra []schema.Section
+	for _, h := range fused {
+		switch {
+		case h.Section.RelevanceScore >= floor && len(out) < k:
+			out = append(out, h.Section)
+		case !prev[h.Section.Key()]:
+			extra = append(extra, h.Section)
+		}
 	}
-	return out, nil
+	if len(prev) == 0 {
+		return out, nil
+	}
+	for _, s := range out {
+		if !prev[s.Key()] {
+			return out, nil // already a different set
+		}
+	}
+	if len(extra) == 0 {
+		return nil, nil // nothing new to show: better no evidence than the same
+	}
+	if len(out) >= k {
+		out = out[:k-1]
+	}
+	return append(out, extra[0]), nil
 }
 
 // retrievalQueries lists the distinct queries for a request: the question

@@ -2,6 +2,7 @@ package index
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 
@@ -151,6 +152,65 @@ func TestRetrieverHonoursRequest(t *testing.T) {
 	}
 	if !found {
 		t.Fatalf("warranty section missing for a two-part question: %+v", got)
+	}
+}
+
+// A retry whose judge rejected no section still gets a different set from
+// the pass it rejected (schema.Feedback.Previous), or nothing.
+func TestRetrieverWidensOnRetry(t *testing.T) {
+	ctx := context.Background()
+	ix, _ := openTest(t)
+	var secs []schema.Section
+	for i, c := range []string{
+		"late payment fee of 1.5% per month",
+		"late payment fee waived for enterprise clients",
+		"payment fee schedule for late invoices",
+		"late delivery fee",
+		"warranty period of twelve months",
+	} {
+		secs = append(secs, schema.Section{Title: "S" + string(rune('A'+i)), Content: c, Page: i + 1})
+	}
+	if err := ix.PutDocument(ctx, Document{Path: "c.txt"}, secs); err != nil {
+		t.Fatal(err)
+	}
+	r := ix.Retriever()
+	r.TopK = 2
+	keys := func(ss []schema.Section) []string {
+		var out []string
+		for _, s := range ss {
+			out = append(out, s.Key())
+		}
+		return out
+	}
+	req := schema.RetrieveRequest{Query: "late payment fee"}
+	first, err := r.Retrieve(ctx, req)
+	if err != nil || len(first) != 2 {
+		t.Fatalf("first pass: %d sections, %v", len(first), err)
+	}
+	seen := map[string]bool{}
+	prev := keys(first)
+	for attempt := 1; attempt <= 3; attempt++ {
+		req.Attempt, req.Feedback = attempt, &schema.Feedback{Previous: prev}
+		got, err := r.Retrieve(ctx, req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) == 0 {
+			break // nothing new left: allowed
+		}
+		if slices.Equal(keys(got), prev) {
+			t.Fatalf("retry %d handed back the rejected set %v", attempt, prev)
+		}
+		for _, s := range got {
+			if strings.Contains(s.Content, "warranty") {
+				t.Fatalf("retry %d widened to an irrelevant section", attempt)
+			}
+			seen[s.Key()] = true
+		}
+		prev = keys(got)
+	}
+	if len(seen) < 3 {
+		t.Errorf("retries reached %d distinct sections, want at least 3 of the 4 relevant ones", len(seen))
 	}
 }
 
