@@ -641,20 +641,7 @@ func olderRuns(ctx context.Context, tx *sql.Tx, n int, unpruned bool) ([]string,
 	if unpruned {
 		q += ` AND pruned = 0`
 	}
-	rows, err := tx.QueryContext(ctx, q, created, created, id)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var ids []string
-	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
-			return nil, err
-		}
-		ids = append(ids, id)
-	}
-	return ids, rows.Err()
+	return sqlitedb.Column[string](ctx, tx, q, created, created, id)
 }
 
 // pruneRun keeps only the run's latest checkpoint and the sections it

@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"math/bits"
 	"slices"
+	"strings"
 
+	"github.com/docmind/docmind/internal/sqlitedb"
 	"github.com/docmind/docmind/lexicon"
 	"github.com/docmind/docmind/textproc"
 )
@@ -87,15 +89,7 @@ func (c *Corpus) groupDocFreq(ctx context.Context, stems []string, lex *lexicon.
 	for t := range need {
 		qts = append(qts, queryTerm{term: t})
 	}
-	slices.SortFunc(qts, func(a, b queryTerm) int {
-		if a.term < b.term {
-			return -1
-		}
-		if a.term > b.term {
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(qts, func(a, b queryTerm) int { return strings.Compare(a.term, b.term) })
 	if _, _, err := readPostings(ctx, conn, qts); err != nil {
 		return 0, err
 	}
@@ -142,7 +136,7 @@ func (c *Corpus) groupDocFreq(ctx context.Context, stems []string, lex *lexicon.
 		}
 	}
 	// Postings of deleted sections stay until their segment is merged.
-	dead, err := queryInt64s(ctx, conn, `SELECT section FROM lex_deleted`)
+	dead, err := sqlitedb.Column[int64](ctx, conn, `SELECT section FROM lex_deleted`)
 	if err != nil {
 		return 0, err
 	}

@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/docmind/docmind/internal/sqlitedb"
 	"github.com/docmind/docmind/schema"
 	"github.com/docmind/docmind/textproc"
 )
@@ -329,35 +330,17 @@ func mergeSegments(ctx context.Context, tx *sql.Tx) error {
 }
 
 func mergeLevel(ctx context.Context, tx *sql.Tx, level int) error {
-	segs, err := queryInt64s(ctx, tx, `SELECT id FROM lex_segments WHERE level = ? ORDER BY id`, level)
+	segs, err := sqlitedb.Column[int64](ctx, tx, `SELECT id FROM lex_segments WHERE level = ? ORDER BY id`, level)
 	if err != nil {
 		return err
 	}
 	return mergeSegmentIDs(ctx, tx, segs)
 }
 
-// queryInt64s returns the single integer column of a query's rows.
-func queryInt64s(ctx context.Context, q querier, query string, args ...any) ([]int64, error) {
-	rows, err := q.QueryContext(ctx, query, args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []int64
-	for rows.Next() {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
-			return nil, err
-		}
-		out = append(out, id)
-	}
-	return out, rows.Err()
-}
-
 // mergeSegmentIDs merges the given segments into one new segment, dropping
 // the postings of deleted sections and their tombstones.
 func mergeSegmentIDs(ctx context.Context, tx *sql.Tx, segs []int64) error {
-	dead, err := queryInt64s(ctx, tx, `SELECT section FROM lex_deleted`)
+	dead, err := sqlitedb.Column[int64](ctx, tx, `SELECT section FROM lex_deleted`)
 	if err != nil {
 		return err
 	}
@@ -463,7 +446,7 @@ func (ix *Index) Optimize(ctx context.Context) error {
 		return fmt.Errorf("optimize index %s: %w", ix.path, err)
 	}
 	defer tx.Rollback()
-	segs, err := queryInt64s(ctx, tx, `SELECT id FROM lex_segments ORDER BY id`)
+	segs, err := sqlitedb.Column[int64](ctx, tx, `SELECT id FROM lex_segments ORDER BY id`)
 	if err != nil {
 		return fmt.Errorf("optimize index %s: %w", ix.path, err)
 	}

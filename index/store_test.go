@@ -81,11 +81,23 @@ func TestStoreRoundTrip(t *testing.T) {
 	}
 }
 
+// putLines indexes one document c.txt with a section per text, titled
+// SA, SB, ... on pages 1, 2, ...
+func putLines(t *testing.T, ix *Index, texts ...string) {
+	t.Helper()
+	var secs []schema.Section
+	for i, c := range texts {
+		secs = append(secs, schema.Section{Title: "S" + string(rune('A'+i)), Content: c, Page: i + 1})
+	}
+	if err := ix.PutDocument(context.Background(), Document{Path: "c.txt"}, secs); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func TestRetrieverHonoursRequest(t *testing.T) {
 	ctx := context.Background()
 	ix, _ := openTest(t)
-	var secs []schema.Section
-	for i, c := range []string{
+	putLines(t, ix,
 		"late payment fee of 1.5% per month",
 		"late payment fee waived for enterprise clients",
 		"payment fee schedule for late invoices",
@@ -93,12 +105,7 @@ func TestRetrieverHonoursRequest(t *testing.T) {
 		"late payment interest and fee",
 		"payment by wire transfer, fee included, never late",
 		"warranty period of twelve months",
-	} {
-		secs = append(secs, schema.Section{Title: "S" + string(rune('A'+i)), Content: c, Page: i + 1})
-	}
-	if err := ix.PutDocument(ctx, Document{Path: "c.txt"}, secs); err != nil {
-		t.Fatal(err)
-	}
+	)
 	r := NewRetriever(NewStore(ix))
 	r.TopK = 3
 	first, err := r.Retrieve(ctx, schema.RetrieveRequest{Query: "late payment fee"})
@@ -160,19 +167,13 @@ func TestRetrieverHonoursRequest(t *testing.T) {
 func TestRetrieverWidensOnRetry(t *testing.T) {
 	ctx := context.Background()
 	ix, _ := openTest(t)
-	var secs []schema.Section
-	for i, c := range []string{
+	putLines(t, ix,
 		"late payment fee of 1.5% per month",
 		"late payment fee waived for enterprise clients",
 		"payment fee schedule for late invoices",
 		"late delivery fee",
 		"warranty period of twelve months",
-	} {
-		secs = append(secs, schema.Section{Title: "S" + string(rune('A'+i)), Content: c, Page: i + 1})
-	}
-	if err := ix.PutDocument(ctx, Document{Path: "c.txt"}, secs); err != nil {
-		t.Fatal(err)
-	}
+	)
 	r := ix.Retriever()
 	r.TopK = 2
 	keys := func(ss []schema.Section) []string {

@@ -337,12 +337,14 @@ func (m *Manager) finish(ctx context.Context, run checkpoint.Run, st *schema.Sta
 	if errors.Is(runErr, ErrRunBusy) {
 		// The run belongs to whoever saved the step first; its outcome is
 		// theirs to record.
-		var be *busyError
-		errors.As(runErr, &be)
+		var busy error = runErr
+		if be := (*busyError)(nil); errors.As(runErr, &be) {
+			busy = be // without the runner's "pipeline: after node" wrapping
+		}
 		if saved, err := m.cfg.Store.Run(context.WithoutCancel(ctx), run.ID); err == nil {
 			run = saved
 		}
-		return &Result{Run: run, State: st}, fmt.Errorf("run %s: %w", run.ID, be)
+		return &Result{Run: run, State: st}, fmt.Errorf("run %s: %w", run.ID, busy)
 	}
 	// Record the outcome even when ctx was cancelled.
 	sctx := context.WithoutCancel(ctx)

@@ -5,6 +5,7 @@
 package sqlitedb
 
 import (
+	"context"
 	"database/sql"
 	"fmt"
 	"net/url"
@@ -35,4 +36,27 @@ func Open(path string, busy time.Duration, pragmas ...string) (*sql.DB, error) {
 	}
 	q.Add("_txlock", "immediate")
 	return sql.Open("sqlite", "file:"+path+"?"+q.Encode())
+}
+
+// Querier is what Column needs: a *sql.DB, *sql.Conn or *sql.Tx.
+type Querier interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+}
+
+// Column returns the single column of a query's rows.
+func Column[T any](ctx context.Context, q Querier, query string, args ...any) ([]T, error) {
+	rows, err := q.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []T
+	for rows.Next() {
+		var v T
+		if err := rows.Scan(&v); err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, rows.Err()
 }
