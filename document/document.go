@@ -47,7 +47,13 @@ type Document struct {
 	// Format is "pdf", "docx", "html", "markdown" or "text".
 	Format string
 	// Title is the document's own title when it declares one.
-	Title  string
+	Title string
+	// Entity is the organisation (or person, product, place) the document
+	// is about when it states one, such as a filing's registrant.
+	Entity string
+	// Period is the period the document covers when it states one, such as
+	// "fiscal year ended May 31, 2023".
+	Period string
 	Blocks []Block
 	// Pages is the number of pages, 0 when the format has none.
 	Pages int

@@ -59,8 +59,24 @@ type Section struct {
 	PageEnd int `json:"page_end,omitempty"`
 	// PageLabel is the printed page label where it differs from Page.
 	PageLabel string `json:"page_label,omitempty"`
+	// PagePrinted is true when the citation's page number (PageLabel, or
+	// Page when PageLabel is empty) is the number printed on the page; false
+	// when it is the 1-based page index in the file.
+	PagePrinted bool `json:"page_printed,omitempty"`
 	// Chunk is the index of this chunk within its heading's text.
 	Chunk int `json:"chunk,omitempty"`
+	// DocTitle is the title of the document the section belongs to (its
+	// declared title, else a title read from its first page, else the file
+	// name without extension).
+	DocTitle string `json:"doc_title,omitempty"`
+	// DocEntity is the organisation (or person, product, place) the whole
+	// document is about when the document states it, such as a filing's
+	// registrant ("Oracle Corporation"); empty when unknown.
+	DocEntity string `json:"doc_entity,omitempty"`
+	// DocPeriod is the period the whole document covers when it states one
+	// ("fiscal year ended May 31, 2023", "quarter ended April 1, 2023");
+	// empty when unknown.
+	DocPeriod string `json:"doc_period,omitempty"`
 	// RelevanceScore is the retriever's score normalised to [0,1].
 	RelevanceScore float64 `json:"relevance_score"`
 }
