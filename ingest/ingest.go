@@ -16,12 +16,12 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"sort"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/docmind/docmind/index"
+	"github.com/docmind/docmind/loader"
 	"github.com/docmind/docmind/schema"
 )
 
@@ -269,23 +269,19 @@ func prepareFile(ctx context.Context, ix *index.Index, f file, opt Options) (Res
 	if f.skip != "" {
 		return skip(f.skip)
 	}
-	fi, err := os.Stat(f.path)
+	max := opt.MaxFileSize
+	if max < 0 {
+		max = 0
+	}
+	data, fi, err := loader.ReadFile(f.path, max)
+	if fi != nil {
+		res.Bytes = fi.Size()
+	}
 	if err != nil {
-		return skip(describeFSError(err))
+		return skip(err.Error())
 	}
-	if !fi.Mode().IsRegular() {
-		return skip("not a regular file")
-	}
-	res.Bytes = fi.Size()
-	if fi.Size() == 0 {
+	if len(data) == 0 {
 		return skip("empty file")
-	}
-	if opt.MaxFileSize > 0 && fi.Size() > opt.MaxFileSize {
-		return skip(fmt.Sprintf("file is %s, larger than the %s limit", humanBytes(fi.Size()), humanBytes(opt.MaxFileSize)))
-	}
-	data, err := os.ReadFile(f.path)
-	if err != nil {
-		return skip(describeFSError(err))
 	}
 	sum := sha256.Sum256(data)
 	hash := hex.EncodeToString(sum[:])
@@ -331,6 +327,19 @@ func prepareFile(ctx context.Context, ix *index.Index, f file, opt Options) (Res
 	return res, doc, kept
 }
 
+// LoaderParser adapts a loader.Loader to Parser: detect the format,
+// parse, and split into sections with the loader's section options — the parsing and
+// sectioning every document path of DocMind shares.
+func LoaderParser(l *loader.Loader) Parser {
+	return ParserFunc(func(ctx context.Context, path string, data []byte) ([]schema.Section, int, string, error) {
+		doc, err := l.Parse(ctx, path, data)
+		if err != nil {
+			return nil, 0, "", err
+		}
+		return l.Split(doc), doc.Pages, doc.Format, nil
+	})
+}
+
 // safeParse calls the parser, turning a panic into an error.
 func safeParse(ctx context.Context, p Parser, path string, data []byte) (secs []schema.Section, pages int, format string, err error) {
 	defer func() {
@@ -341,35 +350,9 @@ func safeParse(ctx context.Context, p Parser, path string, data []byte) (secs []
 	return p.Parse(ctx, path, data)
 }
 
-func describeFSError(err error) string {
-	switch {
-	case errors.Is(err, fs.ErrPermission):
-		return "permission denied"
-	case errors.Is(err, fs.ErrNotExist):
-		return "file not found"
-	}
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return pe.Err.Error()
-	}
-	return err.Error()
-}
-
-func humanBytes(n int64) string {
-	switch {
-	case n >= 1<<30:
-		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
-	case n >= 1<<20:
-		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
-	case n >= 1<<10:
-		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
-	}
-	return fmt.Sprintf("%d B", n)
-}
-
 // walk lists the files under paths (absolute, sorted per argument,
-// duplicates removed) and the absolute roots. The index's own files are
-// never listed.
+// duplicates removed; loader.Walk, the walker every document path shares)
+// and the absolute roots. The index's own files are never listed.
 func walk(paths []string, indexPath string, hidden bool) ([]file, []string, error) {
 	own := map[string]bool{}
 	if abs, err := filepath.Abs(indexPath); err == nil {
@@ -377,66 +360,21 @@ func walk(paths []string, indexPath string, hidden bool) ([]file, []string, erro
 			own[abs+s] = true
 		}
 	}
-	seen := map[string]bool{}
-	var files []file
-	var roots []string
-	for _, p := range paths {
-		abs, err := filepath.Abs(p)
+	abs := make([]string, len(paths))
+	for i, p := range paths {
+		a, err := filepath.Abs(p)
 		if err != nil {
 			return nil, nil, fmt.Errorf("ingest %s: %w", p, err)
 		}
-		roots = append(roots, abs)
-		fi, err := os.Stat(abs)
-		if err != nil {
-			if !seen[abs] {
-				seen[abs] = true
-				files = append(files, file{path: abs, skip: describeFSError(err)})
-			}
-			continue
-		}
-		if !fi.IsDir() {
-			if !seen[abs] {
-				seen[abs] = true
-				files = append(files, file{path: abs, size: fi.Size()})
-			}
-			continue
-		}
-		var list []file
-		_ = filepath.WalkDir(abs, func(path string, d fs.DirEntry, err error) error {
-			if err != nil {
-				list = append(list, file{path: path, skip: describeFSError(err)})
-				if d != nil && d.IsDir() {
-					return fs.SkipDir
-				}
-				return nil
-			}
-			name := d.Name()
-			if path != abs && !hidden && strings.HasPrefix(name, ".") {
-				if d.IsDir() {
-					return fs.SkipDir
-				}
-				return nil
-			}
-			if d.IsDir() || own[path] {
-				return nil
-			}
-			if !d.Type().IsRegular() && d.Type()&fs.ModeSymlink == 0 {
-				return nil // sockets, devices, pipes
-			}
-			var size int64
-			if info, err := d.Info(); err == nil {
-				size = info.Size()
-			}
-			list = append(list, file{path: path, size: size})
-			return nil
-		})
-		sort.Slice(list, func(i, j int) bool { return list[i].path < list[j].path })
-		for _, f := range list {
-			if !seen[f.path] {
-				seen[f.path] = true
-				files = append(files, f)
-			}
-		}
+		abs[i] = a
+	}
+	found, roots, err := loader.Walk(abs, loader.WalkOptions{IncludeHidden: hidden, Exclude: func(p string) bool { return own[p] }})
+	if err != nil {
+		return nil, nil, fmt.Errorf("ingest: %w", err)
+	}
+	files := make([]file, len(found))
+	for i, f := range found {
+		files[i] = file{path: f.Path, size: f.Size, skip: f.Skip}
 	}
 	return files, roots, nil
 }

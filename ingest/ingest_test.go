@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/docmind/docmind/index"
+	"github.com/docmind/docmind/loader"
 	"github.com/docmind/docmind/schema"
 )
 
@@ -257,8 +258,8 @@ func TestDescribeFSError(t *testing.T) {
 		{&fs.PathError{Op: "open", Path: "x", Err: fs.ErrNotExist}, "file not found"},
 		{&fs.PathError{Op: "read", Path: "x", Err: syscall.EIO}, "input/output error"},
 	} {
-		if got := describeFSError(tc.err); got != tc.want {
-			t.Errorf("describeFSError(%v) = %q, want %q", tc.err, got, tc.want)
+		if got := loader.DescribeFSError(tc.err); got != tc.want {
+			t.Errorf("loader.DescribeFSError(%v) = %q, want %q", tc.err, got, tc.want)
 		}
 	}
 }
@@ -457,5 +458,38 @@ func TestCrashMidIngestKeepsIndex(t *testing.T) {
 	}
 	if hits, _ := ix.Search(ctx, "version1", 10); len(hits) != 0 {
 		t.Fatalf("old versions remain after resuming: %d", len(hits))
+	}
+}
+
+// Named pipes and links to pipes or devices are reported as skipped with
+// the reason, never opened (opening a pipe for reading would block).
+func TestSpecialFilesSkipped(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	ix := openIndex(t, filepath.Join(t.TempDir(), index.FileName))
+	write(t, filepath.Join(dir, "a.txt"), "Alpha\ntext")
+	if err := syscall.Mkfifo(filepath.Join(dir, "pipe"), 0o644); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	if err := os.Symlink(filepath.Join(dir, "pipe"), filepath.Join(dir, "pipe-link.txt")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("/dev/zero", filepath.Join(dir, "zero.txt")); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	sum, err := Run(ctx, ix, []string{dir, "/dev/zero"}, Options{Parser: textParser(0)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := statuses(sum)
+	for name, want := range map[string]string{"pipe": "named pipe", "pipe-link.txt": "named pipe", "zero.txt": "character device"} {
+		if r := got[name]; r.Status != Skipped || !strings.Contains(r.Reason, want) {
+			t.Errorf("%s: %+v, want skipped: %s", name, r, want)
+		}
+	}
+	if sum.Indexed != 1 || sum.Skipped != 4 {
+		t.Errorf("indexed %d, skipped %d; want 1 and 4 (pipe, two links, /dev/zero)", sum.Indexed, sum.Skipped)
 	}
 }

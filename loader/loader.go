@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"unicode"
@@ -224,6 +223,12 @@ func (l *Loader) parseFile(ctx context.Context, path string) (*document.Document
 	return l.Parse(ctx, path, data)
 }
 
+// Split splits a parsed document into sections with the Loader's section
+// options (what LoadFile and LoadDir do after parsing).
+func (l *Loader) Split(doc *document.Document) []schema.Section {
+	return Sections(doc, l.sections)
+}
+
 // LoadFile reads one file into sections.
 func (l *Loader) LoadFile(ctx context.Context, path string) ([]schema.Section, error) {
 	doc, err := l.ParseFile(ctx, path)
@@ -278,49 +283,30 @@ func (l *Loader) LoadDir(ctx context.Context, dir string) ([]schema.Section, Rep
 	case !fi.IsDir():
 		return nil, rep, fmt.Errorf("documents folder %s is not a folder", dir)
 	}
+	files, _, err := Walk([]string{dir}, WalkOptions{})
+	if err != nil {
+		return nil, rep, err
+	}
 	var sections []schema.Section
-	walkErr := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
-		if ctxErr := ctx.Err(); ctxErr != nil {
-			return ctxErr
+	for _, f := range files {
+		if err := ctx.Err(); err != nil {
+			return nil, rep, err
 		}
-		if path != dir && strings.HasPrefix(d.Name(), ".") {
-			if d.IsDir() {
-				return filepath.SkipDir
-			}
-			return nil
+		if f.Skip != "" {
+			rep.Skipped = append(rep.Skipped, Skipped{Path: f.Path, Reason: f.Skip})
+			continue
+		}
+		doc, err := l.parseFile(ctx, f.Path)
+		if ctxErr := ctx.Err(); ctxErr != nil {
+			return nil, rep, ctxErr
 		}
 		if err != nil {
-			if path == dir {
-				return fmt.Errorf("cannot read documents folder %s: %w", dir, unwrapPathError(err))
-			}
-			rep.Skipped = append(rep.Skipped, Skipped{Path: path, Reason: "cannot read: " + unwrapPathError(err).Error()})
-			if d != nil && d.IsDir() {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if d.IsDir() {
-			return nil
-		}
-		if !d.Type().IsRegular() && d.Type()&fs.ModeSymlink == 0 {
-			rep.Skipped = append(rep.Skipped, Skipped{Path: path, Reason: "not a regular file"})
-			return nil
-		}
-		doc, err := l.parseFile(ctx, path)
-		if ctxErr := ctx.Err(); ctxErr != nil {
-			return ctxErr
-		}
-		if err != nil {
-			rep.Skipped = append(rep.Skipped, Skipped{Path: path, Reason: err.Error()})
-			return nil
+			rep.Skipped = append(rep.Skipped, Skipped{Path: f.Path, Reason: err.Error()})
+			continue
 		}
 		secs := Sections(doc, l.sections)
 		sections = append(sections, secs...)
-		rep.Files = append(rep.Files, FileReport{Path: path, Format: doc.Format, Pages: doc.Pages, Sections: len(secs)})
-		return nil
-	})
-	if walkErr != nil {
-		return nil, rep, walkErr
+		rep.Files = append(rep.Files, FileReport{Path: f.Path, Format: doc.Format, Pages: doc.Pages, Sections: len(secs)})
 	}
 	if len(sections) == 0 {
 		if len(rep.Skipped) == 0 {
@@ -332,21 +318,13 @@ func (l *Loader) LoadDir(ctx context.Context, dir string) ([]schema.Section, Rep
 	return sections, rep, nil
 }
 
-// read reads a file, with errors that do not repeat the path.
+// read reads a file (bounded by the size limit, never blocking on a pipe
+// or device), with errors that do not repeat the path.
 func (l *Loader) read(path string) ([]byte, error) {
 	fi, err := os.Stat(path)
-	if err != nil {
-		return nil, fmt.Errorf("cannot read: %w", unwrapPathError(err))
-	}
-	if fi.IsDir() {
+	if err == nil && fi.IsDir() {
 		return nil, errors.New("is a folder")
 	}
-	if fi.Size() > l.maxSize {
-		return nil, fmt.Errorf("file is larger than %d bytes", l.maxSize)
-	}
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("cannot read: %w", unwrapPathError(err))
-	}
-	return data, nil
+	data, _, err := ReadFile(path, l.maxSize)
+	return data, err
 }

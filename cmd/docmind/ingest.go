@@ -14,8 +14,6 @@ import (
 	"github.com/docmind/docmind/index"
 	"github.com/docmind/docmind/ingest"
 	"github.com/docmind/docmind/llm/providers"
-	"github.com/docmind/docmind/loader"
-	"github.com/docmind/docmind/schema"
 )
 
 // indexFlag is the --index flag shared by ingest, index stats and ask.
@@ -77,7 +75,7 @@ Interrupting an ingest leaves the index as it was before the file in progress.`,
 			defer ix.Close()
 			l, closeLoader := docmind.NewLoader()
 			defer closeLoader()
-			opt.Parser = sectionParser(l)
+			opt.Parser = ingest.LoaderParser(l)
 			var bar *progressBar
 			if !asJSON && isTerminal(a.stderr) {
 				bar = &progressBar{w: a.stderr}
@@ -107,18 +105,6 @@ Interrupting an ingest leaves the index as it was before the file in progress.`,
 	f.IntVar(&opt.Workers, "workers", 0, "files parsed in parallel (default: number of CPUs)")
 	f.BoolVar(&opt.IncludeHidden, "hidden", false, "also read hidden files and folders")
 	return cmd
-}
-
-// sectionParser adapts the loader to ingest: detect, parse, split into
-// sections.
-func sectionParser(l *loader.Loader) ingest.Parser {
-	return ingest.ParserFunc(func(ctx context.Context, path string, data []byte) ([]schema.Section, int, string, error) {
-		doc, err := l.Parse(ctx, path, data)
-		if err != nil {
-			return nil, 0, "", err
-		}
-		return loader.Sections(doc, loader.SectionOptions{}), doc.Pages, doc.Format, nil
-	})
 }
 
 func printIngestSummary(w io.Writer, s *ingest.Summary, path string) {

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -97,9 +98,11 @@ func (pf *pipelineFlags) registerLLM(cmd *cobra.Command) {
 	f.DurationVar(&pf.timeout, "timeout", 0, "timeout for each LLM call (default 2m)")
 }
 
-// documentSource returns where answers come from: the documents of --docs,
-// loaded for this run, or else the persistent index (--index or the default
-// location), opened for this command and closed when it ends.
+// documentSource returns where answers come from: the persistent index
+// (--index or the default location), or the documents of --docs brought
+// into a per-folder cached index by the same ingest — one walker, one
+// parser, one BM25, so that a folder gets the same answers either way. The
+// index is opened for this command and closed when it ends.
 func (a *app) documentSource(ctx context.Context, pf *pipelineFlags) ([]docmind.Option, error) {
 	if pf.docs == "" {
 		emb, err := a.embedding(providers.Config{Provider: pf.provider, BaseURL: pf.baseURL, Timeout: pf.timeout, EmbedModel: pf.embedModel})
@@ -112,24 +115,20 @@ func (a *app) documentSource(ctx context.Context, pf *pipelineFlags) ([]docmind.
 		}
 		a.closers = append(a.closers, func() { ix.Close() })
 		// the judge weighs the question's terms by their rarity in the whole
-		// index, as it does over the sections of --docs
+		// index
 		return []docmind.Option{docmind.WithRetriever(ix.Retriever()), docmind.WithCorpus(ix.Corpus())}, nil
 	}
 	if pf.embedModel != "" {
 		fmt.Fprintln(a.stderr, "docmind: --embed-model applies to the index; --docs answers with BM25 only")
 	}
-	sections, rep, err := docmind.LoadDocuments(ctx, pf.docs)
+	ix, err := a.docsIndex(ctx, pf.docs)
 	if err != nil {
 		return nil, err
 	}
-	if n := len(rep.Skipped); n > 0 {
-		if a.verbose > 0 {
-			for _, s := range rep.Skipped {
-				fmt.Fprintf(a.stderr, "docmind: skipped %s: %s\n", s.Path, s.Reason)
-			}
-		} else {
-			fmt.Fprintf(a.stderr, "docmind: skipped %d of %d files (run with -v to see why)\n", n, n+len(rep.Files))
-		}
+	root, err := filepath.Abs(pf.docs)
+	if err != nil {
+		return nil, err
 	}
-	return []docmind.Option{docmind.WithSections(sections)}, nil
+	ret := relativeSources{Retriever: ix.Retriever(), root: root, docs: filepath.Clean(pf.docs)}
+	return []docmind.Option{docmind.WithRetriever(ret), docmind.WithCorpus(ix.Corpus())}, nil
 }
