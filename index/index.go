@@ -27,6 +27,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -49,6 +50,11 @@ const (
 	DefaultB  = 0.4
 )
 
+// DefaultContextWeight is the weight of a section's context field — its
+// document's title, entity, period and file name words — relative to its
+// own title and text (see WithContextWeight and BENCHMARKS.md).
+const DefaultContextWeight = 1.0
+
 // Index is an open index. It is safe for concurrent use; several processes
 // may open the same file (one writer at a time, any number of readers).
 type Index struct {
@@ -57,8 +63,10 @@ type Index struct {
 	embedder embeddings.Embedder
 	model    string
 	k1, b    float64
-	busy     time.Duration
-	accPool  sync.Pool // *accumulator, reused by lexical queries
+	// contextWeight weighs the context field in lexical ranking.
+	contextWeight float64
+	busy          time.Duration
+	accPool       sync.Pool // *accumulator, reused by lexical queries
 
 	vecMu sync.Mutex
 	vecs  *vectorCache
@@ -81,6 +89,15 @@ func WithBM25(k1, b float64) Option {
 	return func(ix *Index) { ix.k1, ix.b = k1, b }
 }
 
+// WithContextWeight sets the weight of the context field (the document's
+// title, entity, period and file name, shared by all its sections) in
+// lexical ranking; 0 ranks by the sections' own title and text alone
+// (default DefaultContextWeight). The context decides which document's
+// sections rank first; it never changes RelevanceScore.
+func WithContextWeight(w float64) Option {
+	return func(ix *Index) { ix.contextWeight = max(0, w) }
+}
+
 // WithBusyTimeout sets how long a writer waits for another writer's lock
 // before failing (default 10 s).
 func WithBusyTimeout(d time.Duration) Option {
@@ -93,7 +110,7 @@ func PathInDir(dir string) string { return filepath.Join(dir, FileName) }
 // Open opens (creating when absent) the index database at path. The parent
 // directory is created if needed.
 func Open(ctx context.Context, path string, opts ...Option) (*Index, error) {
-	ix := &Index{path: path, k1: DefaultK1, b: DefaultB, busy: 10 * time.Second}
+	ix := &Index{path: path, k1: DefaultK1, b: DefaultB, contextWeight: DefaultContextWeight, busy: 10 * time.Second}
 	for _, o := range opts {
 		o(ix)
 	}
@@ -153,7 +170,11 @@ CREATE TABLE IF NOT EXISTS sections (
 	page_end     INTEGER NOT NULL,
 	page_label   TEXT NOT NULL,
 	chunk        INTEGER NOT NULL,
-	length       INTEGER NOT NULL
+	length       INTEGER NOT NULL,
+	page_printed INTEGER NOT NULL DEFAULT 0,
+	doc_title    TEXT NOT NULL DEFAULT '',
+	doc_entity   TEXT NOT NULL DEFAULT '',
+	doc_period   TEXT NOT NULL DEFAULT ''
 );
 CREATE INDEX IF NOT EXISTS sections_doc ON sections(doc_id);
 CREATE INDEX IF NOT EXISTS sections_key ON sections(key);
@@ -194,7 +215,7 @@ func (ix *Index) migrate(ctx context.Context) error {
 		if v != strconv.Itoa(SchemaVersion) {
 			return fmt.Errorf("database has schema version %s, this DocMind reads version %d (re-create the index)", v, SchemaVersion)
 		}
-		return nil
+		return ix.addContextColumns(ctx)
 	}
 	// A missing meta table (new database) or a missing row both land here.
 	// 64 KiB pages keep postings blocks inside one page, so SQLite reads
@@ -227,6 +248,50 @@ func (ix *Index) migrate(ctx context.Context) error {
 		return fmt.Errorf("create schema: %w", err)
 	}
 	return nil
+}
+
+// contextColumns are the section columns added after the first release of
+// schema version 1, with their definitions.
+var contextColumns = [][2]string{
+	{"page_printed", "INTEGER NOT NULL DEFAULT 0"},
+	{"doc_title", "TEXT NOT NULL DEFAULT ''"},
+	{"doc_entity", "TEXT NOT NULL DEFAULT ''"},
+	{"doc_period", "TEXT NOT NULL DEFAULT ''"},
+}
+
+// addContextColumns migrates an index written before sections carried
+// their document's context: it adds the columns, and clears the documents'
+// hashes so that the next ingest re-reads every file and indexes its
+// context field (until then those sections rank by their text alone). An
+// index that cannot be written is refused with what to do.
+func (ix *Index) addContextColumns(ctx context.Context) error {
+	have, err := sqlitedb.Column[string](ctx, ix.db, `SELECT name FROM pragma_table_info('sections')`)
+	if err != nil {
+		return fmt.Errorf("read the sections table: %w", err)
+	}
+	missing := contextColumns[:0:0]
+	for _, c := range contextColumns {
+		if !slices.Contains(have, c[0]) {
+			missing = append(missing, c)
+		}
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	tx, err := ix.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("add document context columns: %w", err)
+	}
+	defer tx.Rollback()
+	for _, c := range missing {
+		if _, err := tx.ExecContext(ctx, `ALTER TABLE sections ADD COLUMN `+c[0]+` `+c[1]); err != nil {
+			return fmt.Errorf("this index predates document context and cannot be upgraded (%v): ingest the documents again into a new index", err)
+		}
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE documents SET hash = ''`); err != nil {
+		return fmt.Errorf("add document context columns: %w", err)
+	}
+	return tx.Commit()
 }
 
 // meta reads a meta value; ok is false when absent.

@@ -135,6 +135,21 @@ func (b *segmentBuilder) add(id int64, tfs []termFreq, length int) {
 	}
 }
 
+// addContext records a section's context terms (already prefixed); it
+// does not count as a section of its own.
+func (b *segmentBuilder) addContext(id int64, tfs []termFreq, length int) {
+	for _, t := range tfs {
+		tp := b.terms[t.term]
+		if tp == nil {
+			tp = &termPostings{}
+			b.terms[t.term] = tp
+		}
+		tp.buf = appendPosting(tp.buf, tp.last, posting{id: id, tf: uint32(t.tf), length: uint32(length)})
+		tp.last = id
+		tp.df++
+	}
+}
+
 func (b *segmentBuilder) write(ctx context.Context, tx *sql.Tx) error {
 	if b.sections == 0 {
 		return nil
@@ -487,13 +502,18 @@ type SearchOptions struct {
 	// SetBM25 true.
 	K1, B   float64
 	SetBM25 bool
+	// ContextWeight overrides the index's context field weight when
+	// SetContextWeight is true (0 turns the context field off).
+	ContextWeight    float64
+	SetContextWeight bool
 	// Exclude drops sections whose key (Section.Key) is in the set.
 	Exclude map[string]bool
 }
 
 // accumulator is a reusable dense score array indexed by section id.
 type accumulator struct {
-	scores  []float32
+	scores  []float32 // rank: text plus context
+	content []float32 // the text's part (relevance)
 	touched []int64
 }
 
@@ -586,10 +606,18 @@ func (ix *Index) lexical(ctx context.Context, query string, k int, opt SearchOpt
 		return nil, err
 	}
 	defer conn.Close()
-	qts := make([]queryTerm, 0, len(tfs))
+	cw := ix.contextWeight
+	if opt.SetContextWeight {
+		cw = opt.ContextWeight
+	}
+	qts := make([]queryTerm, 0, 2*len(tfs))
 	for _, t := range tfs {
 		qts = append(qts, queryTerm{term: t.term, qtf: t.tf})
+		if cw > 0 {
+			qts = append(qts, queryTerm{term: contextPrefix + t.term, qtf: t.tf})
+		}
 	}
+	slices.SortFunc(qts, func(a, b queryTerm) int { return strings.Compare(a.term, b.term) })
 	n, totalLen, err := readPostings(ctx, conn, qts)
 	if err != nil {
 		return nil, err
@@ -606,6 +634,7 @@ func (ix *Index) lexical(ctx context.Context, query string, k int, opt SearchOpt
 	defer func() {
 		for _, id := range acc.touched {
 			acc.scores[id] = 0
+			acc.content[id] = 0
 		}
 		acc.touched = acc.touched[:0]
 		ix.accPool.Put(acc)
@@ -616,7 +645,14 @@ func (ix *Index) lexical(ctx context.Context, query string, k int, opt SearchOpt
 	// something the documents never mention ("warranty") cannot reach a
 	// relevance floor on its other, common words ("period") alone.
 	unit := 0.0
+	c1 := k1 * (1 - b)
+	c2 := k1 * b / avgdl
+	var ctxTerms []queryTerm
 	for _, qt := range qts {
+		if strings.HasPrefix(qt.term, contextPrefix) {
+			ctxTerms = append(ctxTerms, qt)
+			continue
+		}
 		if qt.df == 0 {
 			unit += math.Log(1+(float64(n)-0.5)/1.5) * float64(qt.qtf)
 			continue
@@ -626,20 +662,44 @@ func (ix *Index) lexical(ctx context.Context, query string, k int, opt SearchOpt
 		w := idf * float64(qt.qtf)
 		unit += w
 		wk := w * (k1 + 1)
-		c1 := k1 * (1 - b)
-		c2 := k1 * b / avgdl
 		for _, data := range qt.blobs {
 			err := decodePostings(data, func(p posting) {
 				if int(p.id) >= len(acc.scores) {
 					grow := max(int(p.id)+1, 2*len(acc.scores))
 					acc.scores = append(acc.scores, make([]float32, grow-len(acc.scores))...)
+					acc.content = append(acc.content, make([]float32, grow-len(acc.content))...)
 				}
 				tf := float64(p.tf)
-				s := wk * tf / (tf + c1 + c2*float64(p.length))
+				s := float32(wk * tf / (tf + c1 + c2*float64(p.length)))
 				if acc.scores[p.id] == 0 {
 					acc.touched = append(acc.touched, p.id)
 				}
-				acc.scores[p.id] += float32(s)
+				acc.scores[p.id] += s
+				acc.content[p.id] += s
+			})
+			if err != nil {
+				return nil, fmt.Errorf("term %q: %w", qt.term, err)
+			}
+		}
+	}
+	// The context field (the document's title, entity, period and file
+	// name) adds to the rank of sections the question's terms already
+	// found, with its own idf and weight and no length normalisation; it
+	// decides which document's sections come first, not whether a section
+	// is relevant: RelevanceScore stays the text's score over unit.
+	for _, qt := range ctxTerms {
+		if qt.df == 0 {
+			continue
+		}
+		df := min(float64(qt.df), float64(n))
+		wk := cw * math.Log(1+(float64(n)-df+0.5)/(df+0.5)) * float64(qt.qtf) * (k1 + 1)
+		for _, data := range qt.blobs {
+			err := decodePostings(data, func(p posting) {
+				if int(p.id) >= len(acc.content) || acc.content[p.id] == 0 {
+					return
+				}
+				tf := float64(p.tf)
+				acc.scores[p.id] += float32(wk * tf / (tf + k1))
 			})
 			if err != nil {
 				return nil, fmt.Errorf("term %q: %w", qt.term, err)
@@ -672,7 +732,7 @@ func (ix *Index) collectTop(ctx context.Context, conn *sql.Conn, acc *accumulato
 				continue
 			}
 			raw := float64(acc.scores[id])
-			s.RelevanceScore = min(1, raw/unit)
+			s.RelevanceScore = min(1, float64(acc.content[id])/unit)
 			out = append(out, Hit{Section: s, Score: raw, Lexical: raw, rowid: id})
 			if len(out) == k {
 				return out, nil

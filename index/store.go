@@ -22,6 +22,12 @@ const (
 	MetaPageLabel = "page_label"
 	MetaChunk     = "chunk"
 	MetaFormat    = "format"
+	// Document context of a section (schema.Section.DocTitle, DocEntity,
+	// DocPeriod) and whether its page number is the printed one.
+	MetaDocTitle    = "doc_title"
+	MetaDocEntity   = "doc_entity"
+	MetaDocPeriod   = "doc_period"
+	MetaPagePrinted = "page_printed"
 	// MetaScore is the raw score of the ranking (BM25, cosine or RRF);
 	// Document.Score holds the relevance in [0,1].
 	MetaScore = "score_raw"
@@ -166,6 +172,14 @@ func DocumentFromSection(s schema.Section) lcschema.Document {
 	if s.PageLabel != "" {
 		md[MetaPageLabel] = s.PageLabel
 	}
+	if s.PagePrinted {
+		md[MetaPagePrinted] = true
+	}
+	for k, v := range map[string]string{MetaDocTitle: s.DocTitle, MetaDocEntity: s.DocEntity, MetaDocPeriod: s.DocPeriod} {
+		if v != "" {
+			md[k] = v
+		}
+	}
 	return lcschema.Document{PageContent: s.Content, Metadata: md, Score: float32(s.RelevanceScore)}
 }
 
@@ -178,6 +192,7 @@ func SectionFromDocument(d lcschema.Document) schema.Section {
 		v, _ := d.Metadata[k].(string)
 		return v
 	}
+	printed, _ := d.Metadata[MetaPagePrinted].(bool)
 	return schema.Section{
 		ID:             str(MetaID),
 		Title:          str(MetaTitle),
@@ -187,6 +202,10 @@ func SectionFromDocument(d lcschema.Document) schema.Section {
 		PageEnd:        metaInt(d.Metadata[MetaPageEnd]),
 		PageLabel:      str(MetaPageLabel),
 		Chunk:          metaInt(d.Metadata[MetaChunk]),
+		PagePrinted:    printed,
+		DocTitle:       str(MetaDocTitle),
+		DocEntity:      str(MetaDocEntity),
+		DocPeriod:      str(MetaDocPeriod),
 		RelevanceScore: max(0, min(1, float64(d.Score))),
 	}
 }
