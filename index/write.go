@@ -110,10 +110,7 @@ func (ix *Index) prepare(ctx context.Context, batch []DocumentSections) (*prepar
 			tf, n := an.termFreqs(s.Title + "\n" + s.Content)
 			p.terms = append(p.terms, tf)
 			p.lengths = append(p.lengths, n)
-			ctf, cn := an.termFreqs(contextText(d.Doc, s))
-			for i := range ctf {
-				ctf[i].term = contextPrefix + ctf[i].term
-			}
+			ctf, cn := contextTerms(an, d.Doc, s)
 			p.ctx = append(p.ctx, ctf)
 			p.ctxLens = append(p.ctxLens, cn)
 			if ix.embedder != nil {
@@ -473,6 +470,32 @@ func contextText(doc Document, s schema.Section) string {
 		title = doc.Title
 	}
 	return strings.Join([]string{title, s.DocEntity, s.DocPeriod, FileNameWords(doc.Path)}, "\n")
+}
+
+// contextTerms analyses a section's context field, leaving out the terms
+// of the section's own title (a title that repeats the document's, as in a
+// one-section document, would otherwise count twice), and prefixes them
+// with contextPrefix.
+func contextTerms(an *analyzer, doc Document, s schema.Section) ([]termFreq, int) {
+	tfs, _ := an.termFreqs(contextText(doc, s))
+	if len(tfs) == 0 {
+		return nil, 0
+	}
+	own := map[string]bool{}
+	for _, t := range an.terms(s.Title) {
+		own[t] = true
+	}
+	out := tfs[:0]
+	n := 0
+	for _, t := range tfs {
+		if own[t.term] {
+			continue
+		}
+		t.term = contextPrefix + t.term
+		out = append(out, t)
+		n += t.tf
+	}
+	return out, n
 }
 
 // FileNameWords returns the words of a file's base name without its
