@@ -6,6 +6,7 @@ import (
 	"math/bits"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/docmind/docmind/internal/sqlitedb"
 	"github.com/docmind/docmind/lexicon"
@@ -114,7 +115,7 @@ func (c *Corpus) groupDocFreq(ctx context.Context, stems []string, lex *lexicon.
 			}
 			if a.phrase != nil {
 				if ids := cand.ids(phraseVerifyLimit + 1); len(ids) > 0 && len(ids) <= phraseVerifyLimit {
-					kept, err := withPhrase(ctx, conn, ids, *a.phrase)
+					kept, err := c.withPhrase(ctx, conn, ids, *a.phrase)
 					if err != nil {
 						return 0, err
 					}
@@ -147,17 +148,102 @@ func (c *Corpus) groupDocFreq(ctx context.Context, stems []string, lex *lexicon.
 }
 
 // withPhrase keeps the sections of ids whose title or content has the
-// phrase as consecutive words.
-func withPhrase(ctx context.Context, q querier, ids []int64, e lexicon.Entry) ([]int64, error) {
-	secs, err := loadSections(ctx, q, ids)
+// phrase as consecutive words, exactly as lexicon.Text.HasEntry decides
+// over lexicon.NewText(title + "\n" + content).
+func (c *Corpus) withPhrase(ctx context.Context, q querier, ids []int64, e lexicon.Entry) ([]int64, error) {
+	texts, err := c.ix.phrases.texts(ctx, q, ids)
 	if err != nil {
 		return nil, err
 	}
+	want := " " + strings.Join(e.Stems, " ") + " "
 	var out []int64
-	for _, id := range ids {
-		s, ok := secs[id]
-		if ok && lexicon.NewText(s.Title+"\n"+s.Content).HasEntry(e) {
+	for i, id := range ids {
+		if texts[i] != "" && strings.Contains(texts[i], want) {
 			out = append(out, id)
+		}
+	}
+	return out, nil
+}
+
+// phraseCache keeps, per section id, the stemmed words of the section's
+// title and content joined by spaces (what lexicon.NewText matches phrases
+// against), and a cache of stems. Checking a synonym phrase used to read
+// and stem up to phraseVerifyLimit sections for every phrase of every
+// question term; with the cache a section is read and stemmed once per
+// process. A section id is never reused for other content (ids only grow),
+// so entries never go stale; a deleted section's entry is just unused.
+type phraseCache struct {
+	mu    sync.Mutex
+	text  map[int64]string
+	stems map[string]string
+	size  int // bytes held in text
+}
+
+// phraseCacheBytes bounds the cached texts; past it the cache starts over.
+const phraseCacheBytes = 64 << 20
+
+// texts returns the joined stems of every section of ids (in order; ""
+// for a section that no longer exists).
+func (pc *phraseCache) texts(ctx context.Context, q querier, ids []int64) ([]string, error) {
+	out := make([]string, len(ids))
+	var missing []int64
+	pc.mu.Lock()
+	for i, id := range ids {
+		t, ok := pc.text[id]
+		if !ok {
+			missing = append(missing, id)
+			continue
+		}
+		out[i] = t
+	}
+	pc.mu.Unlock()
+	if len(missing) == 0 {
+		return out, nil
+	}
+	args := make([]any, len(missing))
+	for i, id := range missing {
+		args[i] = id
+	}
+	rows, err := q.QueryContext(ctx, `SELECT id, title, content FROM sections WHERE id IN (?`+strings.Repeat(",?", len(missing)-1)+`)`, args...)
+	if err != nil {
+		return nil, fmt.Errorf("load sections: %w", err)
+	}
+	defer rows.Close()
+	loaded := make(map[int64]string, len(missing))
+	var sb strings.Builder
+	pc.mu.Lock()
+	defer pc.mu.Unlock()
+	if pc.text == nil || pc.size > phraseCacheBytes {
+		pc.text, pc.stems, pc.size = map[int64]string{}, map[string]string{}, 0
+	}
+	for rows.Next() {
+		var id int64
+		var title, content string
+		if err := rows.Scan(&id, &title, &content); err != nil {
+			return nil, fmt.Errorf("load sections: %w", err)
+		}
+		sb.Reset()
+		sb.WriteByte(' ')
+		for _, tok := range textproc.Tokens(title + "\n" + content) {
+			st, ok := pc.stems[tok]
+			if !ok {
+				st = textproc.Stem(tok)
+				pc.stems[tok] = st
+			}
+			sb.WriteString(st)
+			sb.WriteByte(' ')
+		}
+		t := sb.String()
+		loaded[id] = t
+		pc.text[id] = t
+		pc.size += len(t)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("load sections: %w", err)
+	}
+	for i, id := range ids {
+		if out[i] == "" {
+			out[i] = loaded[id]
 		}
 	}
 	return out, nil
