@@ -26,8 +26,11 @@ type LoadReport = loader.Report
 // "<!-- page: N -->" lines or form feeds) and plain text in any common
 // encoding (pages from form feeds); the format is detected from the
 // content. Files that cannot be used (encrypted, damaged, binary, empty)
-// are listed in the report with the reason and do not stop the load; an
-// error means path is missing, unreadable, or held no usable document.
+// are listed in the report with the reason and do not stop the load; so
+// are named pipes, sockets and devices, which are never opened. Folders
+// are walked by loader.Walk and files split with the loader's sectioning,
+// as docmind ingest does; an error means path is missing, unreadable, or
+// held no usable document.
 func LoadDocuments(ctx context.Context, path string) ([]Section, LoadReport, error) {
 	l, closeLoader := NewLoader()
 	defer closeLoader()
