@@ -11,6 +11,7 @@ package generator
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"regexp"
 	"sort"
 	"strings"
@@ -18,6 +19,7 @@ import (
 	"github.com/docmind/docmind/decomposer"
 	"github.com/docmind/docmind/facts"
 	"github.com/docmind/docmind/lexicon"
+	"github.com/docmind/docmind/relevance"
 	"github.com/docmind/docmind/schema"
 	"github.com/docmind/docmind/textproc"
 )
@@ -60,6 +62,58 @@ type Extractive struct {
 	dec                       schema.Decomposer
 	lex                       *lexicon.Thesaurus
 	synWeight                 float64
+	noRelevance               bool
+}
+
+// WithoutRelevance turns off the relevance filter: sentences about another
+// entity or period than the question names, or that do not state the kind
+// of answer it asks for, are then quoted too.
+func WithoutRelevance() Option { return func(g *Extractive) { g.noRelevance = true } }
+
+// answering keeps the candidates that answer the question (see package
+// relevance): about the entities and periods it names, stating the kind
+// of answer it asks for, with its polarity. It scales each score by how
+// much of the question's focus the sentence and its heading address. When
+// no candidate answers, the candidates are returned unchanged and the
+// judge decides.
+func (g *Extractive) answering(req schema.GenerateRequest, cands []candidate) []candidate {
+	frame := relevance.Analyze(req.Query)
+	checks := relevance.AllChecks(0)
+	checks.Focus = false
+	var out []candidate
+	sents := map[int][]string{}
+	for _, c := range cands {
+		s := req.Sections[c.section]
+		ss, ok := sents[c.section]
+		if !ok {
+			ss = textproc.Sentences(s.Content)
+			sents[c.section] = ss
+		}
+		lo, hi := max(c.pos-1, 0), min(c.pos+2, len(ss))
+		res := frame.Check(relevance.Context{
+			Claim:    c.text,
+			Passage:  strings.Join(ss[lo:hi], " "),
+			Heading:  s.Title + "\n" + strings.Join(s.Path, "\n"),
+			Document: documentContext(s),
+		}, checks, nil, nil)
+		if !res.OK() {
+			continue
+		}
+		c.score *= 0.5 + 0.5*res.ClaimFocus
+		out = append(out, c)
+	}
+	if len(out) == 0 {
+		return cands
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].score > out[j].score })
+	return out
+}
+
+// documentContext is the document part of a section's context: title,
+// file name, organisation and period.
+func documentContext(s schema.Section) string {
+	base := filepath.Base(filepath.ToSlash(s.Source))
+	return strings.Join([]string{s.DocTitle, strings.TrimSuffix(base, filepath.Ext(base)), s.DocEntity, s.DocPeriod}, "\n")
 }
 
 // WithThesaurus sets the synonym resource for sentence scoring: a question
@@ -120,6 +174,9 @@ func (g *Extractive) answer(req schema.GenerateRequest, d *schema.Decomposition)
 	}
 	all := g.withSynonyms(newQuery(strings.Join(append([]string{req.Query}, queries...), " "), d.KeyTerms, d.Intent))
 	cands := g.candidates(req.Sections, all)
+	if len(queries) <= 1 && !g.noRelevance {
+		cands = g.answering(req, cands)
+	}
 	if len(cands) == 0 {
 		return NotAddressed
 	}
@@ -175,24 +232,35 @@ func (g *Extractive) candidates(sections []schema.Section, q query) []candidate 
 	var out []candidate
 	seen := map[string]bool{}
 	for si, s := range sections {
-		for pi, sent := range textproc.Sentences(s.Content) {
-			if len(textproc.Tokens(sent)) < 4 {
-				continue
+		for pi, whole := range textproc.Sentences(s.Content) {
+			for _, sent := range splitTable(whole) {
+				if len(textproc.Tokens(sent)) < 4 {
+					continue
+				}
+				key := strings.Join(textproc.Tokens(sent), " ")
+				if seen[key] {
+					continue
+				}
+				score := g.score(sent, s, q)
+				if score < g.minScore {
+					continue
+				}
+				seen[key] = true
+				out = append(out, candidate{section: si, pos: pi, text: sent, score: score})
 			}
-			key := strings.Join(textproc.Tokens(sent), " ")
-			if seen[key] {
-				continue
-			}
-			score := g.score(sent, s, q)
-			if score < g.minScore {
-				continue
-			}
-			seen[key] = true
-			out = append(out, candidate{section: si, pos: pi, text: sent, score: score})
 		}
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].score > out[j].score })
 	return out
+}
+
+// splitTable returns the rows of a sentence flattened from a table, or
+// the sentence itself.
+func splitTable(sent string) []string {
+	if rows := tableRows(sent); rows != nil {
+		return rows
+	}
+	return []string{sent}
 }
 
 // query is a question prepared for scoring sentences.

@@ -16,7 +16,7 @@ func penalty(k IssueKind) float64 {
 	switch k {
 	case IssueContradiction:
 		return 0.25
-	case IssueUnsupportedFact, IssueBadCitation, IssueQuoteNotFound, IssueUnaddressed, IssueNovelContent, IssueLearnedRisk:
+	case IssueUnsupportedFact, IssueBadCitation, IssueQuoteNotFound, IssueUnaddressed, IssueNovelContent, IssueLearnedRisk, IssueOffQuestion:
 		return 0.5
 	case IssueAbstention, IssueEmpty:
 		return 0

@@ -38,6 +38,7 @@ import (
 
 	"github.com/docmind/docmind/facts"
 	"github.com/docmind/docmind/lexicon"
+	"github.com/docmind/docmind/relevance"
 	"github.com/docmind/docmind/schema"
 	"github.com/docmind/docmind/textproc"
 )
@@ -226,6 +227,8 @@ type Deterministic struct {
 	lex               *lexicon.Thesaurus
 	// maxNovel is WithMaxNovelTerms' limit; negative = off.
 	maxNovel int
+	// minFocus is WithMinFocus' threshold; negative = no relevance check.
+	minFocus float64
 	// claimGuardsOnly makes Score stop after the per-claim guards (facts,
 	// citations, quotes): no key terms, novelty or features. The LLM judge
 	// needs no more.
@@ -236,7 +239,7 @@ var _ schema.Judge = (*Deterministic)(nil)
 
 // NewDeterministic returns the deterministic judge.
 func NewDeterministic(opts ...Option) *Deterministic {
-	d := &Deterministic{t: DefaultThresholds(), rejectAbstentions: true, unsupportedFacts: true, maxNovel: -1, lex: lexicon.Default()}
+	d := &Deterministic{t: DefaultThresholds(), rejectAbstentions: true, unsupportedFacts: true, maxNovel: -1, lex: lexicon.Default(), minFocus: DefaultMinFocus}
 	for _, o := range opts {
 		o(d)
 	}
@@ -282,6 +285,11 @@ type ClaimAssessment struct {
 	// NovelTerms are the claim's terms found in no section nor in the
 	// question (see NovelTerms).
 	NovelTerms []string
+	// Focus is the weighted share of the question's focus terms that the
+	// claim's passage addresses; OffQuestion the ways the claim does not
+	// answer the question (see package relevance).
+	Focus, ClaimFocus float64
+	OffQuestion       []relevance.Finding
 }
 
 // Assessment is the outcome of Score: everything Decide needs.
@@ -314,6 +322,12 @@ type Assessment struct {
 	// NovelTerms are the distinct terms of the answer's claims found in
 	// no section nor in the question.
 	NovelTerms []string
+	// Frame is the question's reading by the relevance check (nil when
+	// it did not run); AnsweringClaims the claims that pass all its
+	// checks; Focus the best claim's focus share.
+	Frame             *relevance.Frame
+	AnsweringClaims   int
+	Focus, ClaimFocus float64
 	// Features are the answer's signals for a learned risk model, named
 	// by FeatureNames (see RiskModel).
 	Features         []float64
@@ -427,6 +441,9 @@ func (d *Deterministic) Score(ctx context.Context, req schema.JudgeRequest) (*As
 	case nonAbstaining == 0:
 		a.Abstention = true
 		a.Issues = append(a.Issues, Issue{IssueAbstention, -1, "the answer says the documents do not address the question"})
+	}
+	if err := d.relevanceCheck(ctx, a, req, prep); err != nil {
+		return nil, err
 	}
 	if d.claimGuardsOnly {
 		return a, nil

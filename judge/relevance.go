@@ -1,0 +1,187 @@
+package judge
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/docmind/docmind/lexicon"
+	"github.com/docmind/docmind/relevance"
+	"github.com/docmind/docmind/schema"
+)
+
+// IssueOffQuestion: the answer's claims are quoted correctly but do not
+// answer what was asked — another entity or period, not the kind of answer
+// the question wants, not its focus, or the opposite polarity (see package
+// relevance).
+const IssueOffQuestion IssueKind = "off_question"
+
+// DefaultMinFocus is the least weighted share of the question's focus terms
+// that an answering claim's passage must address (see relevance.Checks).
+const DefaultMinFocus = 0.5
+
+// WithMinFocus sets the focus threshold of the relevance check; a negative
+// value turns the relevance check off.
+func WithMinFocus(v float64) Option { return func(d *Deterministic) { d.minFocus = v } }
+
+// DocumentContext renders a section's document context for the relevance
+// check: its document title, file name, organisation and period.
+func DocumentContext(s schema.Section) string {
+	base := filepath.Base(filepath.ToSlash(s.Source))
+	base = strings.TrimSuffix(base, filepath.Ext(base))
+	return strings.Join([]string{s.DocTitle, base, s.DocEntity, s.DocPeriod}, "\n")
+}
+
+// HeadingContext renders a section's title and heading path.
+func HeadingContext(s schema.Section) string {
+	return s.Title + "\n" + strings.Join(s.Path, "\n")
+}
+
+// claimPassage returns the claim's passage in section p with one sentence
+// of context on each side: where an extractive answer came from, or where
+// a paraphrase is best supported.
+func claimPassage(p *preparedSection, passage string) string {
+	if passage == "" || len(p.sentences) == 0 {
+		return passage
+	}
+	for i, s := range p.sentences {
+		if strings.HasPrefix(passage, s) {
+			lo, hi := max(i-1, 0), min(i+2+strings.Count(passage, ". "), len(p.sentences))
+			return strings.Join(p.sentences[lo:hi], " ")
+		}
+	}
+	return passage
+}
+
+// relevanceCheck runs the relevance checks on every claim and records the
+// answer-level finding: the answer answers the question when at least one
+// claim passes every check, and no claim is about another entity or period
+// than the question names.
+func (d *Deterministic) relevanceCheck(ctx context.Context, a *Assessment, req schema.JudgeRequest, prep []preparedSection) error {
+	if d.minFocus < 0 || strings.TrimSpace(req.Query) == "" {
+		return nil
+	}
+	frame := relevance.Analyze(req.Query)
+	a.Frame = &frame
+	weights, err := d.focusWeights(ctx, frame, prep)
+	if err != nil {
+		return err
+	}
+	weigh := func(st string) float64 { return weights[st] }
+	checks := relevance.AllChecks(d.minFocus)
+	if off := os.Getenv("DOCMIND_DEV_OFF"); off != "" {
+		checks.Entity = !strings.Contains(off, "entity")
+		checks.Period = !strings.Contains(off, "period")
+		checks.Type = !strings.Contains(off, "type")
+		checks.Focus = !strings.Contains(off, "focus")
+		checks.Polarity = !strings.Contains(off, "polarity")
+	}
+	if v := os.Getenv("DOCMIND_DEV_FOCUS"); v != "" {
+		fmt.Sscan(v, &checks.MinFocus)
+	}
+	answering, judged := 0, 0
+	var first []relevance.Finding
+	bestFocus := 0.0
+	for ci := range a.Claims {
+		c := &a.Claims[ci]
+		if c.Abstention {
+			continue
+		}
+		sec := c.Section
+		if len(c.Cited) > 0 {
+			sec = c.Cited[0]
+			for _, i := range c.Cited {
+				if i == c.Section {
+					sec = i
+				}
+			}
+		}
+		rc := relevance.Context{Claim: c.Claim.Text}
+		if sec >= 0 {
+			s := req.Sections[sec]
+			rc.Passage = claimPassage(&prep[sec], c.Passage)
+			rc.Heading = HeadingContext(s)
+			rc.Document = DocumentContext(s)
+		}
+		res := frame.Check(rc, checks, d.focusMatcher(), weigh)
+		judged++
+		c.Focus = res.Focus
+		c.ClaimFocus = res.ClaimFocus
+		a.ClaimFocus = math.Max(a.ClaimFocus, res.ClaimFocus)
+		bestFocus = math.Max(bestFocus, res.Focus)
+		c.OffQuestion = res.Findings
+		if res.OK() {
+			answering++
+			continue
+		}
+		for _, f := range res.Findings {
+			if f.Check == "entity" || f.Check == "period" || f.Check == "quantity" {
+				c.Issues = append(c.Issues, Issue{IssueOffQuestion, ci, f.Detail})
+			}
+		}
+		if first == nil {
+			first = res.Findings
+		}
+	}
+	a.Focus = bestFocus
+	if judged > 0 && answering == 0 {
+		var parts []string
+		seen := map[string]bool{}
+		for _, f := range first {
+			if !seen[f.Detail] {
+				seen[f.Detail] = true
+				parts = append(parts, f.Detail)
+			}
+		}
+		a.Issues = append(a.Issues, Issue{IssueOffQuestion, -1, "the answer does not answer the question: " + strings.Join(parts, "; ")})
+	}
+	a.AnsweringClaims = answering
+	return nil
+}
+
+// focusMatcher says whether a text addresses a focus stem through a
+// synonym of the judge's thesaurus.
+func (d *Deterministic) focusMatcher() relevance.Matcher {
+	if d.lex == nil {
+		return nil
+	}
+	return func(st string, x relevance.Text) bool {
+		return d.lex.Find(st, lexicon.NewText(x.Raw())) != lexicon.NoMatch
+	}
+}
+
+// focusWeights weighs each focus term by its rarity, 1+ln((n+1)/(df+0.5)),
+// over the corpus when the judge knows it, else over the retrieved
+// sections.
+func (d *Deterministic) focusWeights(ctx context.Context, f relevance.Frame, prep []preparedSection) (map[string]float64, error) {
+	w := make(map[string]float64, len(f.Focus))
+	n := float64(len(prep))
+	if d.corpus != nil {
+		size, err := d.corpus.Size(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("read the corpus size: %w", err)
+		}
+		n = float64(size)
+	}
+	for _, st := range f.Focus {
+		df := 0.0
+		if d.corpus != nil {
+			c, err := d.corpus.GroupDocFreq(ctx, st, nil)
+			if err != nil {
+				return nil, fmt.Errorf("count the sections that mention %q: %w", st, err)
+			}
+			df = float64(c)
+		} else {
+			for i := range prep {
+				if prep[i].all[st] {
+					df++
+				}
+			}
+		}
+		w[st] = 1 + math.Log((n+1)/(df+0.5))
+	}
+	return w, nil
+}
