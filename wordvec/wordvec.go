@@ -68,10 +68,11 @@ var embedded string
 // Model is a set of quantised word vectors. Its methods are safe for
 // concurrent use: a Model is never modified after it is loaded.
 type Model struct {
-	words  []string         // by rank; substrings of the loaded data
-	index  map[string]int32 // word -> rank
-	scales []float32        // 1/‖q‖ per word
-	mat    []int8           // count × dims
+	data   string    // the file
+	offs   []uint32  // by rank: offset in data of the word's length byte
+	table  []int32   // open-addressing hash table of rank+1, 0 empty
+	scales []float32 // 1/‖q‖ per word
+	mat    []int8    // count × dims
 	dims   int
 }
 
@@ -123,26 +124,39 @@ func parse(s string) (*Model, error) {
 		return nil, fmt.Errorf("bad shape %d × %d", count, dims)
 	}
 	m := &Model{
-		words:  make([]string, count),
-		index:  make(map[string]int32, count),
+		data:   s,
+		offs:   make([]uint32, count),
 		scales: make([]float32, count),
 		dims:   dims,
 	}
+	size := 1
+	for size < 2*count {
+		size <<= 1
+	}
+	m.table = make([]int32, size)
+	mask := uint32(size - 1)
 	off := 16
 	for i := range count {
 		if off >= len(s) {
 			return nil, errors.New("truncated vocabulary")
 		}
 		n := int(s[off])
-		off++
-		if off+n > len(s) {
+		if off+1+n > len(s) {
 			return nil, errors.New("truncated vocabulary")
 		}
-		w := s[off : off+n]
-		off += n
-		m.words[i] = w
-		if _, dup := m.index[w]; !dup {
-			m.index[w] = int32(i)
+		m.offs[i] = uint32(off)
+		w := s[off+1 : off+1+n]
+		off += 1 + n
+		// The first of duplicate words wins, as lookup stops there.
+		for h := hash(w) & mask; ; h = (h + 1) & mask {
+			r := m.table[h]
+			if r == 0 {
+				m.table[h] = int32(i + 1)
+				break
+			}
+			if m.Word(int(r-1)) == w {
+				break
+			}
 		}
 	}
 	if len(s)-off != count*4+count*dims {
@@ -152,14 +166,14 @@ func parse(s string) (*Model, error) {
 		m.scales[i] = math.Float32frombits(binary.LittleEndian.Uint32([]byte(s[off : off+4])))
 		off += 4
 	}
-	if count > 0 {
+	if count > 0 && dims > 0 {
 		m.mat = unsafe.Slice((*int8)(unsafe.Pointer(unsafe.StringData(s[off:]))), count*dims)
 	}
 	return m, nil
 }
 
 // Len returns the number of words in the model.
-func (m *Model) Len() int { return len(m.words) }
+func (m *Model) Len() int { return len(m.offs) }
 
 // Dims returns the number of dimensions of the vectors.
 func (m *Model) Dims() int { return m.dims }
@@ -189,19 +203,43 @@ func Fold(word string) string {
 	return norm.NFC.String(b.String())
 }
 
+// hash is 32-bit FNV-1a.
+func hash(w string) uint32 {
+	h := uint32(2166136261)
+	for i := 0; i < len(w); i++ {
+		h ^= uint32(w[i])
+		h *= 16777619
+	}
+	return h
+}
+
+// find returns the rank of exactly w, or -1.
+func (m *Model) find(w string) int {
+	mask := uint32(len(m.table) - 1)
+	for h := hash(w) & mask; ; h = (h + 1) & mask {
+		r := m.table[h]
+		if r == 0 {
+			return -1
+		}
+		if m.Word(int(r-1)) == w {
+			return int(r - 1)
+		}
+	}
+}
+
 // lookup returns the rank of word: as given, lower-cased, then accent-folded.
 func (m *Model) lookup(word string) int {
-	if i, ok := m.index[word]; ok {
-		return int(i)
+	if i := m.find(word); i >= 0 {
+		return i
 	}
 	lw := strings.ToLower(word)
-	if i, ok := m.index[lw]; ok {
-		return int(i)
+	if lw != word {
+		if i := m.find(lw); i >= 0 {
+			return i
+		}
 	}
 	if f := Fold(word); f != lw {
-		if i, ok := m.index[f]; ok {
-			return int(i)
-		}
+		return m.find(f)
 	}
 	return -1
 }
@@ -217,27 +255,29 @@ func (m *Model) Rank(word string) int { return m.lookup(word) }
 
 // Word returns the word of the given rank, or "" when out of range.
 func (m *Model) Word(rank int) string {
-	if rank < 0 || rank >= len(m.words) {
+	if rank < 0 || rank >= len(m.offs) {
 		return ""
 	}
-	return m.words[rank]
+	o := int(m.offs[rank])
+	return m.data[o+1 : o+1+int(m.data[o])]
 }
 
 func (m *Model) row(i int) []int8 { return m.mat[i*m.dims : (i+1)*m.dims : (i+1)*m.dims] }
 
 // dot is the integer dot product of two int8 rows of equal length.
 func dot(a, b []int8) int32 {
-	b = b[:len(a)]
 	var s0, s1, s2, s3 int32
-	i := 0
-	for ; i+4 <= len(a); i += 4 {
-		s0 += int32(a[i]) * int32(b[i])
-		s1 += int32(a[i+1]) * int32(b[i+1])
-		s2 += int32(a[i+2]) * int32(b[i+2])
-		s3 += int32(a[i+3]) * int32(b[i+3])
+	for len(a) >= 8 && len(b) >= 8 {
+		s0 += int32(a[0])*int32(b[0]) + int32(a[4])*int32(b[4])
+		s1 += int32(a[1])*int32(b[1]) + int32(a[5])*int32(b[5])
+		s2 += int32(a[2])*int32(b[2]) + int32(a[6])*int32(b[6])
+		s3 += int32(a[3])*int32(b[3]) + int32(a[7])*int32(b[7])
+		a, b = a[8:], b[8:]
 	}
-	for ; i < len(a); i++ {
-		s0 += int32(a[i]) * int32(b[i])
+	for i := range a {
+		if i < len(b) {
+			s0 += int32(a[i]) * int32(b[i])
+		}
 	}
 	return s0 + s1 + s2 + s3
 }
@@ -304,7 +344,7 @@ func (m *Model) Neighbors(word string, k int) []Neighbor {
 	// top holds the best k so far by scaled dot, ascending, top[0] worst.
 	top := make([]hit, 0, k+1)
 	score := func(h hit) float32 { return float32(h.dot) * m.scales[h.at] }
-	for j := range len(m.words) {
+	for j := range len(m.offs) {
 		if j == i {
 			continue
 		}
@@ -324,7 +364,7 @@ func (m *Model) Neighbors(word string, k int) []Neighbor {
 	}
 	out := make([]Neighbor, len(top))
 	for x, h := range top {
-		out[len(top)-1-x] = Neighbor{m.words[h.at], math.Max(-1, math.Min(1, float64(score(h))*float64(m.scales[i])))}
+		out[len(top)-1-x] = Neighbor{m.Word(int(h.at)), math.Max(-1, math.Min(1, float64(score(h))*float64(m.scales[i])))}
 	}
 	return out
 }
