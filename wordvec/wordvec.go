@@ -95,7 +95,7 @@ func Default() *Model {
 	defaultOnce.Do(func() {
 		m, err := parse(embedded)
 		if err != nil {
-			panic("wordvec: embedded vectors: " + err.Error())
+			panic("embedded vectors: " + err.Error())
 		}
 		defaultModel = m
 	})
@@ -106,22 +106,22 @@ func Default() *Model {
 // The returned Model refers to data, which must not change afterwards.
 func Load(data []byte) (*Model, error) {
 	if len(data) == 0 {
-		return nil, errors.New("empty data")
+		return nil, errors.New("wordvec: empty data")
 	}
 	return parse(unsafe.String(&data[0], len(data)))
 }
 
 func parse(s string) (*Model, error) {
 	if len(s) < 16 || s[:4] != "DMWV" {
-		return nil, errors.New("not a wordvec file")
+		return nil, errors.New("wordvec: not a wordvec file")
 	}
 	u32 := func(off int) int { return int(binary.LittleEndian.Uint32([]byte(s[off : off+4]))) }
 	if v := u32(4); v != 1 {
-		return nil, fmt.Errorf("version %d, want 1", v)
+		return nil, fmt.Errorf("wordvec: version %d, want 1", v)
 	}
 	count, dims := u32(8), u32(12)
-	if dims <= 0 || dims > 10000 || count < 0 {
-		return nil, fmt.Errorf("bad shape %d × %d", count, dims)
+	if dims <= 0 || dims > 10000 || count > (len(s)-16)/(1+4+dims) {
+		return nil, fmt.Errorf("wordvec: bad shape %d × %d for %d bytes", count, dims, len(s))
 	}
 	m := &Model{
 		data:   s,
@@ -138,11 +138,11 @@ func parse(s string) (*Model, error) {
 	off := 16
 	for i := range count {
 		if off >= len(s) {
-			return nil, errors.New("truncated vocabulary")
+			return nil, errors.New("wordvec: truncated vocabulary")
 		}
 		n := int(s[off])
 		if off+1+n > len(s) {
-			return nil, errors.New("truncated vocabulary")
+			return nil, errors.New("wordvec: truncated vocabulary")
 		}
 		m.offs[i] = uint32(off)
 		w := s[off+1 : off+1+n]
@@ -160,7 +160,7 @@ func parse(s string) (*Model, error) {
 		}
 	}
 	if len(s)-off != count*4+count*dims {
-		return nil, fmt.Errorf("%d bytes after the vocabulary, want %d", len(s)-off, count*4+count*dims)
+		return nil, fmt.Errorf("wordvec: %d bytes after the vocabulary, want %d", len(s)-off, count*4+count*dims)
 	}
 	for i := range count {
 		m.scales[i] = math.Float32frombits(binary.LittleEndian.Uint32([]byte(s[off : off+4])))

@@ -272,7 +272,7 @@ func TestLoad(t *testing.T) {
 	if nb := m.Neighbors("alpha", 5); len(nb) != 3 || nb[0].Word != "beta" || nb[2].Word != "gamma" || math.Abs(nb[2].Sim) > 1e-9 {
 		t.Errorf("Neighbors(alpha) = %v", nb)
 	}
-	bad := []string{"", "DMWV", "XXXX" + string(file[4:]), "DMWV\x02" + string(file[5:]), string(file[:len(file)-1]), string(file) + "x", string(file[:20])}
+	bad := []string{"", "DMWV", "XXXX" + string(file[4:]), "DMWV\x02" + string(file[5:]), string(file[:len(file)-1]), string(file) + "x", string(file[:20]), "DMWV\x01\x00\x00\x00\xff\xff\xff\x7f\x64\x00\x00\x00"}
 	for _, b := range bad {
 		if _, err := Load([]byte(b)); err == nil {
 			t.Errorf("Load(%q) accepted a bad file", b)
