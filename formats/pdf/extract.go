@@ -148,6 +148,9 @@ func pageLines(inst pdfium.Pdfium, doc references.FPDF_DOCUMENT, i int) (lines [
 	// rune count matches (no surrogate pairs) rune i is character i and
 	// fonts can be sampled. Otherwise the page has text but no font info.
 	aligned := len(runes) == cc.Count
+	if aligned {
+		markLigatures(inst, tp.TextPage, runes)
+	}
 	start := 0
 	emit := func(end int) {
 		text := cleanText(string(runes[start:end]))
@@ -227,6 +230,8 @@ func cleanText(s string) string {
 				b.WriteRune('-')
 			}
 		case r == '\u00ad':
+		case r == ligGlyph || r == ligGap:
+			b.WriteRune(r)
 		case r < ' ' || r == 0x7f || r == '\ufeff':
 			b.WriteRune(' ')
 		default:

@@ -1,0 +1,168 @@
+package pdf
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/docmind/docmind/document"
+	"github.com/docmind/docmind/internal/testenv"
+)
+
+// The ten SEC filings in ../shared/fixtures/filings, parsed once per test
+// binary (about 1,070 pages).
+var filings struct {
+	once sync.Once
+	docs map[string]*document.Document
+	err  error
+}
+
+func filingDocs(t *testing.T) map[string]*document.Document {
+	t.Helper()
+	dir := testenv.SharedPath(t, "fixtures", "filings")
+	if testing.Short() {
+		t.Skip("parsing the ten filings takes minutes")
+	}
+	filings.once.Do(func() {
+		files, err := filepath.Glob(filepath.Join(dir, "*.pdf"))
+		if err != nil || len(files) == 0 {
+			filings.err = err
+			return
+		}
+		docs := map[string]*document.Document{}
+		var mu sync.Mutex
+		var wg sync.WaitGroup
+		errs := make(chan error, len(files))
+		for _, f := range files {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				if os.Getenv("DOCMIND_RAWCACHE") != "" {
+					// Dev aid: layout iterations from cached extractions.
+					doc, err := build(filepath.Base(f), devRawDoc(t, f), false)
+					mu.Lock()
+					docs[filepath.Base(f)] = doc
+					mu.Unlock()
+					errs <- err
+					return
+				}
+				data, err := os.ReadFile(f)
+				if err == nil {
+					var doc *document.Document
+					doc, err = reader(t).Parse(context.Background(), filepath.Base(f), data)
+					mu.Lock()
+					docs[filepath.Base(f)] = doc
+					mu.Unlock()
+				}
+				errs <- err
+			}()
+		}
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			if err != nil && filings.err == nil {
+				filings.err = err
+			}
+		}
+		filings.docs = docs
+	})
+	if filings.err != nil {
+		t.Fatal(filings.err)
+	}
+	if len(filings.docs) == 0 {
+		t.Skip("no filings")
+	}
+	return filings.docs
+}
+
+func docText(doc *document.Document, page int) string {
+	var b strings.Builder
+	for _, bl := range doc.Blocks {
+		if page == 0 || bl.Page == page {
+			b.WriteString(bl.Text)
+			b.WriteByte('\n')
+		}
+	}
+	return b.String()
+}
+
+// Ligature glyphs that the filings' fonts map to nothing (eBay) or to a
+// lone "f" followed by a generated space (FedEx, Salesforce) come out as
+// the words they spell.
+func TestFilingLigatures(t *testing.T) {
+	docs := filingDocs(t)
+	for name, doc := range docs {
+		text := docText(doc, 0)
+		for _, bad := range []string{"af ect", "ef ect", "signi cant", " nancial", "cash ow", "\ue000", "\ue001"} {
+			if n := strings.Count(text, bad); n > 0 {
+				t.Errorf("%s: %q occurs %d times", name, bad, n)
+			}
+		}
+	}
+	for _, c := range []struct {
+		name  string
+		words []string
+	}{
+		{"EBAY_2023Q1_EARNINGS.pdf", []string{"financial", "first", "cash flow", "significant"}},
+		{"FEDEX_2023_10K.pdf", []string{"affect", "effective", "financial"}},
+		{"SALESFORCE_2023Q3_10Q.pdf", []string{"affect", "effective"}},
+	} {
+		text := docText(docs[c.name], 0)
+		for _, w := range c.words {
+			if !strings.Contains(text, w) {
+				t.Errorf("%s: %q missing", c.name, w)
+			}
+		}
+	}
+}
+
+// For every answerable question of qa.jsonl whose page prints a number,
+// the label read for the page is that number.
+func TestFilingPrintedPages(t *testing.T) {
+	qa := testenv.SharedPath(t, "data", "filings", "qa.jsonl")
+	docs := filingDocs(t)
+	f, err := os.Open(qa)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	agree, total := 0, 0
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		var row struct {
+			ID          string `json:"id"`
+			Source      string `json:"source"`
+			Page        int    `json:"page"`
+			PrintedPage *int   `json:"printed_page"`
+			Kind        string `json:"kind"`
+		}
+		if err := json.Unmarshal(sc.Bytes(), &row); err != nil {
+			t.Fatal(err)
+		}
+		doc := docs[row.Source]
+		if row.Kind != "answerable" || doc == nil {
+			continue
+		}
+		got, printed := doc.PageLabels[row.Page], doc.PrintedPages[row.Page]
+		if row.PrintedPage == nil {
+			if printed {
+				t.Errorf("%s: %s page %d prints no number, got label %q", row.ID, row.Source, row.Page, got)
+			}
+			continue
+		}
+		total++
+		want := strconv.Itoa(*row.PrintedPage)
+		if got == want && printed {
+			agree++
+		} else {
+			t.Errorf("%s: %s page %d: label %q (printed %v), want %s", row.ID, row.Source, row.Page, got, printed, want)
+		}
+	}
+	t.Logf("printed page numbers agree with qa.jsonl on %d of %d pages", agree, total)
+}
