@@ -67,8 +67,17 @@ func findEntity(first []line) string {
 			continue
 		}
 		name := strings.TrimSpace(l.text[:loc[0]])
-		for j := i - 1; name == "" && j >= 0 && j >= i-2; j-- {
-			name = strings.TrimSpace(first[j].text)
+		if name == "" {
+			// The name may wrap over the lines just above, set in the
+			// same font: "BOSTON PROPERTIES, INC." / "BOSTON PROPERTIES
+			// LIMITED PARTNERSHIP".
+			for j := i - 1; j >= 0 && j >= i-3; j-- {
+				t := strings.TrimSpace(first[j].text)
+				if t == "" || junkHeading(t) || j < i-1 && (first[j].size != first[i-1].size || first[j].bold != first[i-1].bold) {
+					break
+				}
+				name = strings.TrimSpace(t + " " + name)
+			}
 		}
 		if name = tidyName(name); name != "" {
 			return name

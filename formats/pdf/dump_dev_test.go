@@ -51,6 +51,14 @@ func TestDevDumpChars(t *testing.T) {
 		t.Fatal(err)
 	}
 	cc, _ := inst.FPDFText_CountChars(&requests.FPDFText_CountChars{TextPage: tp.TextPage})
+	gt, _ := inst.FPDFText_GetText(&requests.FPDFText_GetText{TextPage: tp.TextPage, StartIndex: 0, Count: cc.Count})
+	gr := []rune(gt.Text)
+	fmt.Printf("GetText runes %d count %d %q\n", len(gr), cc.Count, string(gr[778:786]))
+	for j, r := range gr {
+		if r < ' ' && r != '\n' && r != '\r' {
+			fmt.Printf("GetText %d U+%04X\n", j, r)
+		}
+	}
 	for j := 0; j < cc.Count; j++ {
 		u, _ := inst.FPDFText_GetUnicode(&requests.FPDFText_GetUnicode{TextPage: tp.TextPage, Index: j})
 		b, _ := inst.FPDFText_GetCharBox(&requests.FPDFText_GetCharBox{TextPage: tp.TextPage, Index: j})

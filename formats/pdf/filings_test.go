@@ -4,8 +4,10 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -165,4 +167,69 @@ func TestFilingPrintedPages(t *testing.T) {
 		}
 	}
 	t.Logf("printed page numbers agree with qa.jsonl on %d of %d pages", agree, total)
+}
+
+// Headings of the filings (most have no outline) are real headings, not
+// cover-page text: no address, zip code, identifier, letter-spaced text
+// or form boilerplate. -v prints the distinct headings per filing.
+func TestFilingHeadings(t *testing.T) {
+	docs := filingDocs(t)
+	names := make([]string, 0, len(docs))
+	for name := range docs {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		doc := docs[name]
+		seen := map[string]bool{}
+		var hs []string
+		for _, b := range doc.Blocks {
+			if b.Kind != document.Heading || seen[b.Text] {
+				continue
+			}
+			seen[b.Text] = true
+			hs = append(hs, fmt.Sprintf("p%d %s", b.Page, b.Text))
+			if junkHeading(b.Text) && b.Text != "Cover Page" {
+				t.Errorf("%s: junk heading %q on page %d", name, b.Text, b.Page)
+			}
+		}
+		if len(hs) < 5 {
+			t.Errorf("%s: only %d headings", name, len(hs))
+		}
+		t.Logf("%s: title %q, %d distinct headings:\n  %s", name, doc.Title, len(hs), strings.Join(hs, "\n  "))
+	}
+}
+
+// Each filing states whom it is about and which period it covers.
+func TestFilingContext(t *testing.T) {
+	docs := filingDocs(t)
+	want := map[string][2]string{
+		"APPLE_2021_10K.pdf":            {"Apple", "2021"},
+		"APPLE_2022_10K.pdf":            {"Apple", "2022"},
+		"ORACLE_2022_10K.pdf":           {"Oracle", "2022"},
+		"ORACLE_2023_10K.pdf":           {"Oracle", "2023"},
+		"MCDONALDS_2022_10K.pdf":        {"McDonald", "2022"},
+		"FEDEX_2023_10K.pdf":            {"FedEx", "2023"},
+		"BOSTONPROPERTIES_2015_10K.pdf": {"Boston Properties", "2015"},
+		"SALESFORCE_2023Q3_10Q.pdf":     {"Salesforce", "2022"},
+		"EBAY_2023Q1_EARNINGS.pdf":      {"eBay", "2023"},
+		"INTEL_2023Q1_EARNINGS.pdf":     {"Intel", "2023"},
+	}
+	for name, w := range want {
+		doc := docs[name]
+		if doc == nil {
+			t.Errorf("%s not parsed", name)
+			continue
+		}
+		t.Logf("%s: title %q, entity %q, period %q", name, doc.Title, doc.Entity, doc.Period)
+		if !strings.Contains(strings.ToLower(doc.Entity), strings.ToLower(w[0])) {
+			t.Errorf("%s: entity %q, want it to contain %q", name, doc.Entity, w[0])
+		}
+		if !strings.Contains(doc.Period, w[1]) {
+			t.Errorf("%s: period %q, want it to contain %q", name, doc.Period, w[1])
+		}
+		if doc.Title == "" || junkTitle(doc.Title) {
+			t.Errorf("%s: title %q", name, doc.Title)
+		}
+	}
 }

@@ -19,7 +19,9 @@ import (
 //     FPDFText_GetUnicode returns U+0000 for a character that has a glyph
 //     box ("\x00nancial", "cash \x00ow"). PDFium has no way to say which
 //     glyph it is: the font's glyph width for a Unicode value needs a
-//     reverse ToUnicode lookup, which the glyph lacks.
+//     reverse ToUnicode lookup, which the glyph lacks. FPDFText_GetText
+//     writes such a character as U+FFFE, PDFium's soft-hyphen marker,
+//     and it used to vanish ("signi cant").
 //   - The map gives the ligature glyph only its first letter, "f", and
 //     PDFium, placing the next character a ligature's width further on,
 //     generates a space after it ("af ect" for "affect").
@@ -43,6 +45,14 @@ func markLigatures(inst pdfium.Pdfium, tp references.FPDF_TEXTPAGE, runes []rune
 		switch {
 		case r == 0:
 			if j+1 < len(runes) && unicode.IsLetter(runes[j+1]) {
+				runes[j] = ligGlyph
+			}
+		case r == '\ufffe' && j+1 < len(runes) && unicode.IsLetter(runes[j+1]):
+			// FPDFText_GetText writes U+FFFE both for a hyphen it
+			// considers soft and for a glyph without Unicode; the latter
+			// has U+0000 as its character code point.
+			u, err := inst.FPDFText_GetUnicode(&requests.FPDFText_GetUnicode{TextPage: tp, Index: j})
+			if err == nil && u.Unicode == 0 {
 				runes[j] = ligGlyph
 			}
 		case r == ' ' && j > 1 && runes[j-1] == 'f' && unicode.IsLetter(runes[j-2]) &&
