@@ -313,15 +313,19 @@ func boldHeadingShape(s string) bool {
 	if strings.HasSuffix(s, ".") && !itemHeading.MatchString(s) || strings.HasSuffix(s, ":") {
 		return false
 	}
-	// Figures in a bold table row ("Total 1,234 5,678").
-	digits := 0
-	for _, r := range s {
-		if unicode.IsDigit(r) {
-			digits++
+	// Figures in a bold table row ("Total 1,234 5,678", "Effective tax
+	// rate 6.8% 12.2%", "Q2 2023 GAAP* Non-GAAP*").
+	figures := 0
+	for _, w := range words {
+		if strings.ContainsFunc(w, unicode.IsDigit) {
+			figures++
 		}
 	}
-	return digits*3 < len(s)
+	return figures < 2
 }
+
+// endsInNumber matches a contents row ending in its page number.
+var endsInNumber = regexp.MustCompile(`\s\d{1,4}$`)
 
 // nextBold reports whether the line after i on the same page is bold too
 // (a bold paragraph or a run of bold table rows rather than a heading).
@@ -439,7 +443,10 @@ func detectHeadings(lines []line) []hline {
 			isHead[i] = true
 		case ratio >= 0.95 && l.bold && (num || namedPart.MatchString(l.text)) && !strings.HasSuffix(l.text, "."):
 			isHead[i] = true
-		case ratio >= 0.95 && itemHeading.MatchString(l.text) && (l.bold || isUpperText(l.text)):
+		case ratio >= 0.95 && (itemHeading.MatchString(l.text) || partHeading.MatchString(l.text)) &&
+			len(strings.Fields(l.text)) <= 14 && !endsInNumber.MatchString(l.text):
+			// "Item 1. Business", "PART II" (not a contents row "Item 1.
+			// Business 3").
 			isHead[i] = true
 		case ratio >= 0.95 && l.bold && boldHeadingShape(l.text) && !nextBold(lines, i):
 			// A short bold line over body text: "Results of Operations",
