@@ -120,17 +120,17 @@ func (a *llmAbout) UnmarshalJSON(b []byte) error {
 	case json.Unmarshal(b, &str) == nil:
 		*a = llmAbout{Entity: strings.TrimSpace(str)}
 	case json.Unmarshal(b, &list) == nil:
-		*a = llmAbout{Entity: anyText(list)}
+		*a = llmAbout{Entity: llmAnyText(list)}
 	case json.Unmarshal(b, &obj) == nil:
-		*a = llmAbout{Entity: anyText(obj.Entity), Period: anyText(obj.Period)}
+		*a = llmAbout{Entity: llmAnyText(obj.Entity), Period: llmAnyText(obj.Period)}
 	default: // a number or boolean: keep it as text rather than fail the verdict
 		*a = llmAbout{Entity: oneLine(string(b))}
 	}
 	return nil
 }
 
-// anyText renders a JSON string, number or list of them as text.
-func anyText(v any) string {
+// llmAnyText renders a JSON string, number or list of them as text.
+func llmAnyText(v any) string {
 	switch x := v.(type) {
 	case nil:
 		return ""
@@ -139,7 +139,7 @@ func anyText(v any) string {
 	case []any:
 		var parts []string
 		for _, e := range x {
-			if t := anyText(e); t != "" {
+			if t := llmAnyText(e); t != "" {
 				parts = append(parts, t)
 			}
 		}
@@ -150,7 +150,7 @@ func anyText(v any) string {
 }
 
 // String renders "Oracle Corporation, fiscal 2022", or "" when empty.
-func (a llmAbout) String() string { return joinText(", ", a.Entity, a.Period) }
+func (a llmAbout) String() string { return llmJoinText(", ", a.Entity, a.Period) }
 
 type llmVerdict struct {
 	Claims         []llmClaim `json:"claims"`
@@ -163,8 +163,8 @@ type llmVerdict struct {
 	IrrelevantSections []string `json:"irrelevant_sections"`
 }
 
-// joinText joins the non-empty trimmed parts with sep.
-func joinText(sep string, parts ...string) string {
+// llmJoinText joins the non-empty trimmed parts with sep.
+func llmJoinText(sep string, parts ...string) string {
 	var out []string
 	for _, p := range parts {
 		if p = strings.TrimSpace(p); p != "" {
@@ -290,7 +290,7 @@ func (j *LLM) runGuards(ctx context.Context, req schema.JudgeRequest, lv *llmVer
 			if !c.Supported {
 				g.llmRejected++
 			}
-			if offTopic(c) {
+			if llmOffTopic(c) {
 				why := "does not address the question"
 				if about := c.About.String(); about != "" {
 					why += " (it is about " + about + ")"
@@ -348,35 +348,35 @@ func withScore(c schema.ClaimCheck) schema.ClaimCheck {
 	return c
 }
 
-// offTopic reports whether the model judged that claim c, which is not an
+// llmOffTopic reports whether the model judged that claim c, which is not an
 // abstention, does not address the question. A claim without
 // "addresses_question" (a reply in the pre-judge-v2 format) was not
 // judged and is not off-topic.
-func offTopic(c llmClaim) bool {
+func llmOffTopic(c llmClaim) bool {
 	return c.AddressesQuestion != nil && !*c.AddressesQuestion && !IsAbstention(c.Claim)
 }
 
-// offTopicConfidence caps the confidence of an answer the model judged not
+// llmOffTopicConfidence caps the confidence of an answer the model judged not
 // to answer the question; it is below DefaultThresholds().MinConfidence,
 // the least confidence for an answer to be returned.
-const offTopicConfidence = 0.2
+const llmOffTopicConfidence = 0.2
 
-// irrelevance applies the model's relevance judgement: the answer does not
+// llmIrrelevance applies the model's relevance judgement: the answer does not
 // answer the question when the model says so ("answers_question": false)
 // or when every claim that is not an abstention has "addresses_question"
 // false. It returns why, for the reasoning, or "" when the answer is not
 // rejected for relevance (including when the reply does not judge it).
-func irrelevance(lv *llmVerdict, g guardResult) string {
+func llmIrrelevance(lv *llmVerdict, g guardResult) string {
 	reason := oneLine(lv.RelevanceReason)
 	if lv.AnswersQuestion != nil && !*lv.AnswersQuestion {
-		return joinText(": ", "the answer does not answer the question", reason)
+		return llmJoinText(": ", "the answer does not answer the question", reason)
 	}
 	claims := 0
 	for _, c := range lv.Claims {
 		if IsAbstention(c.Claim) {
 			continue
 		}
-		if !offTopic(c) {
+		if !llmOffTopic(c) {
 			return ""
 		}
 		claims++
@@ -384,11 +384,11 @@ func irrelevance(lv *llmVerdict, g guardResult) string {
 	if claims == 0 {
 		return ""
 	}
-	return joinText(": ", "no claim of the answer addresses the question", reason) + " (" + strings.Join(g.offTopic, "; ") + ")"
+	return llmJoinText(": ", "no claim of the answer addresses the question", reason) + " (" + strings.Join(g.offTopic, "; ") + ")"
 }
 
 func assemble(lv *llmVerdict, g guardResult, sections []schema.Section) *schema.Verdict {
-	irrelevant := irrelevance(lv, g)
+	irrelevant := llmIrrelevance(lv, g)
 	llmBad := *lv.IsHallucinated || g.llmRejected > 0 || irrelevant != ""
 	guardBad := len(g.findings) > 0
 	v := &schema.Verdict{
@@ -410,8 +410,8 @@ func assemble(lv *llmVerdict, g guardResult, sections []schema.Section) *schema.
 	}
 	llmWhy := oneLine(lv.Reasoning)
 	if irrelevant != "" {
-		v.ConfidenceScore = math.Min(v.ConfidenceScore, offTopicConfidence)
-		llmWhy = joinText(". ", irrelevant, llmWhy)
+		v.ConfidenceScore = math.Min(v.ConfidenceScore, llmOffTopicConfidence)
+		llmWhy = llmJoinText(". ", irrelevant, llmWhy)
 	}
 	switch {
 	case llmBad && guardBad:

@@ -16,22 +16,22 @@ import (
 	"github.com/docmind/docmind/schema"
 )
 
-// filings are sections of three annual reports whose revenue sentences
+// relFilings are sections of three annual reports whose revenue sentences
 // look alike: only the document context (entity, period) tells them apart.
-var filings = []schema.Section{
-	{Title: "Total Revenues", Page: 38, Source: "filings/oracle-10k-2022.pdf",
+var relFilings = []schema.Section{
+	{Title: "Total Revenues", Page: 38, Source: "relFilings/oracle-10k-2022.pdf",
 		DocTitle: "Oracle Corporation Annual Report on Form 10-K", DocEntity: "Oracle Corporation", DocPeriod: "fiscal year ended May 31, 2022",
 		Content: "Total revenues were $42.4 billion in fiscal 2022, an increase of 5% compared to fiscal 2021."},
-	{Title: "Total Revenues", Page: 41, Source: "filings/oracle-10k-2023.pdf",
+	{Title: "Total Revenues", Page: 41, Source: "relFilings/oracle-10k-2023.pdf",
 		DocTitle: "Oracle Corporation Annual Report on Form 10-K", DocEntity: "Oracle Corporation", DocPeriod: "fiscal year ended May 31, 2023",
 		Content: "Total revenues were $50.0 billion in fiscal 2023, an increase of 18% compared to fiscal 2022."},
-	{Title: "Total Revenues", Page: 37, Source: "filings/microsoft-10k-2023.pdf",
+	{Title: "Total Revenues", Page: 37, Source: "relFilings/microsoft-10k-2023.pdf",
 		DocTitle: "Microsoft Corporation Annual Report on Form 10-K", DocEntity: "Microsoft Corporation", DocPeriod: "fiscal year ended June 30, 2023",
 		Content: "Total revenues were $211.9 billion in fiscal 2023, an increase of 7% compared to fiscal 2022."},
 }
 
-// handbook has an annual-leave and a parental-leave section.
-var handbook = []schema.Section{
+// relHandbook has an annual-leave and a parental-leave section.
+var relHandbook = []schema.Section{
 	{Title: "Annual Leave", Page: 12, Source: "hr/handbook.md", DocTitle: "Employee Handbook", DocEntity: "Acme Ltd",
 		Content: "Employees are entitled to 25 days of annual leave per year."},
 	{Title: "Parental Leave", Page: 14, Source: "hr/handbook.md", DocTitle: "Employee Handbook", DocEntity: "Acme Ltd",
@@ -66,7 +66,7 @@ func relVerdict(t *testing.T, answers *bool, reason string, claims ...map[string
 	return string(b)
 }
 
-func ptr(b bool) *bool { return &b }
+func llmRelPtr(b bool) *bool { return &b }
 
 // relevanceCase is a question, the sections retrieved for it, the model's
 // answer (with [Sk] ids) and the model's verdict on it.
@@ -87,10 +87,10 @@ func relevanceCases() []relevanceCase {
 	return []relevanceCase{
 		{
 			name:     "different entity: Microsoft's revenue for a question about Oracle",
-			sections: filings, query: oracleQuestion,
+			sections: relFilings, query: oracleQuestion,
 			answer: "Total revenues were $211.9 billion in fiscal 2023 [S3].",
 			verdict: func(t *testing.T) string {
-				return relVerdict(t, ptr(false), "the answer is about Microsoft Corporation; the question asks about Oracle",
+				return relVerdict(t, llmRelPtr(false), "the answer is about Microsoft Corporation; the question asks about Oracle",
 					relClaim("Total revenues were $211.9 billion in fiscal 2023", "S3", "Total revenues were $211.9 billion in fiscal 2023", false, "Microsoft Corporation", "fiscal year ended June 30, 2023"))
 			},
 			reasoning:   []string{"rejected by the LLM judge: the answer does not answer the question: the answer is about Microsoft Corporation; the question asks about Oracle"},
@@ -98,10 +98,10 @@ func relevanceCases() []relevanceCase {
 		},
 		{
 			name:     "different period: Oracle fiscal 2022 for a question about fiscal 2023",
-			sections: filings, query: oracleQuestion,
+			sections: relFilings, query: oracleQuestion,
 			answer: "Total revenues were $42.4 billion in fiscal 2022 [S1].",
 			verdict: func(t *testing.T) string {
-				return relVerdict(t, ptr(false), "the answer is about Oracle fiscal 2022; the question asks about fiscal 2023",
+				return relVerdict(t, llmRelPtr(false), "the answer is about Oracle fiscal 2022; the question asks about fiscal 2023",
 					relClaim("Total revenues were $42.4 billion in fiscal 2022", "S1", "Total revenues were $42.4 billion in fiscal 2022", false, "Oracle Corporation", "fiscal year ended May 31, 2022"))
 			},
 			reasoning:   []string{"the answer is about Oracle fiscal 2022; the question asks about fiscal 2023"},
@@ -109,10 +109,10 @@ func relevanceCases() []relevanceCase {
 		},
 		{
 			name:     "different question: annual leave for parental leave",
-			sections: handbook, query: "How many weeks of parental leave do employees get?",
+			sections: relHandbook, query: "How many weeks of parental leave do employees get?",
 			answer: "Employees are entitled to 25 days of annual leave per year [S1].",
 			verdict: func(t *testing.T) string {
-				return relVerdict(t, ptr(false), "the question asks how many weeks of parental leave; the answer gives the annual leave in days",
+				return relVerdict(t, llmRelPtr(false), "the question asks how many weeks of parental leave; the answer gives the annual leave in days",
 					relClaim("Employees are entitled to 25 days of annual leave per year", "S1", "Employees are entitled to 25 days of annual leave per year", false, "Acme Ltd", ""))
 			},
 			reasoning:   []string{"the answer does not answer the question: the question asks how many weeks of parental leave"},
@@ -120,7 +120,7 @@ func relevanceCases() []relevanceCase {
 		},
 		{
 			name:     "every claim off the question although answers_question is missing",
-			sections: filings, query: oracleQuestion,
+			sections: relFilings, query: oracleQuestion,
 			answer: "Total revenues were $42.4 billion in fiscal 2022 [S1].",
 			verdict: func(t *testing.T) string {
 				return relVerdict(t, nil, "",
@@ -131,10 +131,10 @@ func relevanceCases() []relevanceCase {
 		},
 		{
 			name:     "the right answer is accepted",
-			sections: filings, query: oracleQuestion,
+			sections: relFilings, query: oracleQuestion,
 			answer: "Total revenues were $50.0 billion in fiscal 2023 [S2].",
 			verdict: func(t *testing.T) string {
-				return relVerdict(t, ptr(true), "the answer gives Oracle's fiscal 2023 total revenues",
+				return relVerdict(t, llmRelPtr(true), "the answer gives Oracle's fiscal 2023 total revenues",
 					relClaim("Total revenues were $50.0 billion in fiscal 2023", "S2", "Total revenues were $50.0 billion in fiscal 2023", true, "Oracle Corporation", "fiscal year ended May 31, 2023"))
 			},
 			accepted:  true,
@@ -142,10 +142,10 @@ func relevanceCases() []relevanceCase {
 		},
 		{
 			name:     "an aside that does not address the question is set aside, the answer kept",
-			sections: filings, query: oracleQuestion,
+			sections: relFilings, query: oracleQuestion,
 			answer: "Total revenues were $50.0 billion in fiscal 2023 [S2]. Total revenues were $42.4 billion in fiscal 2022 [S1].",
 			verdict: func(t *testing.T) string {
-				return relVerdict(t, ptr(true), "the first claim gives Oracle's fiscal 2023 revenues",
+				return relVerdict(t, llmRelPtr(true), "the first claim gives Oracle's fiscal 2023 revenues",
 					relClaim("Total revenues were $50.0 billion in fiscal 2023", "S2", "Total revenues were $50.0 billion in fiscal 2023", true, "Oracle Corporation", "fiscal 2023"),
 					relClaim("Total revenues were $42.4 billion in fiscal 2022", "S1", "Total revenues were $42.4 billion in fiscal 2022", false, "Oracle Corporation", "fiscal 2022"))
 			},
@@ -212,7 +212,7 @@ func TestLLMRelevancePipelineFallback(t *testing.T) {
 				t.Fatal(err)
 			}
 			p, err := docmind.New(
-				docmind.WithRetriever(fixedRetriever(tc.sections)),
+				docmind.WithRetriever(llmRelRetriever(tc.sections)),
 				docmind.WithDecomposer(decomposer.NewRules()),
 				docmind.WithGenerator(generator.NewLLM(m, generator.LLMOptions{})),
 				docmind.WithJudge(judge.NewLLM(m, judge.LLMOptions{})),
@@ -241,9 +241,9 @@ func TestLLMRelevancePipelineFallback(t *testing.T) {
 	}
 }
 
-type fixedRetriever []schema.Section
+type llmRelRetriever []schema.Section
 
-func (r fixedRetriever) Retrieve(context.Context, schema.RetrieveRequest) ([]schema.Section, error) {
+func (r llmRelRetriever) Retrieve(context.Context, schema.RetrieveRequest) ([]schema.Section, error) {
 	return append([]schema.Section(nil), r...), nil
 }
 
@@ -265,8 +265,8 @@ func TestLLMJudgeRequestCarriesRelevance(t *testing.T) {
 	}
 	system, user := req.Body.Messages[0].Content, req.Body.Messages[1].Content
 	for _, want := range []string{
-		`<document id="S1" title="Total Revenues" page="page 38" source="filings/oracle-10k-2022.pdf" document_title="Oracle Corporation Annual Report on Form 10-K" entity="Oracle Corporation" period="fiscal year ended May 31, 2022">`,
-		`<document id="S2" title="Total Revenues" page="page 41" source="filings/oracle-10k-2023.pdf" document_title="Oracle Corporation Annual Report on Form 10-K" entity="Oracle Corporation" period="fiscal year ended May 31, 2023">`,
+		`<document id="S1" title="Total Revenues" page="page 38" source="relFilings/oracle-10k-2022.pdf" document_title="Oracle Corporation Annual Report on Form 10-K" entity="Oracle Corporation" period="fiscal year ended May 31, 2022">`,
+		`<document id="S2" title="Total Revenues" page="page 41" source="relFilings/oracle-10k-2023.pdf" document_title="Oracle Corporation Annual Report on Form 10-K" entity="Oracle Corporation" period="fiscal year ended May 31, 2023">`,
 		`entity="Microsoft Corporation" period="fiscal year ended June 30, 2023">`,
 		"Question: " + oracleQuestion,
 	} {
@@ -335,7 +335,7 @@ func TestLLMJudgeParsesRepliesWithoutRelevance(t *testing.T) {
 		reason   string
 	}{
 		{name: "old format", reply: verdictJSON(t, false, 0.9, claim(quote, "S1", quote, true)), accepted: true},
-		{name: "about as a string", reply: relVerdict(t, ptr(true), "", aboutString), accepted: true},
+		{name: "about as a string", reply: relVerdict(t, llmRelPtr(true), "", aboutString), accepted: true},
 		{name: "about as a list", reply: relVerdict(t, nil, "", aboutList), reason: "it is about Oracle Corporation, fiscal 2022"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
