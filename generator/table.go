@@ -21,6 +21,9 @@ func isCell(tok string) bool { return reCell.MatchString(tok) }
 // "Revenue: 2022 $ 1,645; 2021 $ 1,582". It returns nil when the text does
 // not look like a table (fewer than two rows of values).
 func tableRows(text string) []string {
+	if strings.Contains(text, "|") {
+		return nil // a table with cell separators keeps its rows
+	}
 	toks := strings.Fields(text)
 	cells := 0
 	for _, t := range toks {

@@ -384,6 +384,16 @@ func (f Frame) negatedAbout(text string) bool {
 		}
 	}
 	toks := textproc.Tokens(Fold(text))
+	// two negations cancel ("shall not replace them without notice")
+	n := 0
+	for _, t := range toks {
+		if negations[strings.ReplaceAll(t, "’", "'")] {
+			n++
+		}
+	}
+	if n >= 2 && n%2 == 0 {
+		return false
+	}
 	for i, t := range toks {
 		if !negations[strings.ReplaceAll(t, "’", "'")] {
 			continue
@@ -595,7 +605,7 @@ func (f Frame) Check(c Context, ch Checks, match Matcher, weight Weigher) Result
 			res.Findings = append(res.Findings, Finding{"type", fmt.Sprintf("the question asks for a %s, which the answer does not state", f.Type)})
 		}
 	}
-	if ch.Period {
+	if ch.Period && f.Type != TypeYesNo {
 		if q := f.missingQuantities(c.Claim + "\n" + c.Passage + "\n" + c.Heading); len(q) > 0 {
 			res.Findings = append(res.Findings, Finding{"quantity", fmt.Sprintf("the question states %s, which the answer's passage does not", quoteList(q))})
 		}
