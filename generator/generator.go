@@ -72,8 +72,7 @@ func WithoutRelevance() Option { return func(g *Extractive) { g.noRelevance = tr
 
 // answering keeps the candidates that answer the question (see package
 // relevance): about the entities and periods it names, stating the kind
-// of answer it asks for, with its polarity. It scales each score by how
-// much of the question's focus the sentence and its heading address. When
+// of answer it asks for, with its polarity. When
 // no candidate answers, the candidates are returned unchanged and the
 // judge decides.
 func (g *Extractive) answering(req schema.GenerateRequest, cands []candidate) []candidate {
@@ -99,7 +98,6 @@ func (g *Extractive) answering(req schema.GenerateRequest, cands []candidate) []
 		if !res.OK() {
 			continue
 		}
-		c.score *= 0.5 + 0.5*res.ClaimFocus
 		out = append(out, c)
 	}
 	if len(out) == 0 {

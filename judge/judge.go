@@ -60,8 +60,9 @@ type Thresholds struct {
 	// most. A retrieved section below it is listed in
 	// Verdict.RejectedSections. Default 0.5.
 	KeyTermCoverage float64
-	// MinConfidence is the least confidence for an answer to be returned.
-	// Default 0.5.
+	// MinConfidence is the least confidence for an answer to be returned:
+	// the calibrated estimate that it is correct (see
+	// Assessment.CalibratedConfidence). Default DefaultMinConfidence.
 	MinConfidence float64
 	// Window is the largest number of consecutive sentences a supporting
 	// passage may span. Default 2.
@@ -73,7 +74,7 @@ type Thresholds struct {
 
 // DefaultThresholds returns the defaults listed on Thresholds.
 func DefaultThresholds() Thresholds {
-	return Thresholds{Support: 0.6, KeyTermCoverage: 0.5, MinConfidence: 0.5, Window: 2, CitedBonus: 0.05}
+	return Thresholds{Support: 0.6, KeyTermCoverage: 0.5, MinConfidence: DefaultMinConfidence, Window: 2, CitedBonus: 0.05}
 }
 
 // Option configures the deterministic judge.
@@ -229,6 +230,8 @@ type Deterministic struct {
 	maxNovel int
 	// minFocus is WithMinFocus' threshold; negative = no relevance check.
 	minFocus float64
+	// minRelated is WithMinRelated's threshold.
+	minRelated float64
 	// claimGuardsOnly makes Score stop after the per-claim guards (facts,
 	// citations, quotes): no key terms, novelty or features. The LLM judge
 	// needs no more.
@@ -239,7 +242,7 @@ var _ schema.Judge = (*Deterministic)(nil)
 
 // NewDeterministic returns the deterministic judge.
 func NewDeterministic(opts ...Option) *Deterministic {
-	d := &Deterministic{t: DefaultThresholds(), rejectAbstentions: true, unsupportedFacts: true, maxNovel: -1, lex: lexicon.Default(), minFocus: DefaultMinFocus}
+	d := &Deterministic{t: DefaultThresholds(), rejectAbstentions: true, unsupportedFacts: true, maxNovel: -1, lex: lexicon.Default(), minFocus: DefaultMinFocus, minRelated: DefaultMinRelated}
 	for _, o := range opts {
 		o(d)
 	}

@@ -3,14 +3,15 @@ package judge
 import (
 	"context"
 	"fmt"
+	"maps"
 	"math"
-	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/docmind/docmind/lexicon"
 	"github.com/docmind/docmind/relevance"
 	"github.com/docmind/docmind/schema"
+	"github.com/docmind/docmind/wordvec"
 )
 
 // IssueOffQuestion: the answer's claims are quoted correctly but do not
@@ -22,6 +23,15 @@ const IssueOffQuestion IssueKind = "off_question"
 // DefaultMinFocus is the least weighted share of the question's focus terms
 // that an answering claim's passage must address (see relevance.Checks).
 const DefaultMinFocus = 0.5
+
+// DefaultMinRelated is the least cosine similarity of the GloVe word
+// vectors (package wordvec) for a passage word to address a question's
+// focus word it does not repeat.
+const DefaultMinRelated = 0.7
+
+// WithMinRelated sets the word-vector similarity threshold of the focus
+// check (DefaultMinRelated); 0 or less turns word vectors off.
+func WithMinRelated(v float64) Option { return func(d *Deterministic) { d.minRelated = v } }
 
 // WithMinFocus sets the focus threshold of the relevance check; a negative
 // value turns the relevance check off.
@@ -66,22 +76,25 @@ func (d *Deterministic) relevanceCheck(ctx context.Context, a *Assessment, req s
 	}
 	frame := relevance.Analyze(req.Query)
 	a.Frame = &frame
-	weights, err := d.focusWeights(ctx, frame, prep)
-	if err != nil {
-		return err
+	// a multi-part question is answered part by part: a claim answers it
+	// when it answers one of its parts
+	frames := []relevance.Frame{frame}
+	if req.Decomposition != nil && len(req.Decomposition.SubQueries) > 1 {
+		frames = frames[:0]
+		for _, q := range req.Decomposition.SubQueries {
+			frames = append(frames, relevance.Analyze(q))
+		}
+	}
+	weights := map[string]float64{}
+	for _, f := range frames {
+		w, err := d.focusWeights(ctx, f, prep)
+		if err != nil {
+			return err
+		}
+		maps.Copy(weights, w)
 	}
 	weigh := func(st string) float64 { return weights[st] }
 	checks := relevance.AllChecks(d.minFocus)
-	if off := os.Getenv("DOCMIND_DEV_OFF"); off != "" {
-		checks.Entity = !strings.Contains(off, "entity")
-		checks.Period = !strings.Contains(off, "period")
-		checks.Type = !strings.Contains(off, "type")
-		checks.Focus = !strings.Contains(off, "focus")
-		checks.Polarity = !strings.Contains(off, "polarity")
-	}
-	if v := os.Getenv("DOCMIND_DEV_FOCUS"); v != "" {
-		fmt.Sscan(v, &checks.MinFocus)
-	}
 	answering, judged := 0, 0
 	var first []relevance.Finding
 	bestFocus := 0.0
@@ -106,7 +119,16 @@ func (d *Deterministic) relevanceCheck(ctx context.Context, a *Assessment, req s
 			rc.Heading = HeadingContext(s)
 			rc.Document = DocumentContext(s)
 		}
-		res := frame.Check(rc, checks, d.focusMatcher(), weigh)
+		var res relevance.Result
+		for i, f := range frames {
+			r := f.Check(rc, checks, d.focusMatcher(f), weigh)
+			if i == 0 || r.OK() || len(r.Findings) < len(res.Findings) {
+				res = r
+			}
+			if r.OK() {
+				break
+			}
+		}
 		judged++
 		c.Focus = res.Focus
 		c.ClaimFocus = res.ClaimFocus
@@ -143,13 +165,28 @@ func (d *Deterministic) relevanceCheck(ctx context.Context, a *Assessment, req s
 }
 
 // focusMatcher says whether a text addresses a focus stem through a
-// synonym of the judge's thesaurus.
-func (d *Deterministic) focusMatcher() relevance.Matcher {
-	if d.lex == nil {
-		return nil
-	}
+// synonym of the judge's thesaurus or, failing that, a word whose GloVe
+// vector is close to the question word's (cosine at least
+// DefaultMinRelated: "percentage" and "percent", "leave" and "vacation").
+func (d *Deterministic) focusMatcher(f relevance.Frame) relevance.Matcher {
 	return func(st string, x relevance.Text) bool {
-		return d.lex.Find(st, lexicon.NewText(x.Raw())) != lexicon.NoMatch
+		if d.lex != nil && d.lex.Find(st, lexicon.NewText(x.Raw())) != lexicon.NoMatch {
+			return true
+		}
+		if d.minRelated <= 0 {
+			return false
+		}
+		w := f.FocusWords[st]
+		if w == "" {
+			return false
+		}
+		vec := wordvec.Default()
+		for _, t := range x.Tokens() {
+			if len(t) > 2 && vec.Similarity(w, t) >= d.minRelated {
+				return true
+			}
+		}
+		return false
 	}
 }
 

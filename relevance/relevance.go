@@ -84,6 +84,8 @@ type Frame struct {
 	Focus []string
 	// Negated is true when the question is negative ("did not", "never").
 	Negated bool
+	// FocusWords maps each focus stem to a word of the question with it.
+	FocusWords map[string]string
 	// entityTokens are the folded significant tokens of each entity.
 	entityTokens [][]string
 }
@@ -219,15 +221,25 @@ func Analyze(question string) Frame {
 	// focus: content terms minus entities, periods, numbers and the words
 	// of the question form
 	seen := map[string]bool{}
-	for _, t := range textproc.Terms(Fold(question)) {
+	f.FocusWords = map[string]string{}
+	for _, w := range textproc.ContentWords(Fold(question)) {
+		t := textproc.Stem(w)
 		if seen[t] || entityStems[t] || formWords[t] || hasDigit(t) || seenP[t] || months[t] {
+			continue
+		}
+		if f.Type == TypeDuration && durationVerbs[t] {
 			continue
 		}
 		seen[t] = true
 		f.Focus = append(f.Focus, t)
+		f.FocusWords[t] = w
 	}
 	return f
 }
+
+// durationVerbs are the verbs a question about a duration asks with
+// ("how long does it last / take / run").
+var durationVerbs = set(`last take run remain continu endur`)
 
 // formWords are stems of the words that frame a question rather than name
 // its subject ("how many", "what percentage", "approximately").
@@ -694,6 +706,15 @@ func (f Frame) focus(x Text, match Matcher, weight Weigher) (float64, []string) 
 		return 1, missing
 	}
 	return got / total, missing
+}
+
+// Tokens returns the folded tokens of x.
+func (x Text) Tokens() []string {
+	out := make([]string, 0, len(x.tokens))
+	for t := range x.tokens {
+		out = append(out, t)
+	}
+	return out
 }
 
 // Raw returns the text x was made from.
