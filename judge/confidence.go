@@ -62,6 +62,9 @@ func (a *Assessment) CalibratedConfidence() float64 {
 			n++
 		}
 	}
+	if n == 0 {
+		return guard // nothing to be correct about: an empty or abstaining answer
+	}
 	top := 0.0
 	for _, s := range a.Sections {
 		top = math.Max(top, s.RelevanceScore)

@@ -72,7 +72,7 @@ func NewLLM(model llms.Model, opts LLMOptions) *LLM {
 // answer addresses the question is the model's call, not the lexical
 // key-term check's.
 func llmGuardKinds() []IssueKind {
-	return []IssueKind{IssueContradiction, IssueUnsupportedFact, IssueBadCitation, IssueQuoteNotFound, IssueOffQuestion}
+	return []IssueKind{IssueContradiction, IssueUnsupportedFact, IssueBadCitation, IssueQuoteNotFound}
 }
 
 var _ schema.Judge = (*LLM)(nil)
