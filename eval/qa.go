@@ -91,44 +91,61 @@ func LoadQA(path string) ([]QARow, error) {
 // unanswerable rows neither, and no unknown field. name is used in error
 // messages.
 func ReadQA(r io.Reader, name string) ([]QARow, error) {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 64*1024), 4<<20)
 	var rows []QARow
 	ids := map[string]int{}
-	for lineNo := 1; sc.Scan(); lineNo++ {
-		line := bytes.TrimSpace(sc.Bytes())
-		if len(line) == 0 || line[0] == '#' {
-			continue
-		}
-		var row QARow
-		dec := json.NewDecoder(bytes.NewReader(line))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(&row); err != nil {
-			return nil, fmt.Errorf("qa set: %s line %d: not a QA row: %w", name, lineNo, err)
-		}
+	err := decodeJSONL(r, name, "qa set", "QA row", func(lineNo int, row QARow) error {
 		switch {
 		case row.ID == "":
-			return nil, fmt.Errorf("qa set: %s line %d: missing id", name, lineNo)
+			return fmt.Errorf("qa set: %s line %d: missing id", name, lineNo)
 		case strings.TrimSpace(row.Question) == "":
-			return nil, fmt.Errorf("qa set: %s line %d (%s): missing question", name, lineNo, row.ID)
+			return fmt.Errorf("qa set: %s line %d (%s): missing question", name, lineNo, row.ID)
 		case row.IsAnswerable() && len(row.Facts) == 0 && len(row.Answers) == 0:
-			return nil, fmt.Errorf("qa set: %s line %d (%s): an answerable row needs facts or answers", name, lineNo, row.ID)
+			return fmt.Errorf("qa set: %s line %d (%s): an answerable row needs facts or answers", name, lineNo, row.ID)
 		case !row.IsAnswerable() && (len(row.Facts) > 0 || len(row.Answers) > 0):
-			return nil, fmt.Errorf("qa set: %s line %d (%s): an unanswerable row has facts or answers", name, lineNo, row.ID)
+			return fmt.Errorf("qa set: %s line %d (%s): an unanswerable row has facts or answers", name, lineNo, row.ID)
 		}
 		if prev, dup := ids[row.ID]; dup {
-			return nil, fmt.Errorf("qa set: %s line %d: id %q already used on line %d", name, lineNo, row.ID, prev)
+			return fmt.Errorf("qa set: %s line %d: id %q already used on line %d", name, lineNo, row.ID, prev)
 		}
 		ids[row.ID] = lineNo
 		rows = append(rows, row)
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("qa set: read %s: %w", name, err)
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	if len(rows) == 0 {
 		return nil, fmt.Errorf("qa set: %s holds no questions", name)
 	}
 	return rows, nil
+}
+
+// decodeJSONL decodes r one line at a time into a T (blank lines and lines
+// starting with '#' skipped; unknown fields are an error) and calls fn
+// with each row and its line number, stopping at fn's first error. what
+// names the file in errors ("qa set"), row the kind of row ("QA row").
+func decodeJSONL[T any](r io.Reader, name, what, row string, fn func(lineNo int, v T) error) error {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 64*1024), 4<<20)
+	for lineNo := 1; sc.Scan(); lineNo++ {
+		line := bytes.TrimSpace(sc.Bytes())
+		if len(line) == 0 || line[0] == '#' {
+			continue
+		}
+		var v T
+		dec := json.NewDecoder(bytes.NewReader(line))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&v); err != nil {
+			return fmt.Errorf("%s: %s line %d: not a %s: %w", what, name, lineNo, row, err)
+		}
+		if err := fn(lineNo, v); err != nil {
+			return err
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return fmt.Errorf("%s: read %s: %w", what, name, err)
+	}
+	return nil
 }
 
 // AskFunc runs the whole pipeline for one question and returns the final
@@ -752,30 +769,19 @@ func LoadGold(path string) (map[string]GoldRow, error) {
 
 // ReadGold is LoadGold on a reader; name is used in error messages.
 func ReadGold(r io.Reader, name string) (map[string]GoldRow, error) {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 64*1024), 4<<20)
 	gold := map[string]GoldRow{}
-	for lineNo := 1; sc.Scan(); lineNo++ {
-		line := bytes.TrimSpace(sc.Bytes())
-		if len(line) == 0 || line[0] == '#' {
-			continue
-		}
-		var g GoldRow
-		dec := json.NewDecoder(bytes.NewReader(line))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(&g); err != nil {
-			return nil, fmt.Errorf("gold: %s line %d: not a gold row: %w", name, lineNo, err)
-		}
+	err := decodeJSONL(r, name, "gold", "gold row", func(lineNo int, g GoldRow) error {
 		if g.ID == "" {
-			return nil, fmt.Errorf("gold: %s line %d: missing id", name, lineNo)
+			return fmt.Errorf("gold: %s line %d: missing id", name, lineNo)
 		}
 		if _, dup := gold[g.ID]; dup {
-			return nil, fmt.Errorf("gold: %s line %d: id %q already used", name, lineNo, g.ID)
+			return fmt.Errorf("gold: %s line %d: id %q already used", name, lineNo, g.ID)
 		}
 		gold[g.ID] = g
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("gold: read %s: %w", name, err)
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	if len(gold) == 0 {
 		return nil, fmt.Errorf("gold: %s holds no rows", name)

@@ -11,7 +11,6 @@ package generator
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"regexp"
 	"sort"
 	"strings"
@@ -62,19 +61,13 @@ type Extractive struct {
 	dec                       schema.Decomposer
 	lex                       *lexicon.Thesaurus
 	synWeight                 float64
-	noRelevance               bool
 }
-
-// WithoutRelevance turns off the relevance filter: sentences about another
-// entity or period than the question names, or that do not state the kind
-// of answer it asks for, are then quoted too.
-func WithoutRelevance() Option { return func(g *Extractive) { g.noRelevance = true } }
 
 // answering keeps the candidates that answer the question (see package
 // relevance): about the entities and periods it names, stating the kind
-// of answer it asks for, with its polarity. When
-// no candidate answers, the candidates are returned unchanged and the
-// judge decides.
+// of answer it asks for, with its polarity; they keep their order. When no
+// candidate answers, the candidates are returned unchanged and the judge
+// decides.
 func (g *Extractive) answering(req schema.GenerateRequest, cands []candidate) []candidate {
 	frame := relevance.Analyze(req.Query)
 	checks := relevance.AllChecks(0)
@@ -92,8 +85,8 @@ func (g *Extractive) answering(req schema.GenerateRequest, cands []candidate) []
 		res := frame.Check(relevance.Context{
 			Claim:    c.text,
 			Passage:  strings.Join(ss[lo:hi], " "),
-			Heading:  s.Title + "\n" + strings.Join(s.Path, "\n"),
-			Document: documentContext(s),
+			Heading:  relevance.HeadingContext(s),
+			Document: relevance.DocumentContext(s),
 		}, checks, nil, nil)
 		if !res.OK() {
 			continue
@@ -103,15 +96,7 @@ func (g *Extractive) answering(req schema.GenerateRequest, cands []candidate) []
 	if len(out) == 0 {
 		return cands
 	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].score > out[j].score })
 	return out
-}
-
-// documentContext is the document part of a section's context: title,
-// file name, organisation and period.
-func documentContext(s schema.Section) string {
-	base := filepath.Base(filepath.ToSlash(s.Source))
-	return strings.Join([]string{s.DocTitle, strings.TrimSuffix(base, filepath.Ext(base)), s.DocEntity, s.DocPeriod}, "\n")
 }
 
 // WithThesaurus sets the synonym resource for sentence scoring: a question
@@ -172,7 +157,7 @@ func (g *Extractive) answer(req schema.GenerateRequest, d *schema.Decomposition)
 	}
 	all := g.withSynonyms(newQuery(strings.Join(append([]string{req.Query}, queries...), " "), d.KeyTerms, d.Intent))
 	cands := g.candidates(req.Sections, all)
-	if len(queries) <= 1 && !g.noRelevance {
+	if len(queries) <= 1 {
 		cands = g.answering(req, cands)
 	}
 	if len(cands) == 0 {
@@ -230,35 +215,47 @@ func (g *Extractive) candidates(sections []schema.Section, q query) []candidate 
 	var out []candidate
 	seen := map[string]bool{}
 	for si, s := range sections {
-		for pi, whole := range textproc.Sentences(s.Content) {
-			for _, sent := range splitTable(whole) {
-				if len(textproc.Tokens(sent)) < 4 {
-					continue
-				}
-				key := strings.Join(textproc.Tokens(sent), " ")
-				if seen[key] {
-					continue
-				}
-				score := g.score(sent, s, q)
-				if score < g.minScore {
-					continue
-				}
-				seen[key] = true
-				out = append(out, candidate{section: si, pos: pi, text: sent, score: score})
+		for _, u := range quotable(s.Content) {
+			if len(textproc.Tokens(u.text)) < 4 {
+				continue
 			}
+			key := strings.Join(textproc.Tokens(u.text), " ")
+			if seen[key] {
+				continue
+			}
+			score := g.score(u.text, s, q)
+			if score < g.minScore {
+				continue
+			}
+			seen[key] = true
+			out = append(out, candidate{section: si, pos: u.pos, text: u.text, score: score})
 		}
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].score > out[j].score })
 	return out
 }
 
-// splitTable returns the rows of a sentence flattened from a table, or
-// the sentence itself.
-func splitTable(sent string) []string {
-	if rows := tableRows(sent); rows != nil {
-		return rows
+// unit is a quotable piece of a section: a sentence, or one row of a
+// table flattened into a sentence; pos is the sentence's position.
+type unit struct {
+	pos  int
+	text string
+}
+
+// quotable splits a section's content into sentences, and sentences
+// flattened from a table into their rows (see tableRows).
+func quotable(content string) []unit {
+	var out []unit
+	for pos, sent := range textproc.Sentences(content) {
+		rows := tableRows(sent)
+		if rows == nil {
+			rows = []string{sent}
+		}
+		for _, r := range rows {
+			out = append(out, unit{pos, r})
+		}
 	}
-	return []string{sent}
+	return out
 }
 
 // query is a question prepared for scoring sentences.

@@ -610,7 +610,7 @@ func (d *Deterministic) keyTerms(ctx context.Context, a *Assessment, req schema.
 				}
 			}
 		}
-		weights[k] = 1 + math.Log((n+1)/(df+0.5))
+		weights[k] = rarity(n, df)
 	}
 	var texts []string
 	var supp []*preparedSection
@@ -706,6 +706,10 @@ func (d *Deterministic) weightedCoverage(keyTerms []string, stems [][]string, we
 	}
 	return got / total, missing, viaSynonym
 }
+
+// rarity weighs a term that df of n sections mention: 1+ln((n+1)/(df+0.5)),
+// so a term every section mentions counts least and one none mentions most.
+func rarity(n, df float64) float64 { return 1 + math.Log((n+1)/(df+0.5)) }
 
 func hasDigit(s string) bool { return strings.ContainsAny(s, "0123456789") }
 

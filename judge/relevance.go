@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"maps"
 	"math"
-	"path/filepath"
 	"strings"
 
 	"github.com/docmind/docmind/lexicon"
@@ -36,19 +35,6 @@ func WithMinRelated(v float64) Option { return func(d *Deterministic) { d.minRel
 // WithMinFocus sets the focus threshold of the relevance check; a negative
 // value turns the relevance check off.
 func WithMinFocus(v float64) Option { return func(d *Deterministic) { d.minFocus = v } }
-
-// DocumentContext renders a section's document context for the relevance
-// check: its document title, file name, organisation and period.
-func DocumentContext(s schema.Section) string {
-	base := filepath.Base(filepath.ToSlash(s.Source))
-	base = strings.TrimSuffix(base, filepath.Ext(base))
-	return strings.Join([]string{s.DocTitle, base, s.DocEntity, s.DocPeriod}, "\n")
-}
-
-// HeadingContext renders a section's title and heading path.
-func HeadingContext(s schema.Section) string {
-	return s.Title + "\n" + strings.Join(s.Path, "\n")
-}
 
 // claimPassage returns the claim's passage in section p with one sentence
 // of context on each side: where an extractive answer came from, or where
@@ -116,8 +102,8 @@ func (d *Deterministic) relevanceCheck(ctx context.Context, a *Assessment, req s
 		if sec >= 0 {
 			s := req.Sections[sec]
 			rc.Passage = claimPassage(&prep[sec], c.Passage)
-			rc.Heading = HeadingContext(s)
-			rc.Document = DocumentContext(s)
+			rc.Heading = relevance.HeadingContext(s)
+			rc.Document = relevance.DocumentContext(s)
 		}
 		var res relevance.Result
 		for i, f := range frames {
@@ -190,7 +176,7 @@ func (d *Deterministic) focusMatcher(f relevance.Frame) relevance.Matcher {
 	}
 }
 
-// focusWeights weighs each focus term by its rarity, 1+ln((n+1)/(df+0.5)),
+// focusWeights weighs each focus term by its rarity (see rarity),
 // over the corpus when the judge knows it, else over the retrieved
 // sections.
 func (d *Deterministic) focusWeights(ctx context.Context, f relevance.Frame, prep []preparedSection) (map[string]float64, error) {
@@ -218,7 +204,7 @@ func (d *Deterministic) focusWeights(ctx context.Context, f relevance.Frame, pre
 				}
 			}
 		}
-		w[st] = 1 + math.Log((n+1)/(df+0.5))
+		w[st] = rarity(n, df)
 	}
 	return w, nil
 }

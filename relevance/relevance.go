@@ -29,17 +29,16 @@ package relevance
 
 import (
 	"fmt"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"unicode"
 	"unicode/utf8"
 
-	"golang.org/x/text/runes"
-	"golang.org/x/text/transform"
-	"golang.org/x/text/unicode/norm"
-
 	"github.com/docmind/docmind/facts"
+	"github.com/docmind/docmind/schema"
 	"github.com/docmind/docmind/textproc"
+	"github.com/docmind/docmind/wordvec"
 )
 
 // AnswerType is the kind of answer a question expects.
@@ -106,7 +105,8 @@ type Context struct {
 
 // Finding is one way a statement fails to answer the question.
 type Finding struct {
-	// Check is "entity", "period", "type", "focus" or "polarity".
+	// Check is "entity", "period", "quantity", "type", "focus" or
+	// "polarity".
 	Check  string
 	Detail string
 }
@@ -141,22 +141,6 @@ func set(s string) map[string]bool {
 		m[w] = true
 	}
 	return m
-}
-
-// Fold lower-cases s and removes accents ("Möngke" -> "mongke").
-func Fold(s string) string {
-	s = strings.ToLower(s)
-	for _, r := range s {
-		if r >= utf8.RuneSelf {
-			t := transform.Chain(norm.NFD, runes.Remove(runes.In(unicode.Mn)), norm.NFC)
-			out, _, err := transform.String(t, s)
-			if err == nil {
-				return out
-			}
-			break
-		}
-	}
-	return s
 }
 
 // Analyze reads a question into its frame.
@@ -222,7 +206,7 @@ func Analyze(question string) Frame {
 	// of the question form
 	seen := map[string]bool{}
 	f.FocusWords = map[string]string{}
-	for _, w := range textproc.ContentWords(Fold(question)) {
+	for _, w := range textproc.ContentWords(wordvec.Fold(question)) {
 		t := textproc.Stem(w)
 		if seen[t] || entityStems[t] || formWords[t] || hasDigit(t) || seenP[t] || months[t] {
 			continue
@@ -289,14 +273,15 @@ func isName(w string) bool {
 func hasDigit(s string) bool { return strings.ContainsAny(s, "0123456789") }
 
 var (
-	rePercentQ  = regexp.MustCompile(`\b(?:what|which)\s+(?:\w+\s+)?(?:percentage|percent|per cent|proportion|fraction|share|rate|ratio|margin)\b|\bhow\s+(?:high|low|big|large)\s+(?:a|an|the|is|was|were)?\s*(?:\w+\s+)?(?:percentage|rate|share|margin)\b|\bpercentage\b`)
-	reCountQ    = regexp.MustCompile(`\bhow\s+many\b`)
-	reAmountQ   = regexp.MustCompile(`\bhow\s+much\b|\bhow\s+(?:big|large|high|low)\b|\bwhat\s+(?:\w+\s+)?(?:amount|sum|price|cost|value|number)\b`)
-	reDurationQ = regexp.MustCompile(`\bhow\s+long\b|\bfor\s+how\s+many\s+(?:years|months|weeks|days|hours)\b`)
-	reTimeQ     = regexp.MustCompile(`^\s*when\b|\b(?:what|which)\s+(?:\w+\s+)?(?:year|years|date|day|month|century|decade|era|time|period)\b|\bin\s+what\s+year\b|\bwhen\s+(?:did|was|were|is|does|do|will|had|has)\b`)
-	reAgentQ    = regexp.MustCompile(`^\s*(?:who|whom|whose)\b|\b(?:by|from|to)\s+whom\b|[,;]\s*who\b`)
-	rePlaceQ    = regexp.MustCompile(`^\s*where\b|\bwhere\s+(?:did|was|were|is|are|does|do)\b|\bin\s+what\s+(?:country|city|state|town|region|place|county|area)\b|\bwhat\s+(?:country|city|state|town|region|county)\b`)
-	reYesNoQ    = regexp.MustCompile(`^\s*(?:is|are|was|were|do|does|did|can|could|should|would|will|has|have|had|must|may|shall)\b`)
+	rePercentQ     = regexp.MustCompile(`\b(?:what|which)\s+(?:\w+\s+)?(?:percentage|percent|per cent|proportion|fraction|share|rate|ratio|margin)\b|\bhow\s+(?:high|low|big|large)\s+(?:a|an|the|is|was|were)?\s*(?:\w+\s+)?(?:percentage|rate|share|margin)\b|\bpercentage\b`)
+	reCountQ       = regexp.MustCompile(`\bhow\s+many\b`)
+	reAmountQ      = regexp.MustCompile(`\bhow\s+much\b|\bhow\s+(?:big|large|high|low)\b|\bwhat\s+(?:\w+\s+)?(?:amount|sum|price|cost|value|number)\b`)
+	reDurationQ    = regexp.MustCompile(`\bhow\s+long\b|\bfor\s+how\s+many\s+(?:years|months|weeks|days|hours)\b`)
+	reTimeQ        = regexp.MustCompile(`^\s*when\b|\b(?:what|which)\s+(?:\w+\s+)?(?:year|years|date|day|month|century|decade|era|time|period)\b|\bin\s+what\s+year\b|\bwhen\s+(?:did|was|were|is|does|do|will|had|has)\b`)
+	reAgentQ       = regexp.MustCompile(`^\s*(?:who|whom|whose)\b|\b(?:by|from|to)\s+whom\b|[,;]\s*who\b`)
+	rePlaceQ       = regexp.MustCompile(`^\s*where\b|\bwhere\s+(?:did|was|were|is|are|does|do)\b|\bin\s+what\s+(?:country|city|state|town|region|place|county|area)\b|\bwhat\s+(?:country|city|state|town|region|county)\b`)
+	reHowManyUnits = regexp.MustCompile(`\bhow\s+many\s+(?:years|months|weeks|days|hours|minutes)\b`)
+	reYesNoQ       = regexp.MustCompile(`^\s*(?:is|are|was|were|do|does|did|can|could|should|would|will|has|have|had|must|may|shall)\b`)
 )
 
 // reWhatWas matches a question asking what a thing was ("What were
@@ -339,7 +324,7 @@ func answerType(q string) AnswerType {
 	case rePercentQ.MatchString(q) && !reCountQ.MatchString(q):
 		return TypePercent
 	case reCountQ.MatchString(q):
-		if regexp.MustCompile(`\bhow\s+many\s+(?:years|months|weeks|days|hours|minutes)\b`).MatchString(q) {
+		if reHowManyUnits.MatchString(q) {
 			return TypeDuration
 		}
 		return TypeCount
@@ -395,7 +380,7 @@ func (f Frame) negatedAbout(text string) bool {
 			about[textproc.Stem(t)] = true
 		}
 	}
-	toks := textproc.Tokens(Fold(text))
+	toks := textproc.Tokens(wordvec.Fold(text))
 	// two negations cancel ("shall not replace them without notice")
 	n := 0
 	for _, t := range toks {
@@ -426,13 +411,26 @@ func (f Frame) negatedAbout(text string) bool {
 // without legal forms ("Inc.") and stop words.
 func SignificantTokens(name string) []string {
 	var out []string
-	for _, t := range textproc.Tokens(Fold(name)) {
+	for _, t := range textproc.Tokens(wordvec.Fold(name)) {
 		if legalForms[t] || textproc.IsStopWord(t) {
 			continue
 		}
 		out = append(out, t)
 	}
 	return out
+}
+
+// DocumentContext renders a section's document context for Check: its
+// document title, file name (without extension), organisation and period.
+func DocumentContext(s schema.Section) string {
+	base := filepath.Base(filepath.ToSlash(s.Source))
+	base = strings.TrimSuffix(base, filepath.Ext(base))
+	return strings.Join([]string{s.DocTitle, base, s.DocEntity, s.DocPeriod}, "\n")
+}
+
+// HeadingContext renders a section's title and heading path for Check.
+func HeadingContext(s schema.Section) string {
+	return s.Title + "\n" + strings.Join(s.Path, "\n")
 }
 
 // Text is a text prepared for matching: its folded tokens and stems.
@@ -445,7 +443,7 @@ type Text struct {
 // NewText prepares s for matching.
 func NewText(s string) Text {
 	x := Text{tokens: map[string]bool{}, stems: map[string]bool{}, raw: s}
-	for _, t := range textproc.Tokens(Fold(splitCamel(s))) {
+	for _, t := range textproc.Tokens(wordvec.Fold(splitCamel(s))) {
 		x.tokens[t] = true
 		x.stems[textproc.Stem(t)] = true
 	}
@@ -474,18 +472,14 @@ func splitCamel(s string) string {
 	return b.String()
 }
 
-// hasToken reports whether x has the token t, or a word with its stem, or
-// (for words of four letters or more) a word one is a short extension of
-// ("Norman" and "Normans", "Victoria" and "Victorians").
+// hasToken reports whether x has the token t or a word that is the same
+// word (see sameWord).
 func (x Text) hasToken(t string) bool {
 	if x.tokens[t] || x.stems[textproc.Stem(t)] {
 		return true
 	}
-	if len(t) < 4 {
-		return false
-	}
 	for w := range x.tokens {
-		if len(w) >= 4 && (strings.HasPrefix(w, t) && len(w)-len(t) <= 3 || strings.HasPrefix(t, w) && len(t)-len(w) <= 3) {
+		if extends(w, t) {
 			return true
 		}
 	}
@@ -527,24 +521,34 @@ func (x Text) hasPhrase(toks []string) bool {
 	return false
 }
 
-func (x Text) seq() []string { return textproc.Tokens(Fold(x.raw)) }
+func (x Text) seq() []string { return textproc.Tokens(wordvec.Fold(x.raw)) }
 
+// sameWord reports whether two folded words are the same word: equal, with
+// the same stem, or (both of four letters or more) one a short extension
+// of the other ("Norman" and "Normans", "Victoria" and "Victorians").
 func sameWord(a, b string) bool {
-	return a == b || textproc.Stem(a) == textproc.Stem(b) ||
-		len(a) >= 4 && len(b) >= 4 && (strings.HasPrefix(a, b) && len(a)-len(b) <= 3 || strings.HasPrefix(b, a) && len(b)-len(a) <= 3)
+	return a == b || textproc.Stem(a) == textproc.Stem(b) || extends(a, b)
+}
+
+// extends reports whether one word of four letters or more is the other
+// with at most three more letters.
+func extends(a, b string) bool {
+	if len(a) < 4 || len(b) < 4 {
+		return false
+	}
+	return strings.HasPrefix(a, b) && len(a)-len(b) <= 3 || strings.HasPrefix(b, a) && len(b)-len(a) <= 3
 }
 
 // hasPeriod reports whether x states period p ("2023", "q2", "july").
 func (x Text) hasPeriod(p string) bool {
 	switch {
 	case strings.HasPrefix(p, "q") && len(p) == 2:
-		n := p[1:]
-		for w, num := range ordinals {
-			if num == n && x.tokens[w] && strings.Contains(strings.ToLower(x.raw), w) && regexp.MustCompile(`(?i)\b`+w+`[\s-]+quarter`).MatchString(x.raw) {
+		for _, m := range reQuarter.FindAllStringSubmatch(x.raw, -1) {
+			if "q"+quarterNumber(m) == p {
 				return true
 			}
 		}
-		return x.tokens[p] || x.tokens[n+"q"] || regexp.MustCompile(`(?i)\b(?:q`+n+`|`+n+`q\d{0,2})\b`).MatchString(x.raw)
+		return false
 	case hasDigit(p):
 		if x.tokens[p] || x.tokens[p+"s"] {
 			return true
@@ -557,7 +561,7 @@ func (x Text) hasPeriod(p string) bool {
 
 // Checks names the checks to run; the zero value runs none.
 type Checks struct {
-	Entity, Period, Type, Focus, Polarity bool
+	Entity, Period, Quantity, Type, Focus, Polarity bool
 	// MinFocus is the least weighted share of the focus terms the passage
 	// (or heading) must address.
 	MinFocus float64
@@ -565,7 +569,7 @@ type Checks struct {
 
 // AllChecks runs every check with the given focus threshold.
 func AllChecks(minFocus float64) Checks {
-	return Checks{Entity: true, Period: true, Type: true, Focus: true, Polarity: true, MinFocus: minFocus}
+	return Checks{Entity: true, Period: true, Quantity: true, Type: true, Focus: true, Polarity: true, MinFocus: minFocus}
 }
 
 // Matcher says whether a prepared text mentions a focus stem, possibly in
@@ -617,7 +621,7 @@ func (f Frame) Check(c Context, ch Checks, match Matcher, weight Weigher) Result
 			res.Findings = append(res.Findings, Finding{"type", fmt.Sprintf("the question asks for a %s, which the answer does not state", f.Type)})
 		}
 	}
-	if ch.Period && f.Type != TypeYesNo {
+	if ch.Quantity && f.Type != TypeYesNo {
 		if q := f.missingQuantities(c.Claim + "\n" + c.Passage + "\n" + c.Heading); len(q) > 0 {
 			res.Findings = append(res.Findings, Finding{"quantity", fmt.Sprintf("the question states %s, which the answer's passage does not", quoteList(q))})
 		}
@@ -720,9 +724,6 @@ func (x Text) Tokens() []string {
 // Raw returns the text x was made from.
 func (x Text) Raw() string { return x.raw }
 
-// HasStem reports whether x has a word with the stem.
-func (x Text) HasStem(st string) bool { return x.stems[st] }
-
 var (
 	reNumber   = regexp.MustCompile(`\d[\d,]*(?:\.\d+)?`)
 	timeWords  = set(`century centuries decade decades era age ages year years month months week weeks day days today yesterday ago season spring summer autumn fall winter morning evening night dawn period reign during until since after before`)
@@ -809,7 +810,7 @@ func hasNewName(f Frame, claim string) bool {
 		if i == 0 && (textproc.IsStopWord(lw) || questionOpeners[lw]) {
 			continue
 		}
-		if q.tokens[Fold(lw)] {
+		if q.tokens[wordvec.Fold(lw)] {
 			continue
 		}
 		return true

@@ -3,6 +3,8 @@ package relevance
 import (
 	"strings"
 	"testing"
+
+	"github.com/docmind/docmind/wordvec"
 )
 
 func TestAnalyze(t *testing.T) {
@@ -79,7 +81,7 @@ func TestCheck(t *testing.T) {
 }
 
 func TestFold(t *testing.T) {
-	if Fold("Möngke") != "mongke" {
-		t.Fatal(Fold("Möngke"))
+	if wordvec.Fold("Möngke") != "mongke" {
+		t.Fatal(wordvec.Fold("Möngke"))
 	}
 }

@@ -1,7 +1,6 @@
 package pdf
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"strconv"
@@ -26,16 +25,7 @@ func TestDevDumpChars(t *testing.T) {
 			break
 		}
 	}
-	data, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := reader(t)
-	inst, err := r.pool.GetInstanceWithContext(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer inst.Close()
+	inst, data := devInstance(t, file)
 	od, err := inst.OpenDocument(&requests.OpenDocument{File: &data})
 	if err != nil {
 		t.Fatal(err)

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	pdfium "github.com/klippa-app/go-pdfium"
+
 	"github.com/docmind/docmind/document"
 	"github.com/docmind/docmind/internal/testenv"
 )
@@ -34,6 +36,21 @@ type devRaw struct {
 	Loaded    int
 }
 
+// devInstance reads the PDF at f and takes a PDFium instance from the
+// test reader's pool until the test ends.
+func devInstance(t *testing.T, f string) (pdfium.Pdfium, []byte) {
+	data, err := os.ReadFile(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	inst, err := reader(t).pool.GetInstanceWithContext(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { inst.Close() })
+	return inst, data
+}
+
 // devRawDoc extracts a filing, or loads its raw extraction from
 // $DOCMIND_RAWCACHE when that holds one (dev aid: layout iterations
 // without PDFium).
@@ -53,16 +70,7 @@ func devRawDoc(t *testing.T, f string) *rawDoc {
 			return raw
 		}
 	}
-	data, err := os.ReadFile(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := reader(t)
-	inst, err := r.pool.GetInstanceWithContext(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer inst.Close()
+	inst, data := devInstance(t, f)
 	raw, err := extract(context.Background(), inst, f, data)
 	if err != nil {
 		t.Fatal(err)
