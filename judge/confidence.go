@@ -21,7 +21,10 @@ const DefaultMinConfidence = 0.3
 // shares of the best claim's passage and of the claim itself, key-term
 // coverage, the IDF-weighted support of the weakest and mean claim, the
 // share of novel terms, the best section's retrieval relevance, the number
-// of claims (capped at 3, scaled to 1) and the lowest claim support.
+// of claims (capped at 3, scaled to 1) and the lowest claim support. The
+// fit was made with a development script (per-question features dumped
+// from the pipeline, then a weighted logistic regression) that is not in
+// the repository yet: refitting needs it turned into a documented command.
 var calibration = struct {
 	weights []struct {
 		name string
