@@ -49,9 +49,8 @@ type LLMOptions struct {
 // when other claims do answer the question it alone does not reject the
 // answer. A reply without these fields (an older model or server) is
 // judged on support alone: absence means "not judged", never "off topic".
-// A reply
-// that cannot be parsed even after one repair attempt gives an unverified
-// verdict, which never passes.
+// A reply that cannot be parsed even after one repair attempt gives an
+// unverified verdict, which never passes.
 type LLM struct {
 	model llms.Model
 	opts  LLMOptions
