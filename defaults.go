@@ -103,6 +103,9 @@ func (c *config) fillDefaults() error {
 		case len(c.sections) > 0:
 			opts = append(opts, judge.WithCorpus(c.sections))
 		}
+		if c.minConfidence != nil {
+			opts = append(opts, judge.WithMinConfidence(*c.minConfidence))
+		}
 		c.judge = judge.NewDeterministic(opts...)
 	}
 	return nil

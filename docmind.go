@@ -131,10 +131,12 @@ type config struct {
 	sections   []schema.Section
 	corpus     judge.Corpus
 	maxRetries int
-	observer   schema.Observer
-	logger     *slog.Logger
-	afterStep  func(context.Context, chains.Step) error
-	llm        llmConfig
+	// minConfidence is WithMinConfidence's threshold; nil = the judge's
+	minConfidence *float64
+	observer      schema.Observer
+	logger        *slog.Logger
+	afterStep     func(context.Context, chains.Step) error
+	llm           llmConfig
 }
 
 // WithRetriever sets the retriever (an index, a langchaingo vector store
@@ -176,6 +178,22 @@ func WithGenerator(g Generator) Option {
 // WithJudge sets the judge.
 func WithJudge(j Judge) Option {
 	return func(c *config) error { c.judge = j; return nil }
+}
+
+// WithMinConfidence sets the least confidence (the offline judge's
+// calibrated estimate that the answer is correct, in [0,1]) for an answer
+// to be returned rather than the fallback message. Higher answers fewer
+// questions more accurately; the default is judge.DefaultMinConfidence.
+// It applies to the offline judge built by New, not to one given with
+// WithJudge.
+func WithMinConfidence(v float64) Option {
+	return func(c *config) error {
+		if v < 0 || v > 1 {
+			return fmt.Errorf("WithMinConfidence: %v is outside [0,1]", v)
+		}
+		c.minConfidence = &v
+		return nil
+	}
 }
 
 // WithMaxRetries sets how many judged retries a run may make (default 2).

@@ -60,4 +60,9 @@ type Document struct {
 	// PageLabels maps a 1-based page number to its printed label ("iv",
 	// "A-3") where the document declares labels.
 	PageLabels map[int]string
+	// PrintedPages marks the pages whose label in PageLabels is the page
+	// number printed on the page itself (in its header or footer, or
+	// declared by the file as the page's label), as opposed to the page's
+	// index in the file.
+	PrintedPages map[int]bool
 }

@@ -13,13 +13,14 @@ import (
 )
 
 // ThresholdError is returned by the command functions when a figure is
-// under its --min-* threshold; the CLI exits non-zero on it.
+// under its --min-* threshold (or over its --max-* one); the CLI exits
+// non-zero on it.
 type ThresholdError struct {
 	Misses []string
 }
 
 func (e *ThresholdError) Error() string {
-	return "below threshold: " + strings.Join(e.Misses, "; ")
+	return "threshold missed: " + strings.Join(e.Misses, "; ")
 }
 
 // IsTerminal reports whether f is a terminal (a character device), so
@@ -224,22 +225,39 @@ func WriteJudgeTable(w io.Writer, r *JudgeCommandResult) error {
 // QACommand is what `docmind eval qa` runs.
 type QACommand struct {
 	File string
+	// Gold, when set, is a SQuAD-style gold file (see LoadGold, MergeGold):
+	// its any-of answers replace the facts of the answerable rows.
+	Gold string
 	Ask  AskFunc
 	JSON bool
-	// Thresholds (0 = not checked).
-	MinCorrect          float64
-	MinAbstainPrecision float64
-	MinAbstainRecall    float64
-	Stdout              io.Writer
-	Progress            io.Writer
+	// Thresholds (0 = not checked). MinCorrect and MinAnswerableCorrect
+	// both bound AnswerableCorrect.
+	MinCorrect           float64
+	MinAnswerableCorrect float64
+	MinAnsweredAccuracy  float64
+	MinAbstainPrecision  float64
+	MinAbstainRecall     float64
+	// MaxAURC, when not nil, fails the run when AURC is higher.
+	MaxAURC  *float64
+	Stdout   io.Writer
+	Progress io.Writer
 }
 
-// Run loads the QA set, asks every question, prints the report and checks
-// the thresholds (a *ThresholdError when one is missed).
+// Run loads the QA set (and the gold file), asks every question, prints the
+// report and checks the thresholds (a *ThresholdError when one is missed).
 func (c QACommand) Run(ctx context.Context) (*QAReport, error) {
 	rows, err := LoadQA(c.File)
 	if err != nil {
 		return nil, err
+	}
+	if c.Gold != "" {
+		gold, err := LoadGold(c.Gold)
+		if err != nil {
+			return nil, err
+		}
+		if err := MergeGold(rows, gold); err != nil {
+			return nil, fmt.Errorf("%w (%s against %s)", err, c.File, c.Gold)
+		}
 	}
 	var opts QAOptions
 	if c.Progress != nil {
@@ -265,26 +283,39 @@ func (c QACommand) Run(ctx context.Context) (*QAReport, error) {
 		}
 	}
 	var miss []string
-	check := func(name string, got, min float64) {
+	check := func(name, flag string, got, min float64) {
 		if min > 0 && got < min {
-			miss = append(miss, fmt.Sprintf("%s %.3f < %.3f", name, got, min))
+			miss = append(miss, fmt.Sprintf("%s %.3f < --%s %.3f", name, got, flag, min))
 		}
 	}
-	check("answered correctly", rep.AnsweredCorrectly, c.MinCorrect)
-	check("abstention precision", rep.AbstentionPrecision, c.MinAbstainPrecision)
-	check("abstention recall", rep.AbstentionRecall, c.MinAbstainRecall)
+	check("answered correctly", "min-correct", rep.AnsweredCorrectly, c.MinCorrect)
+	check("answerable correct", "min-answerable-correct", rep.AnswerableCorrect, c.MinAnswerableCorrect)
+	check("accuracy among answered", "min-answered-accuracy", rep.AnsweredAccuracy, c.MinAnsweredAccuracy)
+	check("abstention precision", "min-abstain-precision", rep.AbstentionPrecision, c.MinAbstainPrecision)
+	check("abstention recall", "min-abstain-recall", rep.AbstentionRecall, c.MinAbstainRecall)
+	if c.MaxAURC != nil && rep.AURC > *c.MaxAURC {
+		miss = append(miss, fmt.Sprintf("AURC %.4f > --max-aurc %.4f", rep.AURC, *c.MaxAURC))
+	}
 	if len(miss) > 0 {
 		return rep, &ThresholdError{Misses: miss}
 	}
 	return rep, nil
 }
 
-// WriteQATable prints the QA report: the figures, a breakdown by kind,
-// and every question that went wrong with the reason.
+// QATableRiskRows is how many risk–coverage points WriteQATable prints.
+const QATableRiskRows = 10
+
+// WriteQATable prints the QA report: the figures, breakdowns by kind and
+// type, a compact risk–coverage table, and every question that went wrong
+// with the reason.
 func WriteQATable(w io.Writer, rep *QAReport) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "questions\t%d (%d answerable, %d unanswerable)\n", rep.Questions, rep.Answerable, rep.Unanswerable)
 	fmt.Fprintf(tw, "answered correctly\t%.3f (%d/%d)\n", rep.AnsweredCorrectly, rep.Correct, rep.Answerable)
+	fmt.Fprintf(tw, "coverage\t%.3f (%d/%d answered)\n", rep.Coverage, rep.Answered, rep.Questions)
+	fmt.Fprintf(tw, "accuracy among answered\t%.3f (%d/%d)\n", rep.AnsweredAccuracy, rep.Answered-rep.WrongAnswers, rep.Answered)
+	fmt.Fprintf(tw, "wrong answers\t%d\n", rep.WrongAnswers)
+	fmt.Fprintf(tw, "AURC\t%.4f (area under risk vs coverage; lower is better)\n", rep.AURC)
 	fmt.Fprintf(tw, "citation page accuracy\t%.3f (of %d answered)\n", rep.CitationPageAccuracy, rep.CitationChecked)
 	fmt.Fprintf(tw, "abstention precision\t%.3f\n", rep.AbstentionPrecision)
 	fmt.Fprintf(tw, "abstention recall\t%.3f\n", rep.AbstentionRecall)
@@ -295,16 +326,41 @@ func WriteQATable(w io.Writer, rep *QAReport) error {
 	if rep.Errors > 0 {
 		fmt.Fprintf(tw, "errors\t%d\n", rep.Errors)
 	}
-	kinds := make([]string, 0, len(rep.ByKind))
-	for k := range rep.ByKind {
-		kinds = append(kinds, k)
-	}
-	sort.Strings(kinds)
-	for _, k := range kinds {
-		fmt.Fprintf(tw, "  %s\t%d/%d right\n", k, rep.ByKind[k].Right, rep.ByKind[k].Questions)
-	}
 	if err := tw.Flush(); err != nil {
 		return err
+	}
+	breakdown := func(title string, m map[string]KindScore) error {
+		if len(m) == 0 {
+			return nil
+		}
+		fmt.Fprintf(w, "\nby %s:\n", title)
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		keys := make([]string, 0, len(m))
+		for k := range m {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			fmt.Fprintf(tw, "  %s\t%d/%d right\n", k, m[k].Right, m[k].Questions)
+		}
+		return tw.Flush()
+	}
+	if err := breakdown("kind", rep.ByKind); err != nil {
+		return err
+	}
+	if err := breakdown("type", rep.ByType); err != nil {
+		return err
+	}
+	if pts := thinCurve(rep.RiskCoverage, QATableRiskRows); len(pts) > 0 {
+		fmt.Fprintln(w, "\nrisk–coverage (answers with confidence ≥ threshold):")
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+		fmt.Fprintln(tw, "threshold\tanswered\tcoverage\taccuracy\trisk\t")
+		for _, p := range pts {
+			fmt.Fprintf(tw, "%.3f\t%d\t%.3f\t%.3f\t%.3f\t\n", p.Threshold, p.Answered, p.Coverage, p.Accuracy, 1-p.Accuracy)
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
 	}
 	var bad []string
 	for _, r := range rep.Results {
@@ -334,6 +390,8 @@ func failure(r QAResult) string {
 		return "answer not judged grounded"
 	case len(r.MissingFacts) > 0:
 		return "missing " + strings.Join(r.MissingFacts, ", ")
+	case r.MissedAnswers:
+		return "no gold answer in the first two sentences"
 	case r.PageCorrect != nil && !*r.PageCorrect:
 		return "right answer, wrong page cited"
 	}

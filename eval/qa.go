@@ -3,11 +3,13 @@ package eval
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -21,19 +23,53 @@ import (
 )
 
 // QARow is one question of an end-to-end QA set. An answerable row lists
-// the facts a correct answer must contain and where the answer is found; an
-// unanswerable row sets "answerable": false.
+// what a correct answer must contain (facts, answers or both) and where the
+// answer is found; an unanswerable row sets "answerable": false and has
+// neither facts nor answers.
+//
+// The JSONL fields:
+//
+//	id            string, unique, required
+//	question      string, required
+//	facts         []string: every fact must appear in the answer
+//	answers       []string: any-of gold answers; one must appear within the
+//	              answer's first two sentences (see AnswerInLead)
+//	source        string: the expected document's file name
+//	page          int: the expected page (1-based)
+//	printed_page  int or null: the number printed on that page (informational)
+//	other_pages   []int: other pages of source stating the same answer; citing
+//	              any of them counts as citing the right page
+//	answerable    bool, default true
+//	kind          string: a tag results are broken down by (by_kind)
+//	type          string: a finer tag results are broken down by (by_type)
+//	why           string: a note on the row (informational)
+//
+// Any other field is an error (so typos do not go unnoticed).
 type QARow struct {
 	ID       string   `json:"id"`
 	Question string   `json:"question"`
 	Facts    []string `json:"facts,omitempty"`
+	// Answers are any-of gold answers: a correct answer contains one of
+	// them (NormalizeForMatch) within its first two sentences.
+	Answers []string `json:"answers,omitempty"`
 	// Source is the expected document's file name; Page the expected page.
-	Source     string `json:"source,omitempty"`
-	Page       int    `json:"page,omitempty"`
-	Answerable *bool  `json:"answerable,omitempty"`
+	Source string `json:"source,omitempty"`
+	Page   int    `json:"page,omitempty"`
+	// PrintedPage is the page number printed on Page, when known.
+	PrintedPage *int `json:"printed_page,omitempty"`
+	// OtherPages are other pages of Source that state the same answer.
+	OtherPages []int `json:"other_pages,omitempty"`
+	Answerable *bool `json:"answerable,omitempty"`
 	// Kind is an optional tag ("paraphrase", "multi-part", "near-miss", ...)
-	// used to break results down.
+	// used to break results down; Type is a finer one.
 	Kind string `json:"kind,omitempty"`
+	Type string `json:"type,omitempty"`
+	// Why is an informational note (why the row is unanswerable, ...).
+	Why string `json:"why,omitempty"`
+	// AnswersOnly scores an answerable row with Answers alone, ignoring
+	// Facts (set by MergeGold: the gold answers replace the first-answer
+	// facts). Not read from JSON.
+	AnswersOnly bool `json:"-"`
 }
 
 // IsAnswerable reports whether the documents answer the row's question.
@@ -49,48 +85,67 @@ func LoadQA(path string) ([]QARow, error) {
 	return ReadQA(f, path)
 }
 
-// ReadQA reads a QA set: JSONL, one QARow per line. Rows are checked: ids
-// unique and non-empty, a question, and for answerable rows at least one
-// fact. name is used in error messages.
+// ReadQA reads a QA set: JSONL, one QARow per line (blank lines and lines
+// starting with '#' are skipped). Rows are checked: ids unique and
+// non-empty, a question, answerable rows have facts or answers,
+// unanswerable rows neither, and no unknown field. name is used in error
+// messages.
 func ReadQA(r io.Reader, name string) ([]QARow, error) {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 64*1024), 4<<20)
 	var rows []QARow
 	ids := map[string]int{}
-	for lineNo := 1; sc.Scan(); lineNo++ {
-		line := bytes.TrimSpace(sc.Bytes())
-		if len(line) == 0 || line[0] == '#' {
-			continue
-		}
-		var row QARow
-		dec := json.NewDecoder(bytes.NewReader(line))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(&row); err != nil {
-			return nil, fmt.Errorf("qa set: %s line %d: not a QA row: %w", name, lineNo, err)
-		}
+	err := decodeJSONL(r, name, "qa set", "QA row", func(lineNo int, row QARow) error {
 		switch {
 		case row.ID == "":
-			return nil, fmt.Errorf("qa set: %s line %d: missing id", name, lineNo)
+			return fmt.Errorf("qa set: %s line %d: missing id", name, lineNo)
 		case strings.TrimSpace(row.Question) == "":
-			return nil, fmt.Errorf("qa set: %s line %d (%s): missing question", name, lineNo, row.ID)
-		case row.IsAnswerable() && len(row.Facts) == 0:
-			return nil, fmt.Errorf("qa set: %s line %d (%s): an answerable row needs facts", name, lineNo, row.ID)
-		case !row.IsAnswerable() && len(row.Facts) > 0:
-			return nil, fmt.Errorf("qa set: %s line %d (%s): an unanswerable row has facts", name, lineNo, row.ID)
+			return fmt.Errorf("qa set: %s line %d (%s): missing question", name, lineNo, row.ID)
+		case row.IsAnswerable() && len(row.Facts) == 0 && len(row.Answers) == 0:
+			return fmt.Errorf("qa set: %s line %d (%s): an answerable row needs facts or answers", name, lineNo, row.ID)
+		case !row.IsAnswerable() && (len(row.Facts) > 0 || len(row.Answers) > 0):
+			return fmt.Errorf("qa set: %s line %d (%s): an unanswerable row has facts or answers", name, lineNo, row.ID)
 		}
 		if prev, dup := ids[row.ID]; dup {
-			return nil, fmt.Errorf("qa set: %s line %d: id %q already used on line %d", name, lineNo, row.ID, prev)
+			return fmt.Errorf("qa set: %s line %d: id %q already used on line %d", name, lineNo, row.ID, prev)
 		}
 		ids[row.ID] = lineNo
 		rows = append(rows, row)
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("qa set: read %s: %w", name, err)
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	if len(rows) == 0 {
 		return nil, fmt.Errorf("qa set: %s holds no questions", name)
 	}
 	return rows, nil
+}
+
+// decodeJSONL decodes r one line at a time into a T (blank lines and lines
+// starting with '#' skipped; unknown fields are an error) and calls fn
+// with each row and its line number, stopping at fn's first error. what
+// names the file in errors ("qa set"), row the kind of row ("QA row").
+func decodeJSONL[T any](r io.Reader, name, what, row string, fn func(lineNo int, v T) error) error {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 64*1024), 4<<20)
+	for lineNo := 1; sc.Scan(); lineNo++ {
+		line := bytes.TrimSpace(sc.Bytes())
+		if len(line) == 0 || line[0] == '#' {
+			continue
+		}
+		var v T
+		dec := json.NewDecoder(bytes.NewReader(line))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&v); err != nil {
+			return fmt.Errorf("%s: %s line %d: not a %s: %w", what, name, lineNo, row, err)
+		}
+		if err := fn(lineNo, v); err != nil {
+			return err
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return fmt.Errorf("%s: read %s: %w", what, name, err)
+	}
+	return nil
 }
 
 // AskFunc runs the whole pipeline for one question and returns the final
@@ -106,14 +161,25 @@ type QAResult struct {
 	ID         string `json:"id"`
 	Question   string `json:"question"`
 	Kind       string `json:"kind,omitempty"`
+	Type       string `json:"type,omitempty"`
 	Answerable bool   `json:"answerable"`
 	// Abstained is true when the final output is the fallback message.
 	Abstained bool `json:"abstained"`
+	// Answered is true when the pipeline returned an answer: no error and
+	// not the fallback message.
+	Answered bool `json:"answered"`
+	// Confidence is the last verdict's confidence_score (0 when there is
+	// no verdict); the risk–coverage curve ranks answers by it.
+	Confidence float64 `json:"confidence"`
 	// Grounded is true when the last verdict accepted the answer.
 	Grounded bool `json:"grounded"`
-	// Correct: answerable, answered, grounded and every fact present.
+	// Correct: answerable, answered, grounded, every fact present and, when
+	// the row has answers, one of them in the answer's first two sentences.
 	Correct      bool     `json:"correct"`
 	MissingFacts []string `json:"missing_facts,omitempty"`
+	// MissedAnswers is set when the row has gold answers and none of them
+	// is in the answer's first two sentences.
+	MissedAnswers bool `json:"missed_answers,omitempty"`
 	// PageCorrect is set for answerable questions that were answered.
 	PageCorrect *bool         `json:"page_correct,omitempty"`
 	Retries     int           `json:"retries"`
@@ -124,17 +190,43 @@ type QAResult struct {
 	Err         string        `json:"error,omitempty"`
 }
 
-// QAReport holds the end-to-end figures.
+// right reports whether the result counts for the pipeline: a correct
+// answer, or a correct abstention on an unanswerable question.
+func (r QAResult) right() bool {
+	return r.Correct || (!r.Answerable && r.Abstained && r.Err == "")
+}
+
+// QAReport holds the end-to-end figures. N is Questions, A is Answered.
 type QAReport struct {
 	Questions    int `json:"questions"`
 	Answerable   int `json:"answerable"`
 	Unanswerable int `json:"unanswerable"`
 	// AnsweredCorrectly is the share of answerable questions answered
-	// correctly (all facts present and the answer judged grounded).
+	// correctly (all facts present, a gold answer in the lead when the row
+	// has answers, and the answer judged grounded). AnswerableCorrect is
+	// the same figure under a clearer name.
 	AnsweredCorrectly float64 `json:"answered_correctly"`
+	AnswerableCorrect float64 `json:"answerable_correct"`
 	Correct           int     `json:"correct"`
+	// Answered counts the questions answered (not the fallback, no error);
+	// Coverage is Answered/Questions.
+	Answered int     `json:"answered"`
+	Coverage float64 `json:"coverage"`
+	// AnsweredAccuracy is, among answered questions, the share answered
+	// correctly; an answer to an unanswerable question is wrong.
+	AnsweredAccuracy float64 `json:"answered_accuracy"`
+	// WrongAnswers counts answered questions not answered correctly,
+	// answered unanswerable questions included.
+	WrongAnswers int `json:"wrong_answers"`
+	// RiskCoverage samples the risk–coverage curve at distinct confidence
+	// thresholds, highest first (at most MaxRiskCoveragePoints, thinned
+	// evenly; the first and last thresholds are always kept).
+	RiskCoverage []RiskCoveragePoint `json:"risk_coverage"`
+	// AURC is the area under the risk (1 − accuracy) vs coverage curve over
+	// every distinct threshold: see RiskCoverage.
+	AURC float64 `json:"aurc"`
 	// CitationPageAccuracy is the share of answered answerable questions
-	// whose answer cites the expected page.
+	// whose answer cites the expected page (or one of other_pages).
 	CitationPageAccuracy float64 `json:"citation_page_accuracy"`
 	CitationChecked      int     `json:"citation_checked"`
 	// Abstention: positives are the unanswerable questions, a prediction
@@ -152,10 +244,25 @@ type QAReport struct {
 	LatencyP95Ms   float64              `json:"latency_p95_ms"`
 	Errors         int                  `json:"errors"`
 	ByKind         map[string]KindScore `json:"by_kind,omitempty"`
+	ByType         map[string]KindScore `json:"by_type,omitempty"`
 	Results        []QAResult           `json:"results"`
 }
 
-// KindScore breaks results down by QARow.Kind: how many questions of the
+// RiskCoveragePoint is the risk–coverage curve at one confidence
+// threshold: the answered questions with confidence ≥ Threshold, their
+// count (Answered), their share of all questions (Coverage) and the share
+// of them answered correctly (Accuracy; risk is 1 − Accuracy).
+type RiskCoveragePoint struct {
+	Threshold float64 `json:"threshold"`
+	Coverage  float64 `json:"coverage"`
+	Accuracy  float64 `json:"accuracy"`
+	Answered  int     `json:"answered"`
+}
+
+// MaxRiskCoveragePoints bounds QAReport.RiskCoverage.
+const MaxRiskCoveragePoints = 50
+
+// KindScore breaks results down by QARow.Kind (or Type): how many questions of the
 // kind, and how many the pipeline got right (correct answer, or a correct
 // abstention).
 type KindScore struct {
@@ -199,14 +306,22 @@ func RunQA(ctx context.Context, ask AskFunc, rows []QARow, opts QAOptions) (*QAR
 
 // ScoreQA scores one question's final state (err is the pipeline's error,
 // if any).
+//
+// An answered answerable row is correct when the answer is judged grounded
+// and, unless the row is AnswersOnly, every fact appears in the answer
+// (NormalizeForMatch, contiguous), and, when the row has answers, one of
+// them appears in the answer's first two sentences (AnswerInLead).
 func ScoreQA(row QARow, st *schema.State, err error) QAResult {
-	r := QAResult{ID: row.ID, Question: row.Question, Kind: row.Kind, Answerable: row.IsAnswerable()}
+	r := QAResult{ID: row.ID, Question: row.Question, Kind: row.Kind, Type: row.Type, Answerable: row.IsAnswerable()}
 	if st != nil {
 		r.Answer = st.Answer()
 		r.RetryCount = st.RetryCount
 		r.Retries = max(countNode(st.NodeHistory, schema.NodeRetrieve)-1, 0)
 		if st.Usage != nil {
 			r.Usage = st.Usage.Total
+		}
+		if st.JudgeVerdict != nil {
+			r.Confidence = st.JudgeVerdict.ConfidenceScore
 		}
 	}
 	if err != nil {
@@ -218,22 +333,72 @@ func ScoreQA(row QARow, st *schema.State, err error) QAResult {
 		return r
 	}
 	r.Abstained = !st.Answered()
+	r.Answered = !r.Abstained
 	r.Grounded = !r.Abstained && st.JudgeVerdict != nil && !st.JudgeVerdict.IsHallucinated && !st.JudgeVerdict.Unverified
 	if !r.Answerable || r.Abstained {
 		return r
 	}
-	answer := NormalizeForMatch(r.Answer)
-	for _, f := range row.Facts {
-		if !containsSeq(answer, NormalizeForMatch(f)) {
-			r.MissingFacts = append(r.MissingFacts, f)
+	if !row.AnswersOnly || len(row.Answers) == 0 {
+		answer := NormalizeForMatch(r.Answer)
+		for _, f := range row.Facts {
+			if !containsSeq(answer, NormalizeForMatch(f)) {
+				r.MissingFacts = append(r.MissingFacts, f)
+			}
 		}
 	}
-	r.Correct = r.Grounded && len(r.MissingFacts) == 0
+	if len(row.Answers) > 0 {
+		r.MissedAnswers = !AnswerInLead(r.Answer, row.Answers)
+	}
+	r.Correct = r.Grounded && len(r.MissingFacts) == 0 && !r.MissedAnswers
 	if row.Page > 0 {
-		ok := citesPage(r.Answer, st.RetrievedSections, row.Source, row.Page)
+		pages := append([]int{row.Page}, row.OtherPages...)
+		ok := citesPage(r.Answer, st.RetrievedSections, row.Source, pages)
 		r.PageCorrect = &ok
 	}
 	return r
+}
+
+// LeadSentences is how many leading sentences of an answer gold answers
+// are looked for in.
+const LeadSentences = 2
+
+var (
+	// citationRef matches a rendered citation "(See Title, page N; ...)"
+	// (titles may hold one level of parentheses) or an unknown-source
+	// marker, with the blanks before it and, when it ends its line, the
+	// line break.
+	citationRef = regexp.MustCompile(`[ \t]*(?:\(See [^()]*(?:\([^()]*\)[^()]*)*\)|\[unknown source [^\]]*\])(?:[ \t]*\n)?`)
+)
+
+// StripCitations removes the citations from an answer. A citation that
+// ends its line (the extractive generator writes one cited sentence a
+// line) becomes a paragraph break, so the sentence before it ends there
+// even without a full stop; one inside a line is dropped.
+func StripCitations(answer string) string {
+	return citationRef.ReplaceAllStringFunc(answer, func(m string) string {
+		if strings.HasSuffix(m, "\n") {
+			return "\n\n"
+		}
+		return ""
+	})
+}
+
+// AnswerInLead reports whether one of the gold answers appears
+// (NormalizeForMatch, contiguous) within the first LeadSentences sentences
+// of answer: citations are stripped (StripCitations), the rest split with
+// textproc.Sentences.
+func AnswerInLead(answer string, golds []string) bool {
+	sents := textproc.Sentences(StripCitations(answer))
+	if len(sents) > LeadSentences {
+		sents = sents[:LeadSentences]
+	}
+	lead := NormalizeForMatch(strings.Join(sents, " "))
+	for _, g := range golds {
+		if n := NormalizeForMatch(g); len(n) > 0 && containsSeq(lead, n) {
+			return true
+		}
+	}
+	return false
 }
 
 func countNode(h []string, node string) int {
@@ -247,9 +412,9 @@ func countNode(h []string, node string) int {
 }
 
 func summarizeQA(results []QAResult) *QAReport {
-	rep := &QAReport{Questions: len(results), Results: results, ByKind: map[string]KindScore{}}
+	rep := &QAReport{Questions: len(results), Results: results, ByKind: map[string]KindScore{}, ByType: map[string]KindScore{}}
 	var lat []float64
-	pagesOK := 0
+	pagesOK, answeredRight := 0, 0
 	for _, r := range results {
 		if r.Answerable {
 			rep.Answerable++
@@ -258,6 +423,14 @@ func summarizeQA(results []QAResult) *QAReport {
 		}
 		if r.Correct {
 			rep.Correct++
+		}
+		if r.Answered {
+			rep.Answered++
+			if r.Correct {
+				answeredRight++
+			} else {
+				rep.WrongAnswers++
+			}
 		}
 		if r.PageCorrect != nil {
 			rep.CitationChecked++
@@ -278,14 +451,8 @@ func summarizeQA(results []QAResult) *QAReport {
 		rep.LLMCallsPerQ += float64(r.Usage.Calls)
 		rep.TokensPerQ += float64(r.Usage.TotalTokens)
 		lat = append(lat, float64(r.Latency)/float64(time.Millisecond))
-		if r.Kind != "" {
-			k := rep.ByKind[r.Kind]
-			k.Questions++
-			if r.Correct || (!r.Answerable && r.Abstained && r.Err == "") {
-				k.Right++
-			}
-			rep.ByKind[r.Kind] = k
-		}
+		addKind(rep.ByKind, r.Kind, r)
+		addKind(rep.ByType, r.Type, r)
 	}
 	if n := float64(len(results)); n > 0 {
 		rep.MeanRetries /= n
@@ -294,6 +461,12 @@ func summarizeQA(results []QAResult) *QAReport {
 		rep.TokensPerQ /= n
 	}
 	rep.AnsweredCorrectly = ratio(rep.Correct, rep.Answerable)
+	rep.AnswerableCorrect = rep.AnsweredCorrectly
+	rep.Coverage = ratio(rep.Answered, rep.Questions)
+	rep.AnsweredAccuracy = ratio(answeredRight, rep.Answered)
+	curve := RiskCoverage(results)
+	rep.AURC = AURC(curve, rep.Questions)
+	rep.RiskCoverage = thinCurve(curve, MaxRiskCoveragePoints)
 	rep.CitationPageAccuracy = ratio(pagesOK, rep.CitationChecked)
 	rep.AbstentionPrecision = rep.Abstention.Precision()
 	rep.AbstentionRecall = rep.Abstention.Recall()
@@ -302,16 +475,112 @@ func summarizeQA(results []QAResult) *QAReport {
 	if len(rep.ByKind) == 0 {
 		rep.ByKind = nil
 	}
+	if len(rep.ByType) == 0 {
+		rep.ByType = nil
+	}
 	return rep
+}
+
+func addKind(m map[string]KindScore, key string, r QAResult) {
+	if key == "" {
+		return
+	}
+	k := m[key]
+	k.Questions++
+	if r.right() {
+		k.Right++
+	}
+	m[key] = k
+}
+
+// RiskCoverage computes the full risk–coverage curve of results: the
+// answered results sorted by Confidence, highest first, and one point per
+// distinct confidence t (ties stay together): Answered = answered results
+// with confidence ≥ t, Coverage = Answered / len(results), Accuracy = the
+// share of them that are Correct (an answer to an unanswerable question is
+// never correct). Points come highest threshold first; the last one covers
+// every answered result. Nil when nothing was answered.
+func RiskCoverage(results []QAResult) []RiskCoveragePoint {
+	type item struct {
+		conf  float64
+		right bool
+	}
+	var ans []item
+	for _, r := range results {
+		if r.Answered {
+			ans = append(ans, item{r.Confidence, r.Correct})
+		}
+	}
+	slices.SortStableFunc(ans, func(a, b item) int { return cmp.Compare(b.conf, a.conf) })
+	var curve []RiskCoveragePoint
+	right := 0
+	for i, it := range ans {
+		if it.right {
+			right++
+		}
+		if i+1 < len(ans) && ans[i+1].conf == it.conf {
+			continue // the threshold admits the whole tie group
+		}
+		curve = append(curve, RiskCoveragePoint{
+			Threshold: it.conf,
+			Coverage:  ratio(i+1, len(results)),
+			Accuracy:  ratio(right, i+1),
+			Answered:  i + 1,
+		})
+	}
+	return curve
+}
+
+// AURC is the area under the risk (1 − accuracy) vs coverage curve given
+// by RiskCoverage over n questions, a step function of coverage from 0 to
+// A/n (A answered):
+//
+//	AURC = (1/n) · Σ_{k=1..A} risk(k)
+//
+// where, with answers sorted by confidence descending, risk(k) is the
+// selective risk (wrong / answered) at the threshold admitting the k-th
+// answer; answers tied in confidence share the risk of their whole group.
+// Without ties this is the standard AURC: the mean of the prefix risks
+// risk@1..risk@A, scaled by A/n. Lower is better; 0 when nothing was
+// answered or every answer is right.
+func AURC(curve []RiskCoveragePoint, n int) float64 {
+	if n == 0 {
+		return 0
+	}
+	area, prev := 0.0, 0
+	for _, p := range curve {
+		area += float64(p.Answered-prev) * (1 - p.Accuracy)
+		prev = p.Answered
+	}
+	return area / float64(n)
+}
+
+// thinCurve keeps at most max points of curve, evenly spread by index,
+// always keeping the first and the last.
+func thinCurve(curve []RiskCoveragePoint, max int) []RiskCoveragePoint {
+	if len(curve) <= max || max < 2 {
+		return curve
+	}
+	out := make([]RiskCoveragePoint, 0, max)
+	last := -1
+	for j := range max {
+		i := int(math.Round(float64(j) * float64(len(curve)-1) / float64(max-1)))
+		if i != last {
+			out = append(out, curve[i])
+			last = i
+		}
+	}
+	return out
 }
 
 var pageRef = regexp.MustCompile(`(?i)\bpages?\s+(\d+)(?:\s*[–—-]\s*(\d+))?`)
 
-// citesPage reports whether answer cites page of source. When the answer's
-// citations can be matched to retrieved sections (by "Title, page N"), the
-// section's source must match too; otherwise any "page N" / "pages N–M"
-// reference covering page counts.
-func citesPage(answer string, sections []schema.Section, source string, page int) bool {
+// citesPage reports whether answer cites one of pages of source (the
+// expected page, then the row's other_pages). When the answer's citations
+// can be matched to retrieved sections (by "Title, page N"), the section's
+// source must match too; otherwise any "page N" / "pages N–M" reference
+// covering one of the pages counts.
+func citesPage(answer string, sections []schema.Section, source string, pages []int) bool {
 	matched := false
 	for _, s := range sections {
 		if !strings.Contains(answer, s.Citation()) {
@@ -319,7 +588,7 @@ func citesPage(answer string, sections []schema.Section, source string, page int
 		}
 		matched = true
 		end := max(s.PageEnd, s.Page)
-		if s.Page <= page && page <= end && sameSource(s.Source, source) {
+		if sameSource(s.Source, source) && slices.ContainsFunc(pages, func(p int) bool { return s.Page <= p && p <= end }) {
 			return true
 		}
 	}
@@ -332,7 +601,7 @@ func citesPage(answer string, sections []schema.Section, source string, page int
 		if m[2] != "" {
 			hi, _ = strconv.Atoi(m[2])
 		}
-		if lo <= page && page <= hi {
+		if slices.ContainsFunc(pages, func(p int) bool { return lo <= p && p <= hi }) {
 			return true
 		}
 	}
@@ -472,3 +741,86 @@ outer:
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// GoldRow is one row of a SQuAD-style gold file (JSONL): the question's
+// id, whether it is impossible (unanswerable) and every acceptable answer.
+// title, doc, paragraph, question and plausible are read but not used.
+type GoldRow struct {
+	ID           string   `json:"id"`
+	Title        string   `json:"title,omitempty"`
+	Doc          string   `json:"doc,omitempty"`
+	Paragraph    int      `json:"paragraph,omitempty"`
+	Question     string   `json:"question,omitempty"`
+	IsImpossible bool     `json:"is_impossible"`
+	Answers      []string `json:"answers"`
+	Plausible    []string `json:"plausible,omitempty"`
+}
+
+// LoadGold reads a gold file (JSONL of GoldRow; blank and '#' lines
+// skipped; unknown fields are an error), keyed by id.
+func LoadGold(path string) (map[string]GoldRow, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("gold: open %s: %w", path, err)
+	}
+	defer f.Close()
+	return ReadGold(f, path)
+}
+
+// ReadGold is LoadGold on a reader; name is used in error messages.
+func ReadGold(r io.Reader, name string) (map[string]GoldRow, error) {
+	gold := map[string]GoldRow{}
+	err := decodeJSONL(r, name, "gold", "gold row", func(lineNo int, g GoldRow) error {
+		if g.ID == "" {
+			return fmt.Errorf("gold: %s line %d: missing id", name, lineNo)
+		}
+		if _, dup := gold[g.ID]; dup {
+			return fmt.Errorf("gold: %s line %d: id %q already used", name, lineNo, g.ID)
+		}
+		gold[g.ID] = g
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if len(gold) == 0 {
+		return nil, fmt.Errorf("gold: %s holds no rows", name)
+	}
+	return gold, nil
+}
+
+// MergeGold sets each row's Answers from gold (matched by id) and marks
+// the answerable rows AnswersOnly: they are then scored with the any-of
+// answers rule instead of their facts (correct only when one gold answer
+// is in the answer's first two sentences). Every row needs a gold row; an
+// is_impossible gold row must be an unanswerable row and the other way
+// round; an answerable gold row needs at least one answer. Gold rows whose
+// id is not in rows are ignored, so a subset of a set can be scored.
+func MergeGold(rows []QARow, gold map[string]GoldRow) error {
+	for i := range rows {
+		row := &rows[i]
+		g, ok := gold[row.ID]
+		switch {
+		case !ok:
+			return fmt.Errorf("gold: no gold row for question %s", row.ID)
+		case g.IsImpossible && row.IsAnswerable():
+			return fmt.Errorf("gold: question %s is answerable in the QA set but is_impossible in the gold file", row.ID)
+		case !g.IsImpossible && !row.IsAnswerable():
+			return fmt.Errorf("gold: question %s is unanswerable in the QA set but not is_impossible in the gold file", row.ID)
+		case g.IsImpossible:
+			continue
+		}
+		var answers []string
+		for _, a := range g.Answers {
+			if strings.TrimSpace(a) != "" && !slices.Contains(answers, a) {
+				answers = append(answers, a)
+			}
+		}
+		if len(answers) == 0 {
+			return fmt.Errorf("gold: answerable question %s has no gold answers", row.ID)
+		}
+		row.Answers = answers
+		row.AnswersOnly = true
+	}
+	return nil
+}

@@ -18,6 +18,7 @@ import (
 	"github.com/docmind/docmind/decomposer"
 	"github.com/docmind/docmind/facts"
 	"github.com/docmind/docmind/lexicon"
+	"github.com/docmind/docmind/relevance"
 	"github.com/docmind/docmind/schema"
 	"github.com/docmind/docmind/textproc"
 )
@@ -60,6 +61,42 @@ type Extractive struct {
 	dec                       schema.Decomposer
 	lex                       *lexicon.Thesaurus
 	synWeight                 float64
+}
+
+// answering keeps the candidates that answer the question (see package
+// relevance): about the entities and periods it names, stating the kind
+// of answer it asks for, with its polarity; they keep their order. When no
+// candidate answers, the candidates are returned unchanged and the judge
+// decides.
+func (g *Extractive) answering(req schema.GenerateRequest, cands []candidate) []candidate {
+	frame := relevance.Analyze(req.Query)
+	checks := relevance.AllChecks(0)
+	checks.Focus = false
+	var out []candidate
+	sents := map[int][]string{}
+	for _, c := range cands {
+		s := req.Sections[c.section]
+		ss, ok := sents[c.section]
+		if !ok {
+			ss = textproc.Sentences(s.Content)
+			sents[c.section] = ss
+		}
+		lo, hi := max(c.pos-1, 0), min(c.pos+2, len(ss))
+		res := frame.Check(relevance.Context{
+			Claim:    c.text,
+			Passage:  strings.Join(ss[lo:hi], " "),
+			Heading:  relevance.HeadingContext(s),
+			Document: relevance.DocumentContext(s),
+		}, checks, nil, nil)
+		if !res.OK() {
+			continue
+		}
+		out = append(out, c)
+	}
+	if len(out) == 0 {
+		return cands
+	}
+	return out
 }
 
 // WithThesaurus sets the synonym resource for sentence scoring: a question
@@ -120,6 +157,9 @@ func (g *Extractive) answer(req schema.GenerateRequest, d *schema.Decomposition)
 	}
 	all := g.withSynonyms(newQuery(strings.Join(append([]string{req.Query}, queries...), " "), d.KeyTerms, d.Intent))
 	cands := g.candidates(req.Sections, all)
+	if len(queries) <= 1 {
+		cands = g.answering(req, cands)
+	}
 	if len(cands) == 0 {
 		return NotAddressed
 	}
@@ -175,23 +215,46 @@ func (g *Extractive) candidates(sections []schema.Section, q query) []candidate 
 	var out []candidate
 	seen := map[string]bool{}
 	for si, s := range sections {
-		for pi, sent := range textproc.Sentences(s.Content) {
-			if len(textproc.Tokens(sent)) < 4 {
+		for _, u := range quotable(s.Content) {
+			if len(textproc.Tokens(u.text)) < 4 {
 				continue
 			}
-			key := strings.Join(textproc.Tokens(sent), " ")
+			key := strings.Join(textproc.Tokens(u.text), " ")
 			if seen[key] {
 				continue
 			}
-			score := g.score(sent, s, q)
+			score := g.score(u.text, s, q)
 			if score < g.minScore {
 				continue
 			}
 			seen[key] = true
-			out = append(out, candidate{section: si, pos: pi, text: sent, score: score})
+			out = append(out, candidate{section: si, pos: u.pos, text: u.text, score: score})
 		}
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].score > out[j].score })
+	return out
+}
+
+// unit is a quotable piece of a section: a sentence, or one row of a
+// table flattened into a sentence; pos is the sentence's position.
+type unit struct {
+	pos  int
+	text string
+}
+
+// quotable splits a section's content into sentences, and sentences
+// flattened from a table into their rows (see tableRows).
+func quotable(content string) []unit {
+	var out []unit
+	for pos, sent := range textproc.Sentences(content) {
+		rows := tableRows(sent)
+		if rows == nil {
+			rows = []string{sent}
+		}
+		for _, r := range rows {
+			out = append(out, unit{pos, r})
+		}
+	}
 	return out
 }
 

@@ -188,7 +188,6 @@ func ExampleExtractive_Generate() {
 	fmt.Println(answer)
 	// Output:
 	// If payment is not received within thirty (30) days, Client shall be assessed a late fee of 1.5% per month. (See Late Payment Penalties, page 8)
-	// Late fees accrue until paid. (See Late Payment Penalties, page 8)
 }
 
 func BenchmarkGenerate(b *testing.B) {

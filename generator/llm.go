@@ -25,9 +25,13 @@ type LLMOptions struct {
 }
 
 // LLM is a schema.Generator that asks a model to answer from the retrieved
-// sections only. The model sees the sections as [S1]..[Sk] and cites those
+// sections only. The model sees the sections as [S1]..[Sk], each headed by
+// its document's title, file, entity and period when known, and cites those
 // ids; code maps them to "(See <title>, <page>)" and marks ids outside the
-// set as "[unknown source Sk]", which the judge rejects.
+// set as "[unknown source Sk]", which the judge rejects. The prompt
+// (generate-v2) tells the model to answer only about the entity and period
+// the question asks, from sections whose document is about them, and to
+// reply exactly NoAnswer otherwise (an abstention, see judge.IsAbstention).
 type LLM struct {
 	model llms.Model
 	opts  LLMOptions

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/docmind/docmind/generator"
+	"github.com/docmind/docmind/judge"
 	"github.com/docmind/docmind/llm"
 	"github.com/docmind/docmind/llm/openai"
 	"github.com/docmind/docmind/llm/openaitest"
@@ -124,4 +125,46 @@ func llmWrapped(t *testing.T, srv *openaitest.Server) *generator.LLM {
 		t.Fatal(err)
 	}
 	return generator.NewLLM(llm.WithRetry(m, llm.RetryPolicy{Endpoint: m.Endpoint()}), generator.LLMOptions{})
+}
+
+// TestGeneratePromptAsksForTheQuestionsEntityAndPeriod: each section's
+// header in the prompt carries its document's title, file, entity and
+// period, and the system prompt tells the model to answer only about the
+// entity and period asked, or to abstain with NoAnswer, which the judge
+// recognises as an abstention.
+func TestGeneratePromptAsksForTheQuestionsEntityAndPeriod(t *testing.T) {
+	secs := []schema.Section{
+		{Title: "Total Revenues", Page: 38, Source: "filings/oracle-10k-2022.pdf",
+			DocTitle: "Oracle Corporation Annual Report on Form 10-K", DocEntity: "Oracle Corporation", DocPeriod: "fiscal year ended May 31, 2022",
+			Content: "Total revenues were $42.4 billion in fiscal 2022."},
+		{Title: "Annual Leave", Page: 12, Source: "hr/handbook.md", Content: "Employees are entitled to 25 days of annual leave per year."},
+	}
+	srv := openaitest.New(t)
+	srv.Script(openaitest.RouteGenerate, openaitest.Reply{Content: generator.NoAnswer})
+	got, err := newGen(t, srv, generator.LLMOptions{}).Generate(context.Background(), schema.GenerateRequest{
+		Query: "What were Oracle's total revenues in fiscal 2023?", Sections: secs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got != generator.NoAnswer {
+		t.Errorf("answer = %q", got)
+	}
+	req, _ := srv.Last(openaitest.RouteGenerate)
+	sys, user := req.Body.Messages[0].Content, req.Body.Messages[1].Content
+	for _, want := range []string{
+		`<document id="S1" title="Total Revenues" page="page 38" source="filings/oracle-10k-2022.pdf" document_title="Oracle Corporation Annual Report on Form 10-K" entity="Oracle Corporation" period="fiscal year ended May 31, 2022">`,
+		`<document id="S2" title="Annual Leave" page="page 12" source="hr/handbook.md">`,
+	} {
+		if !strings.Contains(user, want) {
+			t.Errorf("user prompt lacks %q:\n%s", want, user)
+		}
+	}
+	for _, want := range []string{"Answer only about the entity and the period the question asks about", "reply exactly: " + generator.NoAnswer} {
+		if !strings.Contains(sys, want) {
+			t.Errorf("system prompt lacks %q:\n%s", want, sys)
+		}
+	}
+	if !judge.IsAbstention(generator.NoAnswer) {
+		t.Errorf("judge.IsAbstention(%q) = false", generator.NoAnswer)
+	}
 }

@@ -16,7 +16,7 @@ func penalty(k IssueKind) float64 {
 	switch k {
 	case IssueContradiction:
 		return 0.25
-	case IssueUnsupportedFact, IssueBadCitation, IssueQuoteNotFound, IssueUnaddressed, IssueNovelContent, IssueLearnedRisk:
+	case IssueUnsupportedFact, IssueBadCitation, IssueQuoteNotFound, IssueUnaddressed, IssueNovelContent, IssueLearnedRisk, IssueOffQuestion:
 		return 0.5
 	case IssueAbstention, IssueEmpty:
 		return 0
@@ -93,6 +93,11 @@ func (d *Deterministic) Decide(a *Assessment) *schema.Verdict {
 		conf = math.Round(conf*penalty(is.Kind)*1000) / 1000
 	}
 	issues = append(issues, novel...)
+	// the calibrated estimate that the answer is correct; a rejected
+	// answer keeps at most its guard confidence
+	if cal := a.CalibratedConfidence(); len(issues) == 0 || cal < conf {
+		conf = cal
+	}
 	hallucinated := len(issues) > 0 || conf < d.t.MinConfidence
 	v := &schema.Verdict{
 		IsHallucinated:   hallucinated,

@@ -38,6 +38,7 @@ import (
 
 	"github.com/docmind/docmind/facts"
 	"github.com/docmind/docmind/lexicon"
+	"github.com/docmind/docmind/relevance"
 	"github.com/docmind/docmind/schema"
 	"github.com/docmind/docmind/textproc"
 )
@@ -59,8 +60,9 @@ type Thresholds struct {
 	// most. A retrieved section below it is listed in
 	// Verdict.RejectedSections. Default 0.5.
 	KeyTermCoverage float64
-	// MinConfidence is the least confidence for an answer to be returned.
-	// Default 0.5.
+	// MinConfidence is the least confidence for an answer to be returned:
+	// the calibrated estimate that it is correct (see
+	// Assessment.CalibratedConfidence). Default DefaultMinConfidence.
 	MinConfidence float64
 	// Window is the largest number of consecutive sentences a supporting
 	// passage may span. Default 2.
@@ -72,7 +74,7 @@ type Thresholds struct {
 
 // DefaultThresholds returns the defaults listed on Thresholds.
 func DefaultThresholds() Thresholds {
-	return Thresholds{Support: 0.6, KeyTermCoverage: 0.5, MinConfidence: 0.5, Window: 2, CitedBonus: 0.05}
+	return Thresholds{Support: 0.6, KeyTermCoverage: 0.5, MinConfidence: DefaultMinConfidence, Window: 2, CitedBonus: 0.05}
 }
 
 // Option configures the deterministic judge.
@@ -226,6 +228,10 @@ type Deterministic struct {
 	lex               *lexicon.Thesaurus
 	// maxNovel is WithMaxNovelTerms' limit; negative = off.
 	maxNovel int
+	// minFocus is WithMinFocus' threshold; negative = no relevance check.
+	minFocus float64
+	// minRelated is WithMinRelated's threshold.
+	minRelated float64
 	// claimGuardsOnly makes Score stop after the per-claim guards (facts,
 	// citations, quotes): no key terms, novelty or features. The LLM judge
 	// needs no more.
@@ -236,7 +242,7 @@ var _ schema.Judge = (*Deterministic)(nil)
 
 // NewDeterministic returns the deterministic judge.
 func NewDeterministic(opts ...Option) *Deterministic {
-	d := &Deterministic{t: DefaultThresholds(), rejectAbstentions: true, unsupportedFacts: true, maxNovel: -1, lex: lexicon.Default()}
+	d := &Deterministic{t: DefaultThresholds(), rejectAbstentions: true, unsupportedFacts: true, maxNovel: -1, lex: lexicon.Default(), minFocus: DefaultMinFocus, minRelated: DefaultMinRelated}
 	for _, o := range opts {
 		o(d)
 	}
@@ -282,6 +288,11 @@ type ClaimAssessment struct {
 	// NovelTerms are the claim's terms found in no section nor in the
 	// question (see NovelTerms).
 	NovelTerms []string
+	// Focus is the weighted share of the question's focus terms that the
+	// claim's passage addresses; OffQuestion the ways the claim does not
+	// answer the question (see package relevance).
+	Focus, ClaimFocus float64
+	OffQuestion       []relevance.Finding
 }
 
 // Assessment is the outcome of Score: everything Decide needs.
@@ -314,6 +325,12 @@ type Assessment struct {
 	// NovelTerms are the distinct terms of the answer's claims found in
 	// no section nor in the question.
 	NovelTerms []string
+	// Frame is the question's reading by the relevance check (nil when
+	// it did not run); AnsweringClaims the claims that pass all its
+	// checks; Focus the best claim's focus share.
+	Frame             *relevance.Frame
+	AnsweringClaims   int
+	Focus, ClaimFocus float64
 	// Features are the answer's signals for a learned risk model, named
 	// by FeatureNames (see RiskModel).
 	Features         []float64
@@ -427,6 +444,9 @@ func (d *Deterministic) Score(ctx context.Context, req schema.JudgeRequest) (*As
 	case nonAbstaining == 0:
 		a.Abstention = true
 		a.Issues = append(a.Issues, Issue{IssueAbstention, -1, "the answer says the documents do not address the question"})
+	}
+	if err := d.relevanceCheck(ctx, a, req, prep); err != nil {
+		return nil, err
 	}
 	if d.claimGuardsOnly {
 		return a, nil
@@ -590,7 +610,7 @@ func (d *Deterministic) keyTerms(ctx context.Context, a *Assessment, req schema.
 				}
 			}
 		}
-		weights[k] = 1 + math.Log((n+1)/(df+0.5))
+		weights[k] = rarity(n, df)
 	}
 	var texts []string
 	var supp []*preparedSection
@@ -686,6 +706,10 @@ func (d *Deterministic) weightedCoverage(keyTerms []string, stems [][]string, we
 	}
 	return got / total, missing, viaSynonym
 }
+
+// rarity weighs a term that df of n sections mention: 1+ln((n+1)/(df+0.5)),
+// so a term every section mentions counts least and one none mentions most.
+func rarity(n, df float64) float64 { return 1 + math.Log((n+1)/(df+0.5)) }
 
 func hasDigit(s string) bool { return strings.ContainsAny(s, "0123456789") }
 

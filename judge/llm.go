@@ -33,9 +33,24 @@ type LLMOptions struct {
 // sections. On top of those the LLM judge checks what only it has: the
 // answer's [Sk] ids, and that each of the model's claims names a
 // retrieved section and quotes it verbatim. Either the model or a guard can mark the answer
-// hallucinated, and the verdict's reasoning says which and why. A reply
-// that cannot be parsed even after one repair attempt gives an unverified
-// verdict, which never passes.
+// hallucinated, and the verdict's reasoning says which and why.
+//
+// The model also judges whether the answer answers the question (judge-v2
+// prompt): per claim "addresses_question" and "about" (the entity and
+// period the claim is about), per answer "answers_question" and
+// "relevance_reason", checking entities and periods against the cited
+// documents' context, the expected kind of value, the question's focus,
+// and polarity, roles and comparatives. An answer the model says does not
+// answer the question, or whose every claim (abstentions aside) does not
+// address it, is hallucinated with a confidence below the return
+// threshold, however well its quotes match: a true sentence about Oracle's
+// fiscal 2022 does not answer a question about fiscal 2023. A claim that
+// does not address the question is marked unsupported with that reason;
+// when other claims do answer the question it alone does not reject the
+// answer. A reply without these fields (an older model or server) is
+// judged on support alone: absence means "not judged", never "off topic".
+// A reply that cannot be parsed even after one repair attempt gives an
+// unverified verdict, which never passes.
 type LLM struct {
 	model llms.Model
 	opts  LLMOptions
@@ -62,6 +77,13 @@ func llmGuardKinds() []IssueKind {
 var _ schema.Judge = (*LLM)(nil)
 
 // llmClaim and llmVerdict are the docmind_verdict reply.
+//
+// The relevance fields (a claim's "addresses_question" and "about", the
+// answer's "answers_question" and "relevance_reason") came with judge-v2.
+// A reply without them, from a model or server that ignores the schema or
+// a proxy pinned to the older one, still parses: a missing field means
+// "not judged" (nil), never "does not address the question", so such a
+// reply is decided on support alone, as before judge-v2.
 type llmClaim struct {
 	Claim         string `json:"claim"`
 	SectionID     string `json:"section_id"`
@@ -69,14 +91,86 @@ type llmClaim struct {
 	Supported     bool   `json:"supported"`
 	Contradiction string `json:"contradiction"`
 	Reason        string `json:"reason"`
+	// AddressesQuestion is nil when the reply does not say.
+	AddressesQuestion *bool    `json:"addresses_question"`
+	About             llmAbout `json:"about"`
 }
 
+// llmAbout is what a claim is about, as its source states it. The schema
+// asks for {"entity": …, "period": …}; a plain string ("Oracle, fiscal
+// 2022"), a list of strings or any other value is accepted too and kept
+// as Entity: what a claim is about only explains a verdict, so an odd
+// shape never fails the reply.
+type llmAbout struct {
+	Entity string `json:"entity"`
+	Period string `json:"period"`
+}
+
+func (a *llmAbout) UnmarshalJSON(b []byte) error {
+	var obj struct {
+		Entity any `json:"entity"`
+		Period any `json:"period"`
+	}
+	var str string
+	var list []any
+	switch {
+	case string(b) == "null":
+		*a = llmAbout{}
+	case json.Unmarshal(b, &str) == nil:
+		*a = llmAbout{Entity: strings.TrimSpace(str)}
+	case json.Unmarshal(b, &list) == nil:
+		*a = llmAbout{Entity: llmAnyText(list)}
+	case json.Unmarshal(b, &obj) == nil:
+		*a = llmAbout{Entity: llmAnyText(obj.Entity), Period: llmAnyText(obj.Period)}
+	default: // a number or boolean: keep it as text rather than fail the verdict
+		*a = llmAbout{Entity: oneLine(string(b))}
+	}
+	return nil
+}
+
+// llmAnyText renders a JSON string, number or list of them as text.
+func llmAnyText(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return ""
+	case string:
+		return strings.TrimSpace(x)
+	case []any:
+		var parts []string
+		for _, e := range x {
+			if t := llmAnyText(e); t != "" {
+				parts = append(parts, t)
+			}
+		}
+		return strings.Join(parts, ", ")
+	default:
+		return strings.TrimSpace(fmt.Sprint(x))
+	}
+}
+
+// String renders "Oracle Corporation, fiscal 2022", or "" when empty.
+func (a llmAbout) String() string { return llmJoinText(", ", a.Entity, a.Period) }
+
 type llmVerdict struct {
-	Claims             []llmClaim `json:"claims"`
-	IsHallucinated     *bool      `json:"is_hallucinated"`
-	ConfidenceScore    float64    `json:"confidence_score"`
-	Reasoning          string     `json:"reasoning"`
-	IrrelevantSections []string   `json:"irrelevant_sections"`
+	Claims         []llmClaim `json:"claims"`
+	IsHallucinated *bool      `json:"is_hallucinated"`
+	// AnswersQuestion is nil when the reply does not say.
+	AnswersQuestion    *bool    `json:"answers_question"`
+	RelevanceReason    string   `json:"relevance_reason"`
+	ConfidenceScore    float64  `json:"confidence_score"`
+	Reasoning          string   `json:"reasoning"`
+	IrrelevantSections []string `json:"irrelevant_sections"`
+}
+
+// llmJoinText joins the non-empty trimmed parts with sep.
+func llmJoinText(sep string, parts ...string) string {
+	var out []string
+	for _, p := range parts {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return strings.Join(out, sep)
 }
 
 func parseVerdict(js string) (*llmVerdict, error) {
@@ -168,6 +262,10 @@ type guardResult struct {
 	findings []string
 	// llmRejected counts claims the model itself marked unsupported.
 	llmRejected int
+	// offTopic describes the claims the model said do not address the
+	// question (marked unsupported, but not counted in llmRejected: an
+	// answer that also answers the question is not rejected for an aside).
+	offTopic []string
 }
 
 // runGuards checks what only the LLM judge has (the [Sk] ids of the
@@ -190,6 +288,15 @@ func (j *LLM) runGuards(ctx context.Context, req schema.JudgeRequest, lv *llmVer
 			cc := schema.ClaimCheck{Claim: StripCitations(c.Claim), Supported: c.Supported, Contradiction: c.Contradiction, Reason: c.Reason}
 			if !c.Supported {
 				g.llmRejected++
+			}
+			if llmOffTopic(c) {
+				why := "does not address the question"
+				if about := c.About.String(); about != "" {
+					why += " (it is about " + about + ")"
+				}
+				cc.Supported = false
+				cc.Reason = joinNonEmpty(why, cc.Reason)
+				g.offTopic = append(g.offTopic, fmt.Sprintf("%q %s", cc.Claim, why))
 			}
 			i, ok := prompts.SectionIndex(c.SectionID, len(sections))
 			if !ok {
@@ -240,8 +347,48 @@ func withScore(c schema.ClaimCheck) schema.ClaimCheck {
 	return c
 }
 
+// llmOffTopic reports whether the model judged that claim c, which is not an
+// abstention, does not address the question. A claim without
+// "addresses_question" (a reply in the pre-judge-v2 format) was not
+// judged and is not off-topic.
+func llmOffTopic(c llmClaim) bool {
+	return c.AddressesQuestion != nil && !*c.AddressesQuestion && !IsAbstention(c.Claim)
+}
+
+// llmOffTopicConfidence caps the confidence of an answer the model judged not
+// to answer the question; it is below DefaultThresholds().MinConfidence,
+// the least confidence for an answer to be returned.
+const llmOffTopicConfidence = 0.2
+
+// llmIrrelevance applies the model's relevance judgement: the answer does not
+// answer the question when the model says so ("answers_question": false)
+// or when every claim that is not an abstention has "addresses_question"
+// false. It returns why, for the reasoning, or "" when the answer is not
+// rejected for relevance (including when the reply does not judge it).
+func llmIrrelevance(lv *llmVerdict, g guardResult) string {
+	reason := oneLine(lv.RelevanceReason)
+	if lv.AnswersQuestion != nil && !*lv.AnswersQuestion {
+		return llmJoinText(": ", "the answer does not answer the question", reason)
+	}
+	claims := 0
+	for _, c := range lv.Claims {
+		if IsAbstention(c.Claim) {
+			continue
+		}
+		if !llmOffTopic(c) {
+			return ""
+		}
+		claims++
+	}
+	if claims == 0 {
+		return ""
+	}
+	return llmJoinText(": ", "no claim of the answer addresses the question", reason) + " (" + strings.Join(g.offTopic, "; ") + ")"
+}
+
 func assemble(lv *llmVerdict, g guardResult, sections []schema.Section) *schema.Verdict {
-	llmBad := *lv.IsHallucinated || g.llmRejected > 0
+	irrelevant := llmIrrelevance(lv, g)
+	llmBad := *lv.IsHallucinated || g.llmRejected > 0 || irrelevant != ""
 	guardBad := len(g.findings) > 0
 	v := &schema.Verdict{
 		IsHallucinated: llmBad || guardBad,
@@ -261,6 +408,10 @@ func assemble(lv *llmVerdict, g guardResult, sections []schema.Section) *schema.
 		v.ConfidenceScore = math.Min(v.ConfidenceScore, math.Min(frac, 0.5))
 	}
 	llmWhy := oneLine(lv.Reasoning)
+	if irrelevant != "" {
+		v.ConfidenceScore = math.Min(v.ConfidenceScore, llmOffTopicConfidence)
+		llmWhy = llmJoinText(". ", irrelevant, llmWhy)
+	}
 	switch {
 	case llmBad && guardBad:
 		v.Reasoning = "rejected by the LLM judge and the guards. LLM: " + llmWhy + " Guards: " + strings.Join(g.findings, "; ")
@@ -270,6 +421,9 @@ func assemble(lv *llmVerdict, g guardResult, sections []schema.Section) *schema.
 		v.Reasoning = "rejected by the LLM judge: " + llmWhy
 	default:
 		v.Reasoning = "accepted by the LLM judge and the guards: " + llmWhy
+		if len(g.offTopic) > 0 {
+			v.Reasoning += " Claims set aside as not addressing the question: " + strings.Join(g.offTopic, "; ")
+		}
 	}
 	for _, id := range lv.IrrelevantSections {
 		if i, ok := prompts.SectionIndex(id, len(sections)); ok {

@@ -80,6 +80,7 @@ func Sections(doc *document.Document, opts SectionOptions) []schema.Section {
 		return nil
 	}
 	opts = opts.normalised()
+	docTitle := DocTitle(doc)
 	var out []schema.Section
 	seen := map[string]int{}
 	for _, g := range groupBlocks(doc, opts) {
@@ -100,12 +101,26 @@ func Sections(doc *document.Document, opts SectionOptions) []schema.Section {
 				Source:  doc.Source,
 				Page:    c.page,
 				Chunk:   i,
+
+				DocTitle:  docTitle,
+				DocEntity: doc.Entity,
+				DocPeriod: doc.Period,
 			}
 			if c.pageEnd > c.page {
 				s.PageEnd = c.pageEnd
 			}
 			if l, ok := doc.PageLabels[c.page]; ok && c.page > 0 {
 				s.PageLabel = l
+				s.PagePrinted = doc.PrintedPages[c.page]
+				if s.PageEnd > 0 {
+					le, ok := doc.PageLabels[s.PageEnd]
+					if s.PagePrinted && ok && doc.PrintedPages[s.PageEnd] {
+						s.PageLabel = l + "–" + le
+					} else {
+						// The range renders as page indices.
+						s.PagePrinted = false
+					}
+				}
 			}
 			out = append(out, s)
 		}
@@ -113,15 +128,22 @@ func Sections(doc *document.Document, opts SectionOptions) []schema.Section {
 	return out
 }
 
-func groupBlocks(doc *document.Document, opts SectionOptions) []group {
-	fallback := doc.Title
-	if fallback == "" {
+// DocTitle is the title sections give their document: its own title, or
+// the file name without extension.
+func DocTitle(doc *document.Document) string {
+	title := doc.Title
+	if title == "" {
 		base := filepath.Base(doc.Source)
-		fallback = strings.TrimSuffix(base, filepath.Ext(base))
+		title = strings.TrimSuffix(base, filepath.Ext(base))
 	}
-	if fallback == "" || fallback == "." {
-		fallback = "Document"
+	if title == "" || title == "." {
+		title = "Document"
 	}
+	return title
+}
+
+func groupBlocks(doc *document.Document, opts SectionOptions) []group {
+	fallback := DocTitle(doc)
 	var groups []group
 	cur := group{path: []string{fallback}, title: fallback}
 	var stack []document.Block // open headings, outermost first

@@ -201,3 +201,50 @@ func TestSectionIDsAreStable(t *testing.T) {
 		t.Errorf("IDs %v", a)
 	}
 }
+
+func TestSectionsPrintedPagesAndContext(t *testing.T) {
+	doc := &document.Document{
+		Source: "/x/ORACLE_2023_10K.pdf",
+		Entity: "Oracle Corporation",
+		Period: "fiscal year ended May 31, 2023",
+		Blocks: []document.Block{
+			{Kind: document.Heading, Level: 1, Text: "Results", Page: 31},
+			{Kind: document.Paragraph, Text: "Revenues grew.", Page: 31},
+			{Kind: document.Paragraph, Text: "Margins fell.", Page: 32},
+			{Kind: document.Heading, Level: 1, Text: "Cover", Page: 1},
+			{Kind: document.Paragraph, Text: "Cover text.", Page: 1},
+			{Kind: document.Heading, Level: 1, Text: "Notes", Page: 33},
+			{Kind: document.Paragraph, Text: "Note text.", Page: 33},
+			{Kind: document.Paragraph, Text: "More.", Page: 34},
+		},
+		PageLabels:   map[int]string{31: "29", 32: "30", 33: "31"},
+		PrintedPages: map[int]bool{31: true, 32: true, 33: true},
+	}
+	secs := Sections(doc, SectionOptions{})
+	if len(secs) != 3 {
+		t.Fatalf("got %d sections", len(secs))
+	}
+	want := []struct {
+		cite    string
+		printed bool
+	}{
+		{"Results, pages 29–30", true},
+		{"Cover, page 1", false},
+		{"Notes, pages 33–34", false}, // page 34 prints no number
+	}
+	for i, w := range want {
+		s := secs[i]
+		if s.Citation() != w.cite || s.PagePrinted != w.printed {
+			t.Errorf("section %d: %q printed=%v, want %q printed=%v", i, s.Citation(), s.PagePrinted, w.cite, w.printed)
+		}
+		if s.DocTitle != "ORACLE_2023_10K" || s.DocEntity != "Oracle Corporation" || s.DocPeriod != doc.Period {
+			t.Errorf("section %d context: %q %q %q", i, s.DocTitle, s.DocEntity, s.DocPeriod)
+		}
+	}
+	// A single printed page.
+	doc.Blocks = doc.Blocks[:2]
+	s := Sections(doc, SectionOptions{})[0]
+	if s.Citation() != "Results, page 29" || !s.PagePrinted {
+		t.Errorf("single page: %q printed=%v", s.Citation(), s.PagePrinted)
+	}
+}

@@ -10,7 +10,8 @@
 // wording changes.
 //
 // Retrieved sections reach the model only through Documents, which shows
-// them as <document id="S1" title=… page=…> elements inside one
+// them as <document id="S1" title=… page=… source=…> elements (with the
+// document's title, entity and period when known) inside one
 // <documents> block, with any delimiter look-alikes in the text
 // neutralised. The system prompts say that text inside the delimiters is
 // data, never instructions.
@@ -194,15 +195,26 @@ func SectionIndex(id string, n int) (int, bool) {
 }
 
 // Documents renders sections for a prompt: one <documents> block holding a
-// <document id="Sk" title=… page=… source=…> element per section, in
-// order. Text that imitates the delimiters is neutralised, so a document
-// cannot close its element and speak outside it.
+// <document id="Sk" title=… page=… source=… document_title=… entity=…
+// period=…> element per section, in order. title is the section's heading
+// and source the document's file; document_title, entity and period are
+// the document's context (schema.Section DocTitle, DocEntity, DocPeriod),
+// each shown only when known, so that the model can tell a section of
+// Oracle's fiscal 2022 report from one of its fiscal 2023 report. Text that
+// imitates the delimiters is neutralised, so a document cannot close its
+// element and speak outside it.
 func Documents(sections []schema.Section) string {
 	var b strings.Builder
 	b.WriteString("<documents>\n")
 	for i, s := range sections {
-		fmt.Fprintf(&b, "<document id=%q title=%q page=%q source=%q>\n%s\n</document>\n",
-			SectionID(i), attr(s.Title), attr(s.PageRef()), attr(s.Source), Neutralise(strings.TrimSpace(s.Content)))
+		fmt.Fprintf(&b, "<document id=%q title=%q page=%q source=%q",
+			SectionID(i), attr(s.Title), attr(s.PageRef()), attr(s.Source))
+		for _, kv := range [][2]string{{"document_title", s.DocTitle}, {"entity", s.DocEntity}, {"period", s.DocPeriod}} {
+			if v := attr(kv[1]); v != "" {
+				fmt.Fprintf(&b, " %s=%q", kv[0], v)
+			}
+		}
+		fmt.Fprintf(&b, ">\n%s\n</document>\n", Neutralise(strings.TrimSpace(s.Content)))
 	}
 	b.WriteString("</documents>")
 	return b.String()

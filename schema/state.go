@@ -57,7 +57,9 @@ type Section struct {
 	Page int `json:"page"`
 	// PageEnd is the last page when the section spans pages.
 	PageEnd int `json:"page_end,omitempty"`
-	// PageLabel is the printed page label where it differs from Page.
+	// PageLabel is the printed page label where it differs from Page; for
+	// a section spanning pages whose first and last pages both print
+	// their number, the range of those numbers ("29–30").
 	PageLabel string `json:"page_label,omitempty"`
 	// PagePrinted is true when the citation's page number (PageLabel, or
 	// Page when PageLabel is empty) is the number printed on the page; false
@@ -87,11 +89,15 @@ func (s Section) Citation() string {
 	return s.Title + ", " + s.PageRef()
 }
 
-// PageRef renders "page 8", "pages 8–9", or "page n/a" when unknown.
+// PageRef renders "page 8", "pages 8–9", or "page n/a" when unknown. A
+// section spanning pages whose PageLabel is a range of printed numbers
+// ("29–30") renders that range.
 func (s Section) PageRef() string {
 	switch {
 	case s.Page <= 0:
 		return "page n/a"
+	case s.PageEnd > s.Page && strings.Contains(s.PageLabel, "–"):
+		return "pages " + s.PageLabel
 	case s.PageEnd > s.Page:
 		return fmt.Sprintf("pages %d–%d", s.Page, s.PageEnd)
 	case s.PageLabel != "" && s.PageLabel != fmt.Sprint(s.Page):

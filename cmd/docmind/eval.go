@@ -72,17 +72,71 @@ Offline, the judge's thresholds are chosen by cross-validation split by source
 
 func (a *app) evalQACmd() *cobra.Command {
 	var pf pipelineFlags
+	var maxAURC float64
 	c := eval.QACommand{}
 	cmd := &cobra.Command{
-		Use:   "qa --docs DIR FILE.jsonl [flags]",
-		Short: "End-to-end answers: correctness, citation pages, abstention, retries, tokens, latency",
-		Long: `Runs the whole pipeline on every question of a JSONL file. A row is either
-{"id","question","facts":[...],"source","page"} (answerable: every fact must be
-in the grounded answer, and the page cited) or {"id","question","answerable":false}
-(the fallback message must be returned).`,
-		Example: `  docmind eval qa --docs examples/contract eval/testdata/qa/contract.jsonl --json`,
-		Args:    exactArgs(1, "one question file"),
+		Use:   "qa [--docs DIR | --index DIR] FILE.jsonl [flags]",
+		Short: "End-to-end answers: correctness, coverage, risk–coverage (AURC), citation pages, abstention, retries, tokens, latency",
+		Long: `Runs the whole pipeline on every question of a JSONL file, one row a line:
+
+  {"id","question","facts":[...],"answers":[...],"source","page",
+   "printed_page","other_pages":[...],"kind","type","why"}     answerable
+  {"id","question","answerable":false,"kind","type","why"}     unanswerable
+
+An answerable row needs facts or answers (or both); an unanswerable row has
+neither and must get the fallback message. Unknown fields are an error.
+  facts        every fact must be in the answer (normalised words, numbers)
+  answers      any-of gold answers: one must be within the answer's first two
+               sentences (citations "(See Title, page N)" stripped first)
+  page         expected page of source; other_pages are pages of the same
+               source stating the same answer (citing any counts as right)
+  printed_page the number printed on page (informational)
+  kind, type   tags the results are broken down by (by_kind, by_type)
+  why          a note (informational)
+A question is answered correctly when it is answerable, answered, judged
+grounded and meets both rules it has.
+
+--gold FILE reads a SQuAD-style gold file (JSONL: id, title, doc, paragraph,
+question, is_impossible, answers, plausible): each row's answers are set from
+it by id and answerable rows are then scored with the answers rule INSTEAD of
+their facts. Every row needs a gold row and is_impossible must match
+"answerable": false (an error otherwise); extra gold rows are ignored.
+
+Figures: answered (not the fallback, no error) and coverage = answered / all;
+answered_accuracy = share of answered questions answered correctly (an answer
+to an unanswerable question is wrong); answerable_correct (= answered_correctly)
+= share of answerable questions answered correctly; wrong_answers = answered
+but not correct. Each result records the last verdict's confidence_score as
+"confidence". risk_coverage: answered questions sorted by confidence, one
+point per distinct confidence t (ties together) with answered = answers with
+confidence >= t, coverage = answered / all, accuracy = correct / answered;
+at most 50 points (thinned evenly). aurc = (1/N) * sum over k=1..A of risk(k),
+N questions, A answered, risk(k) = 1 - accuracy at the threshold admitting the
+k-th most confident answer (ties share their group's risk): without ties, the
+mean of the prefix risks scaled by A/N, the area under risk vs coverage from
+0 to A/N. Lower is better.
+
+--json prints the report: questions, answerable, unanswerable, answered,
+coverage, answered_accuracy, answerable_correct, answered_correctly, correct,
+wrong_answers, aurc, risk_coverage [{threshold, coverage, accuracy,
+answered}], citation_page_accuracy, citation_checked, abstention_precision,
+abstention_recall, abstention {tp,fp,fn,tn}, mean_retries, mean_retry_count,
+llm_calls_per_question, tokens_per_question, latency_p50_ms, latency_p95_ms,
+errors, by_kind and by_type {tag: {questions, right}}, and results [{id,
+question, kind, type, answerable, abstained, answered, confidence, grounded,
+correct, missing_facts, missed_answers, page_correct, retries, retry_count,
+usage, latency_ns, answer, error}].
+
+The --min-* and --max-aurc flags fail the command (exit 1, one line naming
+the figure) when a figure misses its threshold.`,
+		Example: `  docmind eval qa --docs examples/contract eval/testdata/qa/contract.jsonl --json
+  docmind eval qa --docs ../shared/data/squad2/docs ../shared/data/squad2/qa.jsonl --gold ../shared/data/squad2/gold.jsonl --json
+  docmind ingest --index /tmp/fidx ../shared/fixtures/filings && docmind eval qa --index /tmp/fidx ../shared/data/filings/qa.jsonl`,
+		Args: exactArgs(1, "one question file"),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if cmd.Flags().Changed("max-aurc") {
+				c.MaxAURC = &maxAURC
+			}
 			p, err := a.buildPipeline(cmd.Context(), cmd, &pf, nil)
 			if err != nil {
 				return err
@@ -100,7 +154,11 @@ in the grounded answer, and the page cited) or {"id","question","answerable":fal
 	pf.register(cmd)
 	f := cmd.Flags()
 	f.BoolVar(&c.JSON, "json", false, "print the figures as JSON")
-	f.Float64Var(&c.MinCorrect, "min-correct", 0, "fail when the answered-correctly rate is lower")
+	f.StringVar(&c.Gold, "gold", "", "SQuAD-style gold `FILE`: any-of answers replace the facts of answerable rows (matched by id)")
+	f.Float64Var(&c.MinCorrect, "min-correct", 0, "fail when the answered-correctly rate (share of answerable questions answered correctly) is lower")
+	f.Float64Var(&c.MinAnswerableCorrect, "min-answerable-correct", 0, "fail when the share of answerable questions answered correctly is lower (same figure as --min-correct)")
+	f.Float64Var(&c.MinAnsweredAccuracy, "min-answered-accuracy", 0, "fail when the accuracy among answered questions is lower")
+	f.Float64Var(&maxAURC, "max-aurc", 0, "fail when the AURC (area under risk vs coverage) is higher")
 	f.Float64Var(&c.MinAbstainPrecision, "min-abstain-precision", 0, "fail when abstention precision is lower")
 	f.Float64Var(&c.MinAbstainRecall, "min-abstain-recall", 0, "fail when abstention recall is lower")
 	return cmd

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/docmind/docmind"
+	"github.com/docmind/docmind/judge"
 	"github.com/docmind/docmind/llm/providers"
 	"github.com/docmind/docmind/schema"
 )
@@ -20,6 +21,7 @@ type pipelineFlags struct {
 	index      string
 	embedModel string
 	maxRetries int
+	minConf    float64
 	provider   string
 	model      string
 	judgeModel string
@@ -34,6 +36,7 @@ func (pf *pipelineFlags) register(cmd *cobra.Command) {
 	indexFlag(cmd, &pf.index)
 	embedFlag(cmd, &pf.embedModel)
 	f.IntVar(&pf.maxRetries, "max-retries", 2, "judged retries before giving up")
+	f.Float64Var(&pf.minConf, "min-confidence", judge.DefaultMinConfidence, "least confidence (the offline judge's calibrated estimate that the answer is correct, 0-1) to return an answer rather than the fallback; higher answers fewer questions, more accurately")
 	f.BoolVar(&pf.noStream, "no-stream", false, "do not stream the draft answer")
 	pf.registerLLM(cmd)
 }
@@ -43,6 +46,9 @@ func (pf *pipelineFlags) register(cmd *cobra.Command) {
 func (a *app) buildPipeline(ctx context.Context, cmd *cobra.Command, pf *pipelineFlags, obs schema.Observer, extra ...docmind.Option) (*docmind.Pipeline, error) {
 	if pf.maxRetries < 0 {
 		return nil, usageError{cmd: cmd.Name(), err: fmt.Errorf("--max-retries must be 0 or more, got %d", pf.maxRetries)}
+	}
+	if pf.minConf < 0 || pf.minConf > 1 {
+		return nil, usageError{cmd: cmd.Name(), err: fmt.Errorf("--min-confidence must be between 0 and 1, got %v", pf.minConf)}
 	}
 	sources, err := a.documentSource(ctx, pf)
 	if err != nil {
@@ -55,6 +61,7 @@ func (a *app) buildPipeline(ctx context.Context, cmd *cobra.Command, pf *pipelin
 
 	opts := append(sources,
 		docmind.WithMaxRetries(pf.maxRetries),
+		docmind.WithMinConfidence(pf.minConf),
 		docmind.WithLogger(a.logger()),
 	)
 	if obs != nil {

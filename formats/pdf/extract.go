@@ -148,6 +148,16 @@ func pageLines(inst pdfium.Pdfium, doc references.FPDF_DOCUMENT, i int) (lines [
 	// rune count matches (no surrogate pairs) rune i is character i and
 	// fonts can be sampled. Otherwise the page has text but no font info.
 	aligned := len(runes) == cc.Count
+	if !aligned && len(runes) < cc.Count {
+		// FPDFText_GetText leaves out characters without Unicode (ligature
+		// glyphs missing from the font's ToUnicode map); read the page
+		// character by character so that they can be repaired and the
+		// fonts sampled.
+		runes, aligned = pageRunes(inst, tp.TextPage, cc.Count)
+	}
+	if aligned {
+		markLigatures(inst, tp.TextPage, runes)
+	}
 	start := 0
 	emit := func(end int) {
 		text := cleanText(string(runes[start:end]))
@@ -193,6 +203,10 @@ func sampleFont(inst pdfium.Pdfium, tp references.FPDF_TEXTPAGE, runes []rune, s
 		if k < 2 {
 			if fw, err := inst.FPDFText_GetFontWeight(&requests.FPDFText_GetFontWeight{TextPage: tp, Index: j}); err == nil && fw.FontWeight >= 600 {
 				bold++
+			} else if fi, err := inst.FPDFText_GetFontInfo(&requests.FPDFText_GetFontInfo{TextPage: tp, Index: j}); err == nil && boldFont(fi.FontName, fi.Flags) {
+				// Fonts without a weight in their descriptor say it in
+				// their name ("Arial-BoldMT") or flags (ForceBold).
+				bold++
 			}
 		}
 	}
@@ -207,6 +221,34 @@ func sampleFont(inst pdfium.Pdfium, tp references.FPDF_TEXTPAGE, runes []rune, s
 			l.fromTop = height - o.Y
 		}
 	}
+}
+
+// pageRunes reads the n characters of a text page one by one, U+0000
+// for those without Unicode; ok is false when a character cannot be read.
+func pageRunes(inst pdfium.Pdfium, tp references.FPDF_TEXTPAGE, n int) ([]rune, bool) {
+	runes := make([]rune, n)
+	for j := range runes {
+		u, err := inst.FPDFText_GetUnicode(&requests.FPDFText_GetUnicode{TextPage: tp, Index: j})
+		if err != nil {
+			return nil, false
+		}
+		r := rune(u.Unicode)
+		if r >= 0xd800 && r < 0xe000 || r > unicode.MaxRune {
+			r = '\ufffd'
+		}
+		runes[j] = r
+	}
+	return runes, true
+}
+
+// boldFont reports whether a font's name or descriptor flags say bold.
+func boldFont(name string, flags int) bool {
+	const forceBold = 1 << 18
+	if flags&forceBold != 0 {
+		return true
+	}
+	n := strings.ToLower(name)
+	return strings.Contains(n, "bold") || strings.Contains(n, "black") || strings.Contains(n, "heavy") || strings.Contains(n, "semibold") || strings.Contains(n, "demi")
 }
 
 // cleanText normalises one line: PDFium's hyphenation marker U+FFFE is
@@ -227,6 +269,8 @@ func cleanText(s string) string {
 				b.WriteRune('-')
 			}
 		case r == '\u00ad':
+		case r == ligGlyph || r == ligGap:
+			b.WriteRune(r)
 		case r < ' ' || r == 0x7f || r == '\ufeff':
 			b.WriteRune(' ')
 		default:

@@ -4,6 +4,7 @@ import (
 	"math"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"unicode"
 
@@ -14,6 +15,7 @@ import (
 // build applies the layout heuristics to the raw lines and returns the
 // document.
 func build(source string, raw *rawDoc, ignoreBookmarks bool) (*document.Document, error) {
+	repairLigatures(raw.lines)
 	lines := stripRunning(raw.lines)
 	var marked []hline
 	if len(raw.bookmarks) > 0 && !ignoreBookmarks {
@@ -25,14 +27,39 @@ func build(source string, raw *rawDoc, ignoreBookmarks bool) (*document.Document
 	if len(blocks) == 0 {
 		return nil, formats.Errorf(source, formats.ErrEmpty, "PDF has no text layer (scanned or image-only pages?)")
 	}
+	labels, printed := pageLabels(raw)
+	title, entity, period := docContext(raw.title, lines, marked)
 	return &document.Document{
-		Source:     source,
-		Format:     formats.PDF,
-		Title:      raw.title,
-		Blocks:     blocks,
-		Pages:      raw.pages,
-		PageLabels: raw.labels,
+		Source:       source,
+		Format:       formats.PDF,
+		Title:        title,
+		Entity:       entity,
+		Period:       period,
+		Blocks:       blocks,
+		Pages:        raw.pages,
+		PageLabels:   labels,
+		PrintedPages: printed,
 	}, nil
+}
+
+// pageLabels merges the labels the file declares with the page numbers
+// printed on the pages: a declared label wins unless it is only the page's
+// index ("7" on page 7), which many producers write for every page.
+func pageLabels(raw *rawDoc) (map[int]string, map[int]bool) {
+	labels := map[int]string{}
+	printed := map[int]bool{}
+	for p, l := range printedLabels(raw.lines) {
+		labels[p], printed[p] = l, true
+	}
+	for p, l := range raw.labels {
+		if l != strconv.Itoa(p) {
+			labels[p], printed[p] = l, true
+		}
+	}
+	if len(labels) == 0 {
+		return nil, nil
+	}
+	return labels, printed
 }
 
 // hline is a line with its heading decision.
@@ -265,6 +292,51 @@ var (
 	namedPart = regexp.MustCompile(`(?i)^(appendix|annex|chapter|part|schedule|anhang|kapitel|annexe|chapitre)\s+[\dA-Z]`)
 )
 
+var (
+	// itemHeading matches the items of SEC forms: "Item 7. Management's
+	// Discussion ...", "ITEM 1A. RISK FACTORS".
+	itemHeading = regexp.MustCompile(`(?i)^item\s+\d{1,2}[A-C]?\.?(?:\s|$)`)
+	partHeading = regexp.MustCompile(`(?i)^part\s+(?:[IV]{1,4}|\d)\b\.?\s*(?:[-–—:]|$|[A-Z])`)
+)
+
+// boldHeadingShape is the shape of an unnumbered bold heading at body
+// size: at most 12 words, starting with a capital, not a sentence.
+func boldHeadingShape(s string) bool {
+	words := strings.Fields(s)
+	if len(words) == 0 || len(words) > 12 || !headingShape(s) {
+		return false
+	}
+	r := []rune(s)[0]
+	if !unicode.IsUpper(r) {
+		return false
+	}
+	if strings.HasSuffix(s, ".") && !itemHeading.MatchString(s) || strings.HasSuffix(s, ":") {
+		return false
+	}
+	// Figures in a bold table row ("Total 1,234 5,678", "Effective tax
+	// rate 6.8% 12.2%", "Q2 2023 GAAP* Non-GAAP*").
+	figures := 0
+	for _, w := range words {
+		if strings.ContainsFunc(w, unicode.IsDigit) {
+			figures++
+		}
+	}
+	return figures < 2
+}
+
+// endsInNumber matches a contents row ending in its page number.
+var endsInNumber = regexp.MustCompile(`\s\d{1,4}$`)
+
+// nextBold reports whether the line after i on the same page is bold too
+// (a bold paragraph or a run of bold table rows rather than a heading).
+func nextBold(lines []line, i int) bool {
+	if i+1 >= len(lines) || lines[i+1].page != lines[i].page {
+		return false
+	}
+	n := lines[i+1]
+	return n.bold && math.Abs(n.size-lines[i].size) < 0.3 && !boldHeadingShape(n.text)
+}
+
 // numberDepth returns the depth of a heading number ("7" -> 1, "7.1" ->
 // 2) or 0 when the line is not numbered.
 func numberDepth(s string) int {
@@ -371,6 +443,18 @@ func detectHeadings(lines []line) []hline {
 			isHead[i] = true
 		case ratio >= 0.95 && l.bold && (num || namedPart.MatchString(l.text)) && !strings.HasSuffix(l.text, "."):
 			isHead[i] = true
+		case ratio >= 0.95 && (itemHeading.MatchString(l.text) || partHeading.MatchString(l.text)) &&
+			len(strings.Fields(l.text)) <= 14 && !endsInNumber.MatchString(l.text):
+			// "Item 1. Business", "PART II" (not a contents row "Item 1.
+			// Business 3").
+			isHead[i] = true
+		case ratio >= 0.95 && l.bold && boldHeadingShape(l.text) && !nextBold(lines, i):
+			// A short bold line over body text: "Results of Operations",
+			// a table's title.
+			isHead[i] = true
+		}
+		if isHead[i] && junkHeading(l.text) {
+			isHead[i] = false
 		}
 	}
 	// Merge wrapped headings.
@@ -407,6 +491,14 @@ func detectHeadings(lines []line) []hline {
 	sort.Sort(sort.Reverse(sort.Float64Slice(sizes)))
 	for i := range lines {
 		if !isHead[i] {
+			continue
+		}
+		switch {
+		case partHeading.MatchString(out[i].text):
+			out[i].level = 1
+			continue
+		case itemHeading.MatchString(out[i].text):
+			out[i].level = 2
 			continue
 		}
 		if d := numberDepth(out[i].text); d > 0 {

@@ -92,10 +92,13 @@ func TestRetryPaths(t *testing.T) {
 		{
 			name: "slow first attempt, fast second",
 			replies: []openaitest.Reply{
-				{Content: "late", Delay: 2 * time.Second},
+				{Content: "late", Delay: 30 * time.Second},
 				{Content: "ok"},
 			},
-			policy:    llm.RetryPolicy{Timeout: 50 * time.Millisecond, BaseDelay: time.Millisecond},
+			// The timeout leaves the fast reply room on a loaded 2-core
+			// machine running -race; the slow one ends when the client
+			// goes away.
+			policy:    llm.RetryPolicy{Timeout: time.Second, BaseDelay: time.Millisecond},
 			wantCalls: 2,
 			wantSleep: []time.Duration{750 * time.Microsecond},
 		},

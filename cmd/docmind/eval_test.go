@@ -1,0 +1,95 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestEvalQAOverFolder runs `eval qa` end to end over examples/contract
+// with a tiny set using the new row fields, then --gold and a threshold.
+func TestEvalQAOverFolder(t *testing.T) {
+	dir := t.TempDir()
+	qa := filepath.Join(dir, "qa.jsonl")
+	// q01's expected page is wrong on purpose: the answer cites page 8,
+	// listed in other_pages.
+	rows := `{"id":"q01","kind":"direct","type":"lookup","question":"What are the late payment penalties?","answers":["1.5% per month"],"source":"master-services-agreement.md","page":3,"other_pages":[8],"printed_page":null}
+{"id":"q02","kind":"direct","type":"lookup","question":"How much is the Monthly Service Fee under the Standard tier?","facts":["US$18,000"],"source":"master-services-agreement.md","page":6,"printed_page":6}
+{"id":"u01","kind":"unanswerable","type":"unanswerable","question":"What is the warranty period?","answerable":false,"why":"the contract has no warranty clause"}
+`
+	if err := os.WriteFile(qa, []byte(rows), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := runCLI(t, nil, "eval", "qa", "--docs", "examples/contract", qa, "--json")
+	if r.code != exitOK {
+		t.Fatalf("exit %d, stderr:\n%s", r.code, r.stderr)
+	}
+	var rep struct {
+		Questions         int                `json:"questions"`
+		Answered          int                `json:"answered"`
+		Coverage          float64            `json:"coverage"`
+		AnsweredAccuracy  float64            `json:"answered_accuracy"`
+		AnswerableCorrect float64            `json:"answerable_correct"`
+		CitationPages     float64            `json:"citation_page_accuracy"`
+		AURC              *float64           `json:"aurc"`
+		WrongAnswers      *int               `json:"wrong_answers"`
+		RiskCoverage      []map[string]any   `json:"risk_coverage"`
+		ByType            map[string]any     `json:"by_type"`
+		Results           []map[string]any   `json:"results"`
+		Abstention        map[string]float64 `json:"abstention"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil {
+		t.Fatalf("%v\n%s", err, r.stdout)
+	}
+	if rep.Questions != 3 || rep.Answered != 2 || rep.AnswerableCorrect != 1 || rep.AnsweredAccuracy != 1 || rep.CitationPages != 1 {
+		t.Errorf("report = %+v", rep)
+	}
+	if rep.AURC == nil || rep.WrongAnswers == nil || len(rep.RiskCoverage) == 0 || rep.ByType["lookup"] == nil {
+		t.Errorf("report lacks new fields: %s", r.stdout)
+	}
+	for _, res := range rep.Results {
+		if _, ok := res["confidence"]; !ok {
+			t.Errorf("result lacks confidence: %v", res)
+		}
+	}
+
+	// Human output.
+	r = runCLI(t, nil, "eval", "qa", "--docs", "examples/contract", qa)
+	for _, want := range []string{"coverage", "accuracy among answered", "AURC", "wrong answers", "by type:", "risk–coverage"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("output lacks %q:\n%s", want, r.stdout)
+		}
+	}
+
+	// A threshold missed: exit 1 with one line naming the flag.
+	r = runCLI(t, nil, "eval", "qa", "--docs", "examples/contract", qa, "--json", "--max-aurc", "-1")
+	last := strings.TrimSpace(r.stderr)
+	last = last[strings.LastIndex(last, "\n")+1:]
+	if r.code != exitError || !strings.HasPrefix(last, "docmind: ") || !strings.Contains(last, "--max-aurc") {
+		t.Errorf("--max-aurc -1: exit %d, stderr:\n%s", r.code, r.stderr)
+	}
+
+	// --gold: answers replace the facts; a gold file that disagrees on
+	// answerability is an error.
+	gold := filepath.Join(dir, "gold.jsonl")
+	g := `{"id":"q01","is_impossible":false,"answers":["1.5% per month"]}
+{"id":"q02","is_impossible":false,"answers":["US$18,000","18,000"]}
+{"id":"u01","is_impossible":true,"answers":[]}
+`
+	if err := os.WriteFile(gold, []byte(g), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r = runCLI(t, nil, "eval", "qa", "--docs", "examples/contract", qa, "--gold", gold, "--json")
+	if r.code != exitOK || !strings.Contains(r.stdout, `"answerable_correct": 1`) {
+		t.Errorf("--gold: exit %d\n%s\n%s", r.code, r.stderr, r.stdout)
+	}
+	if err := os.WriteFile(gold, []byte(strings.Replace(g, `"u01","is_impossible":true`, `"u01","is_impossible":false`, 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r = runCLI(t, nil, "eval", "qa", "--docs", "examples/contract", qa, "--gold", gold)
+	if r.code != exitError || !strings.Contains(r.stderr, "u01") || !strings.Contains(r.stderr, "is_impossible") {
+		t.Errorf("gold mismatch: exit %d, stderr:\n%s", r.code, r.stderr)
+	}
+}

@@ -1,0 +1,5 @@
+//go:build !race
+
+package pdf
+
+const raceEnabled = false

@@ -1,0 +1,210 @@
+package judge
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"math"
+	"strings"
+
+	"github.com/docmind/docmind/lexicon"
+	"github.com/docmind/docmind/relevance"
+	"github.com/docmind/docmind/schema"
+	"github.com/docmind/docmind/wordvec"
+)
+
+// IssueOffQuestion: the answer's claims are quoted correctly but do not
+// answer what was asked — another entity or period, not the kind of answer
+// the question wants, not its focus, or the opposite polarity (see package
+// relevance).
+const IssueOffQuestion IssueKind = "off_question"
+
+// DefaultMinFocus is the least weighted share of the question's focus terms
+// that an answering claim's passage must address (see relevance.Checks).
+const DefaultMinFocus = 0.5
+
+// DefaultMinRelated is the least cosine similarity of the GloVe word
+// vectors (package wordvec) for a passage word to address a question's
+// focus word it does not repeat.
+const DefaultMinRelated = 0.7
+
+// WithMinRelated sets the word-vector similarity threshold of the focus
+// check (DefaultMinRelated); 0 or less turns word vectors off.
+func WithMinRelated(v float64) Option { return func(d *Deterministic) { d.minRelated = v } }
+
+// WithMinFocus sets the focus threshold of the relevance check; a negative
+// value turns the relevance check off.
+func WithMinFocus(v float64) Option { return func(d *Deterministic) { d.minFocus = v } }
+
+// claimPassage returns the claim's passage in section p with one sentence
+// of context on each side: where an extractive answer came from, or where
+// a paraphrase is best supported.
+func claimPassage(p *preparedSection, passage string) string {
+	if passage == "" || len(p.sentences) == 0 {
+		return passage
+	}
+	for i, s := range p.sentences {
+		if strings.HasPrefix(passage, s) {
+			lo, hi := max(i-1, 0), min(i+2+strings.Count(passage, ". "), len(p.sentences))
+			return strings.Join(p.sentences[lo:hi], " ")
+		}
+	}
+	return passage
+}
+
+// relevanceCheck runs the relevance checks on every claim and records the
+// answer-level finding: the answer answers the question when at least one
+// claim passes every check, and no claim is about another entity or period
+// than the question names.
+func (d *Deterministic) relevanceCheck(ctx context.Context, a *Assessment, req schema.JudgeRequest, prep []preparedSection) error {
+	if d.minFocus < 0 || strings.TrimSpace(req.Query) == "" {
+		return nil
+	}
+	frame := relevance.Analyze(req.Query)
+	a.Frame = &frame
+	// a multi-part question is answered part by part: a claim answers it
+	// when it answers one of its parts
+	frames := []relevance.Frame{frame}
+	if req.Decomposition != nil && len(req.Decomposition.SubQueries) > 1 {
+		frames = frames[:0]
+		for _, q := range req.Decomposition.SubQueries {
+			frames = append(frames, relevance.Analyze(q))
+		}
+	}
+	weights := map[string]float64{}
+	for _, f := range frames {
+		w, err := d.focusWeights(ctx, f, prep)
+		if err != nil {
+			return err
+		}
+		maps.Copy(weights, w)
+	}
+	weigh := func(st string) float64 { return weights[st] }
+	checks := relevance.AllChecks(d.minFocus)
+	answering, judged := 0, 0
+	var first []relevance.Finding
+	bestFocus := 0.0
+	for ci := range a.Claims {
+		c := &a.Claims[ci]
+		if c.Abstention {
+			continue
+		}
+		sec := c.Section
+		if len(c.Cited) > 0 {
+			sec = c.Cited[0]
+			for _, i := range c.Cited {
+				if i == c.Section {
+					sec = i
+				}
+			}
+		}
+		rc := relevance.Context{Claim: c.Claim.Text}
+		if sec >= 0 {
+			s := req.Sections[sec]
+			rc.Passage = claimPassage(&prep[sec], c.Passage)
+			rc.Heading = relevance.HeadingContext(s)
+			rc.Document = relevance.DocumentContext(s)
+		}
+		var res relevance.Result
+		for i, f := range frames {
+			r := f.Check(rc, checks, d.focusMatcher(f), weigh)
+			if i == 0 || r.OK() || len(r.Findings) < len(res.Findings) {
+				res = r
+			}
+			if r.OK() {
+				break
+			}
+		}
+		judged++
+		c.Focus = res.Focus
+		c.ClaimFocus = res.ClaimFocus
+		a.ClaimFocus = math.Max(a.ClaimFocus, res.ClaimFocus)
+		bestFocus = math.Max(bestFocus, res.Focus)
+		c.OffQuestion = res.Findings
+		if res.OK() {
+			answering++
+			continue
+		}
+		for _, f := range res.Findings {
+			if f.Check == "entity" || f.Check == "period" || f.Check == "quantity" {
+				c.Issues = append(c.Issues, Issue{IssueOffQuestion, ci, f.Detail})
+			}
+		}
+		if first == nil {
+			first = res.Findings
+		}
+	}
+	a.Focus = bestFocus
+	if judged > 0 && answering == 0 {
+		var parts []string
+		seen := map[string]bool{}
+		for _, f := range first {
+			if !seen[f.Detail] {
+				seen[f.Detail] = true
+				parts = append(parts, f.Detail)
+			}
+		}
+		a.Issues = append(a.Issues, Issue{IssueOffQuestion, -1, "the answer does not answer the question: " + strings.Join(parts, "; ")})
+	}
+	a.AnsweringClaims = answering
+	return nil
+}
+
+// focusMatcher says whether a text addresses a focus stem through a
+// synonym of the judge's thesaurus or, failing that, a word whose GloVe
+// vector is close to the question word's (cosine at least
+// DefaultMinRelated: "percentage" and "percent", "leave" and "vacation").
+func (d *Deterministic) focusMatcher(f relevance.Frame) relevance.Matcher {
+	return func(st string, x relevance.Text) bool {
+		if d.lex != nil && d.lex.Find(st, lexicon.NewText(x.Raw())) != lexicon.NoMatch {
+			return true
+		}
+		if d.minRelated <= 0 {
+			return false
+		}
+		w := f.FocusWords[st]
+		if w == "" {
+			return false
+		}
+		vec := wordvec.Default()
+		for _, t := range x.Tokens() {
+			if len(t) > 2 && vec.Similarity(w, t) >= d.minRelated {
+				return true
+			}
+		}
+		return false
+	}
+}
+
+// focusWeights weighs each focus term by its rarity (see rarity),
+// over the corpus when the judge knows it, else over the retrieved
+// sections.
+func (d *Deterministic) focusWeights(ctx context.Context, f relevance.Frame, prep []preparedSection) (map[string]float64, error) {
+	w := make(map[string]float64, len(f.Focus))
+	n := float64(len(prep))
+	if d.corpus != nil {
+		size, err := d.corpus.Size(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("read the corpus size: %w", err)
+		}
+		n = float64(size)
+	}
+	for _, st := range f.Focus {
+		df := 0.0
+		if d.corpus != nil {
+			c, err := d.corpus.GroupDocFreq(ctx, st, nil)
+			if err != nil {
+				return nil, fmt.Errorf("count the sections that mention %q: %w", st, err)
+			}
+			df = float64(c)
+		} else {
+			for i := range prep {
+				if prep[i].all[st] {
+					df++
+				}
+			}
+		}
+		w[st] = rarity(n, df)
+	}
+	return w, nil
+}

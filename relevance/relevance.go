@@ -1,0 +1,819 @@
+// Package relevance decides whether a statement answers a question, as
+// opposed to merely quoting a passage on the same topic. It reads a
+// question into a Frame — the kind of answer it expects, the entities and
+// periods it names, its focus terms and its polarity — and checks a
+// candidate answer sentence, with the passage around it and the context of
+// its document, against that frame.
+//
+// The checks are general mechanisms, not rules for particular questions:
+//
+//   - Entities: every name the question uses (an organisation, a person, a
+//     product, a place) must be found in the document's context (its title,
+//     file name, the organisation it is about), the section's heading path,
+//     or the passage around the answer. A figure from 3M's filing does not
+//     answer a question about Costco.
+//   - Periods: every year, quarter and month the question names must be
+//     found there too. A 2022 figure does not answer a question about 2018.
+//   - Expected answer type: "how many" wants a count, "how much" an
+//     amount, "what percentage" a percentage, "how long" a duration,
+//     "when" a time, "who" a name. The answer sentence must state one.
+//   - Focus: the question's content terms, weighted by their rarity, must
+//     be addressed by the answer's passage itself, not merely somewhere in
+//     the retrieved sections ("parental leave", not just "leave").
+//   - Polarity: a negated statement ("need not inform") does not answer a
+//     positive question ("had to let the jurors know"), and vice versa.
+//
+// Both the extractive generator (to choose sentences) and the judge (to
+// reject answers that do not answer) use it, so the two agree.
+package relevance
+
+import (
+	"fmt"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/docmind/docmind/facts"
+	"github.com/docmind/docmind/schema"
+	"github.com/docmind/docmind/textproc"
+	"github.com/docmind/docmind/wordvec"
+)
+
+// AnswerType is the kind of answer a question expects.
+type AnswerType int
+
+// Answer types. TypeAny places no constraint on the answer.
+const (
+	TypeAny AnswerType = iota
+	TypeAmount
+	TypeCount
+	TypePercent
+	TypeDuration
+	TypeTime
+	TypeAgent
+	TypePlace
+	TypeYesNo
+)
+
+var typeNames = [...]string{"any", "amount", "count", "percentage", "duration", "time", "name", "place", "yes/no"}
+
+// String names the type as the judge's reasoning uses it.
+func (t AnswerType) String() string {
+	if int(t) < len(typeNames) {
+		return typeNames[t]
+	}
+	return "any"
+}
+
+// Frame is what a question asks for.
+type Frame struct {
+	Question string
+	// Type is the expected answer type.
+	Type AnswerType
+	// Entities are the names the question uses, as written ("Oracle",
+	// "FedEx Express").
+	Entities []string
+	// Periods are the years, quarters and months the question names, as
+	// folded tokens ("2023", "q1", "july").
+	Periods []string
+	// Focus are the stemmed content terms of the question that are not
+	// entities, periods or words of the question form.
+	Focus []string
+	// Negated is true when the question is negative ("did not", "never").
+	Negated bool
+	// FocusWords maps each focus stem to a word of the question with it.
+	FocusWords map[string]string
+	// entityTokens are the folded significant tokens of each entity.
+	entityTokens [][]string
+}
+
+// Context is what an answer sentence is checked in.
+type Context struct {
+	// Claim is the answer sentence.
+	Claim string
+	// Passage is the claim's supporting passage with the sentences around
+	// it (for an extractive answer, the sentence itself and its neighbours).
+	Passage string
+	// Heading is the section's title and heading path.
+	Heading string
+	// Document is the document's context: title, file name, the
+	// organisation and period it is about.
+	Document string
+}
+
+// Finding is one way a statement fails to answer the question.
+type Finding struct {
+	// Check is "entity", "period", "quantity", "type", "focus" or
+	// "polarity".
+	Check  string
+	Detail string
+}
+
+func (f Finding) String() string { return f.Detail }
+
+var (
+	reWord = regexp.MustCompile(`[\p{L}\p{N}][\p{L}\p{N}'’&.\-]*[\p{L}\p{N}]|[\p{L}\p{N}]`)
+	reYear = regexp.MustCompile(`\b(1[5-9]\d\d|20\d\d)s?\b`)
+	// quarters: "Q1", "first quarter", "first-quarter", "1Q23"
+	reQuarter = regexp.MustCompile(`(?i)\b(?:q([1-4])|([1-4])q\d{0,2}|(first|second|third|fourth)[\s-]+quarter)\b`)
+	months    = map[string]bool{"january": true, "february": true, "march": true, "april": true, "june": true, "july": true,
+		"august": true, "september": true, "october": true, "november": true, "december": true}
+	// "may" is a month only when capitalised and followed by a day or year
+	reMay    = regexp.MustCompile(`\bMay\s+\d`)
+	ordinals = map[string]string{"first": "1", "second": "2", "third": "3", "fourth": "4"}
+)
+
+// legalForms are words of company names that do not identify the company
+// ("Inc.", "Corporation"): a name matches without them.
+var legalForms = set(`inc incorporated corp corporation co company companies ltd limited llc lp plc group holdings holding sa ag nv the`)
+
+// questionOpeners are the words a question may start with that are
+// capitalised only because they start it.
+var questionOpeners = set(`what which who whom whose when where why how is are was were do does did can could should would will
+has have had may might must shall in on at for by during according under the a an from to with after before as of approximately
+about roughly list name describe explain give`)
+
+func set(s string) map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(s) {
+		m[w] = true
+	}
+	return m
+}
+
+// Analyze reads a question into its frame.
+func Analyze(question string) Frame {
+	f := Frame{Question: question}
+	lower := strings.ToLower(question)
+	f.Type = answerType(lower)
+	f.Negated = negated(question)
+	// periods
+	seenP := map[string]bool{}
+	addP := func(p string) {
+		if !seenP[p] {
+			seenP[p] = true
+			f.Periods = append(f.Periods, p)
+		}
+	}
+	for _, m := range reYear.FindAllStringSubmatch(question, -1) {
+		addP(m[1])
+	}
+	for _, m := range reQuarter.FindAllStringSubmatch(question, -1) {
+		addP("q" + quarterNumber(m))
+	}
+	words := reWord.FindAllString(question, -1)
+	for i, w := range words {
+		lw := strings.ToLower(w)
+		if months[lw] && isUpper(w) {
+			addP(lw)
+		}
+		if lw == "may" && i > 0 && reMay.MatchString(strings.Join(words[i:min(i+2, len(words))], " ")) {
+			addP("may")
+		}
+	}
+	// entities: runs of capitalised words, not the question's first word
+	// when it is capitalised only as an opener, nor months, quarters or
+	// the pronoun "I"
+	var cur []string
+	flush := func() {
+		if len(cur) > 0 {
+			f.Entities = append(f.Entities, strings.Join(cur, " "))
+			cur = nil
+		}
+	}
+	for i, w := range words {
+		lw := strings.ToLower(strings.TrimSuffix(strings.TrimSuffix(w, "'s"), "’s"))
+		name := isName(w) && !(i == 0 && (questionOpeners[lw] || textproc.IsStopWord(lw))) &&
+			!months[lw] && !(lw == "may" && seenP["may"]) && lw != "i" && reQuarter.FindString(w) == "" && !reYear.MatchString(w)
+		if name {
+			cur = append(cur, w)
+			continue
+		}
+		flush()
+	}
+	flush()
+	entityStems := map[string]bool{}
+	for _, e := range f.Entities {
+		toks := SignificantTokens(e)
+		f.entityTokens = append(f.entityTokens, toks)
+		for _, t := range toks {
+			entityStems[textproc.Stem(t)] = true
+		}
+	}
+	// focus: content terms minus entities, periods, numbers and the words
+	// of the question form
+	seen := map[string]bool{}
+	f.FocusWords = map[string]string{}
+	for _, w := range textproc.ContentWords(wordvec.Fold(question)) {
+		t := textproc.Stem(w)
+		if seen[t] || entityStems[t] || formWords[t] || hasDigit(t) || seenP[t] || months[t] {
+			continue
+		}
+		if f.Type == TypeDuration && durationVerbs[t] {
+			continue
+		}
+		seen[t] = true
+		f.Focus = append(f.Focus, t)
+		f.FocusWords[t] = w
+	}
+	return f
+}
+
+// durationVerbs are the verbs a question about a duration asks with
+// ("how long does it last / take / run").
+var durationVerbs = set(`last take run remain continu endur`)
+
+// formWords are stems of the words that frame a question rather than name
+// its subject ("how many", "what percentage", "approximately").
+var formWords = func() map[string]bool {
+	m := map[string]bool{}
+	for _, t := range textproc.Terms(`many much long percentage percent proportion fraction year years date day time century
+		approximately roughly about total amount number quantity figure value name called call known kind type
+		exactly specifically according`) {
+		m[t] = true
+	}
+	return m
+}()
+
+func quarterNumber(m []string) string {
+	switch {
+	case m[1] != "":
+		return m[1]
+	case m[2] != "":
+		return m[2]
+	}
+	return ordinals[strings.ToLower(m[3])]
+}
+
+func isUpper(w string) bool {
+	r, _ := utf8.DecodeRuneInString(w)
+	return unicode.IsUpper(r)
+}
+
+// isName reports whether a word is written as a name: capitalised,
+// all capitals, or with a capital inside ("eBay", "iPhone").
+func isName(w string) bool {
+	r, _ := utf8.DecodeRuneInString(w)
+	if unicode.IsUpper(r) {
+		return true
+	}
+	if !unicode.IsLetter(r) {
+		return false
+	}
+	for _, c := range w[utf8.RuneLen(r):] {
+		if unicode.IsUpper(c) {
+			return true
+		}
+	}
+	return false
+}
+
+func hasDigit(s string) bool { return strings.ContainsAny(s, "0123456789") }
+
+var (
+	rePercentQ     = regexp.MustCompile(`\b(?:what|which)\s+(?:\w+\s+)?(?:percentage|percent|per cent|proportion|fraction|share|rate|ratio|margin)\b|\bhow\s+(?:high|low|big|large)\s+(?:a|an|the|is|was|were)?\s*(?:\w+\s+)?(?:percentage|rate|share|margin)\b|\bpercentage\b`)
+	reCountQ       = regexp.MustCompile(`\bhow\s+many\b`)
+	reAmountQ      = regexp.MustCompile(`\bhow\s+much\b|\bhow\s+(?:big|large|high|low)\b|\bwhat\s+(?:\w+\s+)?(?:amount|sum|price|cost|value|number)\b`)
+	reDurationQ    = regexp.MustCompile(`\bhow\s+long\b|\bfor\s+how\s+many\s+(?:years|months|weeks|days|hours)\b`)
+	reTimeQ        = regexp.MustCompile(`^\s*when\b|\b(?:what|which)\s+(?:\w+\s+)?(?:year|years|date|day|month|century|decade|era|time|period)\b|\bin\s+what\s+year\b|\bwhen\s+(?:did|was|were|is|does|do|will|had|has)\b`)
+	reAgentQ       = regexp.MustCompile(`^\s*(?:who|whom|whose)\b|\b(?:by|from|to)\s+whom\b|[,;]\s*who\b`)
+	rePlaceQ       = regexp.MustCompile(`^\s*where\b|\bwhere\s+(?:did|was|were|is|are|does|do)\b|\bin\s+what\s+(?:country|city|state|town|region|place|county|area)\b|\bwhat\s+(?:country|city|state|town|region|county)\b`)
+	reHowManyUnits = regexp.MustCompile(`\bhow\s+many\s+(?:years|months|weeks|days|hours|minutes)\b`)
+	reYesNoQ       = regexp.MustCompile(`^\s*(?:is|are|was|were|do|does|did|can|could|should|would|will|has|have|had|must|may|shall)\b`)
+)
+
+// reWhatWas matches a question asking what a thing was ("What were
+// Oracle's total revenues ...?").
+var reWhatWas = regexp.MustCompile(`^\s*(?:what|how\s+much)\s+(?:was|were|is|are|will\s+be|had\s+been)\b`)
+
+// measureNouns are nouns that name a measured quantity: a question asking
+// what one of them was asks for an amount. They are kept apart from the
+// question's other words: "What was the revenue?" wants a figure, "What
+// was the reason?" does not.
+var measureNouns = func() map[string]bool {
+	m := map[string]bool{}
+	for _, t := range textproc.Terms(`revenue revenues sales income expense expenses cost costs price prices profit profits loss losses
+		earnings margin spending budget salary salaries wage wages tax taxes provision dividend dividends assets liabilities
+		debt cash balance capital equity headcount population amount total value worth size height length width depth distance
+		weight mass speed velocity temperature area volume capacity output production turnover payroll fee fees rent interest
+		ebitda eps proceeds consideration backlog obligation obligations deficit surplus payments payment expenditure expenditures`) {
+		m[t] = true
+	}
+	return m
+}()
+
+// asksMeasure reports whether the question's words include a measure noun.
+func asksMeasure(q string) bool {
+	for _, t := range textproc.Terms(q) {
+		if measureNouns[t] {
+			return true
+		}
+	}
+	return false
+}
+
+// answerType reads the expected answer type from a lower-cased question.
+// The most specific form wins: "how many years" is a duration, "what
+// percentage" a percentage.
+func answerType(q string) AnswerType {
+	switch {
+	case reDurationQ.MatchString(q):
+		return TypeDuration
+	case rePercentQ.MatchString(q) && !reCountQ.MatchString(q):
+		return TypePercent
+	case reCountQ.MatchString(q):
+		if reHowManyUnits.MatchString(q) {
+			return TypeDuration
+		}
+		return TypeCount
+	case reAmountQ.MatchString(q):
+		return TypeAmount
+	case reWhatWas.MatchString(q) && asksMeasure(q):
+		return TypeAmount
+	case reTimeQ.MatchString(q):
+		return TypeTime
+	case reAgentQ.MatchString(q):
+		return TypeAgent
+	case rePlaceQ.MatchString(q):
+		return TypePlace
+	case reYesNoQ.MatchString(q):
+		return TypeYesNo
+	}
+	return TypeAny
+}
+
+var negations = set(`not no never none neither nor without cannot can't don't doesn't didn't isn't aren't wasn't weren't won't
+wouldn't shouldn't couldn't mustn't needn't hasn't haven't hadn't nobody nothing nowhere`)
+
+// negated reports whether text negates its statement.
+func negated(text string) bool {
+	for _, t := range textproc.Tokens(text) {
+		t = strings.ReplaceAll(t, "’", "'")
+		if negations[t] {
+			return true
+		}
+	}
+	return false
+}
+
+// boundWords follow a negation that bounds an amount rather than negates
+// the statement ("not less than thirty days", "no later than").
+var boundWords = set(`less more later earlier fewer greater exceed exceeding exceeds only longer shorter sooner than`)
+
+// negatedAbout reports whether text negates what the question is about: a
+// negation with one of the question's focus or entity words among the
+// four words after it ("need not inform the jurors"). Negations that bound
+// an amount ("not less than") do not count. For a negative question any
+// negation counts.
+func (f Frame) negatedAbout(text string) bool {
+	if f.Negated {
+		return negated(text)
+	}
+	about := map[string]bool{}
+	for _, t := range f.Focus {
+		about[t] = true
+	}
+	for _, toks := range f.entityTokens {
+		for _, t := range toks {
+			about[textproc.Stem(t)] = true
+		}
+	}
+	toks := textproc.Tokens(wordvec.Fold(text))
+	// two negations cancel ("shall not replace them without notice")
+	n := 0
+	for _, t := range toks {
+		if negations[strings.ReplaceAll(t, "’", "'")] {
+			n++
+		}
+	}
+	if n >= 2 && n%2 == 0 {
+		return false
+	}
+	for i, t := range toks {
+		if !negations[strings.ReplaceAll(t, "’", "'")] {
+			continue
+		}
+		if i+1 < len(toks) && boundWords[toks[i+1]] {
+			continue
+		}
+		for j := i + 1; j < len(toks) && j <= i+4; j++ {
+			if about[textproc.Stem(toks[j])] {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// SignificantTokens returns the folded tokens of a name that identify it:
+// without legal forms ("Inc.") and stop words.
+func SignificantTokens(name string) []string {
+	var out []string
+	for _, t := range textproc.Tokens(wordvec.Fold(name)) {
+		if legalForms[t] || textproc.IsStopWord(t) {
+			continue
+		}
+		out = append(out, t)
+	}
+	return out
+}
+
+// DocumentContext renders a section's document context for Check: its
+// document title, file name (without extension), organisation and period.
+func DocumentContext(s schema.Section) string {
+	base := filepath.Base(filepath.ToSlash(s.Source))
+	base = strings.TrimSuffix(base, filepath.Ext(base))
+	return strings.Join([]string{s.DocTitle, base, s.DocEntity, s.DocPeriod}, "\n")
+}
+
+// HeadingContext renders a section's title and heading path for Check.
+func HeadingContext(s schema.Section) string {
+	return s.Title + "\n" + strings.Join(s.Path, "\n")
+}
+
+// Text is a text prepared for matching: its folded tokens and stems.
+type Text struct {
+	tokens map[string]bool
+	stems  map[string]bool
+	raw    string
+}
+
+// NewText prepares s for matching.
+func NewText(s string) Text {
+	x := Text{tokens: map[string]bool{}, stems: map[string]bool{}, raw: s}
+	for _, t := range textproc.Tokens(wordvec.Fold(splitCamel(s))) {
+		x.tokens[t] = true
+		x.stems[textproc.Stem(t)] = true
+	}
+	return x
+}
+
+// splitCamel also splits file-name style words ("APPLE_2022_10K",
+// "BostonProperties") into their parts, keeping the original.
+func splitCamel(s string) string {
+	var b strings.Builder
+	b.WriteString(s)
+	b.WriteByte(' ')
+	prev := rune(0)
+	for _, r := range s {
+		switch {
+		case r == '_' || r == '-' || r == '.':
+			b.WriteByte(' ')
+		case unicode.IsUpper(r) && unicode.IsLower(prev):
+			b.WriteByte(' ')
+			b.WriteRune(r)
+		default:
+			b.WriteRune(r)
+		}
+		prev = r
+	}
+	return b.String()
+}
+
+// hasToken reports whether x has the token t or a word that is the same
+// word (see sameWord).
+func (x Text) hasToken(t string) bool {
+	if x.tokens[t] || x.stems[textproc.Stem(t)] {
+		return true
+	}
+	for w := range x.tokens {
+		if extends(w, t) {
+			return true
+		}
+	}
+	return false
+}
+
+// hasPhrase reports whether x has the tokens of a name in a row, allowing
+// legal forms, stop words and punctuation between them ("Boston
+// Properties, Inc.", "FedEx Express's"); a one-word name is hasToken.
+func (x Text) hasPhrase(toks []string) bool {
+	if len(toks) == 1 {
+		return x.hasToken(toks[0])
+	}
+	for _, t := range toks {
+		if !x.hasToken(t) {
+			return false
+		}
+	}
+	seq := x.seq()
+	for i := range seq {
+		if !sameWord(seq[i], toks[0]) {
+			continue
+		}
+		j, k := i+1, 1
+		for j < len(seq) && k < len(toks) && j-i <= 2*len(toks)+2 {
+			switch {
+			case sameWord(seq[j], toks[k]):
+				k++
+			case !(legalForms[seq[j]] || textproc.IsStopWord(seq[j])):
+				j = len(seq)
+				continue
+			}
+			j++
+		}
+		if k == len(toks) {
+			return true
+		}
+	}
+	return false
+}
+
+func (x Text) seq() []string { return textproc.Tokens(wordvec.Fold(x.raw)) }
+
+// sameWord reports whether two folded words are the same word: equal, with
+// the same stem, or (both of four letters or more) one a short extension
+// of the other ("Norman" and "Normans", "Victoria" and "Victorians").
+func sameWord(a, b string) bool {
+	return a == b || textproc.Stem(a) == textproc.Stem(b) || extends(a, b)
+}
+
+// extends reports whether one word of four letters or more is the other
+// with at most three more letters.
+func extends(a, b string) bool {
+	if len(a) < 4 || len(b) < 4 {
+		return false
+	}
+	return strings.HasPrefix(a, b) && len(a)-len(b) <= 3 || strings.HasPrefix(b, a) && len(b)-len(a) <= 3
+}
+
+// hasPeriod reports whether x states period p ("2023", "q2", "july").
+func (x Text) hasPeriod(p string) bool {
+	switch {
+	case strings.HasPrefix(p, "q") && len(p) == 2:
+		for _, m := range reQuarter.FindAllStringSubmatch(x.raw, -1) {
+			if "q"+quarterNumber(m) == p {
+				return true
+			}
+		}
+		return false
+	case hasDigit(p):
+		if x.tokens[p] || x.tokens[p+"s"] {
+			return true
+		}
+		// fiscal years written "FY23" / "fiscal 23"
+		return x.tokens["fy"+p[2:]] || x.tokens["fy"+p]
+	}
+	return x.tokens[p]
+}
+
+// Checks names the checks to run; the zero value runs none.
+type Checks struct {
+	Entity, Period, Quantity, Type, Focus, Polarity bool
+	// MinFocus is the least weighted share of the focus terms the passage
+	// (or heading) must address.
+	MinFocus float64
+}
+
+// AllChecks runs every check with the given focus threshold.
+func AllChecks(minFocus float64) Checks {
+	return Checks{Entity: true, Period: true, Quantity: true, Type: true, Focus: true, Polarity: true, MinFocus: minFocus}
+}
+
+// Matcher says whether a prepared text mentions a focus stem, possibly in
+// other words; nil means exact stems only.
+type Matcher func(stem string, x Text) bool
+
+// Weigher returns a focus stem's weight (its rarity); nil means 1 each.
+type Weigher func(stem string) float64
+
+// Result is the outcome of Check.
+type Result struct {
+	Findings []Finding
+	// Focus is the weighted share of the focus terms addressed.
+	Focus float64
+	// MissingFocus are the focus terms not addressed.
+	MissingFocus []string
+	// ClaimFocus is Focus over the statement and heading alone.
+	ClaimFocus float64
+}
+
+// OK reports whether no check failed.
+func (r Result) OK() bool { return len(r.Findings) == 0 }
+
+// Check checks a statement in its context against the frame.
+func (f Frame) Check(c Context, ch Checks, match Matcher, weight Weigher) Result {
+	var res Result
+	around := NewText(c.Claim + "\n" + c.Passage + "\n" + c.Heading)
+	doc := NewText(c.Document)
+	if ch.Entity {
+		for i, e := range f.Entities {
+			toks := f.entityTokens[i]
+			if len(toks) == 0 {
+				continue
+			}
+			if !around.hasPhrase(toks) && !doc.hasPhrase(toks) {
+				res.Findings = append(res.Findings, Finding{"entity", fmt.Sprintf("the question is about %q, which the answer's passage and its document never name", e)})
+			}
+		}
+	}
+	if ch.Period {
+		for _, p := range f.Periods {
+			if !around.hasPeriod(p) && !doc.hasPeriod(p) {
+				res.Findings = append(res.Findings, Finding{"period", fmt.Sprintf("the question asks about %s, which the answer's passage and its document never state", periodName(p))})
+			}
+		}
+	}
+	if ch.Type && f.Type != TypeAny && f.Type != TypeYesNo {
+		if !states(f, c.Claim) {
+			res.Findings = append(res.Findings, Finding{"type", fmt.Sprintf("the question asks for a %s, which the answer does not state", f.Type)})
+		}
+	}
+	if ch.Quantity && f.Type != TypeYesNo {
+		if q := f.missingQuantities(c.Claim + "\n" + c.Passage + "\n" + c.Heading); len(q) > 0 {
+			res.Findings = append(res.Findings, Finding{"quantity", fmt.Sprintf("the question states %s, which the answer's passage does not", quoteList(q))})
+		}
+	}
+	res.Focus, res.MissingFocus = f.focus(around, match, weight)
+	res.ClaimFocus, _ = f.focus(NewText(c.Claim+"\n"+c.Heading), match, weight)
+	if ch.Focus && res.Focus < ch.MinFocus {
+		res.Findings = append(res.Findings, Finding{"focus", fmt.Sprintf("the answer does not address %s", quoteList(res.MissingFocus))})
+	}
+	if ch.Polarity && f.Type != TypeYesNo && f.negatedAbout(c.Claim) != f.Negated {
+		what := "negates what the question asks"
+		if f.Negated {
+			what = "is positive where the question is negative"
+		}
+		res.Findings = append(res.Findings, Finding{"polarity", "the answer " + what})
+	}
+	return res
+}
+
+// missingQuantities returns the quantities the question states (numbers,
+// amounts, durations; not years, which are periods) that text does not
+// state: "laws not improved on for three thousand years" is not answered
+// by a passage about three hundred years.
+func (f Frame) missingQuantities(text string) []string {
+	var missing []string
+	var have []facts.Fact
+	for _, qf := range facts.Extract(f.Question) {
+		if qf.Kind == facts.Date || qf.Kind == facts.Number && reYear.MatchString(qf.Text) {
+			continue
+		}
+		if have == nil {
+			have = facts.Extract(text)
+		}
+		found := false
+		for _, e := range have {
+			if qf.Matches(e) || e.Matches(qf) {
+				found = true
+				break
+			}
+		}
+		if !found && !strings.Contains(strings.ToLower(text), strings.ToLower(qf.Text)) {
+			missing = append(missing, qf.Text)
+		}
+	}
+	return missing
+}
+
+func periodName(p string) string {
+	switch {
+	case strings.HasPrefix(p, "q") && len(p) == 2:
+		return "Q" + p[1:]
+	case hasDigit(p):
+		return p
+	}
+	return strings.ToUpper(p[:1]) + p[1:]
+}
+
+func quoteList(ws []string) string {
+	q := make([]string, len(ws))
+	for i, w := range ws {
+		q[i] = fmt.Sprintf("%q", w)
+	}
+	return strings.Join(q, ", ")
+}
+
+// focus returns the weighted share of the focus terms x addresses.
+func (f Frame) focus(x Text, match Matcher, weight Weigher) (float64, []string) {
+	if len(f.Focus) == 0 {
+		return 1, nil
+	}
+	var got, total float64
+	var missing []string
+	for _, t := range f.Focus {
+		w := 1.0
+		if weight != nil {
+			w = weight(t)
+		}
+		total += w
+		if x.stems[t] || (match != nil && match(t, x)) {
+			got += w
+		} else {
+			missing = append(missing, t)
+		}
+	}
+	if total == 0 {
+		return 1, missing
+	}
+	return got / total, missing
+}
+
+// Tokens returns the folded tokens of x.
+func (x Text) Tokens() []string {
+	out := make([]string, 0, len(x.tokens))
+	for t := range x.tokens {
+		out = append(out, t)
+	}
+	return out
+}
+
+// Raw returns the text x was made from.
+func (x Text) Raw() string { return x.raw }
+
+var (
+	reNumber   = regexp.MustCompile(`\d[\d,]*(?:\.\d+)?`)
+	timeWords  = set(`century centuries decade decades era age ages year years month months week weeks day days today yesterday ago season spring summer autumn fall winter morning evening night dawn period reign during until since after before`)
+	spelledNum = set(`one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen nineteen twenty thirty forty fifty sixty seventy eighty ninety hundred thousand million billion trillion dozen dozens hundreds thousands millions billions several few`)
+)
+
+// states reports whether claim states an answer of the frame's type.
+func states(f Frame, claim string) bool {
+	qnums := map[string]bool{}
+	for _, n := range reNumber.FindAllString(f.Question, -1) {
+		qnums[strings.ReplaceAll(n, ",", "")] = true
+	}
+	newNumber := false
+	for _, n := range reNumber.FindAllString(claim, -1) {
+		n = strings.ReplaceAll(n, ",", "")
+		if qnums[n] || reYear.MatchString(n) && len(n) == 4 {
+			continue
+		}
+		newNumber = true
+		break
+	}
+	toks := textproc.Tokens(claim)
+	spelled := false
+	for _, t := range toks {
+		if spelledNum[t] {
+			spelled = true
+			break
+		}
+	}
+	switch f.Type {
+	case TypeAmount, TypeCount:
+		return newNumber || spelled
+	case TypePercent:
+		if strings.Contains(claim, "%") {
+			return true
+		}
+		for _, t := range toks {
+			if t == "percent" || t == "percentage" || t == "percentages" || t == "cent" {
+				return true
+			}
+		}
+		return false
+	case TypeDuration:
+		for _, ft := range facts.Extract(claim) {
+			if ft.Kind == facts.Duration {
+				return true
+			}
+		}
+		if newNumber || spelled || reYear.MatchString(claim) {
+			for _, t := range toks {
+				if timeWords[t] || months[t] {
+					return true
+				}
+			}
+			return reYear.MatchString(claim)
+		}
+		return false
+	case TypeTime:
+		if reYear.MatchString(claim) || newNumber {
+			return true
+		}
+		for _, t := range toks {
+			if months[t] || timeWords[t] || spelledNum[t] || strings.HasSuffix(t, "th") && hasDigit(t) {
+				return true
+			}
+		}
+		return false
+	case TypeAgent, TypePlace:
+		return hasNewName(f, claim)
+	}
+	return true
+}
+
+// hasNewName reports whether claim names something the question does not:
+// a capitalised word that is not a question word.
+func hasNewName(f Frame, claim string) bool {
+	q := NewText(f.Question)
+	words := reWord.FindAllString(claim, -1)
+	for i, w := range words {
+		if !isName(w) {
+			continue
+		}
+		lw := strings.ToLower(w)
+		if i == 0 && (textproc.IsStopWord(lw) || questionOpeners[lw]) {
+			continue
+		}
+		if q.tokens[wordvec.Fold(lw)] {
+			continue
+		}
+		return true
+	}
+	return false
+}

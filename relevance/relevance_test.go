@@ -1,0 +1,87 @@
+package relevance
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/docmind/docmind/wordvec"
+)
+
+func TestAnalyze(t *testing.T) {
+	f := Analyze("What were Oracle's total revenues in fiscal 2023?")
+	if f.Type != TypeAmount || len(f.Entities) != 1 || f.Entities[0] != "Oracle's" || len(f.Periods) != 1 || f.Periods[0] != "2023" {
+		t.Fatalf("frame: %+v", f)
+	}
+	for q, want := range map[string]AnswerType{
+		"How many weeks of parental leave do employees get?":    TypeDuration,
+		"How many restaurants were there at year-end 2022?":     TypeCount,
+		"What percentage of Victorians are Christian?":          TypePercent,
+		"How long must records be kept?":                        TypeDuration,
+		"When were the Normans in Normandy?":                    TypeTime,
+		"Who was the Norse leader?":                             TypeAgent,
+		"Is the late fee 1.5% per month?":                       TypeYesNo,
+		"What is the purpose of the agreement?":                 TypeAny,
+		"What GAAP gross margin percentage did Intel forecast?": TypePercent,
+	} {
+		if got := Analyze(q).Type; got != want {
+			t.Errorf("%q: type %v, want %v", q, got, want)
+		}
+	}
+}
+
+func TestCheck(t *testing.T) {
+	checks := AllChecks(0.5)
+	tests := []struct {
+		name, q string
+		c       Context
+		fail    string // the failing check, "" when it must pass
+	}{
+		{"right entity and period", "What were Oracle's total revenues in fiscal 2023?",
+			Context{Claim: "Total revenues were $49,954 million.", Heading: "Total Revenues", Document: "Oracle Corporation Form 10-K\nORACLE_2023_10K\nOracle Corporation\nfiscal year ended May 31, 2023"}, ""},
+		{"other company", "What were Costco's total revenues in fiscal 2023?",
+			Context{Claim: "Total revenues were $49,954 million.", Heading: "Total Revenues", Document: "Oracle Corporation Form 10-K\nORACLE_2023_10K\nOracle Corporation\nfiscal year ended May 31, 2023"}, "entity"},
+		{"other year", "What were Oracle's total revenues in fiscal 2018?",
+			Context{Claim: "Total revenues were $49,954 million.", Heading: "Total Revenues", Document: "Oracle Corporation Form 10-K\nORACLE_2023_10K\nOracle Corporation\nfiscal year ended May 31, 2023"}, "period"},
+		{"no count", "How many weeks of parental leave do employees get?",
+			Context{Claim: "Employees are entitled to parental leave under the policy."}, "type"},
+		{"other focus", "How many weeks of parental leave do employees get?",
+			Context{Claim: "Employees get 25 days of annual leave."}, "focus"},
+		{"answers", "How many weeks of parental leave do employees get?",
+			Context{Claim: "Employees get 16 weeks of parental leave."}, ""},
+		{"negated", "Who had to let the jurors know about the verdict?",
+			Context{Claim: "The Judge need not inform jurors about the verdict."}, "polarity"},
+		{"double negation is positive", "How much notice must the Provider give before replacing Key Personnel?",
+			Context{Claim: "Provider shall not replace Key Personnel without giving at least fifteen (15) days' notice."}, ""},
+		{"stated quantity", "Who formulated laws not improved on for three thousand years?",
+			Context{Claim: "Newton formulated laws that were not improved on for three hundred years."}, "quantity"},
+		{"two-word name in a row", "When was Michigan Network formed?",
+			Context{Claim: "Merit Network, governed by Michigan's public universities, was formed in 1966."}, "entity"},
+	}
+	for _, tt := range tests {
+		// rarity weights as the judge computes them: "parental" is rarer
+		// than "leave" or "employees"
+		weigh := func(st string) float64 {
+			if st == "parent" {
+				return 4
+			}
+			return 1
+		}
+		res := Analyze(tt.q).Check(tt.c, checks, nil, weigh)
+		var got []string
+		for _, f := range res.Findings {
+			got = append(got, f.Check)
+		}
+		switch {
+		case tt.fail == "" && !res.OK():
+			t.Errorf("%s: rejected: %v", tt.name, res.Findings)
+		case tt.fail != "" && !strings.Contains(strings.Join(got, ","), tt.fail):
+			t.Errorf("%s: want a %s finding, got %v", tt.name, tt.fail, res.Findings)
+		}
+	}
+}
+
+func TestFold(t *testing.T) {
+	if wordvec.Fold("Möngke") != "mongke" {
+		t.Fatal(wordvec.Fold("Möngke"))
+	}
+}
