@@ -171,6 +171,9 @@ type QAResult struct {
 	// Confidence is the last verdict's confidence_score (0 when there is
 	// no verdict); the risk–coverage curve ranks answers by it.
 	Confidence float64 `json:"confidence"`
+	// Signals are the last verdict's calibration signals (see
+	// judge.CalibrationSignals), the input of eval calibrate.
+	Signals map[string]float64 `json:"signals,omitempty"`
 	// Grounded is true when the last verdict accepted the answer.
 	Grounded bool `json:"grounded"`
 	// Correct: answerable, answered, grounded, every fact present and, when
@@ -322,6 +325,7 @@ func ScoreQA(row QARow, st *schema.State, err error) QAResult {
 		}
 		if st.JudgeVerdict != nil {
 			r.Confidence = st.JudgeVerdict.ConfidenceScore
+			r.Signals = st.JudgeVerdict.Signals
 		}
 	}
 	if err != nil {

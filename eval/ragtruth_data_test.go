@@ -23,8 +23,8 @@ func TestRAGTruthOfflineJudge(t *testing.T) {
 		{"ragtruth_data2txt.jsonl", 0.78, true, true},
 	} {
 		t.Run(tc.file, func(t *testing.T) {
-			if tc.long && testing.Short() {
-				t.Skip("long: run without -short")
+			if tc.long && (testing.Short() || raceEnabled) {
+				t.Skip("long: run without -short and without -race (ten times slower under the race detector)")
 			}
 			srcs, err := LoadRAGTruth(testenv.SharedPath(t, "data", "ragtruth", tc.file))
 			if err != nil {

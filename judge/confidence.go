@@ -6,58 +6,42 @@ import (
 )
 
 // DefaultMinConfidence is the least calibrated confidence for an answer to
-// be returned (Thresholds.MinConfidence). It was chosen on the development
-// sets together (examples/contract's development questions, the SQuAD 2.0
-// articles of ../shared/data/squad2, every eighth question, and the
-// filings questions of ../shared/data/filings): it keeps the contract set's
-// answered-correctly share while raising the accuracy among answered
-// questions on the two others (see BENCHMARKS.md, "Confidence").
-const DefaultMinConfidence = 0.3
+// be returned (Thresholds.MinConfidence). It is chosen by `docmind eval
+// calibrate` on the development sets together (see scripts/calibrate.sh
+// and BENCHMARKS.md, "Confidence"), printed beside the fitted model.
+const DefaultMinConfidence = calibrationThreshold
 
-// calibration is a logistic model of the probability that an accepted
-// answer is correct, fitted on the development sets above with each set
-// weighted equally (answered questions only; label: the answer contains
-// the gold answer or facts). Features: the guard confidence, the focus
-// shares of the best claim's passage and of the claim itself, key-term
-// coverage, the IDF-weighted support of the weakest and mean claim, the
-// share of novel terms, the best section's retrieval relevance, the number
-// of claims (capped at 3, scaled to 1) and the lowest claim support. The
-// fit was made with a development script (per-question features dumped
-// from the pipeline, then a weighted logistic regression) that is not in
-// the repository yet: refitting needs it turned into a documented command.
-var calibration = struct {
-	weights []struct {
-		name string
-		w    float64
-	}
-	bias float64
-}{
-	weights: []struct {
-		name string
-		w    float64
-	}{
-		{"conf_old", -0.2631},
-		{"focus", -0.3937},
-		{"cfocus", 2.7808},
-		{"kt_cov", 2.4056},
-		{"min_idf_coverage", 0.6831},
-		{"mean_idf_coverage", -0.2829},
-		{"novel_ratio", 0.2377},
-		{"top_rel", -1.7412},
-		{"claims", -0.8247},
-		{"min_support", 0.1672},
-	},
-	bias: -2.5686,
+// CalibrationSignals names the signals of an answer that the calibrated
+// confidence is estimated from, in the order CalibrationInputs returns
+// them:
+//
+//	guard_confidence   the judge's guard confidence (claim support, citations)
+//	question_focus     weighted share of the question's focus terms the best
+//	                   claim's passage addresses
+//	claim_focus        the same share in the claim itself
+//	key_term_coverage  weighted share of the question's key terms in the
+//	                   supporting sections
+//	min_idf_coverage   IDF-weighted support of the weakest claim
+//	mean_idf_coverage  IDF-weighted support of the mean claim
+//	novel_ratio        share of the answer's terms found in no section
+//	min_support        lowest claim support
+//	top_relevance      the best retrieved section's relevance score
+//	claims             non-abstaining claims, capped at 3, scaled to 0-1
+func CalibrationSignals() []string { return slices.Clone(calibrationSignals) }
+
+var calibrationSignals = []string{
+	"guard_confidence", "question_focus", "claim_focus", "key_term_coverage",
+	"min_idf_coverage", "mean_idf_coverage", "novel_ratio", "min_support",
+	"top_relevance", "claims",
 }
 
-// CalibratedConfidence returns the estimated probability that the answer
-// is correct (see calibration), or the guard confidence when the relevance
-// check did not run (an assessment without a question, or with
-// WithMinFocus(-1)).
-func (a *Assessment) CalibratedConfidence() float64 {
-	guard := a.Confidence()
+// CalibrationInputs returns the answer's calibration signals (named by
+// CalibrationSignals), or nil when there is nothing to calibrate: the
+// relevance check did not run (an assessment without a question, or with
+// WithMinFocus(-1)), or the answer is empty or only abstains.
+func (a *Assessment) CalibrationInputs() []float64 {
 	if a.Frame == nil {
-		return guard
+		return nil
 	}
 	n := 0
 	for _, c := range a.Claims {
@@ -66,35 +50,53 @@ func (a *Assessment) CalibratedConfidence() float64 {
 		}
 	}
 	if n == 0 {
-		return guard // nothing to be correct about: an empty or abstaining answer
+		return nil
 	}
 	top := 0.0
 	for _, s := range a.Sections {
 		top = math.Max(top, s.RelevanceScore)
 	}
-	z := calibration.bias
-	for _, f := range calibration.weights {
-		var v float64
-		switch f.name {
-		case "conf_old":
-			v = guard
-		case "focus":
-			v = a.Focus
-		case "cfocus":
-			v = a.ClaimFocus
-		case "kt_cov":
-			v = a.KeyTermCoverage
-		case "top_rel":
-			v = top
-		case "claims":
-			v = float64(min(n, 3)) / 3
-		default:
-			if i := slices.Index(featureNames, f.name); i >= 0 && i < len(a.Features) {
-				v = a.Features[i]
-			}
+	feature := func(name string) float64 {
+		if i := slices.Index(featureNames, name); i >= 0 && i < len(a.Features) {
+			return a.Features[i]
 		}
-		z += f.w * v
+		return 0
+	}
+	return []float64{
+		a.Confidence(), a.Focus, a.ClaimFocus, a.KeyTermCoverage,
+		feature("min_idf_coverage"), feature("mean_idf_coverage"),
+		feature("novel_ratio"), feature("min_support"),
+		top, float64(min(n, 3)) / 3,
+	}
+}
+
+// CalibratedConfidence returns the estimated probability that the answer
+// is correct: a logistic model over CalibrationInputs whose weights
+// `docmind eval calibrate` fitted on the development sets (calibration.go),
+// or the guard confidence when there is nothing to calibrate.
+func (a *Assessment) CalibratedConfidence() float64 {
+	x := a.CalibrationInputs()
+	if x == nil {
+		return a.Confidence()
+	}
+	z := calibrationBias
+	for i, w := range calibrationWeights {
+		z += w * x[i]
 	}
 	p := 1 / (1 + math.Exp(-z))
 	return math.Round(p*1000) / 1000
+}
+
+// Signals returns the calibration signals by name, for the verdict (nil
+// when there is nothing to calibrate).
+func (a *Assessment) signals() map[string]float64 {
+	x := a.CalibrationInputs()
+	if x == nil {
+		return nil
+	}
+	m := make(map[string]float64, len(x))
+	for i, name := range calibrationSignals {
+		m[name] = math.Round(x[i]*1e6) / 1e6
+	}
+	return m
 }

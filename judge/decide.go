@@ -105,6 +105,7 @@ func (d *Deterministic) Decide(a *Assessment) *schema.Verdict {
 		ConfidenceScore:  conf,
 		JudgedBy:         JudgedBy,
 		RejectedSections: a.RejectedSections,
+		Signals:          a.signals(),
 		Claims:           make([]schema.ClaimCheck, 0, len(a.Claims)),
 	}
 	for i := range a.Claims {

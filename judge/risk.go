@@ -133,39 +133,68 @@ func TrainRiskModel(x [][]float64, gold []bool, opts TrainOptions) (RiskModel, e
 			m.Scale[j] = 1
 		}
 	}
-	// z holds the standardised rows with a leading 1 for the bias.
 	z := make([][]float64, len(x))
 	for i, r := range x {
-		z[i] = make([]float64, d+1)
-		z[i][0] = 1
+		z[i] = make([]float64, d)
 		for j, v := range r {
-			z[i][j+1] = (v - m.Mean[j]) / m.Scale[j]
+			z[i][j] = (v - m.Mean[j]) / m.Scale[j]
 		}
 	}
-	w := make([]float64, d+1)
-	for range opts.Iterations {
+	w, bias, err := FitLogistic(z, gold, nil, opts.L2, opts.Iterations)
+	if err != nil {
+		return RiskModel{}, fmt.Errorf("risk model: %w", err)
+	}
+	m.Bias = bias
+	copy(m.Weights, w)
+	probs := make([]float64, len(x))
+	for i, r := range x {
+		probs[i], _ = m.Probability(r)
+	}
+	m.Threshold, _ = BestF1Threshold(probs, gold)
+	return m, nil
+}
+
+// FitLogistic fits a ridge-penalised logistic regression of y on the rows
+// of x by Newton's method: it minimises the weighted mean log loss plus
+// l2/2 * |w|^2 (the bias is not penalised), for at most iterations steps.
+// weights nil weighs every row the same.
+func FitLogistic(x [][]float64, y []bool, weights []float64, l2 float64, iterations int) ([]float64, float64, error) {
+	if len(x) == 0 || len(x) != len(y) || weights != nil && len(weights) != len(x) {
+		return nil, 0, errors.New("logistic fit: rows, labels and weights differ in number")
+	}
+	d := len(x[0])
+	total := 0.0
+	for i := range x {
+		total += weightOf(weights, i)
+	}
+	w := make([]float64, d+1) // bias first
+	row := make([]float64, d+1)
+	for range iterations {
 		g := make([]float64, d+1)
 		h := make([][]float64, d+1)
 		for k := range h {
 			h[k] = make([]float64, d+1)
 		}
-		for i, r := range z {
-			p := sigmoid(dot(w, r))
+		for i, r := range x {
+			row[0] = 1
+			copy(row[1:], r)
+			p := sigmoid(dot(w, row))
 			e := p
-			if gold[i] {
+			if y[i] {
 				e--
 			}
+			wi := weightOf(weights, i) / total
 			s := math.Max(p*(1-p), 1e-9)
-			for a, va := range r {
-				g[a] += e * va / n
-				for b := a; b < len(r); b++ {
-					h[a][b] += s * va * r[b] / n
+			for a, va := range row {
+				g[a] += wi * e * va
+				for b := a; b < len(row); b++ {
+					h[a][b] += wi * s * va * row[b]
 				}
 			}
 		}
 		for a := 1; a <= d; a++ {
-			g[a] += opts.L2 * w[a]
-			h[a][a] += opts.L2
+			g[a] += l2 * w[a]
+			h[a][a] += l2
 		}
 		h[0][0] += 1e-9
 		for a := range h {
@@ -175,7 +204,7 @@ func TrainRiskModel(x [][]float64, gold []bool, opts TrainOptions) (RiskModel, e
 		}
 		step, err := solve(h, g)
 		if err != nil {
-			return RiskModel{}, fmt.Errorf("risk model: %w", err)
+			return nil, 0, err
 		}
 		size := 0.0
 		for k := range w {
@@ -186,14 +215,19 @@ func TrainRiskModel(x [][]float64, gold []bool, opts TrainOptions) (RiskModel, e
 			break
 		}
 	}
-	m.Bias = w[0]
-	copy(m.Weights, w[1:])
-	probs := make([]float64, len(x))
-	for i, r := range x {
-		probs[i], _ = m.Probability(r)
+	for _, v := range w {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return nil, 0, errors.New("logistic fit diverged")
+		}
 	}
-	m.Threshold, _ = BestF1Threshold(probs, gold)
-	return m, nil
+	return w[1:], w[0], nil
+}
+
+func weightOf(weights []float64, i int) float64 {
+	if weights == nil {
+		return 1
+	}
+	return weights[i]
 }
 
 func dot(a, b []float64) float64 {

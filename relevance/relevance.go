@@ -755,7 +755,10 @@ func states(f Frame, claim string) bool {
 	}
 	switch f.Type {
 	case TypeAmount, TypeCount:
-		return newNumber || spelled
+		// "how much notice" may be answered by a length of time; "what
+		// was the cost" and "how many employees" are not
+		periods := f.Type == TypeAmount && reHowMuch.MatchString(strings.ToLower(f.Question))
+		return statesQuantity(qnums, claim, periods)
 	case TypePercent:
 		if strings.Contains(claim, "%") {
 			return true
@@ -795,6 +798,48 @@ func states(f Frame, claim string) bool {
 		return hasNewName(f, claim)
 	}
 	return true
+}
+
+var reHowMuch = regexp.MustCompile(`\bhow\s+much\b`)
+
+// periodUnits are the words that make a number the length of a period.
+var periodUnits = set(`year years month months week weeks day days hour hours minute minutes quarter quarters decade decades century centuries`)
+
+// statesQuantity reports whether claim states an amount or a count: a
+// number the question does not state and that is not a year, or a spelled
+// number, unless it is the length of a period ("the last five fiscal
+// years", "within 30 days"), which answers how long, not what a cost was
+// or how many there are (periods false; a "how much" question may be
+// answered by a length of time: periods true).
+func statesQuantity(qnums map[string]bool, claim string, periods bool) bool {
+	lengthOfPeriod := func(rest string) bool {
+		if periods {
+			return false
+		}
+		for i, w := range reWord.FindAllString(rest, 3) {
+			lw := strings.ToLower(w)
+			if periodUnits[lw] {
+				return true
+			}
+			if i > 0 || hasDigit(lw) {
+				return false
+			}
+		}
+		return false
+	}
+	for _, m := range reNumber.FindAllStringIndex(claim, -1) {
+		n := strings.ReplaceAll(claim[m[0]:m[1]], ",", "")
+		if qnums[n] || reYear.MatchString(n) && len(n) == 4 || lengthOfPeriod(claim[m[1]:]) {
+			continue
+		}
+		return true
+	}
+	for _, m := range reWord.FindAllStringIndex(claim, -1) {
+		if spelledNum[strings.ToLower(claim[m[0]:m[1]])] && !lengthOfPeriod(claim[m[1]:]) {
+			return true
+		}
+	}
+	return false
 }
 
 // hasNewName reports whether claim names something the question does not:

@@ -54,6 +54,12 @@ func TestCheck(t *testing.T) {
 			Context{Claim: "Provider shall not replace Key Personnel without giving at least fifteen (15) days' notice."}, ""},
 		{"stated quantity", "Who formulated laws not improved on for three thousand years?",
 			Context{Claim: "Newton formulated laws that were not improved on for three hundred years."}, "quantity"},
+		{"a period's length is not an amount", "What was FedEx Express's total jet fuel cost in fiscal 2023?",
+			Context{Claim: "The following table sets forth FedEx Express's costs for jet fuel for the last five fiscal years:", Document: "FedEx Corporation\nfiscal year ended May 31, 2023"}, "type"},
+		{"nor a count", "How many employees did the company have?",
+			Context{Claim: "The company has employed staff for 30 years."}, "type"},
+		{"an amount beside a period", "What was FedEx Express's total jet fuel cost in fiscal 2023?",
+			Context{Claim: "Jet fuel cost FedEx Express $4,588 million in the last 12 months of fiscal 2023.", Document: "FedEx Corporation\nfiscal year ended May 31, 2023"}, ""},
 		{"two-word name in a row", "When was Michigan Network formed?",
 			Context{Claim: "Merit Network, governed by Michigan's public universities, was formed in 1966."}, "entity"},
 	}

@@ -2,6 +2,7 @@ package schema
 
 import (
 	"fmt"
+	"maps"
 	"strings"
 )
 
@@ -155,6 +156,10 @@ type Verdict struct {
 	// RejectedSections lists the keys of retrieved sections the judge found
 	// irrelevant to the question; the retriever excludes them on a retry.
 	RejectedSections []string `json:"rejected_sections,omitempty"`
+	// Signals are the answer's signals that the offline judge estimated
+	// its confidence from, by name (judge.CalibrationSignals); empty when
+	// the confidence is not a calibrated estimate.
+	Signals map[string]float64 `json:"signals,omitempty"`
 }
 
 // UnsupportedClaims returns the text of every claim not supported.
@@ -261,6 +266,7 @@ func (s *State) Clone() *State {
 			v.Claims[i] = cl
 		}
 		v.RejectedSections = cloneStrings(v.RejectedSections)
+		v.Signals = maps.Clone(v.Signals)
 		c.JudgeVerdict = &v
 	}
 	if s.FinalOutput != nil {

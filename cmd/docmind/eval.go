@@ -1,8 +1,14 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -17,7 +23,7 @@ func (a *app) evalCmd() *cobra.Command {
 		Use:   "eval",
 		Short: "Measure the judge, the whole pipeline or retrieval on benchmark data",
 	}
-	cmd.AddCommand(a.evalJudgeCmd(), a.evalQACmd(), a.evalRetrievalCmd())
+	cmd.AddCommand(a.evalJudgeCmd(), a.evalQACmd(), a.evalRetrievalCmd(), a.evalCalibrateCmd())
 	return cmd
 }
 
@@ -161,5 +167,76 @@ the figure) when a figure misses its threshold.`,
 	f.Float64Var(&maxAURC, "max-aurc", 0, "fail when the AURC (area under risk vs coverage) is higher")
 	f.Float64Var(&c.MinAbstainPrecision, "min-abstain-precision", 0, "fail when abstention precision is lower")
 	f.Float64Var(&c.MinAbstainRecall, "min-abstain-recall", 0, "fail when abstention recall is lower")
+	return cmd
+}
+
+func (a *app) evalCalibrateCmd() *cobra.Command {
+	var opts eval.CalibrationOptions
+	var out string
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "calibrate REPORT.json... [flags]",
+		Short: "Fit the offline judge's calibrated confidence and its default threshold on eval qa reports",
+		Long: `Fits the logistic model behind the offline judge's confidence_score (the
+estimated probability that an answer is correct) on development sets, and
+chooses the default --min-confidence with it.
+
+Each REPORT.json is the output of "docmind eval qa --min-confidence 0 --json"
+on one development set, offline: every answer the judge's guards accept is
+returned with its calibration signals (results[].signals). The answers of
+each set weigh the same in the fit whatever the set's size; the label is the
+result's "correct". The threshold is the one (0, 0.05, ..., 0.95) with the
+highest mean over the sets of (correct - wrong-cost * wrong) / questions.
+
+--out FILE writes the judge's generated calibration.go (judge/calibration.go);
+scripts/calibrate.sh runs the whole procedure on the development sets. The
+report prints the weights and each set's answered, accuracy among answered,
+share of answerable questions answered correctly and utility at every
+threshold; --json prints {signals, weights, bias, wrong_cost, threshold,
+sets [{name, questions, answerable, samples, points [{threshold, answered,
+correct, answered_accuracy, answerable_correct, utility}]}]}.`,
+		Example: `  scripts/calibrate.sh
+  docmind eval calibrate contract.json squad2.json filings.json --out judge/calibration.go`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			var sets []eval.CalibrationSet
+			for _, f := range args {
+				s, err := eval.LoadCalibrationSet(f)
+				if err != nil {
+					return err
+				}
+				sets = append(sets, s)
+			}
+			c, err := eval.FitCalibration(sets, judge.CalibrationSignals(), opts)
+			if err != nil {
+				return err
+			}
+			if out != "" {
+				var b bytes.Buffer
+				names := make([]string, len(args))
+				for i, f := range args {
+					names[i] = filepath.Base(f)
+				}
+				command := "docmind eval calibrate " + strings.Join(names, " ")
+				if err := eval.WriteCalibrationGo(&b, c, command); err != nil {
+					return err
+				}
+				if err := os.WriteFile(out, b.Bytes(), 0o644); err != nil {
+					return fmt.Errorf("eval calibrate: %w", err)
+				}
+			}
+			if asJSON {
+				enc := json.NewEncoder(a.stdout)
+				enc.SetIndent("", "  ")
+				return enc.Encode(c)
+			}
+			return eval.WriteCalibrationTable(a.stdout, c)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&out, "out", "", "write the judge's generated calibration `FILE` (judge/calibration.go)")
+	f.BoolVar(&asJSON, "json", false, "print the fit as JSON")
+	f.Float64Var(&opts.WrongCost, "wrong-cost", eval.DefaultWrongCost, "what a wrong answer costs when choosing the threshold (a correct one gains 1, a refusal 0)")
+	f.Float64Var(&opts.L2, "l2", eval.DefaultCalibrationL2, "ridge penalty on the weights")
 	return cmd
 }

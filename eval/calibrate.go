@@ -1,0 +1,296 @@
+package eval
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"go/format"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/docmind/docmind/judge"
+)
+
+// CalibrationSet is one development set: the results of an `eval qa
+// --min-confidence 0 --json` run (every answer the judge's guards accept
+// is returned, with its calibration signals).
+type CalibrationSet struct {
+	Name    string
+	Results []QAResult
+}
+
+// LoadCalibrationSet reads an `eval qa --json` report; the set is named
+// after the file.
+func LoadCalibrationSet(path string) (CalibrationSet, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return CalibrationSet{}, fmt.Errorf("calibration set %s: %w", path, err)
+	}
+	var rep QAReport
+	if err := json.Unmarshal(b, &rep); err != nil {
+		return CalibrationSet{}, fmt.Errorf("calibration set %s: not an eval qa --json report: %v", path, err)
+	}
+	if len(rep.Results) == 0 {
+		return CalibrationSet{}, fmt.Errorf("calibration set %s: no results", path)
+	}
+	name := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
+	return CalibrationSet{Name: name, Results: rep.Results}, nil
+}
+
+// CalibrationOptions tune FitCalibration.
+type CalibrationOptions struct {
+	// L2 is the ridge penalty on the weights (not the bias) against the
+	// mean log loss; 0 means DefaultCalibrationL2.
+	L2 float64
+	// WrongCost is what a wrong answer costs against a correct one
+	// (worth 1) and a refusal (worth 0) when the threshold is chosen;
+	// 0 means DefaultWrongCost.
+	WrongCost float64
+}
+
+const (
+	// DefaultCalibrationL2 keeps the weights of correlated signals small.
+	DefaultCalibrationL2 = 0.001
+	// DefaultWrongCost: a confident wrong answer costs twice what a
+	// correct one gains; a refusal costs nothing but the answer it
+	// withholds.
+	DefaultWrongCost = 2.0
+)
+
+// Calibration is a fitted logistic model of the probability that an
+// answer the judge's guards accept is correct, and the confidence
+// threshold chosen with it.
+type Calibration struct {
+	Signals   []string  `json:"signals"`
+	Weights   []float64 `json:"weights"`
+	Bias      float64   `json:"bias"`
+	WrongCost float64   `json:"wrong_cost"`
+	// Threshold maximises the mean over the sets of the utility per
+	// question: (correct - WrongCost * wrong) / questions.
+	Threshold float64 `json:"threshold"`
+	// Sets report each set at every candidate threshold.
+	Sets []CalibrationSetReport `json:"sets"`
+}
+
+// CalibrationSetReport is one set's figures at each candidate threshold.
+type CalibrationSetReport struct {
+	Name       string           `json:"name"`
+	Questions  int              `json:"questions"`
+	Answerable int              `json:"answerable"`
+	Samples    int              `json:"samples"` // answers with signals
+	Points     []ThresholdPoint `json:"points"`
+}
+
+// ThresholdPoint is a set's outcome when answers under Threshold are
+// refused.
+type ThresholdPoint struct {
+	Threshold         float64 `json:"threshold"`
+	Answered          int     `json:"answered"`
+	Correct           int     `json:"correct"`
+	AnsweredAccuracy  float64 `json:"answered_accuracy"`
+	AnswerableCorrect float64 `json:"answerable_correct"`
+	Utility           float64 `json:"utility"`
+}
+
+// CalibrationThresholds are the thresholds FitCalibration chooses from.
+var CalibrationThresholds = func() []float64 {
+	var ts []float64
+	for i := 0; i <= 19; i++ {
+		ts = append(ts, float64(i)/20)
+	}
+	return ts
+}()
+
+type calSample struct {
+	x       []float64
+	correct bool
+	weight  float64
+}
+
+// FitCalibration fits the calibration over the named signals on the sets,
+// each set weighing the same whatever its size (its answers' weights sum
+// to the mean answers per set): answered results with signals are the
+// samples, labelled by Correct (judge.FitLogistic). Results without signals (refused
+// by a guard, or judged without a calibration) are not samples but count
+// as questions for the threshold table.
+func FitCalibration(sets []CalibrationSet, signals []string, opts CalibrationOptions) (*Calibration, error) {
+	if len(sets) == 0 {
+		return nil, errors.New("calibration: no sets")
+	}
+	if opts.L2 <= 0 {
+		opts.L2 = DefaultCalibrationL2
+	}
+	if opts.WrongCost <= 0 {
+		opts.WrongCost = DefaultWrongCost
+	}
+	perSet := make([][]calSample, len(sets))
+	total := 0
+	for i, s := range sets {
+		for _, r := range s.Results {
+			if !r.Answered || r.Signals == nil {
+				continue
+			}
+			x := make([]float64, len(signals))
+			for k, name := range signals {
+				v, ok := r.Signals[name]
+				if !ok {
+					return nil, fmt.Errorf("calibration: set %s, question %s: no signal %q (a report from another version?)", s.Name, r.ID, name)
+				}
+				x[k] = v
+			}
+			perSet[i] = append(perSet[i], calSample{x: x, correct: r.Correct})
+		}
+		if len(perSet[i]) == 0 {
+			return nil, fmt.Errorf("calibration: set %s has no answers with signals (was it run offline with --min-confidence 0?)", s.Name)
+		}
+		total += len(perSet[i])
+	}
+	mean := float64(total) / float64(len(sets))
+	var samples []calSample
+	for _, ss := range perSet {
+		for _, s := range ss {
+			s.weight = mean / float64(len(ss))
+			samples = append(samples, s)
+		}
+	}
+	xs := make([][]float64, len(samples))
+	ys := make([]bool, len(samples))
+	ws := make([]float64, len(samples))
+	for i, s := range samples {
+		xs[i], ys[i], ws[i] = s.x, s.correct, s.weight
+	}
+	w, b, err := judge.FitLogistic(xs, ys, ws, opts.L2, 100)
+	if err != nil {
+		return nil, fmt.Errorf("calibration: %w", err)
+	}
+	c := &Calibration{Signals: signals, Weights: w, Bias: b, WrongCost: opts.WrongCost}
+	best := math.Inf(-1)
+	utility := make([]float64, len(CalibrationThresholds))
+	for i, s := range sets {
+		rep := c.setReport(s, len(perSet[i]))
+		for k, p := range rep.Points {
+			utility[k] += p.Utility / float64(len(sets))
+		}
+		c.Sets = append(c.Sets, rep)
+	}
+	for k, u := range utility {
+		if u > best+1e-12 {
+			best, c.Threshold = u, CalibrationThresholds[k]
+		}
+	}
+	return c, nil
+}
+
+// Probability is the calibrated confidence of signals x, rounded as the
+// judge rounds it.
+func (c *Calibration) Probability(x []float64) float64 {
+	z := c.Bias
+	for i, w := range c.Weights {
+		z += w * x[i]
+	}
+	return math.Round(1000/(1+math.Exp(-z))) / 1000
+}
+
+func (c *Calibration) setReport(s CalibrationSet, samples int) CalibrationSetReport {
+	rep := CalibrationSetReport{Name: s.Name, Questions: len(s.Results), Samples: samples}
+	type answer struct {
+		p       float64
+		correct bool
+	}
+	var answers []answer
+	for _, r := range s.Results {
+		if r.Answerable {
+			rep.Answerable++
+		}
+		if !r.Answered {
+			continue
+		}
+		p := r.Confidence // no signals: the judge's own confidence
+		if r.Signals != nil {
+			x := make([]float64, len(c.Signals))
+			for k, name := range c.Signals {
+				x[k] = r.Signals[name]
+			}
+			p = c.Probability(x)
+		}
+		answers = append(answers, answer{p, r.Correct})
+	}
+	for _, t := range CalibrationThresholds {
+		pt := ThresholdPoint{Threshold: t}
+		for _, a := range answers {
+			if a.p >= t {
+				pt.Answered++
+				if a.correct {
+					pt.Correct++
+				}
+			}
+		}
+		if pt.Answered > 0 {
+			pt.AnsweredAccuracy = round3(float64(pt.Correct) / float64(pt.Answered))
+		}
+		if rep.Answerable > 0 {
+			pt.AnswerableCorrect = round3(float64(pt.Correct) / float64(rep.Answerable))
+		}
+		wrong := pt.Answered - pt.Correct
+		pt.Utility = round3((float64(pt.Correct) - c.WrongCost*float64(wrong)) / float64(rep.Questions))
+		rep.Points = append(rep.Points, pt)
+	}
+	return rep
+}
+
+// WriteCalibrationGo writes the judge's calibration.go: the fitted
+// weights, bias and threshold, in the order of c.Signals (which must be
+// judge.CalibrationSignals).
+func WriteCalibrationGo(w io.Writer, c *Calibration, command string) error {
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "// Code generated by docmind eval calibrate; DO NOT EDIT.\n")
+	fmt.Fprintf(&b, "// Refit with scripts/calibrate.sh (see BENCHMARKS.md, \"Confidence\").\n")
+	fmt.Fprintf(&b, "// %s\n\npackage judge\n\n", command)
+	fmt.Fprintf(&b, "// The logistic model of CalibratedConfidence over CalibrationSignals:\n// %s.\n", strings.Join(c.Signals, ", "))
+	fmt.Fprintf(&b, "var (\n\tcalibrationWeights = []float64{")
+	for i, v := range c.Weights {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "%.4f", v)
+	}
+	fmt.Fprintf(&b, "}\n\tcalibrationBias = %.4f\n)\n\n", c.Bias)
+	fmt.Fprintf(&b, "// calibrationThreshold is DefaultMinConfidence: the threshold with the\n")
+	fmt.Fprintf(&b, "// highest mean utility over the sets, a wrong answer costing %g.\n", c.WrongCost)
+	fmt.Fprintf(&b, "const calibrationThreshold = %g\n", c.Threshold)
+	src, err := format.Source(b.Bytes())
+	if err != nil {
+		return fmt.Errorf("calibration: format generated code: %w", err)
+	}
+	_, err = w.Write(src)
+	return err
+}
+
+// WriteCalibrationTable prints the fitted weights and each set's figures
+// at every candidate threshold, the chosen one marked.
+func WriteCalibrationTable(w io.Writer, c *Calibration) error {
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "calibration (logistic, a wrong answer costs %g):\n", c.WrongCost)
+	for i, s := range c.Signals {
+		fmt.Fprintf(&b, "  %-18s %+.4f\n", s, c.Weights[i])
+	}
+	fmt.Fprintf(&b, "  %-18s %+.4f\n", "bias", c.Bias)
+	fmt.Fprintf(&b, "threshold %.2f (highest mean utility over %d sets)\n", c.Threshold, len(c.Sets))
+	for _, s := range c.Sets {
+		fmt.Fprintf(&b, "\n%s: %d questions, %d answerable, %d answers with signals\n", s.Name, s.Questions, s.Answerable, s.Samples)
+		fmt.Fprintf(&b, "  threshold  answered  accuracy  answerable_correct  utility\n")
+		for _, p := range s.Points {
+			mark := ""
+			if p.Threshold == c.Threshold {
+				mark = "  <"
+			}
+			fmt.Fprintf(&b, "  %9.2f  %8d  %8.3f  %18.3f  %7.3f%s\n", p.Threshold, p.Answered, p.AnsweredAccuracy, p.AnswerableCorrect, p.Utility, mark)
+		}
+	}
+	_, err := w.Write(b.Bytes())
+	return err
+}

@@ -1,0 +1,155 @@
+package eval
+
+import (
+	"bytes"
+	"fmt"
+	"go/parser"
+	"go/token"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+)
+
+// synthetic draws n answered results whose correctness follows a known
+// logistic model over two signals.
+func synthetic(name string, n int, w []float64, b float64, seed uint64) CalibrationSet {
+	r := rand.New(rand.NewPCG(seed, 1))
+	s := CalibrationSet{Name: name}
+	for i := 0; i < n; i++ {
+		x := []float64{r.Float64(), r.Float64()}
+		p := 1 / (1 + math.Exp(-(b + w[0]*x[0] + w[1]*x[1])))
+		s.Results = append(s.Results, QAResult{
+			ID: fmt.Sprintf("%s%d", name, i), Answerable: true, Answered: true,
+			Correct: r.Float64() < p,
+			Signals: map[string]float64{"a": x[0], "b": x[1]},
+		})
+	}
+	return s
+}
+
+func TestFitCalibrationRecoversTheModel(t *testing.T) {
+	w, b := []float64{4, -3}, -0.5
+	set := synthetic("s", 20000, w, b, 1)
+	c, err := FitCalibration([]CalibrationSet{set}, []string{"a", "b"}, CalibrationOptions{L2: 1e-6})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range w {
+		if math.Abs(c.Weights[i]-w[i]) > 0.25 {
+			t.Errorf("weight %d = %.3f, want about %.1f", i, c.Weights[i], w[i])
+		}
+	}
+	if math.Abs(c.Bias-b) > 0.25 {
+		t.Errorf("bias = %.3f, want about %.1f", c.Bias, b)
+	}
+	// With a wrong answer costing as much as a correct one gains, the
+	// best threshold of a calibrated model is 0.5.
+	c, err = FitCalibration([]CalibrationSet{set}, []string{"a", "b"}, CalibrationOptions{L2: 1e-6, WrongCost: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if math.Abs(c.Threshold-0.5) > 0.051 {
+		t.Errorf("threshold = %.2f, want 0.5 ± 0.05", c.Threshold)
+	}
+}
+
+func TestFitCalibrationWeighsSetsEqually(t *testing.T) {
+	small := synthetic("small", 300, []float64{3, 0}, -1, 2)
+	large := synthetic("large", 3000, []float64{0, 3}, -1, 3)
+	big := CalibrationSet{Name: "small", Results: nil}
+	for k := 0; k < 10; k++ {
+		big.Results = append(big.Results, small.Results...)
+	}
+	sig := []string{"a", "b"}
+	c1, err := FitCalibration([]CalibrationSet{small, large}, sig, CalibrationOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c10, err := FitCalibration([]CalibrationSet{big, large}, sig, CalibrationOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Ten copies of a set weigh what one does.
+	for i := range c1.Weights {
+		if math.Abs(c1.Weights[i]-c10.Weights[i]) > 0.15 {
+			t.Errorf("weight %d: %.3f with one copy, %.3f with ten", i, c1.Weights[i], c10.Weights[i])
+		}
+	}
+	// and each set's signal matters about as much (unweighted, the large
+	// set's signal would get several times the weight)
+	if r := c1.Weights[0] / c1.Weights[1]; r < 0.6 || r > 1.7 {
+		t.Errorf("weights %v: one set dominates", c1.Weights)
+	}
+}
+
+func TestFitCalibrationThresholdTable(t *testing.T) {
+	// Two answers, confidence 0.8 (correct) and 0.4 (wrong), one refused
+	// answerable question and one unanswerable refused.
+	set := CalibrationSet{Name: "t", Results: []QAResult{
+		{ID: "1", Answerable: true, Answered: true, Correct: true, Confidence: 0.8},
+		{ID: "2", Answerable: false, Answered: true, Confidence: 0.4},
+		{ID: "3", Answerable: true},
+		{ID: "4", Answerable: false},
+		{ID: "5", Answerable: true, Answered: true, Correct: true, Signals: map[string]float64{"a": 1}},
+		{ID: "6", Answerable: true, Answered: true, Signals: map[string]float64{"a": 0}},
+	}}
+	c, err := FitCalibration([]CalibrationSet{set}, []string{"a"}, CalibrationOptions{WrongCost: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := c.Sets[0]
+	if rep.Questions != 6 || rep.Answerable != 4 || rep.Samples != 2 {
+		t.Fatalf("report = %+v", rep)
+	}
+	at := func(th float64) ThresholdPoint {
+		for _, p := range rep.Points {
+			if math.Abs(p.Threshold-th) < 1e-9 {
+				return p
+			}
+		}
+		t.Fatalf("no point at %v", th)
+		return ThresholdPoint{}
+	}
+	if p := at(0); p.Answered != 4 || p.Correct != 2 || p.AnsweredAccuracy != 0.5 || p.AnswerableCorrect != 0.5 {
+		t.Errorf("at 0: %+v", p)
+	}
+	if p := at(0.45); p.Answered > 3 || p.Correct < 1 {
+		t.Errorf("at 0.45 the wrong 0.4 answer is still counted: %+v", p)
+	}
+	if c.Threshold == 0 {
+		t.Errorf("threshold 0 chosen although refusing the wrong answers gains: %+v", rep.Points)
+	}
+}
+
+func TestFitCalibrationErrors(t *testing.T) {
+	sig := []string{"a"}
+	if _, err := FitCalibration(nil, sig, CalibrationOptions{}); err == nil {
+		t.Error("no sets: no error")
+	}
+	none := CalibrationSet{Name: "n", Results: []QAResult{{ID: "1", Answered: true}}}
+	if _, err := FitCalibration([]CalibrationSet{none}, sig, CalibrationOptions{}); err == nil || !strings.Contains(err.Error(), "--min-confidence 0") {
+		t.Errorf("set without signals: %v", err)
+	}
+	other := CalibrationSet{Name: "o", Results: []QAResult{{ID: "1", Answered: true, Signals: map[string]float64{"b": 1}}}}
+	if _, err := FitCalibration([]CalibrationSet{other}, sig, CalibrationOptions{}); err == nil || !strings.Contains(err.Error(), `no signal "a"`) {
+		t.Errorf("missing signal: %v", err)
+	}
+}
+
+func TestWriteCalibrationGo(t *testing.T) {
+	c := &Calibration{Signals: []string{"a", "b"}, Weights: []float64{1.5, -2}, Bias: 0.25, WrongCost: 2, Threshold: 0.45}
+	var b bytes.Buffer
+	if err := WriteCalibrationGo(&b, c, "docmind eval calibrate x.json"); err != nil {
+		t.Fatal(err)
+	}
+	src := b.String()
+	if _, err := parser.ParseFile(token.NewFileSet(), "calibration.go", src, 0); err != nil {
+		t.Fatalf("generated code does not parse: %v\n%s", err, src)
+	}
+	for _, want := range []string{"Code generated", "package judge", "1.5000, -2.0000", "calibrationBias    = 0.2500", "calibrationThreshold = 0.45"} {
+		if !strings.Contains(src, want) {
+			t.Errorf("generated code lacks %q:\n%s", want, src)
+		}
+	}
+}
