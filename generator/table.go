@@ -10,6 +10,9 @@ var (
 	reYear = regexp.MustCompile(`^(?:19|20)\d\d$`)
 )
 
+// minCellShare is the least share of a table's tokens that are values.
+const minCellShare = 0.2
+
 // isCell reports whether a token is a table value: a number, possibly with
 // a currency sign, parentheses (a negative amount) or a percent sign, or a
 // dash for nil.
@@ -31,7 +34,9 @@ func tableRows(text string) []string {
 			cells++
 		}
 	}
-	if cells < 6 {
+	// a table flattened into text is mostly values; prose that states
+	// many figures ("$8.3 billion and $8.8 billion ...") is mostly words
+	if cells < 6 || float64(cells) < minCellShare*float64(len(toks)) {
 		return nil
 	}
 	// the header: the first run of two or more years

@@ -5,7 +5,7 @@ package judge
 
 // The logistic model of CalibratedConfidence over CalibrationSignals.
 var (
-	calibrationWeights = []float64{-0.2631, -0.3937, 2.7808, 2.4056, 0.6831, -0.2829, 0.2377, 0.1672, -1.7412, -0.8247}
+	calibrationWeights = []float64{-0.2631, -0.3937, 2.7808, 2.4056, 0.6831, -0.2829, 0.2377, 0.1672, -1.7412, -0.8247, 0, 0, 0, 0}
 	calibrationBias    = -2.5686
 )
 

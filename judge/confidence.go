@@ -27,12 +27,18 @@ const DefaultMinConfidence = calibrationThreshold
 //	min_support        lowest claim support
 //	top_relevance      the best retrieved section's relevance score
 //	claims             non-abstaining claims, capped at 3, scaled to 0-1
+//	exact_focus        question_focus with the question's own words only
+//	max_missing_focus  the largest share of one focus term the best claim's
+//	                   passage does not state in the question's words
+//	answering_share    share of the claims that answer the question
+//	lead_answers       1 when the first claim answers the question
 func CalibrationSignals() []string { return slices.Clone(calibrationSignals) }
 
 var calibrationSignals = []string{
 	"guard_confidence", "question_focus", "claim_focus", "key_term_coverage",
 	"min_idf_coverage", "mean_idf_coverage", "novel_ratio", "min_support",
-	"top_relevance", "claims",
+	"top_relevance", "claims", "exact_focus", "max_missing_focus",
+	"answering_share", "lead_answers",
 }
 
 // CalibrationInputs returns the answer's calibration signals (named by
@@ -66,7 +72,8 @@ func (a *Assessment) CalibrationInputs() []float64 {
 		a.Confidence(), a.Focus, a.ClaimFocus, a.KeyTermCoverage,
 		feature("min_idf_coverage"), feature("mean_idf_coverage"),
 		feature("novel_ratio"), feature("min_support"),
-		top, float64(min(n, 3)) / 3,
+		top, float64(min(n, 3)) / 3, a.ExactFocus, a.MaxMissingFocus,
+		a.AnsweringShare, b2f(a.LeadAnswers),
 	}
 }
 
@@ -99,4 +106,11 @@ func (a *Assessment) signals() map[string]float64 {
 		m[name] = math.Round(x[i]*1e6) / 1e6
 	}
 	return m
+}
+
+func b2f(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
 }

@@ -331,6 +331,12 @@ type Assessment struct {
 	Frame             *relevance.Frame
 	AnsweringClaims   int
 	Focus, ClaimFocus float64
+	// ExactFocus is the best claim's focus share in the question's own
+	// words, MaxMissingFocus the largest share of one focus term that
+	// claim's passage does not state; AnsweringShare the share of claims
+	// that answer; LeadAnswers whether the first claim does.
+	ExactFocus, MaxMissingFocus, AnsweringShare float64
+	LeadAnswers                                 bool
 	// Features are the answer's signals for a learned risk model, named
 	// by FeatureNames (see RiskModel).
 	Features         []float64

@@ -115,7 +115,13 @@ func (d *Deterministic) relevanceCheck(ctx context.Context, a *Assessment, req s
 				break
 			}
 		}
+		if judged == 0 {
+			a.LeadAnswers = res.OK()
+		}
 		judged++
+		if judged == 1 || res.ExactFocus > a.ExactFocus {
+			a.ExactFocus, a.MaxMissingFocus = res.ExactFocus, res.MaxMissing
+		}
 		c.Focus = res.Focus
 		c.ClaimFocus = res.ClaimFocus
 		a.ClaimFocus = math.Max(a.ClaimFocus, res.ClaimFocus)
@@ -147,6 +153,9 @@ func (d *Deterministic) relevanceCheck(ctx context.Context, a *Assessment, req s
 		a.Issues = append(a.Issues, Issue{IssueOffQuestion, -1, "the answer does not answer the question: " + strings.Join(parts, "; ")})
 	}
 	a.AnsweringClaims = answering
+	if judged > 0 {
+		a.AnsweringShare = float64(answering) / float64(judged)
+	}
 	return nil
 }
 

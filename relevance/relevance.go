@@ -29,6 +29,7 @@ package relevance
 
 import (
 	"fmt"
+	"math"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -173,7 +174,8 @@ func Analyze(question string) Frame {
 			addP("may")
 		}
 	}
-	// entities: runs of capitalised words, not the question's first word
+	// entities: runs of capitalised words (a possessive ends one), not the
+	// question's first word
 	// when it is capitalised only as an opener, nor months, quarters or
 	// the pronoun "I"
 	var cur []string
@@ -189,6 +191,9 @@ func Analyze(question string) Frame {
 			!months[lw] && !(lw == "may" && seenP["may"]) && lw != "i" && reQuarter.FindString(w) == "" && !reYear.MatchString(w)
 		if name {
 			cur = append(cur, w)
+			if strings.HasSuffix(w, "'s") || strings.HasSuffix(w, "’s") {
+				flush() // "Apple's iPhone": two names, each checked on its own
+			}
 			continue
 		}
 		flush()
@@ -588,6 +593,10 @@ type Result struct {
 	MissingFocus []string
 	// ClaimFocus is Focus over the statement and heading alone.
 	ClaimFocus float64
+	// ExactFocus is Focus with the focus terms' own stems only (no
+	// synonyms or related words); MaxMissing the largest weighted share
+	// of one focus term the passage does not state in those words.
+	ExactFocus, MaxMissing float64
 }
 
 // OK reports whether no check failed.
@@ -626,8 +635,9 @@ func (f Frame) Check(c Context, ch Checks, match Matcher, weight Weigher) Result
 			res.Findings = append(res.Findings, Finding{"quantity", fmt.Sprintf("the question states %s, which the answer's passage does not", quoteList(q))})
 		}
 	}
-	res.Focus, res.MissingFocus = f.focus(around, match, weight)
-	res.ClaimFocus, _ = f.focus(NewText(c.Claim+"\n"+c.Heading), match, weight)
+	res.Focus, res.MissingFocus, _ = f.focus(around, match, weight)
+	res.ClaimFocus, _, _ = f.focus(NewText(c.Claim+"\n"+c.Heading), match, weight)
+	res.ExactFocus, _, res.MaxMissing = f.focus(around, nil, weight)
 	if ch.Focus && res.Focus < ch.MinFocus {
 		res.Findings = append(res.Findings, Finding{"focus", fmt.Sprintf("the answer does not address %s", quoteList(res.MissingFocus))})
 	}
@@ -688,12 +698,11 @@ func quoteList(ws []string) string {
 }
 
 // focus returns the weighted share of the focus terms x addresses.
-func (f Frame) focus(x Text, match Matcher, weight Weigher) (float64, []string) {
+func (f Frame) focus(x Text, match Matcher, weight Weigher) (share float64, missing []string, maxMissing float64) {
 	if len(f.Focus) == 0 {
-		return 1, nil
+		return 1, nil, 0
 	}
 	var got, total float64
-	var missing []string
 	for _, t := range f.Focus {
 		w := 1.0
 		if weight != nil {
@@ -704,12 +713,13 @@ func (f Frame) focus(x Text, match Matcher, weight Weigher) (float64, []string) 
 			got += w
 		} else {
 			missing = append(missing, t)
+			maxMissing = math.Max(maxMissing, w)
 		}
 	}
 	if total == 0 {
-		return 1, missing
+		return 1, missing, 0
 	}
-	return got / total, missing
+	return got / total, missing, maxMissing / total
 }
 
 // Tokens returns the folded tokens of x.

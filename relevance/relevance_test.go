@@ -1,6 +1,7 @@
 package relevance
 
 import (
+	"reflect"
 	"strings"
 	"testing"
 
@@ -11,6 +12,9 @@ func TestAnalyze(t *testing.T) {
 	f := Analyze("What were Oracle's total revenues in fiscal 2023?")
 	if f.Type != TypeAmount || len(f.Entities) != 1 || f.Entities[0] != "Oracle's" || len(f.Periods) != 1 || f.Periods[0] != "2023" {
 		t.Fatalf("frame: %+v", f)
+	}
+	if f := Analyze("What were Apple's iPhone net sales in fiscal 2022?"); !reflect.DeepEqual(f.Entities, []string{"Apple's", "iPhone"}) {
+		t.Errorf("a possessive ends a name: entities %q", f.Entities)
 	}
 	for q, want := range map[string]AnswerType{
 		"How many weeks of parental leave do employees get?":    TypeDuration,
