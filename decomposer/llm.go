@@ -14,7 +14,13 @@ import (
 	"github.com/docmind/docmind/schema"
 )
 
-// LLMOptions tunes the LLM decomposer. The zero value is usable.
+// DefaultMaxTokens bounds the decomposer's reply when LLMOptions.MaxTokens
+// is 0; a decomposition is a short JSON object.
+const DefaultMaxTokens = 512
+
+// LLMOptions tunes the LLM decomposer. The zero value is usable: it sends
+// max_tokens DefaultMaxTokens and temperature 0 (a decomposition should not
+// vary from run to run) unless Settings says otherwise.
 type LLMOptions struct {
 	llm.Settings
 	// Fallback decomposes the question when the model's reply cannot be
@@ -32,7 +38,10 @@ type LLM struct {
 }
 
 // NewLLM returns a decomposer over model.
-func NewLLM(model llms.Model, opts LLMOptions) *LLM { return &LLM{model: model, opts: opts} }
+func NewLLM(model llms.Model, opts LLMOptions) *LLM {
+	opts.Settings = opts.Settings.Or(llm.Settings{MaxTokens: DefaultMaxTokens, Temperature: llm.Temperature(0)})
+	return &LLM{model: model, opts: opts}
+}
 
 var _ schema.Decomposer = (*LLM)(nil)
 

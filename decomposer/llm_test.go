@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/docmind/docmind/decomposer"
+	"github.com/docmind/docmind/llm"
 	"github.com/docmind/docmind/llm/openai"
 	"github.com/docmind/docmind/llm/openaitest"
 	"github.com/docmind/docmind/prompts"
@@ -88,5 +89,40 @@ func TestLLMDecomposerEmptyQuery(t *testing.T) {
 	}
 	if srv.Calls("") != 0 {
 		t.Error("empty question reached the model")
+	}
+}
+
+// Every decomposition request bounds the reply and asks for temperature 0
+// explicitly (go-openai would drop a zero temperature).
+func TestLLMDecomposerSendsMaxTokensAndTemperature(t *testing.T) {
+	srv := openaitest.New(t)
+	srv.Check(openaitest.RequireMaxTokens)
+	srv.Script(openaitest.RouteDecomposition, openaitest.Reply{Content: "no"}, openaitest.Reply{Content: `{"intent":"amount","sub_queries":["q?"]}`})
+	m, err := openai.New(openai.WithBaseURL(srv.URL), openai.WithModel("m"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := decomposer.NewLLM(m, decomposer.LLMOptions{}).Decompose(context.Background(), "q?"); err != nil {
+		t.Fatal(err)
+	}
+	reqs := srv.Requests()
+	if len(reqs) != 2 {
+		t.Fatalf("requests = %d, want 2 (the reply and the repair)", len(reqs))
+	}
+	for _, r := range reqs {
+		if r.MaxTokens() != decomposer.DefaultMaxTokens {
+			t.Errorf("max tokens = %d, want %d: %s", r.MaxTokens(), decomposer.DefaultMaxTokens, r.Raw)
+		}
+		if !r.HasKey("temperature") || r.Body.Temperature > 1e-3 {
+			t.Errorf("temperature not sent as ~0: %s", r.Raw)
+		}
+	}
+	m2, _ := openai.New(openai.WithBaseURL(srv.URL), openai.WithModel("m"))
+	srv.Script(openaitest.RouteDecomposition, openaitest.Reply{Content: `{"intent":"amount","sub_queries":["q?"]}`})
+	if _, err := decomposer.NewLLM(m2, decomposer.LLMOptions{Settings: llm.Settings{MaxTokens: 77}}).Decompose(context.Background(), "q?"); err != nil {
+		t.Fatal(err)
+	}
+	if r, _ := srv.Last(openaitest.RouteDecomposition); r.MaxTokens() != 77 {
+		t.Errorf("configured max tokens = %d, want 77", r.MaxTokens())
 	}
 }

@@ -6,9 +6,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/docmind/docmind"
 	"github.com/docmind/docmind/eval"
 	"github.com/docmind/docmind/judge"
-	"github.com/docmind/docmind/llm"
 	"github.com/docmind/docmind/schema"
 )
 
@@ -40,6 +40,10 @@ Offline, the judge's thresholds are chosen by cross-validation split by source
 			if len(c.Files) == 0 {
 				return usageError{cmd: cmd.Name(), err: errors.New("no data: pass --ragtruth FILE")}
 			}
+			limits, err := pf.tokenLimits(cmd)
+			if err != nil {
+				return err
+			}
 			models, err := a.models(&pf)
 			if err != nil {
 				return err
@@ -47,7 +51,7 @@ Offline, the judge's thresholds are chosen by cross-validation split by source
 			if models.Offline() {
 				c.Candidates = eval.OfflineSweep
 			} else {
-				j := judge.NewLLM(models.Judge, judge.LLMOptions{Settings: llm.Settings{ModelName: models.JudgeName}})
+				j := judge.NewLLM(models.Judge, judge.LLMOptions{Settings: docmind.JudgeSettings(models.JudgeName, limits.Judge)})
 				c.Judges = []eval.NamedJudge{{Name: "llm:" + models.JudgeName, Judge: j}}
 				c.CVFolds = 0
 			}

@@ -227,3 +227,29 @@ func TestAskLLMModeRateLimitedThenAnswers(t *testing.T) {
 		t.Errorf("stderr has %d lines, want only the mode line:\n%s", n, r.stderr)
 	}
 }
+
+// Every LLM call of a run bounds its reply (max_tokens), --max-tokens
+// changes a stage's bound, and the decomposer and judge send temperature 0
+// explicitly.
+func TestAskLLMModeSendsMaxTokensAndTemperature(t *testing.T) {
+	srv := openaitest.New(t)
+	srv.Check(openaitest.RequireMaxTokens)
+	contractModel(t, srv, "5%", "1.5%")
+	r := runCLI(t, llmEnv(srv), "ask", "--docs", "examples/contract", "--max-tokens", "judge=4321", "What are the penalties?")
+	if r.code != exitOK {
+		t.Fatalf("exit %d; stderr:\n%s", r.code, r.stderr)
+	}
+	want := map[string]int{openaitest.RouteDecomposition: 512, openaitest.RouteVerdict: 4321}
+	for _, req := range srv.Requests() {
+		if n, ok := want[req.Route]; ok && req.MaxTokens() != n {
+			t.Errorf("%s request max tokens = %d, want %d", req.Route, req.MaxTokens(), n)
+		}
+		if _, ok := want[req.Route]; ok && (!req.HasKey("temperature") || req.Body.Temperature > 1e-3) {
+			t.Errorf("%s request does not send temperature 0: %s", req.Route, req.Raw)
+		}
+	}
+	r = runCLI(t, llmEnv(srv), "ask", "--docs", "examples/contract", "--max-tokens", "judge=0", "q?")
+	if r.code != exitUsage || !strings.Contains(r.stderr, "--max-tokens judge=0") {
+		t.Errorf("--max-tokens judge=0: exit %d, stderr:\n%s", r.code, r.stderr)
+	}
+}

@@ -27,6 +27,7 @@ type pipelineFlags struct {
 	baseURL    string
 	timeout    time.Duration
 	noStream   bool
+	maxTokens  map[string]int
 }
 
 func (pf *pipelineFlags) register(cmd *cobra.Command) {
@@ -49,6 +50,10 @@ func (a *app) buildPipeline(ctx context.Context, cmd *cobra.Command, pf *pipelin
 	if pf.minConf < 0 || pf.minConf > 1 {
 		return nil, usageError{cmd: cmd.Name(), err: fmt.Errorf("--min-confidence must be between 0 and 1, got %v", pf.minConf)}
 	}
+	limits, err := pf.tokenLimits(cmd)
+	if err != nil {
+		return nil, err
+	}
 	sources, err := a.documentSource(ctx, pf)
 	if err != nil {
 		return nil, err
@@ -68,7 +73,7 @@ func (a *app) buildPipeline(ctx context.Context, cmd *cobra.Command, pf *pipelin
 	}
 	if !models.Offline() {
 		opts = append(opts, docmind.WithLLM(models.Main), docmind.WithJudgeLLM(models.Judge),
-			docmind.WithModelNames(models.Name, models.JudgeName))
+			docmind.WithModelNames(models.Name, models.JudgeName), docmind.WithTokenLimits(limits))
 		if pf.noStream {
 			opts = append(opts, docmind.WithoutStreaming())
 		}
@@ -102,6 +107,32 @@ func (pf *pipelineFlags) registerLLM(cmd *cobra.Command) {
 	f.StringVar(&pf.judgeModel, "judge-model", "", "model for the judge (default: $DOCMIND_JUDGE_MODEL, then --model)")
 	f.StringVar(&pf.baseURL, "base-url", "", "OpenAI-compatible endpoint (default: $OPENAI_BASE_URL)")
 	f.DurationVar(&pf.timeout, "timeout", 0, "timeout for each LLM call (default 2m)")
+	d := docmind.DefaultTokenLimits()
+	f.StringToIntVar(&pf.maxTokens, "max-tokens", nil, fmt.Sprintf("max_tokens per LLM stage, e.g. judge=4096,generate=2048 (defaults: decompose=%d, generate=%d, judge=%d, rewrite=%d)",
+		d.Decompose, d.Generate, d.Judge, d.Rewrite))
+}
+
+// tokenLimits reads --max-tokens.
+func (pf *pipelineFlags) tokenLimits(cmd *cobra.Command) (docmind.TokenLimits, error) {
+	var l docmind.TokenLimits
+	for stage, n := range pf.maxTokens {
+		if n <= 0 {
+			return l, usageError{cmd: cmd.Name(), err: fmt.Errorf("--max-tokens %s=%d: the limit must be a positive number of tokens", stage, n)}
+		}
+		switch stage {
+		case "decompose":
+			l.Decompose = n
+		case "generate":
+			l.Generate = n
+		case "judge":
+			l.Judge = n
+		case "rewrite":
+			l.Rewrite = n
+		default:
+			return l, usageError{cmd: cmd.Name(), err: fmt.Errorf("--max-tokens: unknown stage %q (use decompose, generate, judge or rewrite)", stage)}
+		}
+	}
+	return l, nil
 }
 
 // documentSource returns where answers come from: the documents of --docs,
