@@ -253,3 +253,29 @@ func TestAskLLMModeSendsMaxTokensAndTemperature(t *testing.T) {
 		t.Errorf("--max-tokens judge=0: exit %d, stderr:\n%s", r.code, r.stderr)
 	}
 }
+
+// A judge whose verdict is cut off at its token limit gives an unverified
+// verdict that names the truncation (exit 3), after one retry with twice
+// the room; the cut-off JSON is never parsed.
+func TestAskLLMModeTruncatedVerdict(t *testing.T) {
+	srv := openaitest.New(t)
+	contractModel(t, srv, "1.5%")
+	cut := `{"claims": [{"claim": "Client shall be assessed a late fee per month", "section_id": "S1", "quote": "late fee", "supported": true, "contradiction": "", "reason": ""}, {"claim": "The fee is`
+	srv.Always(openaitest.RouteVerdict, openaitest.Reply{Content: cut, FinishReason: "length"})
+	r := runCLI(t, llmEnv(srv), "ask", "--docs", "examples/contract", "--max-retries", "0", "--max-tokens", "judge=300", "What are the penalties?")
+	if r.code != exitFallback {
+		t.Fatalf("exit %d, want %d; stderr:\n%s\nstdout:\n%s", r.code, exitFallback, r.stderr, r.stdout)
+	}
+	if !strings.Contains(r.stdout, "unverified: the model's reply was cut off at 600 tokens") {
+		t.Errorf("stdout does not name the truncation:\n%s", r.stdout)
+	}
+	var maxTokens []int
+	for _, req := range srv.Requests() {
+		if req.Route == openaitest.RouteVerdict {
+			maxTokens = append(maxTokens, req.MaxTokens())
+		}
+	}
+	if fmt.Sprint(maxTokens) != "[300 600]" {
+		t.Errorf("verdict requests' max tokens = %v, want [300 600] (once more with twice the room)", maxTokens)
+	}
+}
