@@ -10,6 +10,7 @@ import (
 
 	openai "github.com/sashabaranov/go-openai"
 
+	"github.com/docmind/docmind/decomposer"
 	"github.com/docmind/docmind/llm/openaitest"
 )
 
@@ -277,5 +278,29 @@ func TestAskLLMModeTruncatedVerdict(t *testing.T) {
 	}
 	if fmt.Sprint(maxTokens) != "[300 600]" {
 		t.Errorf("verdict requests' max tokens = %v, want [300 600] (once more with twice the room)", maxTokens)
+	}
+}
+
+// When the model's decomposition cannot be parsed twice, the rule-based one
+// is used: the state records it, stderr says it, and the intent is one of
+// the schema's enum.
+func TestAskLLMModeDecompositionFallback(t *testing.T) {
+	srv := openaitest.New(t)
+	contractModel(t, srv, "1.5%")
+	srv.Script(openaitest.RouteDecomposition, openaitest.Reply{Content: "I think it is about fees"}, openaitest.Reply{Content: "fees, really"})
+	r := runCLI(t, llmEnv(srv), "ask", "--docs", "examples/contract", "--json", "What are the late payment penalties?")
+	if r.code != exitOK {
+		t.Fatalf("exit %d; stderr:\n%s", r.code, r.stderr)
+	}
+	st := decodeState(t, r.stdout)
+	d := st.Decomposition
+	if d == nil || !strings.Contains(d.Fallback, "used the rule-based decomposition") {
+		t.Fatalf("decomposition = %+v, want the fallback recorded", d)
+	}
+	if !decomposer.IsIntent(d.Intent) {
+		t.Errorf("intent %q is outside the schema's enum %v", d.Intent, decomposer.Intents)
+	}
+	if !strings.Contains(r.stderr, "docmind: decomposition: the model's reply could not be parsed after a repair attempt") {
+		t.Errorf("stderr does not say the decomposition fell back:\n%s", r.stderr)
 	}
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -68,9 +69,7 @@ func (a *app) buildPipeline(ctx context.Context, cmd *cobra.Command, pf *pipelin
 		docmind.WithMinConfidence(pf.minConf),
 		docmind.WithLogger(a.logger()),
 	)
-	if obs != nil {
-		opts = append(opts, docmind.WithObserver(obs))
-	}
+	opts = append(opts, docmind.WithObserver(fallbackNotice{w: a.stderr, next: obs}))
 	if !models.Offline() {
 		opts = append(opts, docmind.WithLLM(models.Main), docmind.WithJudgeLLM(models.Judge),
 			docmind.WithModelNames(models.Name, models.JudgeName), docmind.WithTokenLimits(limits))
@@ -170,4 +169,22 @@ func (a *app) documentSource(ctx context.Context, pf *pipelineFlags) ([]docmind.
 		}
 	}
 	return []docmind.Option{docmind.WithSections(sections)}, nil
+}
+
+// fallbackNotice says on stderr when a stage fell back from the model's
+// reply (the decomposition's Fallback), then passes events on to next.
+type fallbackNotice struct {
+	w    io.Writer
+	next schema.Observer
+}
+
+// OnEvent implements schema.Observer.
+func (f fallbackNotice) OnEvent(ctx context.Context, ev schema.Event) {
+	if ev.Type == schema.EventNodeEnd && ev.Node == schema.NodeDecompose && ev.State != nil &&
+		ev.State.Decomposition != nil && ev.State.Decomposition.Fallback != "" {
+		fmt.Fprintf(f.w, "docmind: %s\n", oneLineText(ev.State.Decomposition.Fallback))
+	}
+	if f.next != nil {
+		f.next.OnEvent(ctx, ev)
+	}
 }
