@@ -171,7 +171,7 @@ func Classify(err error) (kind Kind, status int, retryAfter time.Duration) {
 	}
 	var ne net.Error
 	if errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.ECONNREFUSED) ||
-		errors.Is(err, syscall.EPIPE) || errors.Is(err, io.ErrUnexpectedEOF) ||
+		errors.Is(err, syscall.EPIPE) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) ||
 		(errors.As(err, &ne) && ne.Timeout()) {
 		return KindNetwork, 0, 0
 	}
@@ -251,6 +251,8 @@ func rootCause(err error) string {
 		return "connection reset"
 	case errors.Is(err, io.ErrUnexpectedEOF):
 		return "connection closed mid-response"
+	case errors.Is(err, io.EOF):
+		return "the server closed the connection before replying"
 	}
 	for {
 		next := errors.Unwrap(err)

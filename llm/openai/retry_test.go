@@ -90,6 +90,22 @@ func TestRetryPaths(t *testing.T) {
 			wantSleep: []time.Duration{750 * time.Microsecond},
 		},
 		{
+			name:      "connection closed before any response, then success",
+			replies:   []openaitest.Reply{{Hangup: true}, {Reset: true}, {Content: "ok"}},
+			policy:    llm.RetryPolicy{BaseDelay: time.Millisecond},
+			wantCalls: 3,
+			wantSleep: []time.Duration{750 * time.Microsecond, 1500 * time.Microsecond},
+		},
+		{
+			name:      "connection closed before any response, every time",
+			replies:   repeat(openaitest.Reply{Hangup: true}, 2),
+			policy:    llm.RetryPolicy{MaxAttempts: 2, BaseDelay: time.Millisecond},
+			wantErr:   "cannot reach OpenAI after 2 attempts: the server closed the connection before replying",
+			wantKind:  llm.KindNetwork,
+			wantCalls: 2,
+			wantSleep: []time.Duration{750 * time.Microsecond},
+		},
+		{
 			name: "slow first attempt, fast second",
 			replies: []openaitest.Reply{
 				{Content: "late", Delay: 30 * time.Second},

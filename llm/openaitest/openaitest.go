@@ -29,6 +29,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -80,6 +81,13 @@ type Reply struct {
 	FinishReason openai.FinishReason
 	// Model overrides the model echoed back (default: the request's).
 	Model string
+	// Hangup closes the connection without writing anything (after
+	// Delay): the client sees the connection end before any response
+	// (EOF).
+	Hangup bool
+	// Reset is Hangup with a TCP reset instead of an orderly close: the
+	// client sees "connection reset by peer".
+	Reset bool
 }
 
 // RetryAfter returns a header map with Retry-After set to v (seconds or
@@ -464,6 +472,10 @@ func writeScripted(w http.ResponseWriter, r *http.Request, reply Reply) (status 
 	if reply.Delay > 0 && !sleep(r, reply.Delay) {
 		return 0, true
 	}
+	if reply.Hangup || reply.Reset {
+		hangup(w, reply.Reset)
+		return 0, true
+	}
 	for k, vs := range reply.Header {
 		for _, v := range vs {
 			w.Header().Add(k, v)
@@ -488,6 +500,20 @@ func writeScripted(w http.ResponseWriter, r *http.Request, reply Reply) (status 
 		return status, true
 	}
 	return status, false
+}
+
+// hangup closes the request's connection without a response; with reset,
+// it makes the close a TCP reset (SO_LINGER 0).
+func hangup(w http.ResponseWriter, reset bool) {
+	conn, _, err := http.NewResponseController(w).Hijack()
+	if err != nil {
+		writeError(w, http.StatusInternalServerError, "openaitest: cannot hang up: "+err.Error())
+		return
+	}
+	if tc, ok := conn.(*net.TCPConn); ok && reset {
+		_ = tc.SetLinger(0)
+	}
+	_ = conn.Close()
 }
 
 func writeError(w http.ResponseWriter, status int, msg string) {
