@@ -48,12 +48,14 @@ func (a *app) askCmd() *cobra.Command {
 				// Offline answers are extracted whole: nothing to stream.
 				printer.off, stream = true, false
 			}
-			st, err := p.Ask(ctx, joinArgs(args))
+			rctx, cancel := pf.runContext(ctx)
+			defer cancel()
+			st, err := p.Ask(rctx, joinArgs(args))
 			if err != nil {
 				if errors.Is(err, docmind.ErrEmptyQuery) {
 					return usageError{cmd: c.Name(), err: err}
 				}
-				return err
+				return runError(rctx, err)
 			}
 			if asJSON {
 				if err := writeJSON(a.stdout, st); err != nil {

@@ -71,7 +71,10 @@ Type /quit (or end the input) to leave.`,
 				if q == "/quit" || q == "/exit" {
 					break
 				}
-				res, err := m.Ask(ctx, thread, q)
+				rctx, cancel := pf.runContext(ctx)
+				res, err := m.Ask(rctx, thread, q)
+				err = runError(rctx, err)
+				cancel()
 				if err != nil {
 					if ctx.Err() != nil {
 						return ctx.Err()

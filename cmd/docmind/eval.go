@@ -59,8 +59,15 @@ Offline, the judge's thresholds are chosen by cross-validation split by source
 			if isTerminal(a.stderr) && !c.JSON {
 				c.Progress = a.stderr
 			}
-			_, err = c.Run(cmd.Context())
-			return err
+			ctx := cmd.Context()
+			if pf.timeout > 0 {
+				// --timeout bounds the whole evaluation here
+				var cancel context.CancelFunc
+				ctx, cancel = pf.runContext(ctx)
+				defer cancel()
+			}
+			_, err = c.Run(ctx)
+			return runError(ctx, err)
 		},
 	}
 	f := cmd.Flags()
@@ -146,7 +153,12 @@ the figure) when a figure misses its threshold.`,
 				return err
 			}
 			c.File = args[0]
-			c.Ask = func(ctx context.Context, q string) (*schema.State, error) { return p.Ask(ctx, q) }
+			c.Ask = func(ctx context.Context, q string) (*schema.State, error) {
+				rctx, cancel := pf.runContext(ctx)
+				defer cancel()
+				st, err := p.Ask(rctx, q)
+				return st, runError(rctx, err)
+			}
 			c.Stdout = a.stdout
 			if isTerminal(a.stderr) && !c.JSON {
 				c.Progress = a.stderr

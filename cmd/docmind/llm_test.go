@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	openai "github.com/sashabaranov/go-openai"
 
@@ -302,5 +303,28 @@ func TestAskLLMModeDecompositionFallback(t *testing.T) {
 	}
 	if !strings.Contains(r.stderr, "docmind: decomposition: the model's reply could not be parsed after a repair attempt") {
 		t.Errorf("stderr does not say the decomposition fell back:\n%s", r.stderr)
+	}
+}
+
+// A hung server is bounded by --timeout, the deadline of the whole run:
+// the calls share it (each attempt gets its share of what is left) and the
+// error is one line naming the deadline.
+func TestAskLLMModeHungServerMeetsTheRunDeadline(t *testing.T) {
+	srv := openaitest.New(t)
+	srv.Always(openaitest.RouteDecomposition, openaitest.Reply{Content: "{}", Delay: time.Hour})
+	start := time.Now()
+	r := runCLI(t, llmEnv(srv), "ask", "--docs", "examples/contract", "--timeout", "3s", "What are the penalties?")
+	if took := time.Since(start); took > 15*time.Second {
+		t.Errorf("took %v with --timeout 3s", took)
+	}
+	if r.code != exitError {
+		t.Fatalf("exit %d, want %d; stderr:\n%s", r.code, exitError, r.stderr)
+	}
+	lines := strings.Split(strings.TrimSpace(r.stderr), "\n")
+	if last := lines[len(lines)-1]; last != "docmind: the run did not finish within --timeout 3s" {
+		t.Errorf("stderr = %q, want the deadline named on one line", r.stderr)
+	}
+	if got := srv.Calls(openaitest.RouteDecomposition); got < 2 {
+		t.Errorf("decomposition requests = %d, want the call retried within the deadline", got)
 	}
 }

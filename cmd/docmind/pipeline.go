@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"time"
@@ -88,7 +89,6 @@ func (a *app) models(pf *pipelineFlags) (providers.Models, error) {
 		Model:      pf.model,
 		JudgeModel: pf.judgeModel,
 		BaseURL:    pf.baseURL,
-		Timeout:    pf.timeout,
 	})
 	if err != nil {
 		return providers.Models{}, err
@@ -105,10 +105,41 @@ func (pf *pipelineFlags) registerLLM(cmd *cobra.Command) {
 	f.StringVar(&pf.model, "model", "", "LLM model (default: $DOCMIND_MODEL, then the provider's default)")
 	f.StringVar(&pf.judgeModel, "judge-model", "", "model for the judge (default: $DOCMIND_JUDGE_MODEL, then --model)")
 	f.StringVar(&pf.baseURL, "base-url", "", "OpenAI-compatible endpoint (default: $OPENAI_BASE_URL)")
-	f.DurationVar(&pf.timeout, "timeout", 0, "timeout for each LLM call (default 2m)")
+	f.DurationVar(&pf.timeout, "timeout", 0, fmt.Sprintf("deadline for the whole run of a question, every LLM call and retry included (default %s); each call gets at most %s and its share of the time left",
+		defaultRunTimeout, providers.DefaultTimeout))
 	d := docmind.DefaultTokenLimits()
 	f.StringToIntVar(&pf.maxTokens, "max-tokens", nil, fmt.Sprintf("max_tokens per LLM stage, e.g. judge=4096,generate=2048 (defaults: decompose=%d, generate=%d, judge=%d, rewrite=%d)",
 		d.Decompose, d.Generate, d.Judge, d.Rewrite))
+}
+
+// defaultRunTimeout bounds the run of one question when --timeout is not
+// given.
+const defaultRunTimeout = 10 * time.Minute
+
+// runContext bounds the run of one question by --timeout.
+func (pf *pipelineFlags) runContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	d := pf.timeout
+	if d <= 0 {
+		d = defaultRunTimeout
+	}
+	return context.WithTimeoutCause(ctx, d, &deadlineError{d})
+}
+
+// deadlineError is why a run stopped at its --timeout.
+type deadlineError struct{ d time.Duration }
+
+func (e *deadlineError) Error() string {
+	return fmt.Sprintf("the run did not finish within --timeout %s", e.d)
+}
+
+// runError words the error of a run whose context came from runContext:
+// a passed deadline says which --timeout it was.
+func runError(ctx context.Context, err error) error {
+	var de *deadlineError
+	if err != nil && ctx.Err() != nil && errors.As(context.Cause(ctx), &de) {
+		return de
+	}
+	return err
 }
 
 // tokenLimits reads --max-tokens.
@@ -139,7 +170,7 @@ func (pf *pipelineFlags) tokenLimits(cmd *cobra.Command) (docmind.TokenLimits, e
 // location), opened for this command and closed when it ends.
 func (a *app) documentSource(ctx context.Context, pf *pipelineFlags) ([]docmind.Option, error) {
 	if pf.docs == "" {
-		emb, err := a.embedding(providers.Config{Provider: pf.provider, BaseURL: pf.baseURL, Timeout: pf.timeout, EmbedModel: pf.embedModel})
+		emb, err := a.embedding(providers.Config{Provider: pf.provider, BaseURL: pf.baseURL, EmbedModel: pf.embedModel})
 		if err != nil {
 			return nil, err
 		}

@@ -86,7 +86,7 @@ func (a *app) manager(ctx context.Context, c *cobra.Command, pf *pipelineFlags, 
 		cfg.Runner = p.Runner()
 		cfg.Rewriter = threads.Rules{}
 		if p.Mode() != "offline" {
-			models, err := providers.FromEnv(a.getenv, providers.Config{Provider: pf.provider, Model: pf.model, BaseURL: pf.baseURL, Timeout: pf.timeout})
+			models, err := providers.FromEnv(a.getenv, providers.Config{Provider: pf.provider, Model: pf.model, BaseURL: pf.baseURL})
 			if err != nil {
 				return nil, err
 			}
@@ -124,9 +124,11 @@ func (a *app) askInThread(c *cobra.Command, pf *pipelineFlags, tf *threadFlags, 
 	if thread == "" {
 		thread = "ask-" + threads.NewRunID()[:8]
 	}
-	res, err := m.Ask(ctx, thread, question)
+	rctx, cancel := pf.runContext(ctx)
+	defer cancel()
+	res, err := m.Ask(rctx, thread, question)
 	if err != nil {
-		return err
+		return runError(rctx, err)
 	}
 	return a.printResult(res, asJSON, stream)
 }

@@ -208,3 +208,26 @@ func repeat(r openaitest.Reply, n int) []openaitest.Reply {
 func withStream(into *strings.Builder) llms.CallOption {
 	return llms.WithStreamingFunc(func(_ context.Context, c []byte) error { into.Write(c); return nil })
 }
+
+// With a deadline for the whole run, a hung server does not take
+// MaxAttempts × Timeout: each attempt gets its share of the time left, so
+// every attempt is made and the error comes at the deadline.
+func TestRetrySharesTheRunDeadline(t *testing.T) {
+	srv := openaitest.New(t)
+	srv.Always(openaitest.RouteGenerate, openaitest.Reply{Content: "late", Delay: time.Hour})
+	m := newModel(t, srv, openai.WithEndpointName("OpenAI"))
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	start := time.Now()
+	_, err := llm.WithRetry(m, llm.RetryPolicy{Timeout: 2 * time.Minute, BaseDelay: time.Millisecond, Endpoint: "OpenAI"}).Call(ctx, "hi")
+	if took := time.Since(start); took > 4*time.Second {
+		t.Errorf("took %v with a 2 s deadline", took)
+	}
+	var le *llm.Error
+	if !errors.As(err, &le) || err.Error() != "call to OpenAI stopped: the run's deadline passed" {
+		t.Errorf("err = %v", err)
+	}
+	if got := srv.Calls(""); got != llm.DefaultMaxAttempts {
+		t.Errorf("calls = %d, want %d: each attempt gets a share of the time left", got, llm.DefaultMaxAttempts)
+	}
+}
