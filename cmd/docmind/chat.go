@@ -81,6 +81,13 @@ Type /quit (or end the input) to leave.`,
 					}
 					fmt.Fprintf(a.stderr, "docmind: %s\n", oneLine(err))
 					failed = true
+					if asJSON {
+						b, jerr := json.Marshal(failedRun(res, err))
+						if jerr != nil {
+							return jerr
+						}
+						fmt.Fprintf(a.stdout, "%s\n", b)
+					}
 					continue
 				}
 				if asJSON {

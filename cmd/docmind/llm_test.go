@@ -13,6 +13,7 @@ import (
 
 	"github.com/docmind/docmind/decomposer"
 	"github.com/docmind/docmind/llm/openaitest"
+	"github.com/docmind/docmind/schema"
 )
 
 // The tests below run `docmind ask` in LLM mode end to end: the real
@@ -326,5 +327,48 @@ func TestAskLLMModeHungServerMeetsTheRunDeadline(t *testing.T) {
 	}
 	if got := srv.Calls(openaitest.RouteDecomposition); got < 2 {
 		t.Errorf("decomposition requests = %d, want the call retried within the deadline", got)
+	}
+}
+
+// ask --json prints the state the run reached and the error when the run
+// fails, in and out of a thread; stderr keeps its one error line.
+func TestAskLLMModeJSONOnError(t *testing.T) {
+	for _, thread := range []bool{false, true} {
+		srv := openaitest.New(t)
+		contractModel(t, srv, "1.5%")
+		srv.Always(openaitest.RouteGenerate, openaitest.Reply{Status: 400, Message: "context length exceeded"})
+		args := []string{"ask", "--docs", "examples/contract", "--json", "What are the penalties?"}
+		if thread {
+			args = append(args, "--thread", "t1")
+		}
+		r := runCLI(t, llmEnv(srv), args...)
+		if r.code != exitError {
+			t.Fatalf("thread=%v: exit %d, want %d; stderr:\n%s", thread, r.code, exitError, r.stderr)
+		}
+		var out struct {
+			schema.State
+			Error string        `json:"error"`
+			Run   *struct{}     `json:"run"`
+			In    *schema.State `json:"state"`
+		}
+		if err := json.Unmarshal([]byte(r.stdout), &out); err != nil {
+			t.Fatalf("thread=%v: stdout is not one JSON object: %v\n%s", thread, err, r.stdout)
+		}
+		st := &out.State
+		if thread {
+			if out.Run == nil || out.In == nil {
+				t.Fatalf("thread=%v: no run or state in %s", thread, r.stdout)
+			}
+			st = out.In
+		}
+		if !strings.Contains(out.Error, "rejected the request (400): context length exceeded") {
+			t.Errorf("thread=%v: error = %q", thread, out.Error)
+		}
+		if st.Decomposition == nil || len(st.RetrievedSections) == 0 || strings.Join(st.NodeHistory, ",") != "decompose,retrieve" {
+			t.Errorf("thread=%v: state reached = %+v, want decompose and retrieve done", thread, st)
+		}
+		if !strings.Contains(r.stderr, "generate: ") || !strings.Contains(r.stderr, "rejected the request (400)") {
+			t.Errorf("thread=%v: stderr lacks the error line:\n%s", thread, r.stderr)
+		}
 	}
 }

@@ -96,10 +96,22 @@ func (a *app) manager(ctx context.Context, c *cobra.Command, pf *pipelineFlags, 
 	return threads.New(cfg)
 }
 
-// runOutput is the JSON form of a run and the state it reached.
+// runOutput is the JSON form of a run and the state it reached, with the
+// error that stopped it, if any.
 type runOutput struct {
 	Run   checkpoint.Run `json:"run"`
 	State *schema.State  `json:"state"`
+	Error string         `json:"error,omitempty"`
+}
+
+// failedRun is the JSON form of a run that failed with err; res may be nil
+// when the run did not start.
+func failedRun(res *threads.Result, err error) runOutput {
+	out := runOutput{Error: oneLine(err)}
+	if res != nil {
+		out.Run, out.State = res.Run, res.State
+	}
+	return out
 }
 
 // askInThread runs ask --thread/--review: the question goes through the
@@ -128,7 +140,14 @@ func (a *app) askInThread(c *cobra.Command, pf *pipelineFlags, tf *threadFlags, 
 	defer cancel()
 	res, err := m.Ask(rctx, thread, question)
 	if err != nil {
-		return runError(rctx, err)
+		err = runError(rctx, err)
+		if asJSON {
+			// the run and the state it reached, and why it stopped
+			if jerr := writeJSON(a.stdout, failedRun(res, err)); jerr != nil {
+				return errors.Join(err, jerr)
+			}
+		}
+		return err
 	}
 	return a.printResult(res, asJSON, stream)
 }
