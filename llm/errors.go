@@ -12,6 +12,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/docmind/docmind/internal/redact"
 )
 
 // Kind sorts LLM call failures by what the caller should do about them.
@@ -60,13 +62,14 @@ type StatusError struct {
 	Err     error
 }
 
-// Error renders the status and message.
+// Error renders the status and message, without secrets (see
+// internal/redact: a server may echo the API key it was sent).
 func (e *StatusError) Error() string {
 	s := fmt.Sprintf("HTTP %d %s", e.StatusCode, http.StatusText(e.StatusCode))
 	if e.Message != "" {
 		s += ": " + e.Message
 	}
-	return s
+	return redact.String(s)
 }
 
 // Unwrap returns the provider's error.
@@ -91,8 +94,12 @@ type Error struct {
 }
 
 // Error renders one line, for example "OpenAI rejected the API key (401)"
-// or "rate limited by OpenAI after 4 attempts (429)".
-func (e *Error) Error() string {
+// or "rate limited by OpenAI after 4 attempts (429)". Secrets (the
+// configured API keys, sk-… and bearer tokens) a server echoed in its
+// message are replaced by "[redacted]".
+func (e *Error) Error() string { return redact.String(e.line()) }
+
+func (e *Error) line() string {
 	ep := e.Endpoint
 	if ep == "" {
 		ep = "the LLM endpoint"

@@ -3,6 +3,8 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"sync/atomic"
@@ -371,4 +373,56 @@ func TestAskLLMModeJSONOnError(t *testing.T) {
 			t.Errorf("thread=%v: stderr lacks the error line:\n%s", thread, r.stderr)
 		}
 	}
+}
+
+// A server that echoes the API key in its error messages never gets the
+// key printed or stored: not on stderr, not in runs.db, not in runs show or
+// runs export (nor the sk-… and bearer tokens it quotes).
+func TestAskLLMModeRedactsEchoedKey(t *testing.T) {
+	const key = "docmind-secret-key-0123456789"
+	srv := openaitest.New(t)
+	srv.Always(openaitest.RouteDecomposition, openaitest.Reply{Status: 500,
+		Message: "upstream failed for key " + key + " (Authorization: Bearer " + key + "; fallback key sk-proj-abcdefghijklmnop)"})
+	dataDir := t.TempDir()
+	env := []string{"OPENAI_BASE_URL=" + srv.URL, "OPENAI_API_KEY=" + key, "DOCMIND_MODEL=gpt-4o-mini", "DOCMIND_DATA_DIR=" + dataDir}
+	r := runCLI(t, env, "ask", "--docs", "examples/contract", "--thread", "t1", "-v", "What are the penalties?")
+	if r.code != exitError {
+		t.Fatalf("exit %d, want %d; stderr:\n%s", r.code, exitError, r.stderr)
+	}
+	if !strings.Contains(r.stderr, "server error") || !strings.Contains(r.stderr, "[redacted]") {
+		t.Errorf("stderr does not show the redacted server error:\n%s", r.stderr)
+	}
+	leaks := func(where, s string) {
+		t.Helper()
+		for _, secret := range []string{key, "sk-proj-abcdefghijklmnop"} {
+			if strings.Contains(s, secret) {
+				t.Errorf("%s shows the secret %q:\n%s", where, secret, s)
+			}
+		}
+	}
+	leaks("stderr", r.stderr)
+	leaks("stdout", r.stdout)
+	files, _ := filepath.Glob(filepath.Join(dataDir, "runs.db*"))
+	if len(files) == 0 {
+		t.Fatalf("no runs.db in %s", dataDir)
+	}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		leaks(f, string(b))
+	}
+	ls := runCLI(t, env, "runs", "ls", "--json")
+	m := regexp.MustCompile(`"id": ?"([0-9a-f]+)"`).FindStringSubmatch(ls.stdout)
+	if m == nil {
+		t.Fatalf("runs ls --json lists no run:\n%s\n%s", ls.stdout, ls.stderr)
+	}
+	show := runCLI(t, env, "runs", "show", m[1])
+	if !strings.Contains(show.stdout+show.stderr, "[redacted]") {
+		t.Errorf("runs show lacks the redacted error:\n%s", show.stdout)
+	}
+	leaks("runs show", show.stdout+show.stderr)
+	export := runCLI(t, env, "runs", "export", "--jsonl")
+	leaks("runs export", export.stdout+export.stderr)
 }

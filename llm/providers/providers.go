@@ -25,6 +25,7 @@ import (
 	"github.com/tmc/langchaingo/llms/anthropic"
 	"github.com/tmc/langchaingo/llms/ollama"
 
+	"github.com/docmind/docmind/internal/redact"
 	"github.com/docmind/docmind/llm"
 	"github.com/docmind/docmind/llm/openai"
 )
@@ -160,6 +161,7 @@ func FromEnv(getenv func(string) string, cfg Config) (Models, error) {
 		}
 	case Anthropic:
 		key := firstNonEmpty(cfg.APIKey, env("ANTHROPIC_API_KEY"))
+		redact.Add(key)
 		if key == "" {
 			return Models{}, errors.New("ANTHROPIC_API_KEY is not set")
 		}
