@@ -133,6 +133,10 @@ func (c *config) fillDefaults() error {
 		judgeName = c.llm.name
 	}
 	limits := c.llm.limits.or(DefaultTokenLimits())
+	root := c.sourceRoot
+	if root == "" {
+		root = sectionsRoot(c.sections)
+	}
 	named := func(maxTokens int) llm.Settings { return llm.Settings{ModelName: c.llm.name, MaxTokens: maxTokens} }
 	if main != nil {
 		c.retriever = retriever.WithRewriter(c.retriever, retriever.NewLLMRewriter(main, retriever.LLMRewriterOptions{Settings: named(limits.Rewrite)}))
@@ -140,11 +144,11 @@ func (c *config) fillDefaults() error {
 			c.decomposer = decomposer.NewLLM(main, decomposer.LLMOptions{Settings: named(limits.Decompose), Fallback: decomposer.NewRules()})
 		}
 		if c.generator == nil {
-			c.generator = generator.NewLLM(main, generator.LLMOptions{Settings: named(limits.Generate), NoStream: c.llm.noStream})
+			c.generator = relGenerator{generator.NewLLM(main, generator.LLMOptions{Settings: named(limits.Generate), NoStream: c.llm.noStream}), root}
 		}
 	}
 	if c.judge == nil && judgeModel != nil {
-		c.judge = judge.NewLLM(judgeModel, judge.LLMOptions{Settings: JudgeSettings(judgeName, limits.Judge)})
+		c.judge = relJudge{judge.NewLLM(judgeModel, judge.LLMOptions{Settings: JudgeSettings(judgeName, limits.Judge)}), root}
 	}
 	if c.decomposer == nil {
 		c.decomposer = decomposer.NewRules()

@@ -14,6 +14,7 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/docmind/docmind/decomposer"
+	"github.com/docmind/docmind/internal/testenv"
 	"github.com/docmind/docmind/llm/openaitest"
 	"github.com/docmind/docmind/schema"
 )
@@ -425,4 +426,50 @@ func TestAskLLMModeRedactsEchoedKey(t *testing.T) {
 	leaks("runs show", show.stdout+show.stderr)
 	export := runCLI(t, env, "runs", "export", "--jsonl")
 	leaks("runs export", export.stdout+export.stderr)
+}
+
+// Prompts show the documents' paths relative to the documents folder (or
+// the folder an index was built from), never the absolute path.
+func TestAskLLMModePromptsCarryRelativePaths(t *testing.T) {
+	root := testenv.RepoRoot(t)
+	docs := filepath.Join(root, "examples", "contract")
+	for _, mode := range []string{"docs", "index"} {
+		srv := openaitest.New(t)
+		contractModel(t, srv, "1.5%")
+		env := llmEnv(srv)
+		args := []string{"ask", "--docs", docs, "What are the penalties?"}
+		if mode == "index" {
+			ix := filepath.Join(t.TempDir(), "ix")
+			if r := runCLI(t, nil, "ingest", "--index", ix, docs); r.code != exitOK {
+				t.Fatalf("ingest: exit %d\n%s", r.code, r.stderr)
+			}
+			args = []string{"ask", "--index", ix, "What are the penalties?"}
+		}
+		if r := runCLI(t, env, args...); r.code != exitOK {
+			t.Fatalf("%s: exit %d\n%s", mode, r.code, r.stderr)
+		}
+		prompts := 0
+		for _, req := range srv.Requests() {
+			text := req.Text()
+			if !strings.Contains(text, "<documents>") {
+				continue
+			}
+			prompts++
+			if strings.Contains(text, root) {
+				t.Errorf("%s: %s prompt shows an absolute path (%s)", mode, req.Route, root)
+			}
+			srcs := regexp.MustCompile(`source="([^"]*)"`).FindAllStringSubmatch(text, -1)
+			for _, m := range srcs {
+				if m[1] != "master-services-agreement.md" && m[1] != "data-processing-addendum.md" {
+					t.Errorf("%s: %s prompt has source=%q, want the path relative to %s", mode, req.Route, m[1], docs)
+				}
+			}
+			if len(srcs) == 0 {
+				t.Errorf("%s: %s prompt names no source", mode, req.Route)
+			}
+		}
+		if prompts < 2 {
+			t.Errorf("%s: %d prompts with documents, want the generator's and the judge's", mode, prompts)
+		}
+	}
 }

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -179,9 +181,19 @@ func (a *app) documentSource(ctx context.Context, pf *pipelineFlags) ([]docmind.
 			return nil, err
 		}
 		a.closers = append(a.closers, func() { ix.Close() })
+		docs, err := ix.Documents(ctx)
+		if err != nil {
+			return nil, err
+		}
+		paths := make([]string, len(docs))
+		for i, d := range docs {
+			paths[i] = d.Path
+		}
 		// the judge weighs the question's terms by their rarity in the whole
-		// index, as it does over the sections of --docs
-		return []docmind.Option{docmind.WithRetriever(ix.Retriever()), docmind.WithCorpus(ix.Corpus())}, nil
+		// index, as it does over the sections of --docs; prompts show the
+		// documents' paths relative to the folder the index was built from
+		return []docmind.Option{docmind.WithRetriever(ix.Retriever()), docmind.WithCorpus(ix.Corpus()),
+			docmind.WithSourceRoot(docmind.SourceRoot(paths...))}, nil
 	}
 	if pf.embedModel != "" {
 		fmt.Fprintln(a.stderr, "docmind: --embed-model applies to the index; --docs answers with BM25 only")
@@ -199,7 +211,11 @@ func (a *app) documentSource(ctx context.Context, pf *pipelineFlags) ([]docmind.
 			fmt.Fprintf(a.stderr, "docmind: skipped %d of %d files (run with -v to see why)\n", n, n+len(rep.Files))
 		}
 	}
-	return []docmind.Option{docmind.WithSections(sections)}, nil
+	root := pf.docs
+	if fi, err := os.Stat(root); err == nil && !fi.IsDir() {
+		root = filepath.Dir(root)
+	}
+	return []docmind.Option{docmind.WithSections(sections), docmind.WithSourceRoot(root)}, nil
 }
 
 // fallbackNotice says on stderr when a stage fell back from the model's
