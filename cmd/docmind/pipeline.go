@@ -22,7 +22,7 @@ import (
 type pipelineFlags struct {
 	docs       string
 	index      string
-	embedModel string
+	embed      embedFlags
 	maxRetries int
 	minConf    float64
 	provider   string
@@ -38,7 +38,7 @@ func (pf *pipelineFlags) register(cmd *cobra.Command) {
 	f := cmd.Flags()
 	f.StringVar(&pf.docs, "docs", "", "folder (or file) of documents to answer from (default: the index built by docmind ingest)")
 	indexFlag(cmd, &pf.index)
-	embedFlag(cmd, &pf.embedModel)
+	pf.embed.register(cmd)
 	f.IntVar(&pf.maxRetries, "max-retries", 2, "judged retries before giving up")
 	f.Float64Var(&pf.minConf, "min-confidence", judge.DefaultMinConfidence, "least confidence (the offline judge's calibrated estimate that the answer is correct, 0-1) to return an answer rather than the fallback; higher answers fewer questions, more accurately")
 	f.BoolVar(&pf.noStream, "no-stream", false, "do not stream the draft answer")
@@ -172,7 +172,7 @@ func (pf *pipelineFlags) tokenLimits(cmd *cobra.Command) (docmind.TokenLimits, e
 // location), opened for this command and closed when it ends.
 func (a *app) documentSource(ctx context.Context, pf *pipelineFlags) ([]docmind.Option, error) {
 	if pf.docs == "" {
-		emb, err := a.embedding(providers.Config{Provider: pf.provider, BaseURL: pf.baseURL, EmbedModel: pf.embedModel})
+		emb, err := a.embedding(pf.embed.config(providers.Config{Provider: pf.provider, BaseURL: pf.baseURL}))
 		if err != nil {
 			return nil, err
 		}
@@ -195,7 +195,7 @@ func (a *app) documentSource(ctx context.Context, pf *pipelineFlags) ([]docmind.
 		return []docmind.Option{docmind.WithRetriever(ix.Retriever()), docmind.WithCorpus(ix.Corpus()),
 			docmind.WithSourceRoot(docmind.SourceRoot(paths...))}, nil
 	}
-	if pf.embedModel != "" {
+	if pf.embed.model != "" {
 		fmt.Fprintln(a.stderr, "docmind: --embed-model applies to the index; --docs answers with BM25 only")
 	}
 	sections, rep, err := docmind.LoadDocuments(ctx, pf.docs)
