@@ -227,7 +227,9 @@ func TestRetrySharesTheRunDeadline(t *testing.T) {
 	if !errors.As(err, &le) || err.Error() != "call to OpenAI stopped: the run's deadline passed" {
 		t.Errorf("err = %v", err)
 	}
-	if got := srv.Calls(""); got != llm.DefaultMaxAttempts {
-		t.Errorf("calls = %d, want %d: each attempt gets a share of the time left", got, llm.DefaultMaxAttempts)
+	// 4 attempts of about 0.5 s each; a loaded machine may fit fewer, but
+	// never only the first one (which used to wait for the whole deadline).
+	if got := srv.Calls(""); got < 2 || got > llm.DefaultMaxAttempts {
+		t.Errorf("calls = %d, want 2 to %d: each attempt gets a share of the time left", got, llm.DefaultMaxAttempts)
 	}
 }
