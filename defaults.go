@@ -2,6 +2,7 @@ package docmind
 
 import (
 	"errors"
+	"fmt"
 
 	"github.com/tmc/langchaingo/llms"
 
@@ -17,6 +18,63 @@ type llmConfig struct {
 	model, judgeModel llms.Model
 	name, judgeName   string
 	noStream          bool
+	limits            TokenLimits
+}
+
+// DefaultJudgeMaxTokens bounds the LLM judge's verdict (a JSON object with
+// a claim, quote and reason per sentence of the answer).
+const DefaultJudgeMaxTokens = 2048
+
+// TokenLimits bound the reply of each LLM stage: sent as max_tokens (or
+// max_completion_tokens on OpenAI's API) on every call. A zero field keeps
+// the stage's default (DefaultTokenLimits).
+type TokenLimits struct {
+	Decompose, Generate, Judge, Rewrite int
+}
+
+// DefaultTokenLimits returns the limits used when none are set: 512 for the
+// decomposition, 1024 for the answer, 2048 for the judge's verdict and 100
+// for a rewritten query.
+func DefaultTokenLimits() TokenLimits {
+	return TokenLimits{
+		Decompose: decomposer.DefaultMaxTokens,
+		Generate:  generator.DefaultMaxTokens,
+		Judge:     DefaultJudgeMaxTokens,
+		Rewrite:   retriever.DefaultRewriteMaxTokens,
+	}
+}
+
+// or returns l with its zero fields taken from def.
+func (l TokenLimits) or(def TokenLimits) TokenLimits {
+	pick := func(v, d int) int {
+		if v > 0 {
+			return v
+		}
+		return d
+	}
+	return TokenLimits{pick(l.Decompose, def.Decompose), pick(l.Generate, def.Generate), pick(l.Judge, def.Judge), pick(l.Rewrite, def.Rewrite)}
+}
+
+// WithTokenLimits sets the max_tokens bound of each LLM stage; zero fields
+// keep the defaults (DefaultTokenLimits). Negative values are an error.
+func WithTokenLimits(l TokenLimits) Option {
+	return func(c *config) error {
+		if l.Decompose < 0 || l.Generate < 0 || l.Judge < 0 || l.Rewrite < 0 {
+			return fmt.Errorf("WithTokenLimits: token limits must be 0 (default) or more, got %+v", l)
+		}
+		c.llm.limits = l
+		return nil
+	}
+}
+
+// JudgeSettings returns the settings of the LLM judge: temperature 0 (sent
+// explicitly on every provider, so verdicts are repeatable) and max_tokens
+// maxTokens (DefaultJudgeMaxTokens when 0).
+func JudgeSettings(modelName string, maxTokens int) llm.Settings {
+	if maxTokens <= 0 {
+		maxTokens = DefaultJudgeMaxTokens
+	}
+	return llm.Settings{ModelName: modelName, Temperature: llm.Temperature(0), MaxTokens: maxTokens}
 }
 
 // WithLLM makes decompose, generate and judge LLM calls through model —
@@ -74,18 +132,23 @@ func (c *config) fillDefaults() error {
 	if judgeName == "" && c.llm.judgeModel == nil {
 		judgeName = c.llm.name
 	}
-	settings := llm.Settings{ModelName: c.llm.name}
+	limits := c.llm.limits.or(DefaultTokenLimits())
+	root := c.sourceRoot
+	if root == "" {
+		root = sectionsRoot(c.sections)
+	}
+	named := func(maxTokens int) llm.Settings { return llm.Settings{ModelName: c.llm.name, MaxTokens: maxTokens} }
 	if main != nil {
-		c.retriever = retriever.WithRewriter(c.retriever, retriever.NewLLMRewriter(main, retriever.LLMRewriterOptions{Settings: settings}))
+		c.retriever = retriever.WithRewriter(c.retriever, retriever.NewLLMRewriter(main, retriever.LLMRewriterOptions{Settings: named(limits.Rewrite)}))
 		if c.decomposer == nil {
-			c.decomposer = decomposer.NewLLM(main, decomposer.LLMOptions{Settings: settings, Fallback: decomposer.NewRules()})
+			c.decomposer = decomposer.NewLLM(main, decomposer.LLMOptions{Settings: named(limits.Decompose), Fallback: decomposer.NewRules()})
 		}
 		if c.generator == nil {
-			c.generator = generator.NewLLM(main, generator.LLMOptions{Settings: settings, NoStream: c.llm.noStream})
+			c.generator = relGenerator{generator.NewLLM(main, generator.LLMOptions{Settings: named(limits.Generate), NoStream: c.llm.noStream}), root}
 		}
 	}
 	if c.judge == nil && judgeModel != nil {
-		c.judge = judge.NewLLM(judgeModel, judge.LLMOptions{Settings: llm.Settings{ModelName: judgeName}})
+		c.judge = relJudge{judge.NewLLM(judgeModel, judge.LLMOptions{Settings: JudgeSettings(judgeName, limits.Judge)}), root}
 	}
 	if c.decomposer == nil {
 		c.decomposer = decomposer.NewRules()

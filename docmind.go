@@ -137,6 +137,8 @@ type config struct {
 	logger        *slog.Logger
 	afterStep     func(context.Context, chains.Step) error
 	llm           llmConfig
+	// sourceRoot is WithSourceRoot's folder.
+	sourceRoot string
 }
 
 // WithRetriever sets the retriever (an index, a langchaingo vector store

@@ -20,6 +20,7 @@ import (
 	"modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
 
+	"github.com/docmind/docmind/internal/redact"
 	"github.com/docmind/docmind/internal/sqlitedb"
 	"github.com/docmind/docmind/schema"
 )
@@ -466,7 +467,7 @@ func (s *SQLite) SaveRun(ctx context.Context, r Run) error {
 		fork_step = excluded.fork_step, review = excluded.review,
 		review_decision = excluded.review_decision, review_note = excluded.review_note`,
 		r.ID, r.Thread, r.Created.UnixNano(), r.Updated.UnixNano(), r.Question, r.Query, string(r.Status),
-		string(r.Outcome), r.Answer, r.Retries, r.Tokens, r.Error, r.Parent, r.ForkStep, boolInt(r.Review),
+		string(r.Outcome), r.Answer, r.Retries, r.Tokens, redact.String(r.Error), r.Parent, r.ForkStep, boolInt(r.Review),
 		r.ReviewDecision, r.ReviewNote)
 	if err != nil {
 		return fmt.Errorf("save run %s in %s: %w", r.ID, s.path, err)

@@ -47,6 +47,21 @@ const (
 	IntentGeneral    = "general"
 )
 
+// Intents are every intent a decomposition may have, rule-based or from a
+// model: the enum of the docmind_decomposition JSON schema.
+var Intents = []string{IntentDefinition, IntentProcedure, IntentAmount, IntentDeadline, IntentComparison,
+	IntentYesNo, IntentList, IntentPenalty, IntentDuration, IntentGeneral}
+
+// IsIntent reports whether s is one of Intents.
+func IsIntent(s string) bool {
+	for _, i := range Intents {
+		if s == i {
+			return true
+		}
+	}
+	return false
+}
+
 // Rules is the rule-based decomposer. The zero value is ready to use and
 // safe for concurrent use.
 type Rules struct{}

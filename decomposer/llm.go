@@ -14,13 +14,22 @@ import (
 	"github.com/docmind/docmind/schema"
 )
 
-// LLMOptions tunes the LLM decomposer. The zero value is usable.
+// DefaultMaxTokens bounds the decomposer's reply when LLMOptions.MaxTokens
+// is 0; a decomposition is a short JSON object.
+const DefaultMaxTokens = 512
+
+// LLMOptions tunes the LLM decomposer. The zero value is usable: it sends
+// max_tokens DefaultMaxTokens and temperature 0 (a decomposition should not
+// vary from run to run) unless Settings says otherwise.
 type LLMOptions struct {
 	llm.Settings
 	// Fallback decomposes the question when the model's reply cannot be
-	// parsed even after the repair attempt (for example the rule-based
-	// decomposer, decomposer.NewRules()). Nil yields a minimal decomposition: intent "general",
-	// the question as its only sub-query.
+	// parsed even after the repair attempt, or was cut off at its token
+	// limit twice (for example the rule-based decomposer,
+	// decomposer.NewRules()). Nil yields a minimal decomposition: intent
+	// "general", the question as its only sub-query. Either way the
+	// decomposition's Fallback field says so, and an intent outside
+	// Intents becomes "general".
 	Fallback schema.Decomposer
 }
 
@@ -32,12 +41,12 @@ type LLM struct {
 }
 
 // NewLLM returns a decomposer over model.
-func NewLLM(model llms.Model, opts LLMOptions) *LLM { return &LLM{model: model, opts: opts} }
+func NewLLM(model llms.Model, opts LLMOptions) *LLM {
+	opts.Settings = opts.Settings.Or(llm.Settings{MaxTokens: DefaultMaxTokens, Temperature: llm.Temperature(0)})
+	return &LLM{model: model, opts: opts}
+}
 
 var _ schema.Decomposer = (*LLM)(nil)
-
-var intents = map[string]bool{"definition": true, "procedure": true, "amount": true, "deadline": true,
-	"comparison": true, "yes_no": true, "list": true, "general": true}
 
 // Decompose implements schema.Decomposer. Model failures (after retries)
 // are returned as errors; an unparseable reply falls back (see
@@ -67,14 +76,51 @@ func (d *LLM) Decompose(ctx context.Context, query string) (*schema.Decompositio
 	case err == nil:
 		return out, nil
 	case errors.Is(err, llm.ErrUnparseable):
-		if d.opts.Fallback != nil {
-			return d.opts.Fallback.Decompose(ctx, query)
-		}
-		return &schema.Decomposition{Intent: "general", SubQueries: []string{query},
-			Entities: []string{}, Constraints: []string{}, Temporals: []string{}}, nil
+		return d.fallback(ctx, query, err)
 	default:
 		return nil, err // the pipeline names the stage
 	}
+}
+
+// fallback decomposes query without the model, whose reply failed with
+// err, and records why in the decomposition.
+func (d *LLM) fallback(ctx context.Context, query string, err error) (*schema.Decomposition, error) {
+	why := "the model's reply could not be parsed after a repair attempt"
+	var pe *llm.ParseError
+	if errors.As(err, &pe) {
+		why += ": " + oneLine(pe.Err.Error())
+		var te *llm.TruncatedError
+		if errors.As(pe.Err, &te) {
+			why = te.Error() + ", twice"
+		}
+	}
+	dec := &schema.Decomposition{Intent: IntentGeneral, SubQueries: []string{query},
+		Entities: []string{}, Constraints: []string{}, Temporals: []string{}}
+	by := "the question as its only sub-query"
+	if d.opts.Fallback != nil {
+		fb, ferr := d.opts.Fallback.Decompose(ctx, query)
+		if ferr != nil {
+			return nil, fmt.Errorf("%s, and the fallback decomposer failed: %w", why, ferr)
+		}
+		dec, by = fb, "the fallback decomposer's reading"
+		if _, ok := d.opts.Fallback.(*Rules); ok {
+			by = "the rule-based decomposition"
+		}
+	}
+	if !IsIntent(dec.Intent) {
+		dec.Intent = IntentGeneral
+	}
+	dec.Fallback = "decomposition: " + why + "; used " + by + " instead"
+	return dec, nil
+}
+
+// oneLine collapses whitespace and shortens s to 200 runes.
+func oneLine(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > 200 {
+		return string(r[:200]) + "…"
+	}
+	return s
 }
 
 // parseDecomposition decodes and validates a reply. Lists may come as a
@@ -95,8 +141,8 @@ func parseDecomposition(js, query string) (*schema.Decomposition, error) {
 		return nil, errors.New(`decomposition has neither "intent" nor "sub_queries"`)
 	}
 	intent := strings.ToLower(strings.TrimSpace(raw.Intent))
-	if !intents[intent] {
-		intent = "general"
+	if !IsIntent(intent) {
+		intent = IntentGeneral
 	}
 	d := &schema.Decomposition{
 		Intent:      intent,

@@ -16,7 +16,11 @@ import (
 // judge does not accept it, so the run ends with the fallback message.
 const NoAnswer = "The documents do not say."
 
-// LLMOptions tunes the LLM generator. The zero value is usable.
+// DefaultMaxTokens bounds the answer when LLMOptions.MaxTokens is 0.
+const DefaultMaxTokens = 1024
+
+// LLMOptions tunes the LLM generator. The zero value is usable; it sends
+// max_tokens DefaultMaxTokens unless Settings.MaxTokens says otherwise.
 type LLMOptions struct {
 	llm.Settings
 	// NoStream turns streaming off even when the request has OnToken
@@ -38,7 +42,10 @@ type LLM struct {
 }
 
 // NewLLM returns a generator over model.
-func NewLLM(model llms.Model, opts LLMOptions) *LLM { return &LLM{model: model, opts: opts} }
+func NewLLM(model llms.Model, opts LLMOptions) *LLM {
+	opts.Settings = opts.Settings.Or(llm.Settings{MaxTokens: DefaultMaxTokens})
+	return &LLM{model: model, opts: opts}
+}
 
 var _ schema.Generator = (*LLM)(nil)
 

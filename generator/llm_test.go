@@ -168,3 +168,20 @@ func TestGeneratePromptAsksForTheQuestionsEntityAndPeriod(t *testing.T) {
 		t.Errorf("judge.IsAbstention(%q) = false", generator.NoAnswer)
 	}
 }
+
+// The answer is bounded by max_tokens on every call, streamed or not.
+func TestGenerateSendsMaxTokens(t *testing.T) {
+	for _, noStream := range []bool{false, true} {
+		srv := openaitest.New(t)
+		srv.Check(openaitest.RequireMaxTokens)
+		srv.Script(openaitest.RouteGenerate, openaitest.Reply{Content: "A late fee of 1.5% per month applies [S1]."})
+		_, err := newGen(t, srv, generator.LLMOptions{NoStream: noStream}).Generate(context.Background(), schema.GenerateRequest{
+			Query: "fee?", Sections: contract, OnToken: func(string) {}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r, _ := srv.Last(""); r.MaxTokens() != generator.DefaultMaxTokens {
+			t.Errorf("no-stream=%v: max tokens = %d, want %d", noStream, r.MaxTokens(), generator.DefaultMaxTokens)
+		}
+	}
+}

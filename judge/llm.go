@@ -237,7 +237,12 @@ func (j *LLM) Judge(ctx context.Context, req schema.JudgeRequest) (*schema.Verdi
 		if !errors.As(err, &pe) {
 			return nil, err
 		}
-		v := reject("unverified: the judge's reply could not be parsed after a repair attempt (" + oneLine(pe.Err.Error()) + ")")
+		why := "the judge's reply could not be parsed after a repair attempt (" + oneLine(pe.Err.Error()) + ")"
+		var te *llm.TruncatedError
+		if errors.As(pe.Err, &te) {
+			why = te.Error() + " (sent again with twice the room and cut off again), so its verdict is incomplete"
+		}
+		v := reject("unverified: " + why)
 		v.Unverified = true
 		v.Claims = g.claims
 		if len(g.findings) > 0 {

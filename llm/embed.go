@@ -27,8 +27,10 @@ var _ embeddings.EmbedderClient = (*RetryEmbedder)(nil)
 // CreateEmbedding implements embeddings.EmbedderClient with retries.
 func (r *RetryEmbedder) CreateEmbedding(ctx context.Context, texts []string) ([][]float32, error) {
 	p := r.Policy.withDefaults()
+	n := 0
 	return retryLoop(ctx, p, nil, func() (vecs [][]float32, err error) {
-		actx, cancel := attemptContext(ctx, p)
+		n++
+		actx, cancel := attemptContext(ctx, p, n)
 		defer cancel()
 		defer recoverPanic(p, &err)
 		vecs, err = r.Client.CreateEmbedding(actx, texts)

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/docmind/docmind/internal/redact"
 )
 
 // Kind sorts LLM call failures by what the caller should do about them.
@@ -60,13 +62,14 @@ type StatusError struct {
 	Err     error
 }
 
-// Error renders the status and message.
+// Error renders the status and message, without secrets (see
+// internal/redact: a server may echo the API key it was sent).
 func (e *StatusError) Error() string {
 	s := fmt.Sprintf("HTTP %d %s", e.StatusCode, http.StatusText(e.StatusCode))
 	if e.Message != "" {
 		s += ": " + e.Message
 	}
-	return s
+	return redact.String(s)
 }
 
 // Unwrap returns the provider's error.
@@ -91,8 +94,12 @@ type Error struct {
 }
 
 // Error renders one line, for example "OpenAI rejected the API key (401)"
-// or "rate limited by OpenAI after 4 attempts (429)".
-func (e *Error) Error() string {
+// or "rate limited by OpenAI after 4 attempts (429)". Secrets (the
+// configured API keys, sk-… and bearer tokens) a server echoed in its
+// message are replaced by "[redacted]".
+func (e *Error) Error() string { return redact.String(e.line()) }
+
+func (e *Error) line() string {
 	ep := e.Endpoint
 	if ep == "" {
 		ep = "the LLM endpoint"
@@ -171,7 +178,7 @@ func Classify(err error) (kind Kind, status int, retryAfter time.Duration) {
 	}
 	var ne net.Error
 	if errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.ECONNREFUSED) ||
-		errors.Is(err, syscall.EPIPE) || errors.Is(err, io.ErrUnexpectedEOF) ||
+		errors.Is(err, syscall.EPIPE) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) ||
 		(errors.As(err, &ne) && ne.Timeout()) {
 		return KindNetwork, 0, 0
 	}
@@ -251,6 +258,8 @@ func rootCause(err error) string {
 		return "connection reset"
 	case errors.Is(err, io.ErrUnexpectedEOF):
 		return "connection closed mid-response"
+	case errors.Is(err, io.EOF):
+		return "the server closed the connection before replying"
 	}
 	for {
 		next := errors.Unwrap(err)

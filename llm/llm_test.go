@@ -232,3 +232,55 @@ func TestGenerateStructuredGivesUp(t *testing.T) {
 		t.Errorf("calls = %d, want 2", srv.Calls(""))
 	}
 }
+
+// A reply cut off at its token limit is never parsed (its JSON is
+// incomplete, and an inner fragment could pass for the answer): it is sent
+// again with twice the room, and a second cut-off is reported as such.
+func TestGenerateStructuredTruncated(t *testing.T) {
+	// The outer object is cut off; {"answer": "inner"} inside it is
+	// complete and would be taken for the reply.
+	cut := `{"answer": "42", "notes": [{"answer": "inner"}, "and then the`
+	tests := []struct {
+		name    string
+		replies []openaitest.Reply
+		want    string
+		wantErr string
+		calls   int
+	}{
+		{name: "cut off, then whole with more room", calls: 2, want: "42",
+			replies: []openaitest.Reply{{Content: cut, FinishReason: "length"}, {Content: `{"answer": "42"}`}}},
+		{name: "cut off twice", calls: 2, wantErr: "the model's reply was cut off at 200 tokens",
+			replies: []openaitest.Reply{{Content: cut, FinishReason: "length"}, {Content: cut, FinishReason: "length"}}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := openaitest.New(t)
+			srv.Script("docmind_test", tc.replies...)
+			m, _ := openai.New(openai.WithBaseURL(srv.URL), openai.WithModel("m"))
+			var got answer
+			_, err := llm.GenerateStructured(context.Background(), m, llm.StructuredCall{
+				Messages: []llms.MessageContent{llms.TextParts(llms.ChatMessageTypeHuman, "q")},
+				Schema:   llm.JSONSchema{Name: "docmind_test"},
+				Options:  []llms.CallOption{llms.WithMaxTokens(100)},
+				Repair:   func(string, error) string { return "fix it" },
+			}, decodeAnswer(&got))
+			if srv.Calls("") != tc.calls {
+				t.Errorf("calls = %d, want %d", srv.Calls(""), tc.calls)
+			}
+			reqs := srv.Requests()
+			if len(reqs) == 2 && (reqs[1].MaxTokens() != 200 || len(reqs[1].Body.Messages) != 1) {
+				t.Errorf("the retry is not the same request with twice the room: max tokens %d, %d messages", reqs[1].MaxTokens(), len(reqs[1].Body.Messages))
+			}
+			if tc.wantErr != "" {
+				var te *llm.TruncatedError
+				if !errors.Is(err, llm.ErrUnparseable) || !errors.As(err, &te) || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("err = %v, want a truncation %q", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil || got.Answer != tc.want {
+				t.Fatalf("got %+v, %v; want %q", got, err, tc.want)
+			}
+		})
+	}
+}

@@ -63,6 +63,24 @@ type Settings struct {
 	MaxTokens int
 }
 
+// Temperature returns a pointer to t, for Settings.Temperature.
+func Temperature(t float64) *float64 { return &t }
+
+// Or returns s with its unset fields (ModelName, Temperature, MaxTokens)
+// taken from def: how a stage applies its defaults.
+func (s Settings) Or(def Settings) Settings {
+	if s.ModelName == "" {
+		s.ModelName = def.ModelName
+	}
+	if s.Temperature == nil {
+		s.Temperature = def.Temperature
+	}
+	if s.MaxTokens <= 0 {
+		s.MaxTokens = def.MaxTokens
+	}
+	return s
+}
+
 // CallOptions returns the call options for s.
 func (s Settings) CallOptions() []llms.CallOption {
 	var o []llms.CallOption

@@ -33,7 +33,11 @@ type RetryPolicy struct {
 	// MaxDelay caps the wait between attempts. A Retry-After longer than
 	// MaxDelay ends the retries, since waiting less would be refused again.
 	MaxDelay time.Duration
-	// Timeout bounds each attempt; 0 means no per-call timeout.
+	// Timeout bounds each attempt; 0 means no per-call timeout. When the
+	// caller's context has a deadline (a whole run's), an attempt also
+	// gets no more than its share of the time left: what is left divided
+	// by the attempts still allowed, so a hung server leaves room for the
+	// retries and the error comes before the deadline.
 	Timeout time.Duration
 	// Endpoint names the service in errors ("OpenAI", "localhost:11434").
 	Endpoint string
@@ -126,8 +130,10 @@ func (r *Retry) GenerateContent(ctx context.Context, messages []llms.MessageCont
 			return fn(ctx, chunk)
 		}))
 	}
+	n := 0
 	return retryLoop(ctx, p, streamed.Load, func() (*llms.ContentResponse, error) {
-		return r.attempt(ctx, p, messages, opts)
+		n++
+		return r.attempt(ctx, p, n, messages, opts)
 	})
 }
 
@@ -156,26 +162,42 @@ func retryLoop[T any](ctx context.Context, p RetryPolicy, stop func() bool, atte
 	}
 }
 
-// attemptContext returns the context of one attempt, bounded by the
-// policy's per-call timeout.
-func attemptContext(ctx context.Context, p RetryPolicy) (context.Context, context.CancelFunc) {
-	if p.Timeout > 0 {
-		return context.WithTimeoutCause(ctx, p.Timeout, errAttemptTimeout)
+// attemptContext returns the context of attempt n, bounded by the
+// policy's per-call timeout and by its share of the time left before ctx's
+// deadline (see RetryPolicy.Timeout).
+func attemptContext(ctx context.Context, p RetryPolicy, n int) (context.Context, context.CancelFunc) {
+	timeout := p.Timeout
+	if dl, ok := ctx.Deadline(); ok {
+		share := time.Until(dl) / time.Duration(max(p.MaxAttempts-n+1, 1))
+		if n < p.MaxAttempts && share > 0 && (timeout <= 0 || share < timeout) {
+			timeout = share
+		}
+	}
+	if timeout > 0 {
+		return context.WithTimeoutCause(ctx, timeout, &attemptTimeout{timeout})
 	}
 	return ctx, func() {}
 }
+
+// attemptTimeout is the cause of a per-call timeout of d.
+type attemptTimeout struct{ d time.Duration }
+
+func (e *attemptTimeout) Error() string { return "per-call timeout of " + e.d.String() }
+
+// Is makes an attemptTimeout errors.Is errAttemptTimeout.
+func (e *attemptTimeout) Is(target error) bool { return target == errAttemptTimeout }
 
 // markTimeout tags err as a per-call timeout when actx ran out but the
 // caller's ctx did not.
 func markTimeout(ctx, actx context.Context, err error) error {
 	if err != nil && ctx.Err() == nil && actx.Err() != nil && errors.Is(context.Cause(actx), errAttemptTimeout) {
-		return errors.Join(errAttemptTimeout, err)
+		return errors.Join(context.Cause(actx), err)
 	}
 	return err
 }
 
-func (r *Retry) attempt(ctx context.Context, p RetryPolicy, messages []llms.MessageContent, opts []llms.CallOption) (resp *llms.ContentResponse, err error) {
-	actx, cancel := attemptContext(ctx, p)
+func (r *Retry) attempt(ctx context.Context, p RetryPolicy, n int, messages []llms.MessageContent, opts []llms.CallOption) (resp *llms.ContentResponse, err error) {
+	actx, cancel := attemptContext(ctx, p, n)
 	defer cancel()
 	defer recoverPanic(p, &err)
 	resp, err = r.Model.GenerateContent(actx, messages, opts...)
@@ -225,6 +247,10 @@ func describe(ctx context.Context, p RetryPolicy, err error, n int) *Error {
 	e.Kind, e.StatusCode = kind, status
 	if kind == KindTimeout {
 		e.Timeout = p.Timeout
+		var at *attemptTimeout
+		if errors.As(err, &at) {
+			e.Timeout = at.d
+		}
 	}
 	var se *StatusError
 	if errors.As(err, &se) && se.Message != "" {

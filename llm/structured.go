@@ -32,6 +32,36 @@ func (e *ParseError) Error() string {
 // Unwrap returns both ErrUnparseable and the cause.
 func (e *ParseError) Unwrap() []error { return []error{ErrUnparseable, e.Err} }
 
+// TruncatedError is a reply the model stopped because it reached its
+// token limit (finish_reason "length", Anthropic's "max_tokens"): the JSON
+// it holds is cut off and must not be parsed.
+type TruncatedError struct {
+	// MaxTokens is the limit the reply reached: the max_tokens sent, or,
+	// when none was sent, the completion tokens the endpoint reported (0
+	// when unknown).
+	MaxTokens int
+}
+
+// Error renders "the model's reply was cut off at 2048 tokens".
+func (e *TruncatedError) Error() string {
+	if e.MaxTokens <= 0 {
+		return "the model's reply was cut off at its token limit"
+	}
+	return fmt.Sprintf("the model's reply was cut off at %d tokens", e.MaxTokens)
+}
+
+// Truncated reports whether a choice stopped at its token limit.
+func Truncated(c *llms.ContentChoice) bool {
+	if c == nil {
+		return false
+	}
+	switch c.StopReason {
+	case "length", "max_tokens", "MAX_TOKENS":
+		return true
+	}
+	return false
+}
+
 // StructuredCall describes a call whose answer must be a JSON document.
 type StructuredCall struct {
 	Messages []llms.MessageContent
@@ -49,7 +79,10 @@ type StructuredCall struct {
 // GenerateStructured asks m for a JSON document following call.Schema,
 // extracts it with ExtractJSON and hands it to decode, which unmarshals and
 // validates it. When that fails, it replays the conversation with the bad
-// output as the assistant's turn and call.Repair's instruction, once. Usage
+// output as the assistant's turn and call.Repair's instruction, once. A
+// reply cut off at its token limit is never parsed (its JSON is
+// incomplete): the same request is sent once more with twice the room, and
+// a reply cut off again is a *ParseError wrapping a *TruncatedError. Usage
 // of every call is recorded with RecordUsage. Model errors are returned as
 // they are; parse failures as a *ParseError (errors.Is ErrUnparseable).
 func GenerateStructured(ctx context.Context, m llms.Model, call StructuredCall, decode func(jsonText string) error) (string, error) {
@@ -59,6 +92,12 @@ func GenerateStructured(ctx context.Context, m llms.Model, call StructuredCall, 
 	if call.Repair != nil {
 		attempts = 2
 	}
+	var probe llms.CallOptions
+	for _, o := range opts {
+		o(&probe)
+	}
+	maxTokens, widened := probe.MaxTokens, false
+	calls := 0
 	var raw string
 	var problem error
 	for i := 1; i <= attempts; i++ {
@@ -68,11 +107,29 @@ func GenerateStructured(ctx context.Context, m llms.Model, call StructuredCall, 
 				llms.TextParts(llms.ChatMessageTypeHuman, call.Repair(raw, problem)))
 		}
 		resp, err := m.GenerateContent(ctx, msgs, opts...)
+		calls++
 		if err != nil {
 			return "", err
 		}
 		RecordUsage(ctx, resp, call.ModelName)
+		if Truncated(resp.Choices[0]) && !widened && maxTokens > 0 {
+			// Cut off: the same request again with twice the room.
+			widened, maxTokens = true, 2*maxTokens
+			opts = append(opts, llms.WithMaxTokens(maxTokens))
+			if resp, err = m.GenerateContent(ctx, msgs, opts...); err != nil {
+				return "", err
+			}
+			calls++
+			RecordUsage(ctx, resp, call.ModelName)
+		}
 		raw = resp.Choices[0].Content
+		if Truncated(resp.Choices[0]) {
+			limit := maxTokens
+			if limit <= 0 {
+				limit = UsageOf(resp, "").CompletionTokens
+			}
+			return raw, &ParseError{Schema: call.Schema.Name, Raw: raw, Attempts: calls, Err: &TruncatedError{MaxTokens: limit}}
+		}
 		problem = decodeSafely(raw, decode)
 		if problem == nil {
 			return raw, nil
@@ -81,7 +138,7 @@ func GenerateStructured(ctx context.Context, m llms.Model, call StructuredCall, 
 			return "", ctx.Err()
 		}
 	}
-	return raw, &ParseError{Schema: call.Schema.Name, Raw: raw, Attempts: attempts, Err: problem}
+	return raw, &ParseError{Schema: call.Schema.Name, Raw: raw, Attempts: calls, Err: problem}
 }
 
 // decodeSafely extracts the JSON and runs decode, turning a panic in

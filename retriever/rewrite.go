@@ -73,9 +73,13 @@ func stripReferences(s string) string {
 	}
 }
 
+// DefaultRewriteMaxTokens bounds the rewritten query when
+// LLMRewriterOptions.MaxTokens is 0.
+const DefaultRewriteMaxTokens = 100
+
 // LLMRewriterOptions tunes NewLLMRewriter. The zero value is usable.
 type LLMRewriterOptions struct {
-	// Settings; MaxTokens 0 means 100.
+	// Settings; MaxTokens 0 means DefaultRewriteMaxTokens.
 	llm.Settings
 }
 
@@ -103,11 +107,8 @@ func (r *LLMRewriter) Rewrite(ctx context.Context, query string, fb *schema.Feed
 	if err != nil {
 		return "", err
 	}
-	maxTokens := r.opts.MaxTokens
-	if maxTokens <= 0 {
-		maxTokens = 100
-	}
-	resp, err := r.model.GenerateContent(ctx, msgs, append(r.opts.CallOptions(), llms.WithMaxTokens(maxTokens))...)
+	opts := r.opts.Or(llm.Settings{MaxTokens: DefaultRewriteMaxTokens})
+	resp, err := r.model.GenerateContent(ctx, msgs, opts.CallOptions()...)
 	if err != nil {
 		return "", fmt.Errorf("rewrite query: %w", err)
 	}

@@ -38,6 +38,10 @@ type Decomposition struct {
 	// KeyTerms are the content words an answer must address. They are not
 	// part of the seed contract and are omitted from JSON when empty.
 	KeyTerms []string `json:"key_terms,omitempty"`
+	// Fallback is set when this is not the decomposition the model gave:
+	// it says why the model's was replaced (for example "the model's
+	// reply could not be parsed after a repair attempt: …") and by what.
+	Fallback string `json:"fallback,omitempty"`
 }
 
 // Section is one retrievable piece of a document: a heading's text, or a

@@ -48,10 +48,19 @@ func (a *app) askCmd() *cobra.Command {
 				// Offline answers are extracted whole: nothing to stream.
 				printer.off, stream = true, false
 			}
-			st, err := p.Ask(ctx, joinArgs(args))
+			rctx, cancel := pf.runContext(ctx)
+			defer cancel()
+			st, err := p.Ask(rctx, joinArgs(args))
 			if err != nil {
 				if errors.Is(err, docmind.ErrEmptyQuery) {
 					return usageError{cmd: c.Name(), err: err}
+				}
+				err = runError(rctx, err)
+				if asJSON {
+					// the state the run reached, and why it stopped
+					if jerr := writeJSON(a.stdout, stateOutput{State: st, Error: oneLine(err)}); jerr != nil {
+						return errors.Join(err, jerr)
+					}
 				}
 				return err
 			}
@@ -72,6 +81,13 @@ func (a *app) askCmd() *cobra.Command {
 	tf.registerAsk(cmd, "ask within this conversation: follow-ups are rewritten from its earlier questions and every step is saved")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the final state as one JSON object (with --thread/--review: run and state)")
 	return cmd
+}
+
+// stateOutput is ask --json's output: the final state, or the state a
+// failed run reached with the error that stopped it.
+type stateOutput struct {
+	*schema.State
+	Error string `json:"error,omitempty"`
 }
 
 // writeJSON prints v as indented JSON.

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 
@@ -55,29 +56,47 @@ Type /quit (or end the input) to leave.`,
 			}
 			fmt.Fprintf(a.stderr, "docmind: thread %s (continue it later with --thread %s)\n", thread, thread)
 			failed := false
-			sc := bufio.NewScanner(a.stdin)
-			sc.Buffer(make([]byte, 0, 64*1024), 1<<20)
+			in := bufio.NewReader(a.stdin)
 			for {
 				if interactive {
 					fmt.Fprint(a.stdout, "> ")
 				}
-				if !sc.Scan() {
+				line, size, rerr := readLine(in, maxQuestionBytes)
+				if rerr != nil && rerr != io.EOF {
+					return fmt.Errorf("reading questions: %w", rerr)
+				}
+				if size > maxQuestionBytes {
+					fmt.Fprintf(a.stderr, "docmind: skipped a question of %d bytes: a question may have at most %d KiB\n", size, maxQuestionBytes>>10)
+					failed = true
+					continue
+				}
+				if rerr == io.EOF && line == "" {
 					break
 				}
-				q := strings.TrimSpace(sc.Text())
+				q := strings.TrimSpace(line)
 				if q == "" {
 					continue
 				}
 				if q == "/quit" || q == "/exit" {
 					break
 				}
-				res, err := m.Ask(ctx, thread, q)
+				rctx, cancel := pf.runContext(ctx)
+				res, err := m.Ask(rctx, thread, q)
+				err = runError(rctx, err)
+				cancel()
 				if err != nil {
 					if ctx.Err() != nil {
 						return ctx.Err()
 					}
 					fmt.Fprintf(a.stderr, "docmind: %s\n", oneLine(err))
 					failed = true
+					if asJSON {
+						b, jerr := json.Marshal(failedRun(res, err))
+						if jerr != nil {
+							return jerr
+						}
+						fmt.Fprintf(a.stdout, "%s\n", b)
+					}
 					continue
 				}
 				if asJSON {
@@ -93,9 +112,6 @@ Type /quit (or end the input) to leave.`,
 				}
 				fmt.Fprintln(a.stdout)
 			}
-			if err := sc.Err(); err != nil {
-				return fmt.Errorf("reading questions: %w", err)
-			}
 			a.exitCode = exitOK
 			if failed {
 				a.exitCode = exitError
@@ -107,6 +123,37 @@ Type /quit (or end the input) to leave.`,
 	tf.registerAsk(cmd, "conversation to continue (default: a new thread)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print one JSON object (run and final state) per question, one per line")
 	return cmd
+}
+
+// maxQuestionBytes is the longest question chat accepts.
+const maxQuestionBytes = 64 << 10
+
+// readLine reads one line of any length from r without its line ending. A
+// line longer than limit bytes is read to its end and dropped: line is ""
+// and size says how long it was. At the end of the input err is io.EOF
+// (with the last line, if it had no line ending).
+func readLine(r *bufio.Reader, limit int) (line string, size int, err error) {
+	var b strings.Builder
+	for {
+		chunk, isPrefix, rerr := r.ReadLine()
+		size += len(chunk)
+		if size <= limit {
+			b.Write(chunk)
+		}
+		if rerr != nil {
+			if size > limit {
+				return "", size, rerr
+			}
+			return b.String(), size, rerr
+		}
+		if !isPrefix {
+			break
+		}
+	}
+	if size > limit {
+		return "", size, nil
+	}
+	return b.String(), size, nil
 }
 
 // isTerminalReader reports whether r is a terminal.

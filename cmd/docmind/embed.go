@@ -10,10 +10,23 @@ import (
 	"github.com/docmind/docmind/llm/providers"
 )
 
-// embedFlag registers --embed-model (ingest, ask, chat, eval qa).
-func embedFlag(cmd *cobra.Command, dst *string) {
-	cmd.Flags().StringVar(dst, "embed-model", "",
-		"embedding model for hybrid BM25 + dense retrieval from the index, e.g. text-embedding-3-small (default: $DOCMIND_EMBED_MODEL; none: BM25 only). Uses OPENAI_BASE_URL/OPENAI_API_KEY or OLLAMA_HOST")
+// embedFlags are the embedding flags (ingest, ask, chat, eval qa).
+type embedFlags struct {
+	model, baseURL string
+}
+
+// register adds --embed-model and --embed-base-url.
+func (ef *embedFlags) register(cmd *cobra.Command) {
+	cmd.Flags().StringVar(&ef.model, "embed-model", "",
+		"embedding model for hybrid BM25 + dense retrieval from the index, e.g. text-embedding-3-small (default: $DOCMIND_EMBED_MODEL; none: BM25 only). Uses --embed-base-url, else OPENAI_BASE_URL/OPENAI_API_KEY or OLLAMA_HOST")
+	cmd.Flags().StringVar(&ef.baseURL, "embed-base-url", "",
+		"separate OpenAI-compatible endpoint for embeddings, with the key in $DOCMIND_EMBED_API_KEY (default: $DOCMIND_EMBED_BASE_URL, then the chat endpoint)")
+}
+
+// config is the embeddings part of a providers.Config.
+func (ef *embedFlags) config(cfg providers.Config) providers.Config {
+	cfg.EmbedModel, cfg.EmbedBaseURL = ef.model, ef.baseURL
+	return cfg
 }
 
 // modelMismatchError is index.ErrModelMismatch worded for the person at

@@ -201,3 +201,32 @@ func TestIngestWarnsAboutOtherUnembeddedFiles(t *testing.T) {
 		t.Errorf("no warning about the other file:\n%s", r.stderr)
 	}
 }
+
+// --embed-base-url (or DOCMIND_EMBED_BASE_URL) sends the embeddings to a
+// server of their own while the chat model stays on OPENAI_BASE_URL.
+func TestIngestAndAskWithSeparateEmbeddingsServer(t *testing.T) {
+	chat, emb := openaitest.New(t), openaitest.New(t)
+	emb.SetEmbeddingDim(16)
+	contractModel(t, chat, "1.5%")
+	dir := t.TempDir()
+	env := append(llmEnv(chat), "DOCMIND_INDEX="+dir, "DOCMIND_EMBED_API_KEY=embed-secret-0001")
+	if r := runCLI(t, env, "ingest", "--embed-model", "test-embed", "--embed-base-url", emb.URL, "examples/contract"); r.code != exitOK {
+		t.Fatalf("ingest: exit %d\n%s", r.code, r.stderr)
+	}
+	ingested := emb.Calls(openaitest.RouteEmbeddings)
+	r := runCLI(t, append(env, "DOCMIND_EMBED_BASE_URL="+emb.URL), "ask", "--embed-model", "test-embed", "What are the penalties?")
+	if r.code != exitOK {
+		t.Fatalf("ask: exit %d\n%s", r.code, r.stderr)
+	}
+	if ingested == 0 || emb.Calls(openaitest.RouteEmbeddings) <= ingested {
+		t.Errorf("embeddings server got %d calls at ingest, %d in all: want both ingest and ask there", ingested, emb.Calls(openaitest.RouteEmbeddings))
+	}
+	if chat.Calls(openaitest.RouteEmbeddings) != 0 || chat.Calls(openaitest.RouteGenerate) == 0 {
+		t.Errorf("chat server: %d embeddings calls (want 0), %d generate calls", chat.Calls(openaitest.RouteEmbeddings), chat.Calls(openaitest.RouteGenerate))
+	}
+	for _, req := range emb.Requests() {
+		if got := req.Header.Get("Authorization"); got != "Bearer embed-secret-0001" {
+			t.Errorf("embeddings request Authorization = %q", got)
+		}
+	}
+}

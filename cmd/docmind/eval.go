@@ -12,9 +12,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/docmind/docmind"
 	"github.com/docmind/docmind/eval"
 	"github.com/docmind/docmind/judge"
-	"github.com/docmind/docmind/llm"
 	"github.com/docmind/docmind/schema"
 )
 
@@ -46,6 +46,10 @@ Offline, the judge's thresholds are chosen by cross-validation split by source
 			if len(c.Files) == 0 {
 				return usageError{cmd: cmd.Name(), err: errors.New("no data: pass --ragtruth FILE")}
 			}
+			limits, err := pf.tokenLimits(cmd)
+			if err != nil {
+				return err
+			}
 			models, err := a.models(&pf)
 			if err != nil {
 				return err
@@ -53,7 +57,7 @@ Offline, the judge's thresholds are chosen by cross-validation split by source
 			if models.Offline() {
 				c.Candidates = eval.OfflineSweep
 			} else {
-				j := judge.NewLLM(models.Judge, judge.LLMOptions{Settings: llm.Settings{ModelName: models.JudgeName}})
+				j := judge.NewLLM(models.Judge, judge.LLMOptions{Settings: docmind.JudgeSettings(models.JudgeName, limits.Judge)})
 				c.Judges = []eval.NamedJudge{{Name: "llm:" + models.JudgeName, Judge: j}}
 				c.CVFolds = 0
 			}
@@ -61,8 +65,15 @@ Offline, the judge's thresholds are chosen by cross-validation split by source
 			if isTerminal(a.stderr) && !c.JSON {
 				c.Progress = a.stderr
 			}
-			_, err = c.Run(cmd.Context())
-			return err
+			ctx := cmd.Context()
+			if pf.timeout > 0 {
+				// --timeout bounds the whole evaluation here
+				var cancel context.CancelFunc
+				ctx, cancel = pf.runContext(ctx)
+				defer cancel()
+			}
+			_, err = c.Run(ctx)
+			return runError(ctx, err)
 		},
 	}
 	f := cmd.Flags()
@@ -148,7 +159,12 @@ the figure) when a figure misses its threshold.`,
 				return err
 			}
 			c.File = args[0]
-			c.Ask = func(ctx context.Context, q string) (*schema.State, error) { return p.Ask(ctx, q) }
+			c.Ask = func(ctx context.Context, q string) (*schema.State, error) {
+				rctx, cancel := pf.runContext(ctx)
+				defer cancel()
+				st, err := p.Ask(rctx, q)
+				return st, runError(rctx, err)
+			}
 			c.Stdout = a.stdout
 			if isTerminal(a.stderr) && !c.JSON {
 				c.Progress = a.stderr

@@ -43,7 +43,8 @@ func (a *app) openIndex(ctx context.Context, flag string, create bool, opts ...i
 }
 
 func (a *app) ingestCmd() *cobra.Command {
-	var indexDir, embedModel string
+	var indexDir string
+	var ef embedFlags
 	var asJSON bool
 	opt := ingest.Options{}
 	cmd := &cobra.Command{
@@ -64,7 +65,7 @@ Interrupting an ingest leaves the index as it was before the file in progress.`,
 		},
 		RunE: func(c *cobra.Command, args []string) error {
 			ctx := c.Context()
-			emb, err := a.embedding(providers.Config{EmbedModel: embedModel})
+			emb, err := a.embedding(ef.config(providers.Config{}))
 			if err != nil {
 				return err
 			}
@@ -97,7 +98,7 @@ Interrupting an ingest leaves the index as it was before the file in progress.`,
 		},
 	}
 	indexFlag(cmd, &indexDir)
-	embedFlag(cmd, &embedModel)
+	ef.register(cmd)
 	f := cmd.Flags()
 	f.BoolVar(&asJSON, "json", false, "print the summary as JSON")
 	f.BoolVar(&opt.Prune, "prune", false, "remove indexed documents under the given paths whose files no longer exist")

@@ -3,14 +3,20 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	openai "github.com/sashabaranov/go-openai"
 
+	"github.com/docmind/docmind/decomposer"
+	"github.com/docmind/docmind/internal/testenv"
 	"github.com/docmind/docmind/llm/openaitest"
+	"github.com/docmind/docmind/schema"
 )
 
 // The tests below run `docmind ask` in LLM mode end to end: the real
@@ -225,5 +231,245 @@ func TestAskLLMModeRateLimitedThenAnswers(t *testing.T) {
 	}
 	if n := len(strings.Split(strings.TrimSpace(r.stderr), "\n")); n != 1 {
 		t.Errorf("stderr has %d lines, want only the mode line:\n%s", n, r.stderr)
+	}
+}
+
+// Every LLM call of a run bounds its reply (max_tokens), --max-tokens
+// changes a stage's bound, and the decomposer and judge send temperature 0
+// explicitly.
+func TestAskLLMModeSendsMaxTokensAndTemperature(t *testing.T) {
+	srv := openaitest.New(t)
+	srv.Check(openaitest.RequireMaxTokens)
+	contractModel(t, srv, "5%", "1.5%")
+	r := runCLI(t, llmEnv(srv), "ask", "--docs", "examples/contract", "--max-tokens", "judge=4321", "What are the penalties?")
+	if r.code != exitOK {
+		t.Fatalf("exit %d; stderr:\n%s", r.code, r.stderr)
+	}
+	want := map[string]int{openaitest.RouteDecomposition: 512, openaitest.RouteVerdict: 4321}
+	for _, req := range srv.Requests() {
+		if n, ok := want[req.Route]; ok && req.MaxTokens() != n {
+			t.Errorf("%s request max tokens = %d, want %d", req.Route, req.MaxTokens(), n)
+		}
+		if _, ok := want[req.Route]; ok && (!req.HasKey("temperature") || req.Body.Temperature > 1e-3) {
+			t.Errorf("%s request does not send temperature 0: %s", req.Route, req.Raw)
+		}
+	}
+	r = runCLI(t, llmEnv(srv), "ask", "--docs", "examples/contract", "--max-tokens", "judge=0", "q?")
+	if r.code != exitUsage || !strings.Contains(r.stderr, "--max-tokens judge=0") {
+		t.Errorf("--max-tokens judge=0: exit %d, stderr:\n%s", r.code, r.stderr)
+	}
+}
+
+// A judge whose verdict is cut off at its token limit gives an unverified
+// verdict that names the truncation (exit 3), after one retry with twice
+// the room; the cut-off JSON is never parsed.
+func TestAskLLMModeTruncatedVerdict(t *testing.T) {
+	srv := openaitest.New(t)
+	contractModel(t, srv, "1.5%")
+	cut := `{"claims": [{"claim": "Client shall be assessed a late fee per month", "section_id": "S1", "quote": "late fee", "supported": true, "contradiction": "", "reason": ""}, {"claim": "The fee is`
+	srv.Always(openaitest.RouteVerdict, openaitest.Reply{Content: cut, FinishReason: "length"})
+	r := runCLI(t, llmEnv(srv), "ask", "--docs", "examples/contract", "--max-retries", "0", "--max-tokens", "judge=300", "What are the penalties?")
+	if r.code != exitFallback {
+		t.Fatalf("exit %d, want %d; stderr:\n%s\nstdout:\n%s", r.code, exitFallback, r.stderr, r.stdout)
+	}
+	if !strings.Contains(r.stdout, "unverified: the model's reply was cut off at 600 tokens") {
+		t.Errorf("stdout does not name the truncation:\n%s", r.stdout)
+	}
+	var maxTokens []int
+	for _, req := range srv.Requests() {
+		if req.Route == openaitest.RouteVerdict {
+			maxTokens = append(maxTokens, req.MaxTokens())
+		}
+	}
+	if fmt.Sprint(maxTokens) != "[300 600]" {
+		t.Errorf("verdict requests' max tokens = %v, want [300 600] (once more with twice the room)", maxTokens)
+	}
+}
+
+// When the model's decomposition cannot be parsed twice, the rule-based one
+// is used: the state records it, stderr says it, and the intent is one of
+// the schema's enum.
+func TestAskLLMModeDecompositionFallback(t *testing.T) {
+	srv := openaitest.New(t)
+	contractModel(t, srv, "1.5%")
+	srv.Script(openaitest.RouteDecomposition, openaitest.Reply{Content: "I think it is about fees"}, openaitest.Reply{Content: "fees, really"})
+	r := runCLI(t, llmEnv(srv), "ask", "--docs", "examples/contract", "--json", "What are the late payment penalties?")
+	if r.code != exitOK {
+		t.Fatalf("exit %d; stderr:\n%s", r.code, r.stderr)
+	}
+	st := decodeState(t, r.stdout)
+	d := st.Decomposition
+	if d == nil || !strings.Contains(d.Fallback, "used the rule-based decomposition") {
+		t.Fatalf("decomposition = %+v, want the fallback recorded", d)
+	}
+	if !decomposer.IsIntent(d.Intent) {
+		t.Errorf("intent %q is outside the schema's enum %v", d.Intent, decomposer.Intents)
+	}
+	if !strings.Contains(r.stderr, "docmind: decomposition: the model's reply could not be parsed after a repair attempt") {
+		t.Errorf("stderr does not say the decomposition fell back:\n%s", r.stderr)
+	}
+}
+
+// A hung server is bounded by --timeout, the deadline of the whole run:
+// the calls share it (each attempt gets its share of what is left) and the
+// error is one line naming the deadline.
+func TestAskLLMModeHungServerMeetsTheRunDeadline(t *testing.T) {
+	srv := openaitest.New(t)
+	srv.Always(openaitest.RouteDecomposition, openaitest.Reply{Content: "{}", Delay: time.Hour})
+	start := time.Now()
+	r := runCLI(t, llmEnv(srv), "ask", "--docs", "examples/contract", "--timeout", "3s", "What are the penalties?")
+	if took := time.Since(start); took > 15*time.Second {
+		t.Errorf("took %v with --timeout 3s", took)
+	}
+	if r.code != exitError {
+		t.Fatalf("exit %d, want %d; stderr:\n%s", r.code, exitError, r.stderr)
+	}
+	lines := strings.Split(strings.TrimSpace(r.stderr), "\n")
+	if last := lines[len(lines)-1]; last != "docmind: the run did not finish within --timeout 3s" {
+		t.Errorf("stderr = %q, want the deadline named on one line", r.stderr)
+	}
+	if got := srv.Calls(openaitest.RouteDecomposition); got < 2 {
+		t.Errorf("decomposition requests = %d, want the call retried within the deadline", got)
+	}
+}
+
+// ask --json prints the state the run reached and the error when the run
+// fails, in and out of a thread; stderr keeps its one error line.
+func TestAskLLMModeJSONOnError(t *testing.T) {
+	for _, thread := range []bool{false, true} {
+		srv := openaitest.New(t)
+		contractModel(t, srv, "1.5%")
+		srv.Always(openaitest.RouteGenerate, openaitest.Reply{Status: 400, Message: "context length exceeded"})
+		args := []string{"ask", "--docs", "examples/contract", "--json", "What are the penalties?"}
+		if thread {
+			args = append(args, "--thread", "t1")
+		}
+		r := runCLI(t, llmEnv(srv), args...)
+		if r.code != exitError {
+			t.Fatalf("thread=%v: exit %d, want %d; stderr:\n%s", thread, r.code, exitError, r.stderr)
+		}
+		var out struct {
+			schema.State
+			Error string        `json:"error"`
+			Run   *struct{}     `json:"run"`
+			In    *schema.State `json:"state"`
+		}
+		if err := json.Unmarshal([]byte(r.stdout), &out); err != nil {
+			t.Fatalf("thread=%v: stdout is not one JSON object: %v\n%s", thread, err, r.stdout)
+		}
+		st := &out.State
+		if thread {
+			if out.Run == nil || out.In == nil {
+				t.Fatalf("thread=%v: no run or state in %s", thread, r.stdout)
+			}
+			st = out.In
+		}
+		if !strings.Contains(out.Error, "rejected the request (400): context length exceeded") {
+			t.Errorf("thread=%v: error = %q", thread, out.Error)
+		}
+		if st.Decomposition == nil || len(st.RetrievedSections) == 0 || strings.Join(st.NodeHistory, ",") != "decompose,retrieve" {
+			t.Errorf("thread=%v: state reached = %+v, want decompose and retrieve done", thread, st)
+		}
+		if !strings.Contains(r.stderr, "generate: ") || !strings.Contains(r.stderr, "rejected the request (400)") {
+			t.Errorf("thread=%v: stderr lacks the error line:\n%s", thread, r.stderr)
+		}
+	}
+}
+
+// A server that echoes the API key in its error messages never gets the
+// key printed or stored: not on stderr, not in runs.db, not in runs show or
+// runs export (nor the sk-… and bearer tokens it quotes).
+func TestAskLLMModeRedactsEchoedKey(t *testing.T) {
+	const key = "docmind-secret-key-0123456789"
+	srv := openaitest.New(t)
+	srv.Always(openaitest.RouteDecomposition, openaitest.Reply{Status: 500,
+		Message: "upstream failed for key " + key + " (Authorization: Bearer " + key + "; fallback key sk-proj-abcdefghijklmnop)"})
+	dataDir := t.TempDir()
+	env := []string{"OPENAI_BASE_URL=" + srv.URL, "OPENAI_API_KEY=" + key, "DOCMIND_MODEL=gpt-4o-mini", "DOCMIND_DATA_DIR=" + dataDir}
+	r := runCLI(t, env, "ask", "--docs", "examples/contract", "--thread", "t1", "-v", "What are the penalties?")
+	if r.code != exitError {
+		t.Fatalf("exit %d, want %d; stderr:\n%s", r.code, exitError, r.stderr)
+	}
+	if !strings.Contains(r.stderr, "server error") || !strings.Contains(r.stderr, "[redacted]") {
+		t.Errorf("stderr does not show the redacted server error:\n%s", r.stderr)
+	}
+	leaks := func(where, s string) {
+		t.Helper()
+		for _, secret := range []string{key, "sk-proj-abcdefghijklmnop"} {
+			if strings.Contains(s, secret) {
+				t.Errorf("%s shows the secret %q:\n%s", where, secret, s)
+			}
+		}
+	}
+	leaks("stderr", r.stderr)
+	leaks("stdout", r.stdout)
+	files, _ := filepath.Glob(filepath.Join(dataDir, "runs.db*"))
+	if len(files) == 0 {
+		t.Fatalf("no runs.db in %s", dataDir)
+	}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		leaks(f, string(b))
+	}
+	ls := runCLI(t, env, "runs", "ls", "--json")
+	m := regexp.MustCompile(`"id": ?"([0-9a-f]+)"`).FindStringSubmatch(ls.stdout)
+	if m == nil {
+		t.Fatalf("runs ls --json lists no run:\n%s\n%s", ls.stdout, ls.stderr)
+	}
+	show := runCLI(t, env, "runs", "show", m[1])
+	if !strings.Contains(show.stdout+show.stderr, "[redacted]") {
+		t.Errorf("runs show lacks the redacted error:\n%s", show.stdout)
+	}
+	leaks("runs show", show.stdout+show.stderr)
+	export := runCLI(t, env, "runs", "export", "--jsonl")
+	leaks("runs export", export.stdout+export.stderr)
+}
+
+// Prompts show the documents' paths relative to the documents folder (or
+// the folder an index was built from), never the absolute path.
+func TestAskLLMModePromptsCarryRelativePaths(t *testing.T) {
+	root := testenv.RepoRoot(t)
+	docs := filepath.Join(root, "examples", "contract")
+	for _, mode := range []string{"docs", "index"} {
+		srv := openaitest.New(t)
+		contractModel(t, srv, "1.5%")
+		env := llmEnv(srv)
+		args := []string{"ask", "--docs", docs, "What are the penalties?"}
+		if mode == "index" {
+			ix := filepath.Join(t.TempDir(), "ix")
+			if r := runCLI(t, nil, "ingest", "--index", ix, docs); r.code != exitOK {
+				t.Fatalf("ingest: exit %d\n%s", r.code, r.stderr)
+			}
+			args = []string{"ask", "--index", ix, "What are the penalties?"}
+		}
+		if r := runCLI(t, env, args...); r.code != exitOK {
+			t.Fatalf("%s: exit %d\n%s", mode, r.code, r.stderr)
+		}
+		prompts := 0
+		for _, req := range srv.Requests() {
+			text := req.Text()
+			if !strings.Contains(text, "<documents>") {
+				continue
+			}
+			prompts++
+			if strings.Contains(text, root) {
+				t.Errorf("%s: %s prompt shows an absolute path (%s)", mode, req.Route, root)
+			}
+			srcs := regexp.MustCompile(`source="([^"]*)"`).FindAllStringSubmatch(text, -1)
+			for _, m := range srcs {
+				if m[1] != "master-services-agreement.md" && m[1] != "data-processing-addendum.md" {
+					t.Errorf("%s: %s prompt has source=%q, want the path relative to %s", mode, req.Route, m[1], docs)
+				}
+			}
+			if len(srcs) == 0 {
+				t.Errorf("%s: %s prompt names no source", mode, req.Route)
+			}
+		}
+		if prompts < 2 {
+			t.Errorf("%s: %d prompts with documents, want the generator's and the judge's", mode, prompts)
+		}
 	}
 }

@@ -14,6 +14,8 @@ import (
 	"os/signal"
 	"strings"
 	"syscall"
+
+	"github.com/docmind/docmind/internal/redact"
 )
 
 // Exit codes.
@@ -34,6 +36,8 @@ func main() {
 // run executes the command line and returns the exit code. Errors are
 // printed as one line on stderr.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) (code int) {
+	// Nothing on stderr shows an API key, even one a server echoed.
+	stderr = redact.Writer(stderr)
 	defer func() {
 		// A bug must not show the user a stack trace; say what happened.
 		if r := recover(); r != nil {
@@ -75,7 +79,7 @@ type usageError struct {
 func (e usageError) Error() string { return e.err.Error() }
 func (e usageError) Unwrap() error { return e.err }
 
-// oneLine folds an error message onto one line.
+// oneLine folds an error message onto one line, without secrets.
 func oneLine(err error) string {
-	return strings.Join(strings.Fields(err.Error()), " ")
+	return redact.String(strings.Join(strings.Fields(err.Error()), " "))
 }

@@ -2,7 +2,10 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io"
+	"os"
 	"path/filepath"
 	"time"
 
@@ -19,7 +22,7 @@ import (
 type pipelineFlags struct {
 	docs       string
 	index      string
-	embedModel string
+	embed      embedFlags
 	maxRetries int
 	minConf    float64
 	provider   string
@@ -28,13 +31,14 @@ type pipelineFlags struct {
 	baseURL    string
 	timeout    time.Duration
 	noStream   bool
+	maxTokens  map[string]int
 }
 
 func (pf *pipelineFlags) register(cmd *cobra.Command) {
 	f := cmd.Flags()
 	f.StringVar(&pf.docs, "docs", "", "folder (or file) of documents to answer from (default: the index built by docmind ingest)")
 	indexFlag(cmd, &pf.index)
-	embedFlag(cmd, &pf.embedModel)
+	pf.embed.register(cmd)
 	f.IntVar(&pf.maxRetries, "max-retries", 2, "judged retries before giving up")
 	f.Float64Var(&pf.minConf, "min-confidence", judge.DefaultMinConfidence, "least confidence (the offline judge's calibrated estimate that the answer is correct, 0-1) to return an answer rather than the fallback; higher answers fewer questions, more accurately")
 	f.BoolVar(&pf.noStream, "no-stream", false, "do not stream the draft answer")
@@ -50,6 +54,10 @@ func (a *app) buildPipeline(ctx context.Context, cmd *cobra.Command, pf *pipelin
 	if pf.minConf < 0 || pf.minConf > 1 {
 		return nil, usageError{cmd: cmd.Name(), err: fmt.Errorf("--min-confidence must be between 0 and 1, got %v", pf.minConf)}
 	}
+	limits, err := pf.tokenLimits(cmd)
+	if err != nil {
+		return nil, err
+	}
 	sources, err := a.documentSource(ctx, pf)
 	if err != nil {
 		return nil, err
@@ -64,12 +72,10 @@ func (a *app) buildPipeline(ctx context.Context, cmd *cobra.Command, pf *pipelin
 		docmind.WithMinConfidence(pf.minConf),
 		docmind.WithLogger(a.logger()),
 	)
-	if obs != nil {
-		opts = append(opts, docmind.WithObserver(obs))
-	}
+	opts = append(opts, docmind.WithObserver(fallbackNotice{w: a.stderr, next: obs}))
 	if !models.Offline() {
 		opts = append(opts, docmind.WithLLM(models.Main), docmind.WithJudgeLLM(models.Judge),
-			docmind.WithModelNames(models.Name, models.JudgeName))
+			docmind.WithModelNames(models.Name, models.JudgeName), docmind.WithTokenLimits(limits))
 		if pf.noStream {
 			opts = append(opts, docmind.WithoutStreaming())
 		}
@@ -85,7 +91,6 @@ func (a *app) models(pf *pipelineFlags) (providers.Models, error) {
 		Model:      pf.model,
 		JudgeModel: pf.judgeModel,
 		BaseURL:    pf.baseURL,
-		Timeout:    pf.timeout,
 	})
 	if err != nil {
 		return providers.Models{}, err
@@ -102,7 +107,64 @@ func (pf *pipelineFlags) registerLLM(cmd *cobra.Command) {
 	f.StringVar(&pf.model, "model", "", "LLM model (default: $DOCMIND_MODEL, then the provider's default)")
 	f.StringVar(&pf.judgeModel, "judge-model", "", "model for the judge (default: $DOCMIND_JUDGE_MODEL, then --model)")
 	f.StringVar(&pf.baseURL, "base-url", "", "OpenAI-compatible endpoint (default: $OPENAI_BASE_URL)")
-	f.DurationVar(&pf.timeout, "timeout", 0, "timeout for each LLM call (default 2m)")
+	f.DurationVar(&pf.timeout, "timeout", 0, fmt.Sprintf("deadline for the whole run of a question, every LLM call and retry included (default %s); each call gets at most %s and its share of the time left",
+		defaultRunTimeout, providers.DefaultTimeout))
+	d := docmind.DefaultTokenLimits()
+	f.StringToIntVar(&pf.maxTokens, "max-tokens", nil, fmt.Sprintf("max_tokens per LLM stage, e.g. judge=4096,generate=2048 (defaults: decompose=%d, generate=%d, judge=%d, rewrite=%d)",
+		d.Decompose, d.Generate, d.Judge, d.Rewrite))
+}
+
+// defaultRunTimeout bounds the run of one question when --timeout is not
+// given.
+const defaultRunTimeout = 10 * time.Minute
+
+// runContext bounds the run of one question by --timeout.
+func (pf *pipelineFlags) runContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	d := pf.timeout
+	if d <= 0 {
+		d = defaultRunTimeout
+	}
+	return context.WithTimeoutCause(ctx, d, &deadlineError{d})
+}
+
+// deadlineError is why a run stopped at its --timeout.
+type deadlineError struct{ d time.Duration }
+
+func (e *deadlineError) Error() string {
+	return fmt.Sprintf("the run did not finish within --timeout %s", e.d)
+}
+
+// runError words the error of a run whose context came from runContext:
+// a passed deadline says which --timeout it was.
+func runError(ctx context.Context, err error) error {
+	var de *deadlineError
+	if err != nil && ctx.Err() != nil && errors.As(context.Cause(ctx), &de) {
+		return de
+	}
+	return err
+}
+
+// tokenLimits reads --max-tokens.
+func (pf *pipelineFlags) tokenLimits(cmd *cobra.Command) (docmind.TokenLimits, error) {
+	var l docmind.TokenLimits
+	for stage, n := range pf.maxTokens {
+		if n <= 0 {
+			return l, usageError{cmd: cmd.Name(), err: fmt.Errorf("--max-tokens %s=%d: the limit must be a positive number of tokens", stage, n)}
+		}
+		switch stage {
+		case "decompose":
+			l.Decompose = n
+		case "generate":
+			l.Generate = n
+		case "judge":
+			l.Judge = n
+		case "rewrite":
+			l.Rewrite = n
+		default:
+			return l, usageError{cmd: cmd.Name(), err: fmt.Errorf("--max-tokens: unknown stage %q (use decompose, generate, judge or rewrite)", stage)}
+		}
+	}
+	return l, nil
 }
 
 // documentSource returns where answers come from: the persistent index
@@ -112,7 +174,7 @@ func (pf *pipelineFlags) registerLLM(cmd *cobra.Command) {
 // index is opened for this command and closed when it ends.
 func (a *app) documentSource(ctx context.Context, pf *pipelineFlags) ([]docmind.Option, error) {
 	if pf.docs == "" {
-		emb, err := a.embedding(providers.Config{Provider: pf.provider, BaseURL: pf.baseURL, Timeout: pf.timeout, EmbedModel: pf.embedModel})
+		emb, err := a.embedding(pf.embed.config(providers.Config{Provider: pf.provider, BaseURL: pf.baseURL}))
 		if err != nil {
 			return nil, err
 		}
@@ -121,11 +183,21 @@ func (a *app) documentSource(ctx context.Context, pf *pipelineFlags) ([]docmind.
 			return nil, err
 		}
 		a.closers = append(a.closers, func() { ix.Close() })
+		docs, err := ix.Documents(ctx)
+		if err != nil {
+			return nil, err
+		}
+		paths := make([]string, len(docs))
+		for i, d := range docs {
+			paths[i] = d.Path
+		}
 		// the judge weighs the question's terms by their rarity in the whole
-		// index
-		return []docmind.Option{docmind.WithRetriever(ix.Retriever()), docmind.WithCorpus(ix.Corpus())}, nil
+		// index, as it does over the sections of --docs; prompts show the
+		// documents' paths relative to the folder the index was built from
+		return []docmind.Option{docmind.WithRetriever(ix.Retriever()), docmind.WithCorpus(ix.Corpus()),
+			docmind.WithSourceRoot(docmind.SourceRoot(paths...))}, nil
 	}
-	if pf.embedModel != "" {
+	if pf.embed.model != "" {
 		fmt.Fprintln(a.stderr, "docmind: --embed-model applies to the index; --docs answers with BM25 only")
 	}
 	ix, err := a.docsIndex(ctx, pf.docs)
@@ -136,6 +208,30 @@ func (a *app) documentSource(ctx context.Context, pf *pipelineFlags) ([]docmind.
 	if err != nil {
 		return nil, err
 	}
+	// sources show as paths under the folder typed; prompts show them
+	// relative to it
 	ret := relativeSources{Retriever: ix.Retriever(), root: root, docs: filepath.Clean(pf.docs)}
-	return []docmind.Option{docmind.WithRetriever(ret), docmind.WithCorpus(ix.Corpus())}, nil
+	promptRoot := filepath.Clean(pf.docs)
+	if fi, err := os.Stat(promptRoot); err == nil && !fi.IsDir() {
+		promptRoot = filepath.Dir(promptRoot)
+	}
+	return []docmind.Option{docmind.WithRetriever(ret), docmind.WithCorpus(ix.Corpus()), docmind.WithSourceRoot(promptRoot)}, nil
+}
+
+// fallbackNotice says on stderr when a stage fell back from the model's
+// reply (the decomposition's Fallback), then passes events on to next.
+type fallbackNotice struct {
+	w    io.Writer
+	next schema.Observer
+}
+
+// OnEvent implements schema.Observer.
+func (f fallbackNotice) OnEvent(ctx context.Context, ev schema.Event) {
+	if ev.Type == schema.EventNodeEnd && ev.Node == schema.NodeDecompose && ev.State != nil &&
+		ev.State.Decomposition != nil && ev.State.Decomposition.Fallback != "" {
+		fmt.Fprintf(f.w, "docmind: %s\n", oneLineText(ev.State.Decomposition.Fallback))
+	}
+	if f.next != nil {
+		f.next.OnEvent(ctx, ev)
+	}
 }

@@ -67,6 +67,9 @@ func (a *app) logger() *slog.Logger {
 // isTerminal reports whether w is a terminal (progress and streaming are
 // shown only there).
 func isTerminal(w io.Writer) bool {
+	if u, ok := w.(interface{ Unwrap() io.Writer }); ok {
+		w = u.Unwrap()
+	}
 	f, ok := w.(*os.File)
 	return ok && term.IsTerminal(int(f.Fd()))
 }

@@ -86,7 +86,7 @@ func (a *app) manager(ctx context.Context, c *cobra.Command, pf *pipelineFlags, 
 		cfg.Runner = p.Runner()
 		cfg.Rewriter = threads.Rules{}
 		if p.Mode() != "offline" {
-			models, err := providers.FromEnv(a.getenv, providers.Config{Provider: pf.provider, Model: pf.model, BaseURL: pf.baseURL, Timeout: pf.timeout})
+			models, err := providers.FromEnv(a.getenv, providers.Config{Provider: pf.provider, Model: pf.model, BaseURL: pf.baseURL})
 			if err != nil {
 				return nil, err
 			}
@@ -96,10 +96,22 @@ func (a *app) manager(ctx context.Context, c *cobra.Command, pf *pipelineFlags, 
 	return threads.New(cfg)
 }
 
-// runOutput is the JSON form of a run and the state it reached.
+// runOutput is the JSON form of a run and the state it reached, with the
+// error that stopped it, if any.
 type runOutput struct {
 	Run   checkpoint.Run `json:"run"`
 	State *schema.State  `json:"state"`
+	Error string         `json:"error,omitempty"`
+}
+
+// failedRun is the JSON form of a run that failed with err; res may be nil
+// when the run did not start.
+func failedRun(res *threads.Result, err error) runOutput {
+	out := runOutput{Error: oneLine(err)}
+	if res != nil {
+		out.Run, out.State = res.Run, res.State
+	}
+	return out
 }
 
 // askInThread runs ask --thread/--review: the question goes through the
@@ -124,8 +136,17 @@ func (a *app) askInThread(c *cobra.Command, pf *pipelineFlags, tf *threadFlags, 
 	if thread == "" {
 		thread = "ask-" + threads.NewRunID()[:8]
 	}
-	res, err := m.Ask(ctx, thread, question)
+	rctx, cancel := pf.runContext(ctx)
+	defer cancel()
+	res, err := m.Ask(rctx, thread, question)
 	if err != nil {
+		err = runError(rctx, err)
+		if asJSON {
+			// the run and the state it reached, and why it stopped
+			if jerr := writeJSON(a.stdout, failedRun(res, err)); jerr != nil {
+				return errors.Join(err, jerr)
+			}
+		}
 		return err
 	}
 	return a.printResult(res, asJSON, stream)

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -174,5 +175,25 @@ func TestChatFromPipe(t *testing.T) {
 	r = runLedger(t, data, "What about refunds?\n", "chat", "--thread", "c1", "--docs", "examples/contract")
 	if !strings.Contains(r.stdout, "Question understood as: What are the refunds for enterprise clients?") {
 		t.Fatalf("continued chat:\n%s\n%s", r.stdout, r.stderr)
+	}
+}
+
+// A line far over the scanner's old 64 KiB (and 1 MiB) limit is refused
+// with one line, and the session goes on with the next question.
+func TestChatLongLineKeepsTheSession(t *testing.T) {
+	for _, n := range []int{100 << 10, 2 << 20} {
+		long := strings.Repeat("penalty ", n/8)
+		in := "What are the late payment penalties?\n" + long + "\nWhat is the termination notice period?\n"
+		r := runLedger(t, t.TempDir(), in, "chat", "--docs", "examples/contract", "--json")
+		if r.code != exitError {
+			t.Errorf("%d bytes: exit %d, want %d (a question was refused)", n, r.code, exitError)
+		}
+		if lines := strings.Split(strings.TrimSpace(r.stdout), "\n"); len(lines) != 2 {
+			t.Fatalf("%d bytes: chat printed %d lines, want the 2 answers around the refused line:\n%s", n, len(lines), r.stdout)
+		}
+		want := fmt.Sprintf("docmind: skipped a question of %d bytes: a question may have at most 64 KiB", len(long))
+		if strings.Count(r.stderr, "\n") != 3 || !strings.Contains(r.stderr, want) {
+			t.Errorf("%d bytes: stderr = %q, want the mode and thread lines and %q", n, r.stderr, want)
+		}
 	}
 }

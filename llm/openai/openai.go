@@ -43,6 +43,7 @@ import (
 	"github.com/tmc/langchaingo/embeddings"
 	"github.com/tmc/langchaingo/llms"
 
+	"github.com/docmind/docmind/internal/redact"
 	"github.com/docmind/docmind/llm"
 	"github.com/docmind/docmind/schema"
 )
@@ -134,6 +135,7 @@ func New(opts ...Option) (*Model, error) {
 	if o.legacy != nil {
 		legacy = *o.legacy
 	}
+	redact.Add(o.apiKey) // never shown in errors, logs or saved runs
 	cfg := sdk.DefaultConfig(o.apiKey)
 	cfg.BaseURL = strings.TrimSuffix(o.baseURL, "/")
 	cfg.OrgID = o.org

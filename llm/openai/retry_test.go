@@ -90,6 +90,22 @@ func TestRetryPaths(t *testing.T) {
 			wantSleep: []time.Duration{750 * time.Microsecond},
 		},
 		{
+			name:      "connection closed before any response, then success",
+			replies:   []openaitest.Reply{{Hangup: true}, {Reset: true}, {Content: "ok"}},
+			policy:    llm.RetryPolicy{BaseDelay: time.Millisecond},
+			wantCalls: 3,
+			wantSleep: []time.Duration{750 * time.Microsecond, 1500 * time.Microsecond},
+		},
+		{
+			name:      "connection closed before any response, every time",
+			replies:   repeat(openaitest.Reply{Hangup: true}, 2),
+			policy:    llm.RetryPolicy{MaxAttempts: 2, BaseDelay: time.Millisecond},
+			wantErr:   "cannot reach OpenAI after 2 attempts: the server closed the connection before replying",
+			wantKind:  llm.KindNetwork,
+			wantCalls: 2,
+			wantSleep: []time.Duration{750 * time.Microsecond},
+		},
+		{
 			name: "slow first attempt, fast second",
 			replies: []openaitest.Reply{
 				{Content: "late", Delay: 30 * time.Second},
@@ -191,4 +207,29 @@ func repeat(r openaitest.Reply, n int) []openaitest.Reply {
 
 func withStream(into *strings.Builder) llms.CallOption {
 	return llms.WithStreamingFunc(func(_ context.Context, c []byte) error { into.Write(c); return nil })
+}
+
+// With a deadline for the whole run, a hung server does not take
+// MaxAttempts × Timeout: each attempt gets its share of the time left, so
+// every attempt is made and the error comes at the deadline.
+func TestRetrySharesTheRunDeadline(t *testing.T) {
+	srv := openaitest.New(t)
+	srv.Always(openaitest.RouteGenerate, openaitest.Reply{Content: "late", Delay: time.Hour})
+	m := newModel(t, srv, openai.WithEndpointName("OpenAI"))
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	start := time.Now()
+	_, err := llm.WithRetry(m, llm.RetryPolicy{Timeout: 2 * time.Minute, BaseDelay: time.Millisecond, Endpoint: "OpenAI"}).Call(ctx, "hi")
+	if took := time.Since(start); took > 4*time.Second {
+		t.Errorf("took %v with a 2 s deadline", took)
+	}
+	var le *llm.Error
+	if !errors.As(err, &le) || err.Error() != "call to OpenAI stopped: the run's deadline passed" {
+		t.Errorf("err = %v", err)
+	}
+	// 4 attempts of about 0.5 s each; a loaded machine may fit fewer, but
+	// never only the first one (which used to wait for the whole deadline).
+	if got := srv.Calls(""); got < 2 || got > llm.DefaultMaxAttempts {
+		t.Errorf("calls = %d, want 2 to %d: each attempt gets a share of the time left", got, llm.DefaultMaxAttempts)
+	}
 }

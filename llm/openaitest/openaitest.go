@@ -29,6 +29,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -80,6 +81,13 @@ type Reply struct {
 	FinishReason openai.FinishReason
 	// Model overrides the model echoed back (default: the request's).
 	Model string
+	// Hangup closes the connection without writing anything (after
+	// Delay): the client sees the connection end before any response
+	// (EOF).
+	Hangup bool
+	// Reset is Hangup with a TCP reset instead of an orderly close: the
+	// client sees "connection reset by peer".
+	Reset bool
 }
 
 // RetryAfter returns a header map with Retry-After set to v (seconds or
@@ -150,6 +158,7 @@ type Server struct {
 	queues   map[string][]Reply
 	fallback map[string]Reply
 	respond  Responder
+	checks   []func(Request) error
 	requests []Request
 	counts   map[string]int
 	embedDim int
@@ -202,6 +211,30 @@ func (s *Server) Respond(fn Responder) {
 	s.respond = fn
 }
 
+// Check adds a check that every chat request must pass: a request that
+// fails it is reported with t.Errorf and answered 400 with the check's
+// message, so the client sees it too.
+func (s *Server) Check(fn func(Request) error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.checks = append(s.checks, fn)
+}
+
+// RequireMaxTokens is a check for Server.Check: the request bounds the
+// reply with max_tokens or max_completion_tokens.
+func RequireMaxTokens(r Request) error {
+	if r.MaxTokens() <= 0 {
+		return fmt.Errorf("%s request has neither max_tokens nor max_completion_tokens", r.Route)
+	}
+	return nil
+}
+
+// MaxTokens returns the request's max_tokens, else its
+// max_completion_tokens, else 0.
+func (r Request) MaxTokens() int {
+	return max(r.Body.MaxTokens, r.Body.MaxCompletionTokens)
+}
+
 // Calls returns how many requests the route received; route "" counts all.
 func (s *Server) Calls(route string) int {
 	s.mu.Lock()
@@ -248,6 +281,19 @@ func RouteOf(req openai.ChatCompletionRequest) string {
 	return RouteGenerate
 }
 
+// check runs the checks of Check on req.
+func (s *Server) check(req Request) error {
+	s.mu.Lock()
+	checks := append([]func(Request) error(nil), s.checks...)
+	s.mu.Unlock()
+	for _, fn := range checks {
+		if err := fn(req); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 func (s *Server) next(req Request) (Reply, bool) {
 	return s.nextReply(req, true)
 }
@@ -284,6 +330,11 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	req := Request{Route: RouteOf(body), Body: body, Raw: raw, Header: r.Header.Clone()}
+	if err := s.check(req); err != nil {
+		s.t.Errorf("openaitest: %v", err)
+		writeError(w, http.StatusBadRequest, "openaitest: "+err.Error())
+		return
+	}
 	reply, ok := s.next(req)
 	if !ok {
 		s.t.Errorf("openaitest: no reply scripted for route %q", req.Route)
@@ -421,6 +472,10 @@ func writeScripted(w http.ResponseWriter, r *http.Request, reply Reply) (status 
 	if reply.Delay > 0 && !sleep(r, reply.Delay) {
 		return 0, true
 	}
+	if reply.Hangup || reply.Reset {
+		hangup(w, reply.Reset)
+		return 0, true
+	}
 	for k, vs := range reply.Header {
 		for _, v := range vs {
 			w.Header().Add(k, v)
@@ -445,6 +500,20 @@ func writeScripted(w http.ResponseWriter, r *http.Request, reply Reply) (status 
 		return status, true
 	}
 	return status, false
+}
+
+// hangup closes the request's connection without a response; with reset,
+// it makes the close a TCP reset (SO_LINGER 0).
+func hangup(w http.ResponseWriter, reset bool) {
+	conn, _, err := http.NewResponseController(w).Hijack()
+	if err != nil {
+		writeError(w, http.StatusInternalServerError, "openaitest: cannot hang up: "+err.Error())
+		return
+	}
+	if tc, ok := conn.(*net.TCPConn); ok && reset {
+		_ = tc.SetLinger(0)
+	}
+	_ = conn.Close()
 }
 
 func writeError(w http.ResponseWriter, status int, msg string) {

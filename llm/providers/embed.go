@@ -1,6 +1,7 @@
 package providers
 
 import (
+	"errors"
 	"fmt"
 	"net/http"
 	"strings"
@@ -40,7 +41,10 @@ func (e Embedding) Describe() string {
 // EmbedderFromEnv builds the embedder of cfg.EmbedModel, else
 // DOCMIND_EMBED_MODEL, and returns a zero Embedding when neither is set.
 //
-// The endpoint is that of cfg.Provider when it is openai or ollama.
+// A separate OpenAI-compatible embeddings endpoint (cfg.EmbedBaseURL, else
+// DOCMIND_EMBED_BASE_URL, with cfg.EmbedAPIKey, else DOCMIND_EMBED_API_KEY)
+// wins over everything below. Otherwise the endpoint is that of
+// cfg.Provider when it is openai or ollama.
 // Otherwise — no provider, "offline" (answer offline but retrieve with
 // embeddings) or anthropic (which has no embeddings API) — it is picked
 // from the environment: OPENAI_BASE_URL or OPENAI_API_KEY → the
@@ -58,12 +62,15 @@ func EmbedderFromEnv(getenv func(string) string, cfg Config) (Embedding, error) 
 		return Embedding{}, nil
 	}
 	provider := strings.ToLower(strings.TrimSpace(cfg.Provider))
-	switch provider {
-	case OpenAI, Ollama:
-	case Anthropic:
+	embedURL := firstNonEmpty(strings.TrimSpace(cfg.EmbedBaseURL), env("DOCMIND_EMBED_BASE_URL"))
+	switch {
+	case embedURL != "":
+		provider = OpenAI
+	case provider == OpenAI || provider == Ollama:
+	case provider == Anthropic:
 		cfg.BaseURL, cfg.APIKey = "", ""
 		provider = ""
-	case "", Offline, "none":
+	case provider == "" || provider == Offline || provider == "none":
 		provider = ""
 	default:
 		return Embedding{}, fmt.Errorf("unknown LLM provider %q (use openai, anthropic, ollama or offline)", cfg.Provider)
@@ -83,6 +90,9 @@ func EmbedderFromEnv(getenv func(string) string, cfg Config) (Embedding, error) 
 	switch provider {
 	case OpenAI:
 		baseURL, key, ep, err := openAISettings(cfg, env)
+		if embedURL != "" {
+			baseURL, key, ep, err = embedSettings(embedURL, cfg, env)
+		}
 		if err != nil {
 			return Embedding{}, err
 		}
@@ -109,4 +119,22 @@ func EmbedderFromEnv(getenv func(string) string, cfg Config) (Embedding, error) 
 		return Embedding{}, fmt.Errorf("setting up %s embedding model %q: %w", provider, model, err)
 	}
 	return Embedding{Embedder: e, Model: model, Provider: provider, Endpoint: endpoint}, nil
+}
+
+// embedSettings resolves the key and endpoint name of a separate
+// embeddings endpoint (DOCMIND_EMBED_BASE_URL): its own key, or on OpenAI's
+// API the chat key; other servers never get the chat key.
+func embedSettings(baseURL string, cfg Config, env func(string) string) (url, key, endpoint string, err error) {
+	key = firstNonEmpty(strings.TrimSpace(cfg.EmbedAPIKey), env("DOCMIND_EMBED_API_KEY"))
+	if key == "" && isOfficialOpenAI(baseURL) {
+		key = firstNonEmpty(cfg.APIKey, env("OPENAI_API_KEY"))
+		if key == "" {
+			return "", "", "", errors.New("DOCMIND_EMBED_API_KEY (or OPENAI_API_KEY) is not set (needed for embeddings from api.openai.com)")
+		}
+	}
+	probe, err := openai.New(openai.WithBaseURL(baseURL))
+	if err != nil {
+		return "", "", "", fmt.Errorf("DOCMIND_EMBED_BASE_URL: %w", err)
+	}
+	return baseURL, key, probe.Endpoint(), nil
 }

@@ -128,3 +128,46 @@ func checkErr(t *testing.T, err error, want string) bool {
 	}
 	return true
 }
+
+// DOCMIND_EMBED_BASE_URL sends embeddings to their own server with their
+// own key, whatever the chat endpoint is; the chat key never goes there.
+func TestEmbedderSeparateEndpoint(t *testing.T) {
+	for _, tc := range []struct {
+		name, embedKey, wantAuth string
+		cfg                      providers.Config
+	}{
+		{name: "env, own key", embedKey: "embed-key-123456", wantAuth: "Bearer embed-key-123456"},
+		{name: "env, no key", wantAuth: ""},
+		{name: "flag", embedKey: "embed-key-123456", wantAuth: "Bearer embed-key-123456", cfg: providers.Config{Provider: "openai"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			chat, emb := openaitest.New(t), openaitest.New(t)
+			emb.SetEmbeddingDim(8)
+			env := map[string]string{"OPENAI_BASE_URL": chat.URL, "OPENAI_API_KEY": "chat-key-abcdef", "DOCMIND_EMBED_MODEL": "test-embed",
+				"DOCMIND_EMBED_API_KEY": tc.embedKey}
+			cfg := tc.cfg
+			if cfg.Provider == "" {
+				env["DOCMIND_EMBED_BASE_URL"] = emb.URL
+			} else {
+				cfg.EmbedBaseURL = emb.URL
+			}
+			e, err := providers.EmbedderFromEnv(envOf(env), cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := e.Embedder.EmbedQuery(context.Background(), "late payment"); err != nil {
+				t.Fatal(err)
+			}
+			if chat.Calls("") != 0 || emb.Calls(openaitest.RouteEmbeddings) != 1 {
+				t.Errorf("chat server got %d calls, embeddings server %d; want 0 and 1", chat.Calls(""), emb.Calls(openaitest.RouteEmbeddings))
+			}
+			last, _ := emb.Last(openaitest.RouteEmbeddings)
+			if got := last.Header.Get("Authorization"); strings.TrimSpace(got) != tc.wantAuth {
+				t.Errorf("Authorization = %q, want %q", got, tc.wantAuth)
+			}
+			if want := strings.TrimPrefix(strings.TrimSuffix(emb.URL, "/v1"), "http://"); e.Endpoint != want {
+				t.Errorf("endpoint = %q, want %q", e.Endpoint, want)
+			}
+		})
+	}
+}

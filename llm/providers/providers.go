@@ -25,6 +25,7 @@ import (
 	"github.com/tmc/langchaingo/llms/anthropic"
 	"github.com/tmc/langchaingo/llms/ollama"
 
+	"github.com/docmind/docmind/internal/redact"
 	"github.com/docmind/docmind/llm"
 	"github.com/docmind/docmind/llm/openai"
 )
@@ -75,6 +76,13 @@ type Config struct {
 	// "text-embedding-3-small" or "nomic-embed-text"); default
 	// DOCMIND_EMBED_MODEL; none means no embeddings (BM25 only).
 	EmbedModel string
+	// EmbedBaseURL is a separate OpenAI-compatible endpoint for
+	// embeddings (default DOCMIND_EMBED_BASE_URL); empty means the chat
+	// endpoint's. EmbedAPIKey is its key (default DOCMIND_EMBED_API_KEY);
+	// the chat key is never sent to a separate embeddings server, except
+	// OpenAI's own API, which gets OPENAI_API_KEY when no embeddings key
+	// is set.
+	EmbedBaseURL, EmbedAPIKey string
 	// Timeout bounds each LLM call; 0 means DefaultTimeout.
 	Timeout time.Duration
 	// Retry tunes retries (attempts, delays, sleep for tests); its Timeout
@@ -160,6 +168,7 @@ func FromEnv(getenv func(string) string, cfg Config) (Models, error) {
 		}
 	case Anthropic:
 		key := firstNonEmpty(cfg.APIKey, env("ANTHROPIC_API_KEY"))
+		redact.Add(key)
 		if key == "" {
 			return Models{}, errors.New("ANTHROPIC_API_KEY is not set")
 		}
