@@ -19,11 +19,14 @@ const (
 	DefaultMinRelevance = 0.1
 	// LexicalMinRelevance is the floor of Index.Retriever for an index
 	// without embeddings, where RelevanceScore is BM25's score over that of
-	// an average section with every question term once. It was chosen on
-	// the development questions over examples/contract (eval/testdata/qa/
-	// contract.jsonl): 0.1 and 0.2 answer unanswerable questions that 0.3
-	// declines, 0.4 starts to decline answerable ones.
-	LexicalMinRelevance = 0.3
+	// an average section with every question term once. It is as low as
+	// DefaultMinRelevance: the judge's relevance check and calibrated
+	// confidence decide whether a weakly matching section answers (0.3, the
+	// floor before them, dropped the only section answering "What happens
+	// if payment is still unpaid after 60 days?" over examples/contract;
+	// 0.1 answers the same development questions of the contract, the
+	// filings and SQuAD 2.0 with the guards alone).
+	LexicalMinRelevance = 0.1
 	// widenRatio: on a retry, a section scoring at least widenRatio times
 	// the floor may join a set that would otherwise repeat the rejected one.
 	widenRatio = 0.5

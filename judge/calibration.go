@@ -7,7 +7,7 @@ package judge
 // The logistic model of CalibratedConfidence over CalibrationSignals:
 // guard_confidence, question_focus, claim_focus, key_term_coverage, min_idf_coverage, mean_idf_coverage, novel_ratio, min_support, top_relevance, claims, exact_focus, max_missing_focus, answering_share, lead_answers.
 var (
-	calibrationWeights = []float64{1.1201, -1.2901, 3.5278, 0.2815, 1.4734, 1.2516, 0.0981, 1.2170, -2.3809, -0.3215, 2.5654, 0.7983, 0.0773, -0.6109}
+	calibrationWeights = []float64{1.1201, -1.2879, 3.5279, 0.2734, 1.4736, 1.2519, 0.0983, 1.2170, -2.3810, -0.3223, 2.5665, 0.7973, 0.0835, -0.6127}
 	calibrationBias    = -5.9863
 )
 

@@ -80,11 +80,13 @@ func TestRetryPaths(t *testing.T) {
 		{
 			name: "slow response past the per-call timeout",
 			replies: []openaitest.Reply{
-				{Content: "late", Delay: 2 * time.Second},
-				{Content: "late", Delay: 2 * time.Second},
+				{Content: "late", Delay: 30 * time.Second},
+				{Content: "late", Delay: 30 * time.Second},
 			},
-			policy:    llm.RetryPolicy{MaxAttempts: 2, Timeout: 50 * time.Millisecond, BaseDelay: time.Millisecond},
-			wantErr:   "OpenAI timed out after 50ms (2 attempts)",
+			// 500 ms: each request reaches the server before its attempt
+			// times out, even on a loaded machine under -race
+			policy:    llm.RetryPolicy{MaxAttempts: 2, Timeout: 500 * time.Millisecond, BaseDelay: time.Millisecond},
+			wantErr:   "OpenAI timed out after 500ms (2 attempts)",
 			wantKind:  llm.KindTimeout,
 			wantCalls: 2,
 			wantSleep: []time.Duration{750 * time.Microsecond},
