@@ -107,6 +107,9 @@ func (ix *Index) prepare(ctx context.Context, batch []DocumentSections) (*prepar
 			return nil, errors.New("write document: empty path")
 		}
 		for _, s := range d.Sections {
+			if len(p.terms)%256 == 0 && ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
 			tf, n := an.termFreqs(s.Title + "\n" + s.Content)
 			p.terms = append(p.terms, tf)
 			p.lengths = append(p.lengths, n)
