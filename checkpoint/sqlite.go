@@ -34,11 +34,12 @@ const SchemaVersion = 1
 func PathInDir(dir string) string { return filepath.Join(dir, FileName) }
 
 // SQLite is a durable Store in one SQLite file (WAL mode). Several
-// processes may use the same file at once; writers wait for each other up
+// processes may use the same file at once; writers wait their turn for up
 // to the busy timeout.
 type SQLite struct {
 	db   *sql.DB
 	path string
+	busy time.Duration
 	// deflaters pools *flate.Writer: a new one allocates about 1 MB.
 	deflaters sync.Pool
 }
@@ -50,8 +51,13 @@ type SQLiteOption func(*sqliteConfig)
 
 type sqliteConfig struct{ busy time.Duration }
 
-// WithBusyTimeout sets how long a writer waits for another writer's lock
-// before failing (default 10 s).
+// DefaultBusyTimeout is how long a writer waits its turn behind other
+// writers before failing.
+const DefaultBusyTimeout = 10 * time.Minute
+
+// WithBusyTimeout sets how long a writer waits its turn behind other
+// writers before failing with "database is locked" (default
+// DefaultBusyTimeout). Cancelling the context ends the wait at once.
 func WithBusyTimeout(d time.Duration) SQLiteOption {
 	return func(c *sqliteConfig) { c.busy = d }
 }
@@ -59,17 +65,17 @@ func WithBusyTimeout(d time.Duration) SQLiteOption {
 // OpenSQLite opens (creating when absent) the run database at path; the
 // parent directory is created if needed.
 func OpenSQLite(ctx context.Context, path string, opts ...SQLiteOption) (*SQLite, error) {
-	cfg := sqliteConfig{busy: 10 * time.Second}
+	cfg := sqliteConfig{busy: DefaultBusyTimeout}
 	for _, o := range opts {
 		o(&cfg)
 	}
 	// auto_vacuum must be set before the first table is created; it lets
 	// GC hand freed pages back to the file system.
-	db, err := sqlitedb.Open(path, cfg.busy, "auto_vacuum(INCREMENTAL)", "journal_mode(WAL)")
+	db, err := sqlitedb.Open(path, "auto_vacuum(INCREMENTAL)", "journal_mode(WAL)")
 	if err != nil {
 		return nil, fmt.Errorf("open run database %s: %w", path, err)
 	}
-	s := &SQLite{db: db, path: path}
+	s := &SQLite{db: db, path: path, busy: cfg.busy}
 	if err := s.migrate(ctx); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("open run database %s: %w", path, err)
@@ -148,27 +154,24 @@ CREATE TABLE IF NOT EXISTS run_sections (
 `
 
 func (s *SQLite) migrate(ctx context.Context) error {
-	tx, err := s.db.BeginTx(ctx, nil)
-	if err != nil {
-		return fmt.Errorf("begin schema transaction: %w", err)
-	}
-	defer tx.Rollback()
-	if _, err := tx.ExecContext(ctx, schemaSQL); err != nil {
-		return fmt.Errorf("create tables: %w", err)
-	}
-	var v string
-	err = tx.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = 'schema_version'`).Scan(&v)
-	switch {
-	case errors.Is(err, sql.ErrNoRows):
-		if _, err := tx.ExecContext(ctx, `INSERT INTO meta(key, value) VALUES ('schema_version', ?)`, strconv.Itoa(SchemaVersion)); err != nil {
-			return fmt.Errorf("record schema version: %w", err)
+	return s.inTx(ctx, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, schemaSQL); err != nil {
+			return fmt.Errorf("create tables: %w", err)
 		}
-	case err != nil:
-		return fmt.Errorf("read schema version: %w", err)
-	case v != strconv.Itoa(SchemaVersion):
-		return fmt.Errorf("the file has run database layout version %s; this program reads version %d", v, SchemaVersion)
-	}
-	return tx.Commit()
+		var v string
+		err := tx.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = 'schema_version'`).Scan(&v)
+		switch {
+		case errors.Is(err, sql.ErrNoRows):
+			if _, err := tx.ExecContext(ctx, `INSERT INTO meta(key, value) VALUES ('schema_version', ?)`, strconv.Itoa(SchemaVersion)); err != nil {
+				return fmt.Errorf("record schema version: %w", err)
+			}
+		case err != nil:
+			return fmt.Errorf("read schema version: %w", err)
+		case v != strconv.Itoa(SchemaVersion):
+			return fmt.Errorf("the file has run database layout version %s; this program reads version %d", v, SchemaVersion)
+		}
+		return nil
+	})
 }
 
 // sectionRef is how a checkpoint refers to a stored section: its content
@@ -296,17 +299,10 @@ func isConstraint(err error) bool {
 	return errors.As(err, &se) && se.Code()&0xff == sqlite3.SQLITE_CONSTRAINT
 }
 
-// inTx runs fn in an immediate (write-locking) transaction.
+// inTx runs fn in an immediate (write-locking) transaction, waiting its
+// turn behind other writers for up to the busy timeout.
 func (s *SQLite) inTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
-	tx, err := s.db.BeginTx(ctx, nil)
-	if err != nil {
-		return err
-	}
-	if err := fn(tx); err != nil {
-		tx.Rollback()
-		return err
-	}
-	return tx.Commit()
+	return sqlitedb.WriteTx(ctx, s.db, s.busy, fn)
 }
 
 const checkpointCols = `c.run, r.thread, c.step, c.node, c.next, c.created, c.duration_ns,
@@ -456,7 +452,16 @@ func (s *SQLite) SaveRun(ctx context.Context, r Run) error {
 	if r.Updated.IsZero() {
 		r.Updated = now
 	}
-	_, err := s.db.ExecContext(ctx, `INSERT INTO runs(id, thread, created, updated, question, query, status,
+	err := s.inTx(ctx, func(tx *sql.Tx) error { return upsertRun(ctx, tx, r) })
+	if err != nil {
+		return fmt.Errorf("save run %s in %s: %w", r.ID, s.path, err)
+	}
+	return nil
+}
+
+// upsertRun inserts or updates a run in tx.
+func upsertRun(ctx context.Context, tx *sql.Tx, r Run) error {
+	_, err := tx.ExecContext(ctx, `INSERT INTO runs(id, thread, created, updated, question, query, status,
 		outcome, answer, retries, tokens, error, parent, fork_step, review, review_decision, review_note)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT(id) DO UPDATE SET thread = excluded.thread, updated = excluded.updated,
@@ -468,10 +473,7 @@ func (s *SQLite) SaveRun(ctx context.Context, r Run) error {
 		r.ID, r.Thread, r.Created.UnixNano(), r.Updated.UnixNano(), r.Question, r.Query, string(r.Status),
 		string(r.Outcome), r.Answer, r.Retries, r.Tokens, r.Error, r.Parent, r.ForkStep, boolInt(r.Review),
 		r.ReviewDecision, r.ReviewNote)
-	if err != nil {
-		return fmt.Errorf("save run %s in %s: %w", r.ID, s.path, err)
-	}
-	return nil
+	return err
 }
 
 const runCols = `id, thread, created, updated, question, query, status, outcome, answer, retries, tokens,
