@@ -614,7 +614,11 @@ func (s *SQLite) GC(ctx context.Context, ret Retention) (GCStats, error) {
 		return st, fmt.Errorf("read free pages of %s: %w", s.path, err)
 	}
 	if free >= vacuumPages {
-		if _, err := s.db.ExecContext(ctx, `PRAGMA incremental_vacuum`); err != nil {
+		err := s.inTx(ctx, func(tx *sql.Tx) error {
+			_, err := tx.ExecContext(ctx, `PRAGMA incremental_vacuum`)
+			return err
+		})
+		if err != nil {
 			return st, fmt.Errorf("vacuum %s: %w", s.path, err)
 		}
 	}
@@ -680,7 +684,11 @@ func pruneRun(ctx context.Context, tx *sql.Tx, id string) (int, error) {
 // FlushWAL copies the write-ahead log into the database file and
 // truncates it (useful before measuring or copying the file).
 func (s *SQLite) FlushWAL(ctx context.Context) error {
-	if _, err := s.db.ExecContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`); err != nil {
+	err := sqlitedb.Retry(ctx, s.busy, func() error {
+		_, err := s.db.ExecContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`)
+		return err
+	})
+	if err != nil {
 		return fmt.Errorf("checkpoint write-ahead log of %s: %w", s.path, err)
 	}
 	return nil
