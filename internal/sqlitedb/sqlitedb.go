@@ -2,6 +2,8 @@
 // the run database) through the pure-Go modernc.org/sqlite driver with the
 // settings both need: immediate write transactions that wait their turn
 // behind other writers (WriteTx), foreign keys and synchronous=NORMAL.
+// Database files are created readable by their owner only (0600), in
+// folders only the owner can enter (0700).
 package sqlitedb
 
 import (
@@ -9,6 +11,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -17,6 +20,13 @@ import (
 
 	"modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
+)
+
+// Permissions of the files and folders DocMind creates for its data: the
+// index holds the documents' text, the run database questions and answers.
+const (
+	DirMode  os.FileMode = 0o700
+	FileMode os.FileMode = 0o600
 )
 
 // statementWait is the longest one statement waits inside SQLite for
@@ -34,8 +44,18 @@ func Open(path string, pragmas ...string) (*sql.DB, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Dir(abs), DirMode); err != nil {
 		return nil, fmt.Errorf("create directory: %w", err)
+	}
+	// Create the file with private permissions before SQLite does (it
+	// would use 0644); SQLite gives the -wal and -shm files the
+	// database file's permissions.
+	f, err := os.OpenFile(abs, os.O_WRONLY|os.O_CREATE|os.O_EXCL, FileMode)
+	switch {
+	case err == nil:
+		f.Close()
+	case !errors.Is(err, fs.ErrExist):
+		return nil, fmt.Errorf("create database file: %w", err)
 	}
 	q := url.Values{}
 	q.Add("_pragma", "busy_timeout("+strconv.FormatInt(statementWait.Milliseconds(), 10)+")")
