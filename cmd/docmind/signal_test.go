@@ -18,7 +18,7 @@ import (
 
 // bigTextFolder is a folder with one plain-text document of about size
 // bytes, long enough that ingesting it takes seconds.
-func bigTextFolder(t *testing.T, size int) string {
+func bigTextFolder(t testing.TB, size int) string {
 	t.Helper()
 	dir := t.TempDir()
 	words := strings.Fields("payment invoice late penalty contract service term notice party agreement fee interest")
