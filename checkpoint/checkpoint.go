@@ -42,9 +42,13 @@ type Status string
 
 // Run statuses.
 const (
-	// StatusRunning: the run is executing, or its process died; Resume
-	// finishes it.
+	// StatusRunning: a process is executing the run.
 	StatusRunning Status = "running"
+	// StatusInterrupted: the run was running when its process ended
+	// (killed, crashed, the machine went down); Resume finishes it. It is
+	// stored as running: stores report a running run whose process is
+	// gone as interrupted.
+	StatusInterrupted Status = "interrupted"
 	// StatusAwaitingReview: the run paused before output for a human
 	// decision (approve or reject).
 	StatusAwaitingReview Status = "awaiting_review"
@@ -160,6 +164,10 @@ type Ledger interface {
 	// SaveRun inserts or updates a run (its Steps and Pruned fields are
 	// maintained by the store and ignored).
 	SaveRun(ctx context.Context, r Run) error
+	// StartRun saves a new run together with its first checkpoints (their
+	// RunID set to the run's), all or nothing: every run listed has a
+	// checkpoint to resume from.
+	StartRun(ctx context.Context, r Run, cps ...Checkpoint) error
 	// Run returns a run by id, or by a unique prefix of its id.
 	Run(ctx context.Context, id string) (Run, error)
 	// Runs lists runs, oldest first.

@@ -59,6 +59,24 @@ func (m *Memory) Put(ctx context.Context, cp Checkpoint) error {
 	return nil
 }
 
+// StartRun saves a new run and its first checkpoints, all or nothing.
+func (m *Memory) StartRun(ctx context.Context, r Run, cps ...Checkpoint) error {
+	if err := m.SaveRun(ctx, r); err != nil {
+		return err
+	}
+	for _, cp := range cps {
+		cp.RunID = r.ID
+		if err := m.Put(ctx, cp); err != nil {
+			m.mu.Lock()
+			delete(m.runs, r.ID)
+			delete(m.steps, r.ID)
+			m.mu.Unlock()
+			return fmt.Errorf("start run %s: %w", r.ID, err)
+		}
+	}
+	return nil
+}
+
 // Get returns a copy of one checkpoint; step < 0 means the latest.
 func (m *Memory) Get(ctx context.Context, runID string, step int) (Checkpoint, error) {
 	if err := ctx.Err(); err != nil {

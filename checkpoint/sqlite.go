@@ -35,11 +35,14 @@ const SchemaVersion = 1
 func PathInDir(dir string) string { return filepath.Join(dir, FileName) }
 
 // SQLite is a durable Store in one SQLite file (WAL mode). Several
-// processes may use the same file at once; writers wait for each other up
+// processes may use the same file at once; writers wait their turn for up
 // to the busy timeout.
 type SQLite struct {
 	db   *sql.DB
 	path string
+	busy time.Duration
+	// locks tell running runs from interrupted ones.
+	locks *runLocks
 	// deflaters pools *flate.Writer: a new one allocates about 1 MB.
 	deflaters sync.Pool
 }
@@ -51,8 +54,13 @@ type SQLiteOption func(*sqliteConfig)
 
 type sqliteConfig struct{ busy time.Duration }
 
-// WithBusyTimeout sets how long a writer waits for another writer's lock
-// before failing (default 10 s).
+// DefaultBusyTimeout is how long a writer waits its turn behind other
+// writers before failing.
+const DefaultBusyTimeout = 10 * time.Minute
+
+// WithBusyTimeout sets how long a writer waits its turn behind other
+// writers before failing with "database is locked" (default
+// DefaultBusyTimeout). Cancelling the context ends the wait at once.
 func WithBusyTimeout(d time.Duration) SQLiteOption {
 	return func(c *sqliteConfig) { c.busy = d }
 }
@@ -60,17 +68,17 @@ func WithBusyTimeout(d time.Duration) SQLiteOption {
 // OpenSQLite opens (creating when absent) the run database at path; the
 // parent directory is created if needed.
 func OpenSQLite(ctx context.Context, path string, opts ...SQLiteOption) (*SQLite, error) {
-	cfg := sqliteConfig{busy: 10 * time.Second}
+	cfg := sqliteConfig{busy: DefaultBusyTimeout}
 	for _, o := range opts {
 		o(&cfg)
 	}
 	// auto_vacuum must be set before the first table is created; it lets
 	// GC hand freed pages back to the file system.
-	db, err := sqlitedb.Open(path, cfg.busy, "auto_vacuum(INCREMENTAL)", "journal_mode(WAL)")
+	db, err := sqlitedb.Open(path, "auto_vacuum(INCREMENTAL)", "journal_mode(WAL)")
 	if err != nil {
 		return nil, fmt.Errorf("open run database %s: %w", path, err)
 	}
-	s := &SQLite{db: db, path: path}
+	s := &SQLite{db: db, path: path, busy: cfg.busy, locks: newRunLocks(path)}
 	if err := s.migrate(ctx); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("open run database %s: %w", path, err)
@@ -84,8 +92,10 @@ func (s *SQLite) Path() string { return s.path }
 // DB returns the underlying handle, for read-only inspection.
 func (s *SQLite) DB() *sql.DB { return s.db }
 
-// Close closes the database.
+// Close closes the database; the runs this process was running and did
+// not finish are interrupted from now on.
 func (s *SQLite) Close() error {
+	s.locks.releaseAll()
 	if err := s.db.Close(); err != nil {
 		return fmt.Errorf("close run database %s: %w", s.path, err)
 	}
@@ -149,27 +159,24 @@ CREATE TABLE IF NOT EXISTS run_sections (
 `
 
 func (s *SQLite) migrate(ctx context.Context) error {
-	tx, err := s.db.BeginTx(ctx, nil)
-	if err != nil {
-		return fmt.Errorf("begin schema transaction: %w", err)
-	}
-	defer tx.Rollback()
-	if _, err := tx.ExecContext(ctx, schemaSQL); err != nil {
-		return fmt.Errorf("create tables: %w", err)
-	}
-	var v string
-	err = tx.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = 'schema_version'`).Scan(&v)
-	switch {
-	case errors.Is(err, sql.ErrNoRows):
-		if _, err := tx.ExecContext(ctx, `INSERT INTO meta(key, value) VALUES ('schema_version', ?)`, strconv.Itoa(SchemaVersion)); err != nil {
-			return fmt.Errorf("record schema version: %w", err)
+	return s.inTx(ctx, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, schemaSQL); err != nil {
+			return fmt.Errorf("create tables: %w", err)
 		}
-	case err != nil:
-		return fmt.Errorf("read schema version: %w", err)
-	case v != strconv.Itoa(SchemaVersion):
-		return fmt.Errorf("the file has run database layout version %s; this program reads version %d", v, SchemaVersion)
-	}
-	return tx.Commit()
+		var v string
+		err := tx.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = 'schema_version'`).Scan(&v)
+		switch {
+		case errors.Is(err, sql.ErrNoRows):
+			if _, err := tx.ExecContext(ctx, `INSERT INTO meta(key, value) VALUES ('schema_version', ?)`, strconv.Itoa(SchemaVersion)); err != nil {
+				return fmt.Errorf("record schema version: %w", err)
+			}
+		case err != nil:
+			return fmt.Errorf("read schema version: %w", err)
+		case v != strconv.Itoa(SchemaVersion):
+			return fmt.Errorf("the file has run database layout version %s; this program reads version %d", v, SchemaVersion)
+		}
+		return nil
+	})
 }
 
 // sectionRef is how a checkpoint refers to a stored section: its content
@@ -241,73 +248,123 @@ func inflate(b []byte) ([]byte, error) {
 
 // Put saves a checkpoint in one transaction.
 func (s *SQLite) Put(ctx context.Context, cp Checkpoint) error {
-	if cp.State == nil {
-		return fmt.Errorf("save checkpoint %s/%d: nil state", cp.RunID, cp.Step)
-	}
-	state, refs, bodies, err := s.splitSections(cp.State)
+	enc, err := s.encode(cp)
 	if err != nil {
-		return fmt.Errorf("save checkpoint %s/%d: %w", cp.RunID, cp.Step, err)
-	}
-	refJSON, err := json.Marshal(refs)
-	if err != nil {
-		return fmt.Errorf("save checkpoint %s/%d: encode section references: %w", cp.RunID, cp.Step, err)
-	}
-	if cp.Created.IsZero() {
-		cp.Created = time.Now().UTC()
-	}
-	err = s.inTx(ctx, func(tx *sql.Tx) error {
-		var n int
-		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM runs WHERE id = ?`, cp.RunID).Scan(&n); err != nil {
-			return err
-		}
-		if n == 0 {
-			return fmt.Errorf("run %w", ErrNotFound)
-		}
-		u := cp.Usage
-		if _, err := tx.ExecContext(ctx, `INSERT INTO checkpoints(run, step, node, next, created, duration_ns,
-			calls, prompt_tokens, completion_tokens, total_tokens, state, sections)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-			cp.RunID, cp.Step, cp.Node, cp.Next, cp.Created.UnixNano(), int64(cp.Duration),
-			u.Calls, u.PromptTokens, u.CompletionTokens, u.TotalTokens, state, string(refJSON)); err != nil {
-			if isConstraint(err) {
-				return ErrExists
-			}
-			return err
-		}
-		for h, b := range bodies {
-			if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO sections(hash, body) VALUES (?, ?)`, h, b); err != nil {
-				return err
-			}
-			if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO run_sections(run, hash) VALUES (?, ?)`, cp.RunID, h); err != nil {
-				return err
-			}
-		}
-		_, err := tx.ExecContext(ctx, `UPDATE runs SET steps = max(steps, ?) WHERE id = ?`, cp.Step, cp.RunID)
 		return err
-	})
-	if err != nil {
+	}
+	if err := s.inTx(ctx, func(tx *sql.Tx) error { return putTx(ctx, tx, enc) }); err != nil {
 		return fmt.Errorf("save checkpoint %s/%d in %s: %w", cp.RunID, cp.Step, s.path, err)
 	}
 	return nil
 }
 
-// isConstraint reports a SQLite constraint violation.
-func isConstraint(err error) bool {
-	var se *sqlite.Error
-	return errors.As(err, &se) && se.Code()&0xff == sqlite3.SQLITE_CONSTRAINT
+// StartRun saves a new run with its first checkpoints in one transaction,
+// so that every run listed has a checkpoint to resume from.
+func (s *SQLite) StartRun(ctx context.Context, r Run, cps ...Checkpoint) error {
+	if r.ID == "" {
+		return errors.New("start run: empty run id")
+	}
+	encs := make([]encodedCheckpoint, len(cps))
+	for i, cp := range cps {
+		cp.RunID = r.ID
+		var err error
+		if encs[i], err = s.encode(cp); err != nil {
+			return err
+		}
+	}
+	if r.Status == StatusRunning {
+		if err := s.locks.hold(r.ID); err != nil {
+			return fmt.Errorf("start run %s: mark it running: %w", r.ID, err)
+		}
+	}
+	err := s.inTx(ctx, func(tx *sql.Tx) error {
+		if err := upsertRun(ctx, tx, stamped(r)); err != nil {
+			return err
+		}
+		for _, enc := range encs {
+			if err := putTx(ctx, tx, enc); err != nil {
+				return fmt.Errorf("checkpoint %d: %w", enc.cp.Step, err)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		s.locks.release(r.ID)
+		return fmt.Errorf("start run %s in %s: %w", r.ID, s.path, err)
+	}
+	return nil
 }
 
-// inTx runs fn in an immediate (write-locking) transaction.
-func (s *SQLite) inTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
-	tx, err := s.db.BeginTx(ctx, nil)
+// encodedCheckpoint is a checkpoint ready to be written.
+type encodedCheckpoint struct {
+	cp     Checkpoint
+	state  []byte
+	refs   string
+	bodies map[string][]byte
+}
+
+// encode prepares a checkpoint for writing, outside the transaction.
+func (s *SQLite) encode(cp Checkpoint) (encodedCheckpoint, error) {
+	if cp.State == nil {
+		return encodedCheckpoint{}, fmt.Errorf("save checkpoint %s/%d: nil state", cp.RunID, cp.Step)
+	}
+	state, refs, bodies, err := s.splitSections(cp.State)
 	if err != nil {
+		return encodedCheckpoint{}, fmt.Errorf("save checkpoint %s/%d: %w", cp.RunID, cp.Step, err)
+	}
+	refJSON, err := json.Marshal(refs)
+	if err != nil {
+		return encodedCheckpoint{}, fmt.Errorf("save checkpoint %s/%d: encode section references: %w", cp.RunID, cp.Step, err)
+	}
+	if cp.Created.IsZero() {
+		cp.Created = time.Now().UTC()
+	}
+	return encodedCheckpoint{cp: cp, state: state, refs: string(refJSON), bodies: bodies}, nil
+}
+
+// putTx writes an encoded checkpoint in tx.
+func putTx(ctx context.Context, tx *sql.Tx, enc encodedCheckpoint) error {
+	cp := enc.cp
+	var n int
+	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM runs WHERE id = ?`, cp.RunID).Scan(&n); err != nil {
 		return err
 	}
-	if err := fn(tx); err != nil {
-		tx.Rollback()
+	if n == 0 {
+		return fmt.Errorf("run %w", ErrNotFound)
+	}
+	u := cp.Usage
+	if _, err := tx.ExecContext(ctx, `INSERT INTO checkpoints(run, step, node, next, created, duration_ns,
+		calls, prompt_tokens, completion_tokens, total_tokens, state, sections)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		cp.RunID, cp.Step, cp.Node, cp.Next, cp.Created.UnixNano(), int64(cp.Duration),
+		u.Calls, u.PromptTokens, u.CompletionTokens, u.TotalTokens, enc.state, enc.refs); err != nil {
+		if isConstraint(err) {
+			return ErrExists
+		}
 		return err
 	}
-	return tx.Commit()
+	for h, b := range enc.bodies {
+		if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO sections(hash, body) VALUES (?, ?)`, h, b); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO run_sections(run, hash) VALUES (?, ?)`, cp.RunID, h); err != nil {
+			return err
+		}
+	}
+	_, err := tx.ExecContext(ctx, `UPDATE runs SET steps = max(steps, ?) WHERE id = ?`, cp.Step, cp.RunID)
+	return err
+}
+
+// isConstraint reports a SQLite uniqueness violation (the step is saved).
+func isConstraint(err error) bool {
+	var se *sqlite.Error
+	return errors.As(err, &se) && (se.Code() == sqlite3.SQLITE_CONSTRAINT_UNIQUE || se.Code() == sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY)
+}
+
+// inTx runs fn in an immediate (write-locking) transaction, waiting its
+// turn behind other writers for up to the busy timeout.
+func (s *SQLite) inTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	return sqlitedb.WriteTx(ctx, s.db, s.busy, fn)
 }
 
 const checkpointCols = `c.run, r.thread, c.step, c.node, c.next, c.created, c.duration_ns,
@@ -445,11 +502,30 @@ func boolInt(b bool) int {
 	return 0
 }
 
-// SaveRun inserts or updates a run.
+// SaveRun inserts or updates a run. Saved as running, the run is marked as
+// run by this process until it is saved with another status or the store
+// is closed.
 func (s *SQLite) SaveRun(ctx context.Context, r Run) error {
 	if r.ID == "" {
 		return errors.New("save run: empty run id")
 	}
+	if r.Status == StatusRunning {
+		if err := s.locks.hold(r.ID); err != nil {
+			return fmt.Errorf("save run %s: mark it running: %w", r.ID, err)
+		}
+	}
+	err := s.inTx(ctx, func(tx *sql.Tx) error { return upsertRun(ctx, tx, stamped(r)) })
+	if err != nil {
+		return fmt.Errorf("save run %s in %s: %w", r.ID, s.path, err)
+	}
+	if r.Status != StatusRunning {
+		s.locks.release(r.ID)
+	}
+	return nil
+}
+
+// stamped sets a run's missing times to now.
+func stamped(r Run) Run {
 	now := time.Now().UTC()
 	if r.Created.IsZero() {
 		r.Created = now
@@ -457,7 +533,12 @@ func (s *SQLite) SaveRun(ctx context.Context, r Run) error {
 	if r.Updated.IsZero() {
 		r.Updated = now
 	}
-	_, err := s.db.ExecContext(ctx, `INSERT INTO runs(id, thread, created, updated, question, query, status,
+	return r
+}
+
+// upsertRun inserts or updates a run in tx.
+func upsertRun(ctx context.Context, tx *sql.Tx, r Run) error {
+	_, err := tx.ExecContext(ctx, `INSERT INTO runs(id, thread, created, updated, question, query, status,
 		outcome, answer, retries, tokens, error, parent, fork_step, review, review_decision, review_note)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT(id) DO UPDATE SET thread = excluded.thread, updated = excluded.updated,
@@ -469,10 +550,7 @@ func (s *SQLite) SaveRun(ctx context.Context, r Run) error {
 		r.ID, r.Thread, r.Created.UnixNano(), r.Updated.UnixNano(), r.Question, r.Query, string(r.Status),
 		string(r.Outcome), r.Answer, r.Retries, r.Tokens, redact.String(r.Error), r.Parent, r.ForkStep, boolInt(r.Review),
 		r.ReviewDecision, r.ReviewNote)
-	if err != nil {
-		return fmt.Errorf("save run %s in %s: %w", r.ID, s.path, err)
-	}
-	return nil
+	return err
 }
 
 const runCols = `id, thread, created, updated, question, query, status, outcome, answer, retries, tokens,
@@ -498,6 +576,7 @@ func scanRun(sc interface{ Scan(...any) error }) (Run, error) {
 func (s *SQLite) Run(ctx context.Context, id string) (Run, error) {
 	r, err := scanRun(s.db.QueryRowContext(ctx, `SELECT `+runCols+` FROM runs WHERE id = ?`, id))
 	if err == nil {
+		s.locks.mark(&r)
 		return r, nil
 	}
 	if !errors.Is(err, sql.ErrNoRows) {
@@ -511,6 +590,9 @@ func (s *SQLite) Run(ctx context.Context, id string) (Run, error) {
 	if err != nil {
 		return Run{}, fmt.Errorf("read run %s from %s: %w", id, s.path, err)
 	}
+	for i := range rs {
+		s.locks.mark(&rs[i])
+	}
 	return uniqueRun(id, rs)
 }
 
@@ -522,18 +604,33 @@ func (s *SQLite) Runs(ctx context.Context, f RunFilter) ([]Run, error) {
 		q += ` AND thread = ?`
 		args = append(args, f.Thread)
 	}
-	if f.Status != "" {
+	// Interrupted runs are stored as running: which running runs are
+	// interrupted is known only once they are read.
+	live := f.Status == StatusRunning || f.Status == StatusInterrupted
+	if live {
+		q += ` AND status = 'running'`
+	} else if f.Status != "" {
 		q += ` AND status = ?`
 		args = append(args, string(f.Status))
 	}
 	q += ` ORDER BY created DESC, id DESC`
-	if f.Limit > 0 {
+	if f.Limit > 0 && !live {
 		q += ` LIMIT ?`
 		args = append(args, f.Limit)
 	}
-	rs, err := s.queryRuns(ctx, q, args...)
+	all, err := s.queryRuns(ctx, q, args...)
 	if err != nil {
 		return nil, fmt.Errorf("list runs in %s: %w", s.path, err)
+	}
+	rs := all[:0]
+	for _, r := range all {
+		s.locks.mark(&r)
+		if live && r.Status != f.Status {
+			continue
+		}
+		if rs = append(rs, r); f.Limit > 0 && len(rs) == f.Limit {
+			break
+		}
 	}
 	for i, j := 0, len(rs)-1; i < j; i, j = i+1, j-1 {
 		rs[i], rs[j] = rs[j], rs[i]
@@ -613,7 +710,11 @@ func (s *SQLite) GC(ctx context.Context, ret Retention) (GCStats, error) {
 		return st, fmt.Errorf("read free pages of %s: %w", s.path, err)
 	}
 	if free >= vacuumPages {
-		if _, err := s.db.ExecContext(ctx, `PRAGMA incremental_vacuum`); err != nil {
+		err := s.inTx(ctx, func(tx *sql.Tx) error {
+			_, err := tx.ExecContext(ctx, `PRAGMA incremental_vacuum`)
+			return err
+		})
+		if err != nil {
 			return st, fmt.Errorf("vacuum %s: %w", s.path, err)
 		}
 	}
@@ -679,7 +780,11 @@ func pruneRun(ctx context.Context, tx *sql.Tx, id string) (int, error) {
 // FlushWAL copies the write-ahead log into the database file and
 // truncates it (useful before measuring or copying the file).
 func (s *SQLite) FlushWAL(ctx context.Context) error {
-	if _, err := s.db.ExecContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`); err != nil {
+	err := sqlitedb.Retry(ctx, s.busy, func() error {
+		_, err := s.db.ExecContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`)
+		return err
+	})
+	if err != nil {
 		return fmt.Errorf("checkpoint write-ahead log of %s: %w", s.path, err)
 	}
 	return nil

@@ -105,8 +105,13 @@ func WithContextWeight(w float64) Option {
 	return func(ix *Index) { ix.contextWeight = max(0, w) }
 }
 
-// WithBusyTimeout sets how long a writer waits for another writer's lock
-// before failing (default 10 s).
+// DefaultBusyTimeout is how long a writer waits its turn behind other
+// writers (another ingest writing a large document, say) before failing.
+const DefaultBusyTimeout = 10 * time.Minute
+
+// WithBusyTimeout sets how long a writer waits its turn behind other
+// writers before failing with "database is locked" (default
+// DefaultBusyTimeout). Cancelling the context ends the wait at once.
 func WithBusyTimeout(d time.Duration) Option {
 	return func(ix *Index) { ix.busy = d }
 }
@@ -117,19 +122,19 @@ func PathInDir(dir string) string { return filepath.Join(dir, FileName) }
 // Open opens (creating when absent) the index database at path. The parent
 // directory is created if needed.
 func Open(ctx context.Context, path string, opts ...Option) (*Index, error) {
-	ix := &Index{path: path, k1: DefaultK1, b: DefaultB, contextWeight: DefaultContextWeight, busy: 10 * time.Second}
+	ix := &Index{path: path, k1: DefaultK1, b: DefaultB, contextWeight: DefaultContextWeight, busy: DefaultBusyTimeout}
 	for _, o := range opts {
 		o(ix)
 	}
 	if ix.embedder != nil && ix.model == "" {
 		return nil, fmt.Errorf("open index %s: an embedder needs a model name (WithEmbedder(e, model))", path)
 	}
-	db, err := sqlitedb.Open(path, ix.busy, "cache_size(-65536)", "mmap_size(1099511627776)")
+	db, err := sqlitedb.Open(path, "cache_size(-65536)", "mmap_size(1099511627776)")
 	if err != nil {
 		return nil, fmt.Errorf("open index %s: %w", path, err)
 	}
 	ix.db = db
-	if err := ix.migrate(ctx); err != nil {
+	if err := sqlitedb.Retry(ctx, ix.busy, func() error { return ix.migrate(ctx) }); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("open index %s: %w", path, err)
 	}
@@ -285,20 +290,26 @@ func (ix *Index) addContextColumns(ctx context.Context) error {
 	if len(missing) == 0 {
 		return nil
 	}
-	tx, err := ix.db.BeginTx(ctx, nil)
-	if err != nil {
-		return fmt.Errorf("add document context columns: %w", err)
-	}
-	defer tx.Rollback()
-	for _, c := range missing {
-		if _, err := tx.ExecContext(ctx, `ALTER TABLE sections ADD COLUMN `+c[0]+` `+c[1]); err != nil {
-			return fmt.Errorf("this index predates document context and cannot be upgraded (%v): ingest the documents again into a new index", err)
+	return ix.writeTx(ctx, func(tx *sql.Tx) error {
+		for _, c := range missing {
+			if _, err := tx.ExecContext(ctx, `ALTER TABLE sections ADD COLUMN `+c[0]+` `+c[1]); err != nil {
+				if sqlitedb.IsBusy(err) {
+					return err
+				}
+				return fmt.Errorf("this index predates document context and cannot be upgraded (%v): ingest the documents again into a new index", err)
+			}
 		}
-	}
-	if _, err := tx.ExecContext(ctx, `UPDATE documents SET hash = ''`); err != nil {
-		return fmt.Errorf("add document context columns: %w", err)
-	}
-	return tx.Commit()
+		if _, err := tx.ExecContext(ctx, `UPDATE documents SET hash = ''`); err != nil {
+			return fmt.Errorf("add document context columns: %w", err)
+		}
+		return nil
+	})
+}
+
+// writeTx runs fn in a write transaction, waiting its turn behind other
+// writers for up to the busy timeout.
+func (ix *Index) writeTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	return sqlitedb.WriteTx(ctx, ix.db, ix.busy, fn)
 }
 
 // meta reads a meta value; ok is false when absent.

@@ -456,21 +456,17 @@ func cmpInt64(a, b int64) int {
 // deleted sections. Searches are fastest right after it; ingestion does not
 // need it.
 func (ix *Index) Optimize(ctx context.Context) error {
-	tx, err := ix.db.BeginTx(ctx, nil)
-	if err != nil {
-		return fmt.Errorf("optimize index %s: %w", ix.path, err)
-	}
-	defer tx.Rollback()
-	segs, err := sqlitedb.Column[int64](ctx, tx, `SELECT id FROM lex_segments ORDER BY id`)
-	if err != nil {
-		return fmt.Errorf("optimize index %s: %w", ix.path, err)
-	}
-	if len(segs) > 1 || hasDeleted(ctx, tx) {
-		if err := mergeSegmentIDs(ctx, tx, segs); err != nil {
-			return fmt.Errorf("optimize index %s: %w", ix.path, err)
+	err := ix.writeTx(ctx, func(tx *sql.Tx) error {
+		segs, err := sqlitedb.Column[int64](ctx, tx, `SELECT id FROM lex_segments ORDER BY id`)
+		if err != nil {
+			return err
 		}
-	}
-	if err := tx.Commit(); err != nil {
+		if len(segs) > 1 || hasDeleted(ctx, tx) {
+			return mergeSegmentIDs(ctx, tx, segs)
+		}
+		return nil
+	})
+	if err != nil {
 		return fmt.Errorf("optimize index %s: %w", ix.path, err)
 	}
 	return nil

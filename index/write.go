@@ -64,16 +64,8 @@ func (ix *Index) PutDocuments(ctx context.Context, batch []DocumentSections) err
 	if err != nil {
 		return err
 	}
-	tx, err := ix.db.BeginTx(ctx, nil)
-	if err != nil {
-		return fmt.Errorf("write %s: begin transaction: %w", describeBatch(batch), err)
-	}
-	defer tx.Rollback()
-	if err := ix.writeBatch(ctx, tx, batch, prep); err != nil {
+	if err := ix.writeTx(ctx, func(tx *sql.Tx) error { return ix.writeBatch(ctx, tx, batch, prep) }); err != nil {
 		return fmt.Errorf("write %s to index %s: %w", describeBatch(batch), ix.path, err)
-	}
-	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("write %s to index %s: commit: %w", describeBatch(batch), ix.path, err)
 	}
 	return nil
 }
@@ -107,6 +99,9 @@ func (ix *Index) prepare(ctx context.Context, batch []DocumentSections) (*prepar
 			return nil, errors.New("write document: empty path")
 		}
 		for _, s := range d.Sections {
+			if len(p.terms)%256 == 0 && ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
 			tf, n := an.termFreqs(s.Title + "\n" + s.Content)
 			p.terms = append(p.terms, tf)
 			p.lengths = append(p.lengths, n)
@@ -332,25 +327,20 @@ func bumpGeneration(ctx context.Context, tx *sql.Tx) error {
 // DeleteDocument removes the document with this path; ok is false when the
 // index has no such document.
 func (ix *Index) DeleteDocument(ctx context.Context, path string) (ok bool, err error) {
-	tx, err := ix.db.BeginTx(ctx, nil)
+	err = ix.writeTx(ctx, func(tx *sql.Tx) error {
+		id, found, err := lookupDoc(ctx, tx, path)
+		if ok = found; err != nil || !found {
+			return err
+		}
+		if err := deleteDocTx(ctx, tx, id); err != nil {
+			return err
+		}
+		return bumpGeneration(ctx, tx)
+	})
 	if err != nil {
 		return false, fmt.Errorf("delete %s from index %s: %w", path, ix.path, err)
 	}
-	defer tx.Rollback()
-	id, found, err := lookupDoc(ctx, tx, path)
-	if err != nil || !found {
-		return false, err
-	}
-	if err := deleteDocTx(ctx, tx, id); err != nil {
-		return false, fmt.Errorf("delete %s from index %s: %w", path, ix.path, err)
-	}
-	if err := bumpGeneration(ctx, tx); err != nil {
-		return false, fmt.Errorf("delete %s from index %s: %w", path, ix.path, err)
-	}
-	if err := tx.Commit(); err != nil {
-		return false, fmt.Errorf("delete %s from index %s: commit: %w", path, ix.path, err)
-	}
-	return true, nil
+	return ok, nil
 }
 
 // MissingVectors reports whether the index has an embedder and the document
@@ -374,7 +364,10 @@ func (ix *Index) MissingVectors(ctx context.Context, path string) (bool, error) 
 
 // TouchDocument records a new modification time for an unchanged document.
 func (ix *Index) TouchDocument(ctx context.Context, path string, mtime time.Time) error {
-	_, err := ix.db.ExecContext(ctx, `UPDATE documents SET mtime = ? WHERE path = ?`, mtime.UnixNano(), path)
+	err := ix.writeTx(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `UPDATE documents SET mtime = ? WHERE path = ?`, mtime.UnixNano(), path)
+		return err
+	})
 	if err != nil {
 		return fmt.Errorf("update %s in index %s: %w", path, ix.path, err)
 	}

@@ -97,6 +97,10 @@ type Options struct {
 	// Workers is the number of files read and parsed in parallel (default
 	// GOMAXPROCS). Writes are serial.
 	Workers int
+	// FollowSymlinks also reads symbolic links to files outside the
+	// folders given; by default they are skipped with a reason, and a
+	// document an earlier run read through such a link is removed.
+	FollowSymlinks bool
 }
 
 // Summary is the outcome of a run.
@@ -130,6 +134,8 @@ type file struct {
 	size int64
 	// skip is set when the walk already knows the file cannot be read.
 	skip string
+	// outside marks a symbolic link out of the folder, not followed.
+	outside bool
 }
 
 // Run ingests the given files and folders (folders recursively) into ix.
@@ -147,7 +153,7 @@ func Run(ctx context.Context, ix *index.Index, paths []string, opt Options) (*Su
 		opt.Workers = runtime.GOMAXPROCS(0)
 	}
 	start := time.Now()
-	files, roots, err := walk(paths, ix.Path(), opt.IncludeHidden)
+	files, roots, err := walk(paths, ix.Path(), loader.WalkOptions{IncludeHidden: opt.IncludeHidden, FollowSymlinks: opt.FollowSymlinks})
 	if err != nil {
 		return nil, err
 	}
@@ -266,6 +272,13 @@ func prepareFile(ctx context.Context, ix *index.Index, f file, opt Options) (Res
 		res.Status, res.Reason = Skipped, reason
 		return res, nil, nil
 	}
+	if f.outside {
+		// Read through a link by an earlier run with FollowSymlinks: the
+		// index no longer answers from it.
+		if _, err := ix.DeleteDocument(ctx, f.path); err != nil {
+			return skip(err.Error())
+		}
+	}
 	if f.skip != "" {
 		return skip(f.skip)
 	}
@@ -353,7 +366,7 @@ func safeParse(ctx context.Context, p Parser, path string, data []byte) (secs []
 // walk lists the files under paths (absolute, sorted per argument,
 // duplicates removed; loader.Walk, the walker every document path shares)
 // and the absolute roots. The index's own files are never listed.
-func walk(paths []string, indexPath string, hidden bool) ([]file, []string, error) {
+func walk(paths []string, indexPath string, wo loader.WalkOptions) ([]file, []string, error) {
 	own := map[string]bool{}
 	if abs, err := filepath.Abs(indexPath); err == nil {
 		for _, s := range []string{"", "-wal", "-shm", "-journal"} {
@@ -368,13 +381,14 @@ func walk(paths []string, indexPath string, hidden bool) ([]file, []string, erro
 		}
 		abs[i] = a
 	}
-	found, roots, err := loader.Walk(abs, loader.WalkOptions{IncludeHidden: hidden, Exclude: func(p string) bool { return own[p] }})
+	wo.Exclude = func(p string) bool { return own[p] }
+	found, roots, err := loader.Walk(abs, wo)
 	if err != nil {
 		return nil, nil, fmt.Errorf("ingest: %w", err)
 	}
 	files := make([]file, len(found))
 	for i, f := range found {
-		files[i] = file{path: f.Path, size: f.Size, skip: f.Skip}
+		files[i] = file{path: f.Path, size: f.Size, skip: f.Skip, outside: f.Outside}
 	}
 	return files, roots, nil
 }

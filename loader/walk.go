@@ -19,8 +19,11 @@ type File struct {
 	// Size is the size the walk saw (0 when unknown).
 	Size int64
 	// Skip, when set, says why the file cannot be read (it was found but
-	// is not a regular file, or could not be listed).
+	// is not a regular file, or could not be listed) or is not read.
 	Skip string
+	// Outside is set (with Skip) on a symbolic link to a file outside the
+	// folder being walked, not followed without WalkOptions.FollowSymlinks.
+	Outside bool
 }
 
 // WalkOptions configure Walk.
@@ -32,6 +35,11 @@ type WalkOptions struct {
 	// true for
 	// (an index's own database files, for example).
 	Exclude func(path string) bool
+	// FollowSymlinks also reads symbolic links to files outside the folder
+	// being walked; by default they are listed with Skip and Outside set.
+	// Links inside the folder are always read (links to folders are never
+	// followed).
+	FollowSymlinks bool
 }
 
 // Walk lists the files under paths — files and folders, folders
@@ -43,7 +51,9 @@ type WalkOptions struct {
 // left out unless asked for; files that are not regular (named pipes,
 // sockets, devices, also through a symbolic link) and paths that cannot be
 // read are listed with Skip set, so that callers report them without ever
-// opening them. roots are the absolute forms of paths.
+// opening them. Symbolic links to files outside the folder they were found
+// in are listed with Skip unless FollowSymlinks is set (a path given
+// directly is always read). roots are the absolute forms of paths.
 func Walk(paths []string, opt WalkOptions) (files []File, roots []string, err error) {
 	seen := map[string]bool{}
 	add := func(f File) {
@@ -72,6 +82,10 @@ func Walk(paths []string, opt WalkOptions) (files []File, roots []string, err er
 			add(fileOf(root, fi))
 			continue
 		}
+		realRoot, err := filepath.EvalSymlinks(root)
+		if err != nil {
+			realRoot = root
+		}
 		var list []File
 		_ = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 			if err != nil {
@@ -99,7 +113,13 @@ func Walk(paths []string, opt WalkOptions) (files []File, roots []string, err er
 			if info.IsDir() {
 				return nil // a link to a folder is not followed
 			}
-			list = append(list, fileOf(path, info))
+			f := fileOf(path, info)
+			if f.Skip == "" && d.Type()&fs.ModeSymlink != 0 && !opt.FollowSymlinks {
+				if target, out := leaves(path, realRoot); out {
+					f = File{Path: path, Skip: "symbolic link to " + target + ", outside the folder: not followed (--follow-symlinks reads it)", Outside: true}
+				}
+			}
+			list = append(list, f)
 			return nil
 		})
 		sort.Slice(list, func(i, j int) bool { return list[i].Path < list[j].Path })
@@ -108,6 +128,17 @@ func Walk(paths []string, opt WalkOptions) (files []File, roots []string, err er
 		}
 	}
 	return files, roots, nil
+}
+
+// leaves reports whether the symbolic link at path resolves to a file
+// outside the folder realRoot (a path without symbolic links), and where.
+func leaves(path, realRoot string) (string, bool) {
+	target, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		return path, true
+	}
+	rel, err := filepath.Rel(realRoot, target)
+	return target, err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }
 
 func fileOf(path string, fi fs.FileInfo) File {

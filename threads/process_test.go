@@ -150,8 +150,8 @@ func TestResumeAfterKilledProcess(t *testing.T) {
 		t.Fatalf("runs after the crash: %v, %v", runs, err)
 	}
 	killed := runs[0]
-	if killed.Status != checkpoint.StatusRunning || killed.Steps != 2 {
-		t.Fatalf("killed run: status %s, %d steps (want running, 2: decompose and retrieve)", killed.Status, killed.Steps)
+	if killed.Status != checkpoint.StatusInterrupted || killed.Steps != 2 {
+		t.Fatalf("killed run: status %s, %d steps (want interrupted, 2: decompose and retrieve)", killed.Status, killed.Steps)
 	}
 	if rc.get("decompose") != 1 || rc.get("generate") != 1 || rc.get("judge") != 0 {
 		t.Fatalf("calls before resume: %v", rc.n)

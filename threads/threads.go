@@ -248,11 +248,8 @@ func (m *Manager) Ask(ctx context.Context, thread, question string, opts ...AskO
 	if st.Usage != nil {
 		run.Tokens = st.Usage.Total.TotalTokens
 	}
-	if err := m.cfg.Store.SaveRun(ctx, run); err != nil {
-		return nil, fmt.Errorf("ask in thread %s: %w", thread, err)
-	}
 	start := checkpoint.Checkpoint{RunID: run.ID, Step: 0, Next: schema.NodeDecompose, State: st, Created: now}
-	if err := m.cfg.Store.Put(ctx, start); err != nil {
+	if err := m.cfg.Store.StartRun(ctx, run, start); err != nil {
 		return nil, fmt.Errorf("ask in thread %s: %w", thread, err)
 	}
 	return m.execute(ctx, run, start, m.cfg.Runner)
@@ -570,14 +567,11 @@ func (m *Manager) Fork(ctx context.Context, runID, from string, opts ForkOptions
 		ID: NewRunID(), Thread: src.Thread, Created: now, Updated: now, Question: src.Question, Query: src.Query,
 		Status: checkpoint.StatusRunning, Parent: src.ID, ForkStep: step, Review: review,
 	}
-	if err := m.cfg.Store.SaveRun(ctx, run); err != nil {
-		return nil, fmt.Errorf("fork run %s: %w", src.ID, err)
+	for i := range prefix {
+		prefix[i].RunID, prefix[i].Thread = run.ID, run.Thread
 	}
-	for _, cp := range prefix {
-		cp.RunID, cp.Thread = run.ID, run.Thread
-		if err := m.cfg.Store.Put(ctx, cp); err != nil {
-			return nil, fmt.Errorf("fork run %s: copy step %d: %w", src.ID, cp.Step, err)
-		}
+	if err := m.cfg.Store.StartRun(ctx, run, prefix...); err != nil {
+		return nil, fmt.Errorf("fork run %s: %w", src.ID, err)
 	}
 	return m.execute(ctx, run, prefix[len(prefix)-1], runner)
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/docmind/docmind"
 	"github.com/docmind/docmind/index"
 	"github.com/docmind/docmind/ingest"
+	"github.com/docmind/docmind/internal/sqlitedb"
 	"github.com/docmind/docmind/loader"
 	"github.com/docmind/docmind/schema"
 )
@@ -24,7 +25,7 @@ import (
 // this version cannot read) it builds the index in a temporary directory
 // removed when the command ends. Skipped files are reported on stderr;
 // stdout is untouched.
-func (a *app) docsIndex(ctx context.Context, docs string) (*index.Index, error) {
+func (a *app) docsIndex(ctx context.Context, docs string, follow bool) (*index.Index, error) {
 	abs, err := filepath.Abs(docs)
 	if err != nil {
 		return nil, fmt.Errorf("documents %s: %w", docs, err)
@@ -45,7 +46,7 @@ func (a *app) docsIndex(ctx context.Context, docs string) (*index.Index, error) 
 	}
 	var cacheErr error
 	if dir, err := index.CacheDirFor(abs); err == nil {
-		ix, sum, err := a.ingestDocs(ctx, dir, abs)
+		ix, sum, err := a.ingestDocs(ctx, dir, abs, follow)
 		if err == nil {
 			return a.docsReady(ix, sum, docs, nil)
 		}
@@ -63,7 +64,7 @@ func (a *app) docsIndex(ctx context.Context, docs string) (*index.Index, error) 
 	if a.verbose > 0 {
 		fmt.Fprintf(a.stderr, "docmind: index cache unusable (%s); indexing into a temporary directory\n", oneLine(cacheErr))
 	}
-	ix, sum, err := a.ingestDocs(ctx, tmp, abs)
+	ix, sum, err := a.ingestDocs(ctx, tmp, abs, follow)
 	if err != nil {
 		os.RemoveAll(tmp)
 		return nil, err
@@ -72,9 +73,9 @@ func (a *app) docsIndex(ctx context.Context, docs string) (*index.Index, error) 
 }
 
 // ingestDocs opens (creating) the index in dir and brings it up to date
-// with the files at abs.
-func (a *app) ingestDocs(ctx context.Context, dir, abs string) (*index.Index, *ingest.Summary, error) {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+// with the files at abs (follow: read symbolic links out of the folder).
+func (a *app) ingestDocs(ctx context.Context, dir, abs string, follow bool) (*index.Index, *ingest.Summary, error) {
+	if err := os.MkdirAll(dir, sqlitedb.DirMode); err != nil {
 		return nil, nil, fmt.Errorf("create index directory: %w", err)
 	}
 	ix, err := index.Open(ctx, index.PathInDir(dir))
@@ -83,7 +84,7 @@ func (a *app) ingestDocs(ctx context.Context, dir, abs string) (*index.Index, *i
 	}
 	l, closeLoader := docmind.NewLoader()
 	defer closeLoader()
-	opt := ingest.Options{Parser: ingest.LoaderParser(l), Prune: true}
+	opt := ingest.Options{Parser: ingest.LoaderParser(l), Prune: true, FollowSymlinks: follow}
 	var bar *progressBar
 	if isTerminal(a.stderr) {
 		bar = &progressBar{w: a.stderr}

@@ -13,12 +13,18 @@ import (
 	"github.com/docmind/docmind"
 	"github.com/docmind/docmind/index"
 	"github.com/docmind/docmind/ingest"
+	"github.com/docmind/docmind/internal/sqlitedb"
 	"github.com/docmind/docmind/llm/providers"
 )
 
 // indexFlag is the --index flag shared by ingest, index stats and ask.
 func indexFlag(cmd *cobra.Command, dst *string) {
 	cmd.Flags().StringVar(dst, "index", "", "index directory holding docmind.db (default: $DOCMIND_INDEX, then ~/.cache/docmind/index)")
+}
+
+// followFlag is the --follow-symlinks flag of ingest and --docs.
+func followFlag(cmd *cobra.Command, dst *bool) {
+	cmd.Flags().BoolVar(dst, "follow-symlinks", false, "also read symbolic links to files outside the folder (skipped by default)")
 }
 
 // openIndex opens (create: or creates) the index in the directory the
@@ -36,7 +42,7 @@ func (a *app) openIndex(ctx context.Context, flag string, create bool, opts ...i
 		if _, err := os.Stat(path); err != nil {
 			return nil, fmt.Errorf("no index at %s: run docmind ingest PATH first, or pass --docs DIR", path)
 		}
-	} else if err := os.MkdirAll(dir, 0o755); err != nil {
+	} else if err := os.MkdirAll(dir, sqlitedb.DirMode); err != nil {
 		return nil, fmt.Errorf("cannot create index directory: %w", err)
 	}
 	return index.Open(ctx, path, opts...)
@@ -105,6 +111,7 @@ Interrupting an ingest leaves the index as it was before the file in progress.`,
 	f.Int64Var(&opt.MaxFileSize, "max-file-size", ingest.DefaultMaxFileSize, "skip files larger than this many bytes")
 	f.IntVar(&opt.Workers, "workers", 0, "files parsed in parallel (default: number of CPUs)")
 	f.BoolVar(&opt.IncludeHidden, "hidden", false, "also read hidden files and folders")
+	followFlag(cmd, &opt.FollowSymlinks)
 	return cmd
 }
 

@@ -13,7 +13,9 @@ import (
 	"os"
 	"os/signal"
 	"strings"
+	"sync"
 	"syscall"
+	"time"
 
 	"github.com/docmind/docmind/internal/redact"
 )
@@ -26,10 +28,31 @@ const (
 	exitFallback = 3
 )
 
+// interruptGrace is how long a command may take to wind down after Ctrl-C
+// (SIGINT) or SIGTERM before the process exits anyway: work that does not
+// watch the context (parsing a large file, say) must not keep the user
+// waiting. Every database write is one SQLite transaction, so exiting in
+// the middle of one leaves the files as they were before it.
+const interruptGrace = 200 * time.Millisecond
+
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, cancel := context.WithCancel(context.Background())
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	var exiting sync.Mutex
+	go func() {
+		<-sigs
+		cancel()
+		select {
+		case <-sigs: // a second Ctrl-C: exit now
+		case <-time.After(interruptGrace):
+		}
+		exiting.Lock()
+		fmt.Fprintln(os.Stderr, "docmind: interrupted")
+		os.Exit(exitError)
+	}()
 	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.Getenv)
-	stop()
+	exiting.Lock()
 	os.Exit(code)
 }
 

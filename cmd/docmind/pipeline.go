@@ -20,23 +20,26 @@ import (
 // pipelineFlags are the flags of every command that runs the pipeline
 // (ask, chat, eval qa), named the same everywhere.
 type pipelineFlags struct {
-	docs       string
-	index      string
-	embed      embedFlags
-	maxRetries int
-	minConf    float64
-	provider   string
-	model      string
-	judgeModel string
-	baseURL    string
-	timeout    time.Duration
-	noStream   bool
-	maxTokens  map[string]int
+	docs string
+	// followSymlinks reads links out of the --docs folder.
+	followSymlinks bool
+	index          string
+	embed          embedFlags
+	maxRetries     int
+	minConf        float64
+	provider       string
+	model          string
+	judgeModel     string
+	baseURL        string
+	timeout        time.Duration
+	noStream       bool
+	maxTokens      map[string]int
 }
 
 func (pf *pipelineFlags) register(cmd *cobra.Command) {
 	f := cmd.Flags()
 	f.StringVar(&pf.docs, "docs", "", "folder (or file) of documents to answer from (default: the index built by docmind ingest)")
+	followFlag(cmd, &pf.followSymlinks)
 	indexFlag(cmd, &pf.index)
 	pf.embed.register(cmd)
 	f.IntVar(&pf.maxRetries, "max-retries", 2, "judged retries before giving up")
@@ -200,7 +203,7 @@ func (a *app) documentSource(ctx context.Context, pf *pipelineFlags) ([]docmind.
 	if pf.embed.model != "" {
 		fmt.Fprintln(a.stderr, "docmind: --embed-model applies to the index; --docs answers with BM25 only")
 	}
-	ix, err := a.docsIndex(ctx, pf.docs)
+	ix, err := a.docsIndex(ctx, pf.docs, pf.followSymlinks)
 	if err != nil {
 		return nil, err
 	}

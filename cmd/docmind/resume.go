@@ -51,7 +51,7 @@ RUN is a run id or a unique prefix of one (see docmind runs ls).`,
 			}
 			// Only an interrupted or failed run runs stages again.
 			var pipe *pipelineFlags
-			if !approve && !reject && (run.Status == checkpoint.StatusRunning || run.Status == checkpoint.StatusFailed) {
+			if !approve && !reject && (run.Status == checkpoint.StatusRunning || run.Status == checkpoint.StatusInterrupted || run.Status == checkpoint.StatusFailed) {
 				pipe = &pf
 			}
 			m, err := a.manager(ctx, c, pipe, nil, store, &tf)

@@ -64,7 +64,7 @@ func (a *app) runsLsCmd() *cobra.Command {
 	}
 	tf.registerData(cmd)
 	cmd.Flags().StringVar(&tf.thread, "thread", "", "only this thread's runs")
-	cmd.Flags().StringVar(&status, "status", "", "only runs with this status: running, awaiting_review, done or failed")
+	cmd.Flags().StringVar(&status, "status", "", "only runs with this status: running, interrupted (its process ended mid-run: docmind resume RUN finishes it), awaiting_review, done or failed")
 	cmd.Flags().IntVar(&limit, "limit", 0, "only the newest N runs (0: all)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the runs as a JSON array")
 	return cmd

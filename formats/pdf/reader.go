@@ -134,7 +134,7 @@ func cacheDir(dir string) (string, error) {
 		}
 		dir = filepath.Join(base, "docmind", "wazero")
 	}
-	return dir, os.MkdirAll(dir, 0o755)
+	return dir, os.MkdirAll(dir, 0o700)
 }
 
 // Close releases the PDFium pool and the compilation cache handle (the

@@ -1,41 +1,133 @@
 // Package sqlitedb opens the project's SQLite files (the document index and
 // the run database) through the pure-Go modernc.org/sqlite driver with the
-// settings both need: a busy timeout for concurrent writers, immediate
-// write transactions, foreign keys and synchronous=NORMAL.
+// settings both need: immediate write transactions that wait their turn
+// behind other writers (WriteTx), foreign keys and synchronous=NORMAL.
+// Database files are created readable by their owner only (0600), in
+// folders only the owner can enter (0700).
 package sqlitedb
 
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
+	"io/fs"
 	"net/url"
 	"os"
 	"path/filepath"
 	"strconv"
 	"time"
 
-	_ "modernc.org/sqlite" // registers the "sqlite" driver
+	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
 )
 
+// Permissions of the files and folders DocMind creates for its data: the
+// index holds the documents' text, the run database questions and answers.
+const (
+	DirMode  os.FileMode = 0o700
+	FileMode os.FileMode = 0o600
+)
+
+// statementWait is the longest one statement waits inside SQLite for
+// another connection's lock. SQLite's wait cannot be cancelled, so it is
+// kept short; write transactions wait longer by retrying (WriteTx), which
+// a cancelled context ends.
+const statementWait = 50 * time.Millisecond
+
 // Open opens (creating when absent) the database file at path, creating its
-// directory if needed. busy bounds how long a statement waits for another
-// connection's lock; pragmas are extra "name(value)" settings applied to
-// every connection, such as "journal_mode(WAL)".
-func Open(path string, busy time.Duration, pragmas ...string) (*sql.DB, error) {
-	if dir := filepath.Dir(path); dir != "" {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return nil, fmt.Errorf("create directory: %w", err)
-		}
+// directory if needed. Any path works, whatever characters it holds.
+// pragmas are extra "name(value)" settings applied to every connection,
+// such as "journal_mode(WAL)".
+func Open(path string, pragmas ...string) (*sql.DB, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(filepath.Dir(abs), DirMode); err != nil {
+		return nil, fmt.Errorf("create directory: %w", err)
+	}
+	// Create the file with private permissions before SQLite does (it
+	// would use 0644); SQLite gives the -wal and -shm files the
+	// database file's permissions.
+	f, err := os.OpenFile(abs, os.O_WRONLY|os.O_CREATE|os.O_EXCL, FileMode)
+	switch {
+	case err == nil:
+		f.Close()
+	case !errors.Is(err, fs.ErrExist):
+		return nil, fmt.Errorf("create database file: %w", err)
 	}
 	q := url.Values{}
-	q.Add("_pragma", "busy_timeout("+strconv.FormatInt(busy.Milliseconds(), 10)+")")
+	q.Add("_pragma", "busy_timeout("+strconv.FormatInt(statementWait.Milliseconds(), 10)+")")
 	q.Add("_pragma", "synchronous(NORMAL)")
 	q.Add("_pragma", "foreign_keys(1)")
 	for _, p := range pragmas {
 		q.Add("_pragma", p)
 	}
 	q.Add("_txlock", "immediate")
-	return sql.Open("sqlite", "file:"+path+"?"+q.Encode())
+	return sql.Open("sqlite", DSN(abs)+"?"+q.Encode())
+}
+
+// DSN is the SQLite URI naming the file at path (made absolute). The path
+// is percent-encoded, so that '?', '#' and '%' in a folder's or file's
+// name are part of the name, not the start of URI parameters.
+func DSN(path string) string {
+	if abs, err := filepath.Abs(path); err == nil {
+		path = abs
+	}
+	return "file:" + (&url.URL{Path: filepath.ToSlash(path)}).EscapedPath()
+}
+
+// IsBusy reports whether err is SQLite's "database is locked"
+// (SQLITE_BUSY, any extended code): another connection holds the lock.
+func IsBusy(err error) bool {
+	var se *sqlite.Error
+	return errors.As(err, &se) && se.Code()&0xff == sqlite3.SQLITE_BUSY
+}
+
+// Retry calls fn until it succeeds, fails with an error other than
+// SQLITE_BUSY, ctx ends or wait has passed: the caller waits its turn
+// behind other writers. fn must be safe to run again.
+func Retry(ctx context.Context, wait time.Duration, fn func() error) error {
+	start := time.Now()
+	pause := 5 * time.Millisecond
+	for {
+		err := fn()
+		if err == nil || !IsBusy(err) {
+			return err
+		}
+		if ctx.Err() != nil {
+			return fmt.Errorf("%w while waiting for another writer", ctx.Err())
+		}
+		if waited := time.Since(start); waited >= wait {
+			return fmt.Errorf("%w: another writer kept the database locked for %s", err, waited.Round(time.Second))
+		}
+		t := time.NewTimer(pause)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return fmt.Errorf("%w while waiting for another writer", ctx.Err())
+		case <-t.C:
+		}
+		pause = min(2*pause, 100*time.Millisecond)
+	}
+}
+
+// WriteTx runs fn in an immediate (write-locking) transaction and commits
+// it, waiting up to wait for other writers (see Retry): a busy database
+// rolls the attempt back and runs fn again, so fn must only act through tx.
+func WriteTx(ctx context.Context, db *sql.DB, wait time.Duration, fn func(tx *sql.Tx) error) error {
+	return Retry(ctx, wait, func() error {
+		tx, err := db.BeginTx(ctx, nil)
+		if err != nil {
+			return err
+		}
+		if err := fn(tx); err != nil {
+			tx.Rollback()
+			return err
+		}
+		return tx.Commit()
+	})
 }
 
 // Querier is what Column needs: a *sql.DB, *sql.Conn or *sql.Tx.

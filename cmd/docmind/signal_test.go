@@ -1,0 +1,110 @@
+//go:build unix
+
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/docmind/docmind/internal/testenv"
+)
+
+// bigTextFolder is a folder with one plain-text document of about size
+// bytes, long enough that ingesting it takes seconds.
+func bigTextFolder(t testing.TB, size int) string {
+	t.Helper()
+	dir := t.TempDir()
+	words := strings.Fields("payment invoice late penalty contract service term notice party agreement fee interest")
+	var b bytes.Buffer
+	for i := 0; b.Len() < size; i++ {
+		if i%50 == 0 {
+			fmt.Fprintf(&b, "\nSECTION %d\n\n", i/50)
+		}
+		for j := 0; j < 12; j++ {
+			b.WriteString(words[(i*7+j*5)%len(words)])
+			b.WriteByte(' ')
+		}
+		b.WriteString("end.\n")
+	}
+	if err := os.WriteFile(filepath.Join(dir, "big.txt"), b.Bytes(), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// Ctrl-C (SIGINT) or SIGTERM ends a run within a second, whatever it is
+// doing — parsing, analysing or writing a large document — with a
+// one-line message and exit code 1.
+func TestInterruptEndsRunWithinASecond(t *testing.T) {
+	dir := bigTextFolder(t, 10<<20)
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
+		for _, after := range []time.Duration{0, time.Second, 2 * time.Second} {
+			t.Run(fmt.Sprintf("%s %s into the ingest", sig, after), func(t *testing.T) {
+				cmd := exec.Command(binPath, "ask", "--docs", dir, "What are the late payment penalties?")
+				cmd.Dir = testenv.RepoRoot(t)
+				cache := t.TempDir()
+				cmd.Env = []string{"HOME=" + t.TempDir(), "PATH=" + os.Getenv("PATH"), "XDG_CACHE_HOME=" + cache}
+				var so, se bytes.Buffer
+				cmd.Stdout, cmd.Stderr = &so, &se
+				if err := cmd.Start(); err != nil {
+					t.Fatal(err)
+				}
+				exited := make(chan error, 1)
+				go func() { exited <- cmd.Wait() }()
+				// The signal comes `after` the ingest has begun (its index
+				// file exists).
+				began := time.Now()
+				for {
+					if m, _ := filepath.Glob(filepath.Join(cache, "docmind", "folders", "*", "docmind.db")); len(m) > 0 {
+						break
+					}
+					if time.Since(began) > time.Minute {
+						t.Fatal("the ingest did not begin within a minute")
+					}
+					time.Sleep(10 * time.Millisecond)
+				}
+				select {
+				case err := <-exited:
+					t.Fatalf("the run ended before the signal (%v): make the document larger; stderr:\n%s", err, se.String())
+				case <-time.After(after):
+				}
+				sent := time.Now()
+				if err := cmd.Process.Signal(sig); err != nil {
+					t.Fatal(err)
+				}
+				select {
+				case <-exited:
+				case <-time.After(30 * time.Second):
+					cmd.Process.Kill()
+					<-exited
+					t.Fatalf("still running 30 s after %s; stderr:\n%s", sig, se.String())
+				}
+				took := time.Since(sent)
+				if took > time.Second {
+					t.Errorf("exited %s after %s, want within 1 s", took.Round(time.Millisecond), sig)
+				}
+				r := result{so.String(), se.String(), cmd.ProcessState.ExitCode()}
+				if r.code != exitError {
+					t.Errorf("exit code %d, want %d", r.code, exitError)
+				}
+				if strings.Contains(r.stderr, "goroutine ") || strings.Contains(r.stderr, "panic") {
+					t.Fatalf("stderr shows a crash:\n%s", r.stderr)
+				}
+				lines := strings.Split(strings.TrimSpace(r.stderr), "\n")
+				if last := lines[len(lines)-1]; last != "docmind: interrupted" {
+					t.Errorf("last stderr line %q, want %q; stderr:\n%s", last, "docmind: interrupted", r.stderr)
+				}
+				if r.stdout != "" {
+					t.Errorf("stdout should be empty, got %q", r.stdout)
+				}
+			})
+		}
+	}
+}

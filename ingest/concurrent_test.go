@@ -1,0 +1,107 @@
+package ingest
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/docmind/docmind/index"
+)
+
+// Writers wait their turn: while another connection holds the index's
+// write lock for longer than the old 10 s busy timeout (as writing a very
+// large document does; 30 s because SQLite's busy sleeps overshoot, so
+// that its 10 s ran out after about 20 s here), concurrent ingests — each with its own
+// connection, one of them with a large document — wait and then index
+// every file; none fails with "database is locked". A writer whose
+// context is cancelled stops waiting at once.
+func TestConcurrentIngestsWaitTheirTurn(t *testing.T) {
+	if testing.Short() {
+		t.Skip("holds the write lock for 30 s")
+	}
+	ctx := context.Background()
+	ixPath := filepath.Join(t.TempDir(), index.FileName)
+	openIndex(t, ixPath) // create the schema
+
+	const writers, filesEach = 4, 5
+	var folders []string
+	for w := 0; w < writers; w++ {
+		dir := t.TempDir()
+		for f := 0; f < filesEach; f++ {
+			body := fmt.Sprintf("Clause %d-%d\nPayment terms of writer %d, file %d.", w, f, w, f)
+			if w == 0 && f == 0 {
+				// A large document: thousands of sections in one transaction.
+				body = strings.Repeat(body+"\n\n", 5000)
+			}
+			write(t, filepath.Join(dir, fmt.Sprintf("w%d-f%d.txt", w, f)), body)
+		}
+		folders = append(folders, dir)
+	}
+
+	holder := openIndex(t, ixPath)
+	tx, err := holder.DB().BeginTx(ctx, nil) // an immediate (write) transaction
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO meta(key, value) VALUES ('holder', 'x')`); err != nil {
+		t.Fatal(err)
+	}
+	const hold = 30 * time.Second
+	released := time.Now().Add(hold)
+	go func() {
+		time.Sleep(hold)
+		tx.Commit()
+	}()
+
+	var wg sync.WaitGroup
+	errs := make([]error, writers)
+	sums := make([]*Summary, writers)
+	for w := 0; w < writers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ix, err := index.Open(ctx, ixPath)
+			if err != nil {
+				errs[w] = err
+				return
+			}
+			defer ix.Close()
+			sums[w], errs[w] = Run(ctx, ix, []string{folders[w]}, Options{Parser: textParser(0), Workers: 1})
+		}()
+	}
+	// A cancelled writer gives up promptly instead of waiting its turn.
+	cctx, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
+	defer cancel()
+	cstart := time.Now()
+	if _, err := Run(cctx, openIndex(t, ixPath), []string{folders[1]}, Options{Parser: textParser(0)}); err == nil {
+		t.Error("an ingest cancelled while waiting for the lock succeeded")
+	}
+	if d := time.Since(cstart); d > 3*time.Second {
+		t.Errorf("a cancelled writer took %s to give up, want about 300 ms", d.Round(time.Millisecond))
+	}
+
+	wg.Wait()
+	if time.Now().Before(released) {
+		t.Fatal("the writers finished while the lock was still held")
+	}
+	for w, err := range errs {
+		if err != nil {
+			t.Errorf("writer %d: %v", w, err)
+			continue
+		}
+		if sums[w].Indexed != filesEach {
+			t.Errorf("writer %d indexed %d files, want %d: %+v", w, sums[w].Indexed, filesEach, sums[w].Results)
+		}
+	}
+	docs, err := openIndex(t, ixPath).Documents(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(docs) != writers*filesEach {
+		t.Errorf("the index holds %d documents, want %d", len(docs), writers*filesEach)
+	}
+}
