@@ -231,12 +231,13 @@ func Analyze(question string) Frame {
 var durationVerbs = set(`last take run remain continu endur`)
 
 // formWords are stems of the words that frame a question rather than name
-// its subject ("how many", "what percentage", "approximately").
+// its subject ("how many", "what percentage", "approximately", "what
+// happens if").
 var formWords = func() map[string]bool {
 	m := map[string]bool{}
 	for _, t := range textproc.Terms(`many much long percentage percent proportion fraction year years date day time century
 		approximately roughly about total amount number quantity figure value name called call known kind type
-		exactly specifically according`) {
+		exactly specifically according happen happens happened occur occurs occurred`) {
 		m[t] = true
 	}
 	return m

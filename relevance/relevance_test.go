@@ -16,6 +16,9 @@ func TestAnalyze(t *testing.T) {
 	if f := Analyze("What were Apple's iPhone net sales in fiscal 2022?"); !reflect.DeepEqual(f.Entities, []string{"Apple's", "iPhone"}) {
 		t.Errorf("a possessive ends a name: entities %q", f.Entities)
 	}
+	if f := Analyze("What happens if an invoice is unpaid?"); len(f.Focus) != 2 {
+		t.Errorf("\"what happens\" frames the question: focus %q", f.Focus)
+	}
 	for q, want := range map[string]AnswerType{
 		"How many weeks of parental leave do employees get?":    TypeDuration,
 		"How many restaurants were there at year-end 2022?":     TypeCount,

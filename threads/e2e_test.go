@@ -18,7 +18,9 @@ import (
 	dmretriever "github.com/docmind/docmind/retriever"
 )
 
-// offlinePipeline builds DocMind's offline pipeline over examples/contract.
+// offlinePipeline builds DocMind's offline pipeline over examples/contract,
+// with the judge reading term rarity over the whole contract as
+// docmind.New builds it.
 func offlinePipeline(t *testing.T) chains.Config {
 	t.Helper()
 	dir := filepath.Join("..", "examples", "contract")
@@ -33,7 +35,7 @@ func offlinePipeline(t *testing.T) chains.Config {
 		Decomposer: dmdecomposer.NewRules(),
 		Retriever:  dmretriever.NewBM25(secs),
 		Generator:  dmgenerator.NewExtractive(),
-		Judge:      dmjudge.NewDeterministic(),
+		Judge:      dmjudge.NewDeterministic(dmjudge.WithCorpus(secs)), // as docmind.New builds it
 		MaxRetries: chains.DefaultMaxRetries,
 		Logger:     slog.New(slog.NewTextHandler(io.Discard, nil)),
 	}
