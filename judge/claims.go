@@ -3,6 +3,7 @@ package judge
 import (
 	"fmt"
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 	"unicode"
@@ -132,24 +133,23 @@ func SplitClaims(answer string) []Claim {
 		cites      []Citation
 	}
 	var sents []sent
-	cursor := 0
+	cursor, para, counted := 0, 0, 0
 	for _, s := range textproc.Sentences(clean) {
 		st, en, ok := locate(clean, s, cursor)
 		if !ok {
 			continue
 		}
-		para := strings.Count(clean[:st], "\n\n")
+		// paragraph breaks are counted once, from where the last count
+		// stopped (the answer is read once: linear in its length)
+		para += strings.Count(clean[counted:st], "\n\n")
+		counted = st
 		sents = append(sents, sent{start: st, end: en, text: s, para: para})
 		cursor = en
 	}
-	// a marker belongs to the last sentence starting before it
+	// a marker belongs to the last sentence starting before it (sentences
+	// are in order)
 	for _, m := range markers {
-		k := -1
-		for i, s := range sents {
-			if s.start <= m.start {
-				k = i
-			}
-		}
+		k := sort.Search(len(sents), func(i int) bool { return sents[i].start > m.start }) - 1
 		if k < 0 {
 			continue
 		}
@@ -202,10 +202,12 @@ func trimEnd(s string, start, end int) int {
 // cleanText collapses white space, drops a list bullet and Markdown
 // emphasis, and removes the space a stripped marker left before
 // punctuation.
+var tidy = strings.NewReplacer("**", "", "__", "", " .", ".", " ,", ",", " ;", ";", " :", ":", " !", "!", " ?", "?")
+
 func cleanText(s string) string {
 	s = strings.Join(strings.Fields(s), " ")
 	s = reBullet.ReplaceAllString(s, "")
-	s = strings.NewReplacer("**", "", "__", "", " .", ".", " ,", ",", " ;", ";", " :", ":", " !", "!", " ?", "?").Replace(s)
+	s = tidy.Replace(s)
 	return strings.TrimSpace(s)
 }
 
