@@ -7,8 +7,8 @@ package judge
 // The logistic model of CalibratedConfidence over CalibrationSignals:
 // guard_confidence, question_focus, claim_focus, key_term_coverage, min_idf_coverage, mean_idf_coverage, novel_ratio, min_support, top_relevance, claims, exact_focus, max_missing_focus, answering_share, lead_answers.
 var (
-	calibrationWeights = []float64{1.1201, -1.2879, 3.5279, 0.2734, 1.4736, 1.2519, 0.0983, 1.2170, -2.3810, -0.3223, 2.5665, 0.7973, 0.0835, -0.6127}
-	calibrationBias    = -5.9863
+	calibrationWeights = []float64{1.1166, -1.3065, 3.5490, 0.2845, 1.4673, 1.2473, 0.0999, 1.2128, -2.3406, -0.3181, 2.5170, 0.7945, 0.0625, -0.6067}
+	calibrationBias    = -5.9697
 )
 
 // calibrationThreshold is DefaultMinConfidence: the threshold with the
