@@ -39,21 +39,6 @@ func bigTextFolder(t testing.TB, size int) string {
 	return dir
 }
 
-// signalSlack is how long a process that dies at once takes, from sig to
-// its exit seen by Wait: the machine's load, not docmind's.
-func signalSlack(t *testing.T, sig syscall.Signal) time.Duration {
-	t.Helper()
-	cmd := exec.Command("sleep", "60")
-	if err := cmd.Start(); err != nil {
-		t.Skipf("no sleep command to measure the machine's load: %v", err)
-	}
-	time.Sleep(20 * time.Millisecond)
-	sent := time.Now()
-	cmd.Process.Signal(sig)
-	cmd.Wait()
-	return time.Since(sent)
-}
-
 // Ctrl-C (SIGINT) or SIGTERM ends a run within a second, whatever it is
 // doing — parsing, analysing or writing a large document — with a
 // one-line message and exit code 1.
@@ -102,10 +87,16 @@ func TestInterruptEndsRunWithinASecond(t *testing.T) {
 					t.Fatalf("still running 30 s after %s; stderr:\n%s", sig, se.String())
 				}
 				took := time.Since(sent)
-				// a loaded machine delays any process's exit: the bound is
-				// 1 s plus what a process that exits at once takes here now
-				if slack := signalSlack(t, sig); took > time.Second+slack {
-					t.Errorf("exited %s after %s, want within 1 s (+%s for this machine's load)", took.Round(time.Millisecond), sig, slack.Round(time.Millisecond))
+				// The 1 s bound holds on a quiet machine (CI runs this test
+				// alone, without -race, after the race run). Under -race the
+				// other packages' tests saturate both cores and the forced
+				// exit was seen to take 1.2–1.5 s: 3 s there.
+				bound := time.Second
+				if raceEnabled {
+					bound = 3 * time.Second
+				}
+				if took > bound {
+					t.Errorf("exited %s after %s, want within %s", took.Round(time.Millisecond), sig, bound)
 				}
 				r := result{so.String(), se.String(), cmd.ProcessState.ExitCode()}
 				if r.code != exitError {
