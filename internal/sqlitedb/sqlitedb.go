@@ -31,9 +31,11 @@ const (
 
 // statementWait is the longest one statement waits inside SQLite for
 // another connection's lock. SQLite's wait cannot be cancelled, so it is
-// kept short; write transactions wait longer by retrying (WriteTx), which
-// a cancelled context ends.
-const statementWait = 50 * time.Millisecond
+// kept to a second; write transactions wait longer by retrying (WriteTx),
+// which a cancelled context ends. Reads do not retry: at 50 ms, listing
+// runs while other processes wrote failed with SQLITE_BUSY under load
+// (TestConcurrentAsksInProcess).
+const statementWait = time.Second
 
 // Open opens (creating when absent) the database file at path, creating its
 // directory if needed. Any path works, whatever characters it holds.
