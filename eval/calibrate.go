@@ -105,16 +105,10 @@ var CalibrationThresholds = func() []float64 {
 	return ts
 }()
 
-type calSample struct {
-	x       []float64
-	correct bool
-	weight  float64
-}
-
 // FitCalibration fits the calibration over the named signals on the sets,
-// each set weighing the same whatever its size (its answers' weights sum
-// to the mean answers per set): answered results with signals are the
-// samples, labelled by Correct (judge.FitLogistic). Results without signals (refused
+// each set weighing the same whatever its size: answered results with
+// signals are the samples, labelled by Correct (judge.FitLogistic).
+// Results without signals (refused
 // by a guard, or judged without a calibration) are not samples but count
 // as questions for the threshold table.
 func FitCalibration(sets []CalibrationSet, signals []string, opts CalibrationOptions) (*Calibration, error) {
@@ -127,9 +121,12 @@ func FitCalibration(sets []CalibrationSet, signals []string, opts CalibrationOpt
 	if opts.WrongCost <= 0 {
 		opts.WrongCost = DefaultWrongCost
 	}
-	perSet := make([][]calSample, len(sets))
-	total := 0
+	var xs [][]float64
+	var ys []bool
+	var ws []float64
+	samples := make([]int, len(sets))
 	for i, s := range sets {
+		start := len(xs)
 		for _, r := range s.Results {
 			if !r.Answered || r.Signals == nil {
 				continue
@@ -142,26 +139,16 @@ func FitCalibration(sets []CalibrationSet, signals []string, opts CalibrationOpt
 				}
 				x[k] = v
 			}
-			perSet[i] = append(perSet[i], calSample{x: x, correct: r.Correct})
+			xs, ys = append(xs, x), append(ys, r.Correct)
 		}
-		if len(perSet[i]) == 0 {
+		samples[i] = len(xs) - start
+		if samples[i] == 0 {
 			return nil, fmt.Errorf("calibration: set %s has no answers with signals (was it run offline with --min-confidence 0?)", s.Name)
 		}
-		total += len(perSet[i])
-	}
-	mean := float64(total) / float64(len(sets))
-	var samples []calSample
-	for _, ss := range perSet {
-		for _, s := range ss {
-			s.weight = mean / float64(len(ss))
-			samples = append(samples, s)
+		// each set weighs the same (FitLogistic normalises the weights)
+		for range samples[i] {
+			ws = append(ws, 1/float64(samples[i]))
 		}
-	}
-	xs := make([][]float64, len(samples))
-	ys := make([]bool, len(samples))
-	ws := make([]float64, len(samples))
-	for i, s := range samples {
-		xs[i], ys[i], ws[i] = s.x, s.correct, s.weight
 	}
 	w, b, err := judge.FitLogistic(xs, ys, ws, opts.L2, 100)
 	if err != nil {
@@ -171,7 +158,7 @@ func FitCalibration(sets []CalibrationSet, signals []string, opts CalibrationOpt
 	best := math.Inf(-1)
 	utility := make([]float64, len(CalibrationThresholds))
 	for i, s := range sets {
-		rep := c.setReport(s, len(perSet[i]))
+		rep := c.setReport(s, samples[i])
 		for k, p := range rep.Points {
 			utility[k] += p.Utility / float64(len(sets))
 		}

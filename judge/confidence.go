@@ -94,7 +94,7 @@ func (a *Assessment) CalibratedConfidence() float64 {
 	return math.Round(p*1000) / 1000
 }
 
-// Signals returns the calibration signals by name, for the verdict (nil
+// signals returns the calibration signals by name, for the verdict (nil
 // when there is nothing to calibrate).
 func (a *Assessment) signals() map[string]float64 {
 	x := a.CalibrationInputs()
