@@ -246,6 +246,21 @@ func inflate(b []byte) ([]byte, error) {
 	return io.ReadAll(r)
 }
 
+// decodeState reverses the state half of splitSections: it inflates and
+// decodes a stored state blob (whose sections are stored apart). Errors
+// read "decompress state: …" or "decode state: …".
+func decodeState(blob []byte) (*schema.State, error) {
+	raw, err := inflate(blob)
+	if err != nil {
+		return nil, fmt.Errorf("decompress state: %w", err)
+	}
+	st := &schema.State{}
+	if err := json.Unmarshal(raw, st); err != nil {
+		return nil, fmt.Errorf("decode state: %w", err)
+	}
+	return st, nil
+}
+
 // Put saves a checkpoint in one transaction.
 func (s *SQLite) Put(ctx context.Context, cp Checkpoint) error {
 	enc, err := s.encode(cp)
@@ -450,13 +465,9 @@ func (s *SQLite) queryCheckpoints(ctx context.Context, q string, args ...any) ([
 		return nil, err
 	}
 	for i := range out {
-		st := &schema.State{}
-		raw, err := inflate(raws[i].state)
+		st, err := decodeState(raws[i].state)
 		if err != nil {
-			return nil, fmt.Errorf("decompress state of step %d: %w", out[i].Step, err)
-		}
-		if err := json.Unmarshal(raw, st); err != nil {
-			return nil, fmt.Errorf("decode state of step %d: %w", out[i].Step, err)
+			return nil, fmt.Errorf("step %d: %w", out[i].Step, err)
 		}
 		st.RetrievedSections = make([]schema.Section, 0, len(raws[i].refs))
 		for _, r := range raws[i].refs {

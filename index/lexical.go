@@ -220,8 +220,8 @@ func decodeBlock(block []byte, fn func(e blockEntry) bool) error {
 			return bad
 		}
 		dl, k2 := binary.Uvarint(dir[k1:])
-		if k2 <= 0 {
-			return bad
+		if k2 <= 0 || dl > uint64(len(block)) {
+			return bad // a length past the block (or past int) is corrupt
 		}
 		dir = dir[k1+k2:]
 		ents = append(ents, ent{term, int(df), int(dl)})

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net"
 	"net/http"
 	"regexp"
@@ -225,15 +226,20 @@ func statusInText(s string) int {
 }
 
 // ParseRetryAfter reads a Retry-After header value: delay seconds or an
-// HTTP date (relative to now). It returns 0 when v is empty or invalid.
+// HTTP date (relative to now). It returns 0 when v is empty or invalid
+// (NaN and infinities included), and the longest time.Duration for a
+// delay too long to represent; it is never negative.
 func ParseRetryAfter(v string, now time.Time) time.Duration {
 	v = strings.TrimSpace(v)
 	if v == "" {
 		return 0
 	}
 	if secs, err := strconv.ParseFloat(v, 64); err == nil {
-		if secs <= 0 {
+		switch {
+		case !(secs > 0) || math.IsInf(secs, 1): // ≤ 0, NaN, ±Inf
 			return 0
+		case secs >= math.MaxInt64/float64(time.Second):
+			return math.MaxInt64
 		}
 		return time.Duration(secs * float64(time.Second))
 	}

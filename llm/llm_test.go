@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -90,6 +91,9 @@ func TestParseRetryAfter(t *testing.T) {
 		"-1":                            0,
 		"soon":                          0,
 		"Wed, 01 Jan 2025 00:00:10 GMT": 10 * time.Second,
+		"NaN":                           0,
+		"Inf":                           0,
+		"1e10":                          math.MaxInt64,
 	} {
 		if got := llm.ParseRetryAfter(in, now); got != want {
 			t.Errorf("ParseRetryAfter(%q) = %v, want %v", in, got, want)

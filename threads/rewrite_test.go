@@ -117,3 +117,42 @@ func TestLLMRewriter(t *testing.T) {
 		t.Fatalf("error %v", err)
 	}
 }
+
+// FuzzCleanRewrite checks the parser of the rewrite model's reply: the
+// question it takes is one line of the reply, without surrounding quotes
+// or spaces, and an empty result means no line of the reply holds more
+// than a label, quotes or a code fence.
+func FuzzCleanRewrite(f *testing.F) {
+	for _, s := range []string{
+		"Standalone question: \"What happens if payment is still unpaid after 60 days?\"\n",
+		"```\nWhat is the notice period for enterprise clients?\n```",
+		"“What is the fee?”", "Question:", "\n\n  \n", "Rewritten question: 'a: b'\nsecond line",
+		"The question: ``", "QUESTION\u00a0: x",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, reply string) {
+		out := cleanRewrite(reply)
+		if strings.Contains(out, "\n") {
+			t.Fatalf("cleanRewrite(%q) = %q spans lines", reply, out)
+		}
+		if !strings.Contains(reply, out) {
+			t.Fatalf("cleanRewrite(%q) = %q, which is not part of the reply", reply, out)
+		}
+		if out != strings.Trim(out, "\"'“”` ") {
+			t.Fatalf("cleanRewrite(%q) = %q keeps quotes or spaces around it", reply, out)
+		}
+		if out == "" {
+			for _, l := range strings.Split(reply, "\n") {
+				l = strings.TrimSpace(l)
+				if l == "" || strings.HasPrefix(l, "```") {
+					continue
+				}
+				if strings.Trim(l, "\"'“”` ") != "" && !strings.Contains(strings.ToLower(l), "question") {
+					t.Fatalf("cleanRewrite(%q) is empty though line %q holds text", reply, l)
+				}
+				break
+			}
+		}
+	})
+}
