@@ -768,8 +768,9 @@ func states(f Frame, claim string) bool {
 	case TypeAmount, TypeCount:
 		// "how much notice" may be answered by a length of time; "what
 		// was the cost" and "how many employees" are not
-		periods := f.Type == TypeAmount && reHowMuch.MatchString(strings.ToLower(f.Question))
-		return statesQuantity(qnums, claim, periods)
+		lq := strings.ToLower(f.Question)
+		periods := f.Type == TypeAmount && reHowMuch.MatchString(lq)
+		return statesQuantity(qnums, claim, periods, asksChange(lq))
 	case TypePercent:
 		if strings.Contains(claim, "%") {
 			return true
@@ -822,7 +823,12 @@ var periodUnits = set(`year years month months week weeks day days hour hours mi
 // years", "within 30 days"), which answers how long, not what a cost was
 // or how many there are (periods false; a "how much" question may be
 // answered by a length of time: periods true).
-func statesQuantity(qnums map[string]bool, claim string, periods bool) bool {
+//
+// A percentage is not an amount or a count ("what were the revenues" is
+// not answered by "contributed 84%"), and the size of a change ("sales
+// increased 8% or $28.5 billion") is not the level a question asks for
+// unless it asks about the change (change true).
+func statesQuantity(qnums map[string]bool, claim string, periods, change bool) bool {
 	lengthOfPeriod := func(rest string) bool {
 		if periods {
 			return false
@@ -838,15 +844,60 @@ func statesQuantity(qnums map[string]bool, claim string, periods bool) bool {
 		}
 		return false
 	}
+	sizeOfChange := func(before string) bool {
+		if change {
+			return false
+		}
+		words := reWord.FindAllString(before, -1)
+		for i := len(words) - 1; i >= max(0, len(words)-3); i-- {
+			w := strings.ToLower(words[i])
+			if i == len(words)-1 && (w == "to" || w == "at") {
+				return false // "increased to $49.9 billion" states the level
+			}
+			if changeWords[w] {
+				return true
+			}
+		}
+		return false
+	}
 	for _, m := range reNumber.FindAllStringIndex(claim, -1) {
 		n := strings.ReplaceAll(claim[m[0]:m[1]], ",", "")
-		if qnums[n] || reYear.MatchString(n) && len(n) == 4 || lengthOfPeriod(claim[m[1]:]) {
+		if qnums[n] || reYear.MatchString(n) && len(n) == 4 || lengthOfPeriod(claim[m[1]:]) ||
+			rePercentAfter.MatchString(claim[m[1]:]) || sizeOfChange(claim[:m[0]]) {
 			continue
 		}
 		return true
 	}
 	for _, m := range reWord.FindAllStringIndex(claim, -1) {
-		if spelledNum[strings.ToLower(claim[m[0]:m[1]])] && !lengthOfPeriod(claim[m[1]:]) {
+		w := strings.ToLower(claim[m[0]:m[1]])
+		// "one" is more often a determiner ("under one brand") than a
+		// count; a scale after figures ("$28.5 billion") is part of
+		// the figure, which decided above
+		if spelledNum[w] && w != "one" && !reFigureBefore.MatchString(claim[:m[0]]) &&
+			!lengthOfPeriod(claim[m[1]:]) && !rePercentAfter.MatchString(claim[m[1]:]) {
+			return true
+		}
+	}
+	return false
+}
+
+// reFigureBefore matches text that ends with a figure.
+var reFigureBefore = regexp.MustCompile(`\d\s*$`)
+
+// rePercentAfter matches what makes the number before it a percentage.
+var rePercentAfter = regexp.MustCompile(`(?i)^\s*(?:%|percent\b|per\s+cent\b|percentage\s+points?\b)`)
+
+// changeWords are the words that make the number after them the size of a
+// change rather than a level.
+var changeWords = set(`increase increased increases increasing decrease decreased decreases decreasing grew grow grows growth
+rose rise rises fell fall falls declined decline declines improved improvement reduced reduction dropped drop drops
+change changed changes`)
+
+// asksChange reports whether a lower-cased question asks about a change
+// ("how much did revenue increase", "by what percentage did it grow").
+func asksChange(q string) bool {
+	for _, w := range reWord.FindAllString(q, -1) {
+		if changeWords[w] {
 			return true
 		}
 	}
