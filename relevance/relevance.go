@@ -863,7 +863,7 @@ func statesQuantity(qnums map[string]bool, claim string, periods, change bool) b
 	for _, m := range reNumber.FindAllStringIndex(claim, -1) {
 		n := strings.ReplaceAll(claim[m[0]:m[1]], ",", "")
 		if qnums[n] || reYear.MatchString(n) && len(n) == 4 || lengthOfPeriod(claim[m[1]:]) ||
-			rePercentAfter.MatchString(claim[m[1]:]) || sizeOfChange(claim[:m[0]]) {
+			rePercentAfter.MatchString(claim[m[1]:]) || sizeOfChange(claim[:m[0]]) || reLabelBefore.MatchString(claim[:m[0]]) {
 			continue
 		}
 		return true
@@ -880,6 +880,11 @@ func statesQuantity(qnums map[string]bool, claim string, periods, change bool) b
 	}
 	return false
 }
+
+// reLabelBefore matches text that makes the number after it a day of a
+// date ("as of September 26") or the label of a reference ("Note 11",
+// "Form 10-K", "page 43"), not a quantity.
+var reLabelBefore = regexp.MustCompile(`(?i)\b(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t|tember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?|note|notes|item|items|section|sections|page|pages|part|exhibit|article|rule|schedule|chapter|figure|table|form|no)\.?\s*$`)
 
 // reFigureBefore matches text that ends with a figure.
 var reFigureBefore = regexp.MustCompile(`\d\s*$`)

@@ -79,6 +79,10 @@ func TestCheck(t *testing.T) {
 			Context{Claim: "Total net sales increased 8% or $28.5 billion during 2022 compared to 2021.", Document: "Apple Inc.\nfiscal year ended September 24, 2022"}, ""},
 		{"'one' as a determiner is not a count", "How many restaurants did the company operate in 2020?",
 			Context{Claim: "In 2020 the company began reporting its restaurants as one segment under one brand."}, "type"},
+		{"a day of a date is not an amount", "What was Apple's balance of cash and cash equivalents as of September 26, 2020?",
+			Context{Claim: "We have audited the consolidated balance sheets of Apple Inc. as of September 25, 2021 and September 26, 2020, and the related statements of cash flows.", Document: "Apple Inc.\nfiscal year ended September 25, 2021"}, "type"},
+		{"nor a reference's label", "What were the company's total revenues in 2022?",
+			Context{Claim: "Total revenues for 2022 are disaggregated in Note 11 of the financial statements in Item 8 of this Form 10-K."}, "type"},
 		{"two-word name in a row", "When was Michigan Network formed?",
 			Context{Claim: "Merit Network, governed by Michigan's public universities, was formed in 1966."}, "entity"},
 	}
