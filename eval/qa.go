@@ -79,7 +79,7 @@ func (r QARow) IsAnswerable() bool { return r.Answerable == nil || *r.Answerable
 func LoadQA(path string) ([]QARow, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, fmt.Errorf("qa set: open %s: %w", path, err)
+		return nil, fmt.Errorf("qa set: %w", err) // err names the path
 	}
 	defer f.Close()
 	return ReadQA(f, path)
@@ -771,7 +771,7 @@ type GoldRow struct {
 func LoadGold(path string) (map[string]GoldRow, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, fmt.Errorf("gold: open %s: %w", path, err)
+		return nil, fmt.Errorf("gold: %w", err) // err names the path
 	}
 	defer f.Close()
 	return ReadGold(f, path)

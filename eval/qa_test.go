@@ -3,6 +3,8 @@ package eval
 import (
 	"context"
 	"errors"
+	"io/fs"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -209,4 +211,26 @@ func readQA(in string) error {
 func readGold(in string) error {
 	_, err := ReadGold(strings.NewReader(in), "set.jsonl")
 	return err
+}
+
+// A file that cannot be opened is named once: the *fs.PathError already
+// says "open /x/q.jsonl: no such file or directory", and the loaders used
+// to add "open /x/q.jsonl: " in front of it.
+func TestLoadErrorsNameThePathOnce(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "missing.jsonl")
+	for name, load := range map[string]func(string) error{
+		"LoadQA":             func(p string) error { _, err := LoadQA(p); return err },
+		"LoadGold":           func(p string) error { _, err := LoadGold(p); return err },
+		"LoadRAGTruth":       func(p string) error { _, err := LoadRAGTruth(p); return err },
+		"LoadCalibrationSet": func(p string) error { _, err := LoadCalibrationSet(p); return err },
+	} {
+		err := load(path)
+		if !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("%s: err = %v, want a not-exist error", name, err)
+			continue
+		}
+		if n := strings.Count(err.Error(), path); n != 1 {
+			t.Errorf("%s: error names the path %d times: %v", name, n, err)
+		}
+	}
 }
