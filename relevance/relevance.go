@@ -833,12 +833,19 @@ func statesQuantity(qnums map[string]bool, claim string, periods, change bool) b
 		if periods {
 			return false
 		}
-		for i, w := range reWord.FindAllString(rest, 3) {
+		// one other word may stand between ("five fiscal years"), and
+		// further numbers joined by a conjunction ("three and nine
+		// months", "30 to 60 days")
+		other := 0
+		for _, w := range reWord.FindAllString(rest, 6) {
 			lw := strings.ToLower(w)
-			if periodUnits[lw] {
+			switch {
+			case periodUnits[lw]:
 				return true
+			case rangeWords[lw] || spelledNum[lw] || reNumber.MatchString(lw) && !hasLetter(lw):
+				continue
 			}
-			if i > 0 || hasDigit(lw) {
+			if other++; other > 1 {
 				return false
 			}
 		}
@@ -880,6 +887,12 @@ func statesQuantity(qnums map[string]bool, claim string, periods, change bool) b
 	}
 	return false
 }
+
+// rangeWords join the numbers of a range or a list ("three and nine
+// months").
+var rangeWords = set(`and or to through`)
+
+func hasLetter(s string) bool { return strings.IndexFunc(s, unicode.IsLetter) >= 0 }
 
 // reLabelBefore matches text that makes the number after it a day of a
 // date ("as of September 26") or the label of a reference ("Note 11",
