@@ -770,7 +770,7 @@ func states(f Frame, claim string) bool {
 		// was the cost" and "how many employees" are not
 		lq := strings.ToLower(f.Question)
 		periods := f.Type == TypeAmount && reHowMuch.MatchString(lq)
-		return statesQuantity(qnums, claim, periods, asksChange(lq))
+		return statesQuantity(qnums, claim, periods, asksChange(lq), f.Type == TypeCount)
 	case TypePercent:
 		if strings.Contains(claim, "%") {
 			return true
@@ -824,11 +824,13 @@ var periodUnits = set(`year years month months week weeks day days hour hours mi
 // or how many there are (periods false; a "how much" question may be
 // answered by a length of time: periods true).
 //
-// A percentage is not an amount or a count ("what were the revenues" is
-// not answered by "contributed 84%"), and the size of a change ("sales
-// increased 8% or $28.5 billion") is not the level a question asks for
-// unless it asks about the change (change true).
-func statesQuantity(qnums map[string]bool, claim string, periods, change bool) bool {
+// A percentage is not a count (count true), and a share of something
+// ("contributed 84%, 10% and 6%, respectively, of the growth") is not an
+// amount ("what were the revenues"); a rate is ("a late fee of 1.5% per
+// month"). The size of a change ("sales increased 8% or $28.5 billion")
+// is not the level a question asks for unless it asks about the change
+// (change true).
+func statesQuantity(qnums map[string]bool, claim string, periods, change, count bool) bool {
 	lengthOfPeriod := func(rest string) bool {
 		if periods {
 			return false
@@ -836,13 +838,17 @@ func statesQuantity(qnums map[string]bool, claim string, periods, change bool) b
 		// one other word may stand between ("five fiscal years"), and
 		// further numbers joined by a conjunction ("three and nine
 		// months", "30 to 60 days")
-		other := 0
+		if rePercentAfter.MatchString(rest) {
+			return false // "1.5% per month" is a rate
+		}
+		other, prev := 0, ""
 		for _, w := range reWord.FindAllString(rest, 6) {
 			lw := strings.ToLower(w)
-			switch {
-			case periodUnits[lw]:
-				return true
-			case rangeWords[lw] || spelledNum[lw] || reNumber.MatchString(lw) && !hasLetter(lw):
+			if periodUnits[lw] {
+				return !rateWords[prev] // "$5 per day" is a rate
+			}
+			prev = lw
+			if rangeWords[lw] || spelledNum[lw] || reNumber.MatchString(lw) && !hasLetter(lw) {
 				continue
 			}
 			if other++; other > 1 {
@@ -870,7 +876,8 @@ func statesQuantity(qnums map[string]bool, claim string, periods, change bool) b
 	for _, m := range reNumber.FindAllStringIndex(claim, -1) {
 		n := strings.ReplaceAll(claim[m[0]:m[1]], ",", "")
 		if qnums[n] || reYear.MatchString(n) && len(n) == 4 || lengthOfPeriod(claim[m[1]:]) ||
-			rePercentAfter.MatchString(claim[m[1]:]) || sizeOfChange(claim[:m[0]]) || reLabelBefore.MatchString(claim[:m[0]]) {
+			count && rePercentAfter.MatchString(claim[m[1]:]) || reShareAfter.MatchString(claim[m[1]:]) ||
+			sizeOfChange(claim[:m[0]]) || reLabelBefore.MatchString(claim[:m[0]]) {
 			continue
 		}
 		return true
@@ -881,12 +888,15 @@ func statesQuantity(qnums map[string]bool, claim string, periods, change bool) b
 		// count; a scale after figures ("$28.5 billion") is part of
 		// the figure, which decided above
 		if spelledNum[w] && w != "one" && !reFigureBefore.MatchString(claim[:m[0]]) &&
-			!lengthOfPeriod(claim[m[1]:]) && !rePercentAfter.MatchString(claim[m[1]:]) {
+			!lengthOfPeriod(claim[m[1]:]) && !(count && rePercentAfter.MatchString(claim[m[1]:])) && !reShareAfter.MatchString(claim[m[1]:]) {
 			return true
 		}
 	}
 	return false
 }
+
+// rateWords make the period after them the unit of a rate.
+var rateWords = set(`per a an each every`)
 
 // rangeWords join the numbers of a range or a list ("three and nine
 // months").
@@ -901,6 +911,10 @@ var reLabelBefore = regexp.MustCompile(`(?i)\b(?:jan(?:uary)?|feb(?:ruary)?|mar(
 
 // reFigureBefore matches text that ends with a figure.
 var reFigureBefore = regexp.MustCompile(`\d\s*$`)
+
+// reShareAfter matches what makes the number before it a share of
+// something: a percentage, perhaps one of a list, followed by "of".
+var reShareAfter = regexp.MustCompile(`(?i)^\s*(?:%|percent\b|per\s+cent\b)(?:[\s,]+(?:and\s+)?\d[\d.,]*\s*(?:%|percent\b|per\s+cent\b))*[\s,]*(?:respectively[\s,]*)?of\b`)
 
 // rePercentAfter matches what makes the number before it a percentage.
 var rePercentAfter = regexp.MustCompile(`(?i)^\s*(?:%|percent\b|per\s+cent\b|percentage\s+points?\b)`)

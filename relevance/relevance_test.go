@@ -71,6 +71,8 @@ func TestCheck(t *testing.T) {
 			Context{Claim: "In constant currency, the Americas, the EMEA and the Asia Pacific regions contributed 84%, 10% and 6%, respectively, of the total revenue growth during fiscal 2023.", Document: "Oracle Corporation\nfiscal year ended May 31, 2023"}, "type"},
 		{"nor a count", "How many full-time employees did the company have?",
 			Context{Claim: "About 27 percent of our full-time employees work remotely."}, "type"},
+		{"a rate is an amount", "What are the late payment penalties?",
+			Context{Claim: "Client shall be assessed a late fee of 1.5% per month on the overdue amount.", Heading: "Late Payment Penalties"}, ""},
 		{"the size of a change is not the level", "What was Apple's total net sales in fiscal 2022?",
 			Context{Claim: "Total net sales increased 8% or $28.5 billion during 2022 compared to 2021.", Document: "Apple Inc.\nfiscal year ended September 24, 2022"}, "type"},
 		{"the level a change reached is", "What was Apple's total net sales in fiscal 2022?",
