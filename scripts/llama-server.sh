@@ -22,7 +22,8 @@
 # ${XDG_CACHE_HOME:-~/.cache}/docmind/llama-server). Environment:
 #   NODE_LLAMA_CPP_VERSION  npm version to take the source from (3.22.1)
 #   LLAMA_JOBS              parallel compile jobs (2)
-#   LLAMA_N_PREDICT         the server's -n, its cap on generated tokens (64)
+#   LLAMA_N_PREDICT         the server's -n: the tokens generated for a request
+#                           that sends no max_tokens (64; max_tokens wins)
 #   LLAMA_CTX               the server's context size, shared by its 2 slots (32768)
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)

@@ -10,16 +10,21 @@ import (
 
 // The tests below run `docmind ask` in LLM mode against a real llama.cpp
 // llama-server (named by DOCMIND_LLAMA_SERVER; skipped without it) serving
-// the tiny random-weight model of scripts/llama-server.sh, started with
-// -n 64: every free-text reply is noise cut off at 64 tokens. They check
-// the protocol end to end (schema requests accepted, a cut-off verdict
-// never passing, the run's deadline), never an answer.
+// the tiny random-weight model of scripts/llama-server.sh: every free-text
+// reply is noise that runs on to its token limit. They check the protocol
+// end to end (schema requests accepted, a cut-off verdict never passing,
+// the run's deadline), never an answer. The limits are small (--max-tokens
+// 64 per stage: llama-server takes a request's max_tokens over its own
+// -n) so that a run takes seconds.
 
 // llamaEnv points the CLI at the server as a user points it at any
 // OpenAI-compatible endpoint.
 func llamaEnv(t *testing.T) []string {
 	return []string{"OPENAI_BASE_URL=" + testenv.LlamaServer(t) + "/v1", "OPENAI_API_KEY=none", "DOCMIND_MODEL=tiny-qwen2"}
 }
+
+// llamaMaxTokens keeps every stage's reply short.
+const llamaMaxTokens = "decompose=64,generate=64,judge=64"
 
 // rejected reports a line of stderr saying the server refused a request
 // (a 4xx: a schema or a parameter it does not take).
@@ -32,15 +37,17 @@ func rejected(stderr string) string {
 	return ""
 }
 
-// The judge's verdict is cut off by the server's -n 64 (twice: the retry
-// with twice the room meets the same cap), so it is unverified: the
-// answer is withheld with exit 3 and the output names the truncation. The
-// decomposition request, also a json_schema one, is accepted (a cut-off
-// decomposition falls back to the rule-based one, said on stderr).
+// The judge's verdict, a json_schema reply the random model never ends,
+// is cut off at 64 tokens and again at 128 (the retry with twice the
+// room), so it is unverified: the answer is withheld with exit 3 and the
+// output names the truncation. The decomposition request, also a
+// json_schema one, is accepted (a cut-off decomposition falls back to the
+// rule-based one, said on stderr).
 func TestLlamaServerAskTruncatedVerdict(t *testing.T) {
 	env := llamaEnv(t)
 	start := time.Now()
-	r := runCLITimeout(t, 5*time.Minute, env, "ask", "--docs", "examples/contract", "--max-retries", "0", "What are the late payment penalties?")
+	r := runCLITimeout(t, 5*time.Minute, env, "ask", "--docs", "examples/contract", "--max-retries", "0", "--max-tokens", llamaMaxTokens,
+		"What are the late payment penalties?")
 	t.Logf("ask took %v, exit %d\nstdout:\n%s\nstderr:\n%s", time.Since(start), r.code, r.stdout, r.stderr)
 	if l := rejected(r.stderr); l != "" {
 		t.Fatalf("the server rejected a request: %s", l)
@@ -48,7 +55,7 @@ func TestLlamaServerAskTruncatedVerdict(t *testing.T) {
 	if r.code != exitFallback {
 		t.Fatalf("exit %d, want %d (no confident answer)", r.code, exitFallback)
 	}
-	if !strings.Contains(r.stdout, "unverified: the model's reply was cut off at") {
+	if !strings.Contains(r.stdout, "unverified: the model's reply was cut off at 128 tokens") {
 		t.Errorf("stdout does not name the truncated verdict:\n%s", r.stdout)
 	}
 }
@@ -58,7 +65,7 @@ func TestLlamaServerAskTruncatedVerdict(t *testing.T) {
 // line naming the deadline.
 func TestLlamaServerAskMeetsTheRunDeadline(t *testing.T) {
 	env := llamaEnv(t)
-	question := []string{"--docs", "examples/contract", "--max-retries", "0", "What are the late payment penalties?"}
+	question := []string{"--docs", "examples/contract", "--max-retries", "0", "--max-tokens", llamaMaxTokens, "What are the late payment penalties?"}
 	ask := func(env []string, flags ...string) (result, time.Duration) {
 		start := time.Now()
 		r := runCLITimeout(t, 5*time.Minute, env, append(append([]string{"ask"}, flags...), question...)...)

@@ -102,7 +102,8 @@ func TestLlamaServerAcceptsDocMindSchemas(t *testing.T) {
 
 // A reply stopped by max_tokens reports finish_reason "length", and its
 // usage counts exactly the tokens allowed; without max_tokens the server's
-// own -n (64 from scripts/llama-server.sh) stops it the same way.
+// own -n (64 from scripts/llama-server.sh; a request's max_tokens takes
+// priority over it) stops it the same way.
 func TestLlamaServerTruncationIsReported(t *testing.T) {
 	m := llamaModel(t)
 	for _, limit := range []int{8, 0} {
