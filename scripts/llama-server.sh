@@ -24,6 +24,8 @@
 #   LLAMA_JOBS              parallel compile jobs (2)
 #   LLAMA_N_PREDICT         the server's -n: the tokens generated for a request
 #                           that sends no max_tokens (64; max_tokens wins)
+#   LLAMA_START_TIMEOUT     seconds start waits for /health (300: a busy machine
+#                           is slow to load even a tiny model)
 #   LLAMA_CTX               the server's context size, shared by its 2 slots (32768)
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
@@ -32,6 +34,7 @@ version=${NODE_LLAMA_CPP_VERSION:-3.22.1}
 jobs=${LLAMA_JOBS:-2}
 n_predict=${LLAMA_N_PREDICT:-64}
 ctx=${LLAMA_CTX:-32768}
+start_timeout=${LLAMA_START_TIMEOUT:-300}
 bin=$cache/build/bin/llama-server
 model=$cache/tiny-qwen2.gguf
 pidfile=$cache/llama-server.pid
@@ -71,7 +74,7 @@ build() {
   if [ ! -x "$bin" ]; then
     say "configuring (CPU only)"
     cmake -S "$cache/src" -B "$cache/build" -DCMAKE_BUILD_TYPE=Release \
-      -DLLAMA_USE_PREBUILT_UI=OFF -DLLAMA_CURL=OFF -DBUILD_SHARED_LIBS=OFF \
+      -DLLAMA_USE_PREBUILT_UI=OFF -DLLAMA_BUILD_UI=OFF -DLLAMA_CURL=OFF -DBUILD_SHARED_LIBS=OFF \
       -DGGML_CUDA=OFF -DGGML_VULKAN=OFF -DGGML_METAL=OFF -DGGML_OPENMP=OFF \
       -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF >"$cache/cmake-configure.log"
     say "building llama-server with -j$jobs (log: $cache/cmake-build.log)"
@@ -107,7 +110,7 @@ start() {
     -t 2 --parallel 2 --jinja --no-webui >"$log" 2>&1 </dev/null &
   echo $! >"$pidfile"
   local url=http://127.0.0.1:$port
-  for _ in $(seq 1 120); do
+  for _ in $(seq 1 $(( start_timeout * 2 ))); do
     if ! running; then say "exited early:"; tail -20 "$log" >&2; rm -f "$pidfile"; exit 1; fi
     if curl -fsS "$url/health" >/dev/null 2>&1; then
       echo "$url" >"$urlfile"
@@ -116,7 +119,7 @@ start() {
     fi
     sleep 0.5
   done
-  say "no answer on $url/health after 60 s"; stop; exit 1
+  say "no answer on $url/health after $start_timeout s"; stop; exit 1
 }
 
 stop() {
