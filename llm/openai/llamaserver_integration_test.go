@@ -34,7 +34,7 @@ func llamaModel(t *testing.T) *openai.Model {
 }
 
 func llamaCtx(t *testing.T) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	t.Cleanup(cancel)
 	return ctx
 }
