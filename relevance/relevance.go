@@ -286,7 +286,7 @@ var (
 	reTimeQ        = regexp.MustCompile(`^\s*when\b|\b(?:what|which)\s+(?:\w+\s+)?(?:year|years|date|day|month|century|decade|era|time|period)\b|\bin\s+what\s+year\b|\bwhen\s+(?:did|was|were|is|does|do|will|had|has)\b`)
 	reAgentQ       = regexp.MustCompile(`^\s*(?:who|whom|whose)\b|\b(?:by|from|to)\s+whom\b|[,;]\s*who\b`)
 	rePlaceQ       = regexp.MustCompile(`^\s*where\b|\bwhere\s+(?:did|was|were|is|are|does|do)\b|\bin\s+what\s+(?:country|city|state|town|region|place|county|area)\b|\bwhat\s+(?:country|city|state|town|region|county)\b`)
-	reHowManyUnits = regexp.MustCompile(`\bhow\s+many\s+(?:years|months|weeks|days|hours|minutes)\b`)
+	reHowManyUnits = regexp.MustCompile(`\bhow\s+many\s+(?:\w+\s+)?(?:years|months|weeks|days|hours|minutes)\b`)
 	reYesNoQ       = regexp.MustCompile(`^\s*(?:is|are|was|were|do|does|did|can|could|should|would|will|has|have|had|must|may|shall)\b`)
 )
 

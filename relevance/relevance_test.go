@@ -87,6 +87,8 @@ func TestCheck(t *testing.T) {
 			Context{Claim: "Total revenues for 2022 are disaggregated in Note 11 of the financial statements in Item 8 of this Form 10-K."}, "type"},
 		{"nor are the lengths of periods in a row", "What were Salesforce's total revenues for the full fiscal year ended January 31, 2023?",
 			Context{Claim: "The results for the three and nine months ended October 31, 2022 are not necessarily indicative of the results for the fiscal year ending January 31, 2023.", Document: "Salesforce, Inc.\nquarterly period ended October 31, 2022"}, "type"},
+		{"a number of qualified days is a duration", "How many business days does the supplier have to fix a deliverable?",
+			Context{Claim: "Provider shall correct the Deliverable within ten (10) Business Days.", Heading: "Acceptance of Deliverables"}, ""},
 		{"two-word name in a row", "When was Michigan Network formed?",
 			Context{Claim: "Merit Network, governed by Michigan's public universities, was formed in 1966."}, "entity"},
 	}
