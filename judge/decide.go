@@ -14,7 +14,7 @@ import (
 // penalty is the factor an issue applies to the confidence.
 func penalty(k IssueKind) float64 {
 	switch k {
-	case IssueContradiction:
+	case IssueContradiction, IssueInstruction:
 		return 0.25
 	case IssueUnsupportedFact, IssueBadCitation, IssueQuoteNotFound, IssueUnaddressed, IssueNovelContent, IssueLearnedRisk, IssueOffQuestion:
 		return 0.5

@@ -395,6 +395,7 @@ func (d *Deterministic) Score(ctx context.Context, req schema.JudgeRequest) (*As
 	}
 	claims := SplitClaims(req.Response)
 	nonAbstaining := 0
+	injected := newInjectionCheck(prep)
 	for ci, c := range claims {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -412,6 +413,7 @@ func (d *Deterministic) Score(ctx context.Context, req schema.JudgeRequest) (*As
 			ca.Issues = append(ca.Issues, Issue{IssueBadCitation, ci, p})
 		}
 		ca.Section, ca.Passage, ca.Support = d.bestPassage(c.Text, prep, ca.Cited)
+		ca.Issues = append(ca.Issues, injected.issues(ci, c.Text, ca, req.Sections, d.t.Support)...)
 		// facts and quotes are checked against the cited sections when the
 		// claim cites any, else against its best section
 		var evidence []string

@@ -67,11 +67,12 @@ func NewLLM(model llms.Model, opts LLMOptions) *LLM {
 }
 
 // llmGuardKinds are the shared guards (see guards.go) whose findings the
-// LLM judge adds to the model's: facts, citations and quotes. Whether the
+// LLM judge adds to the model's: facts, citations, quotes and claims that
+// are instructions to an AI (see injection.go). Whether the
 // answer addresses the question is the model's call, not the lexical
 // key-term check's.
 func llmGuardKinds() []IssueKind {
-	return []IssueKind{IssueContradiction, IssueUnsupportedFact, IssueBadCitation, IssueQuoteNotFound}
+	return []IssueKind{IssueContradiction, IssueUnsupportedFact, IssueBadCitation, IssueQuoteNotFound, IssueInstruction}
 }
 
 var _ schema.Judge = (*LLM)(nil)
