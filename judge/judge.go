@@ -322,6 +322,9 @@ type Assessment struct {
 	// RejectedSections are the keys of sections that do not mention
 	// enough of the question's key terms.
 	RejectedSections []string
+	// Conflicts are the answer's figures that another retrieved section
+	// states differently for the same thing (see conflict.go).
+	Conflicts []schema.Conflict
 	// NovelTerms are the distinct terms of the answer's claims found in
 	// no section nor in the question.
 	NovelTerms []string
@@ -453,6 +456,7 @@ func (d *Deterministic) Score(ctx context.Context, req schema.JudgeRequest) (*As
 		a.Abstention = true
 		a.Issues = append(a.Issues, Issue{IssueAbstention, -1, "the answer says the documents do not address the question"})
 	}
+	a.Conflicts = findConflicts(a, prep, req.Response)
 	if err := d.relevanceCheck(ctx, a, req, prep); err != nil {
 		return nil, err
 	}

@@ -251,7 +251,9 @@ func (j *LLM) Judge(ctx context.Context, req schema.JudgeRequest) (*schema.Verdi
 		}
 		return v, nil
 	}
-	return assemble(lv, g, req.Sections), nil
+	v := assemble(lv, g, req.Sections)
+	applyConflicts(v, g.conflicts)
+	return v, nil
 }
 
 func reject(reason string) *schema.Verdict {
@@ -272,6 +274,8 @@ type guardResult struct {
 	// question (marked unsupported, but not counted in llmRejected: an
 	// answer that also answers the question is not rejected for an aside).
 	offTopic []string
+	// conflicts are the guards' conflicts between sources.
+	conflicts []schema.Conflict
 }
 
 // runGuards checks what only the LLM judge has (the [Sk] ids of the
@@ -332,6 +336,7 @@ func (j *LLM) runGuards(ctx context.Context, req schema.JudgeRequest, lv *llmVer
 	if err != nil {
 		return g, err
 	}
+	g.conflicts = a.Conflicts
 	if issues := a.guardIssues(llmGuardKinds()...); len(issues) > 0 {
 		v := &schema.Verdict{Claims: g.claims}
 		a.markClaims(v, issues)
