@@ -120,6 +120,7 @@ func printAnswer(w io.Writer, st *schema.State, streamed bool) {
 			status = "not grounded"
 		}
 		fmt.Fprintf(w, "Verdict: %s (confidence %.2f) — %s\n", status, v.ConfidenceScore, oneLineText(v.Reasoning))
+		printConflicts(w, v)
 	}
 	path := st.Path()
 	if st.RetryCount > 0 {
