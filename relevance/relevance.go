@@ -824,10 +824,9 @@ var periodUnits = set(`year years month months week weeks day days hour hours mi
 // or how many there are (periods false; a "how much" question may be
 // answered by a length of time: periods true).
 //
-// A percentage is not a count (count true), and a share of something
-// ("contributed 84%, 10% and 6%, respectively, of the growth") is not an
-// amount ("what were the revenues"); a rate is ("a late fee of 1.5% per
-// month"). The size of a change ("sales increased 8% or $28.5 billion")
+// A percentage is not a count (count true), nor an amount ("what were the
+// revenues" is not answered by "contributed 84%, 10% and 6% of the
+// growth") unless it is a rate ("a late fee of 1.5% per month"). The size of a change ("sales increased 8% or $28.5 billion")
 // is not the level a question asks for unless it asks about the change
 // (change true).
 func statesQuantity(qnums map[string]bool, claim string, periods, change, count bool) bool {
@@ -876,7 +875,7 @@ func statesQuantity(qnums map[string]bool, claim string, periods, change, count 
 	for _, m := range reNumber.FindAllStringIndex(claim, -1) {
 		n := strings.ReplaceAll(claim[m[0]:m[1]], ",", "")
 		if qnums[n] || reYear.MatchString(n) && len(n) == 4 || lengthOfPeriod(claim[m[1]:]) ||
-			count && rePercentAfter.MatchString(claim[m[1]:]) || reShareAfter.MatchString(claim[m[1]:]) ||
+			rePercentAfter.MatchString(claim[m[1]:]) && (count || !reRateAfter.MatchString(claim[m[1]:])) ||
 			sizeOfChange(claim[:m[0]]) || reLabelBefore.MatchString(claim[:m[0]]) {
 			continue
 		}
@@ -888,7 +887,7 @@ func statesQuantity(qnums map[string]bool, claim string, periods, change, count 
 		// count; a scale after figures ("$28.5 billion") is part of
 		// the figure, which decided above
 		if spelledNum[w] && w != "one" && !reFigureBefore.MatchString(claim[:m[0]]) &&
-			!lengthOfPeriod(claim[m[1]:]) && !(count && rePercentAfter.MatchString(claim[m[1]:])) && !reShareAfter.MatchString(claim[m[1]:]) {
+			!lengthOfPeriod(claim[m[1]:]) && !rePercentAfter.MatchString(claim[m[1]:]) {
 			return true
 		}
 	}
@@ -912,9 +911,9 @@ var reLabelBefore = regexp.MustCompile(`(?i)\b(?:jan(?:uary)?|feb(?:ruary)?|mar(
 // reFigureBefore matches text that ends with a figure.
 var reFigureBefore = regexp.MustCompile(`\d\s*$`)
 
-// reShareAfter matches what makes the number before it a share of
-// something: a percentage, perhaps one of a list, followed by "of".
-var reShareAfter = regexp.MustCompile(`(?i)^\s*(?:%|percent\b|per\s+cent\b)(?:[\s,]+(?:and\s+)?\d[\d.,]*\s*(?:%|percent\b|per\s+cent\b))*[\s,]*(?:respectively[\s,]*)?of\b`)
+// reRateAfter matches a percentage stated as a rate: per period or per
+// unit ("1.5% per month", "5% a year", "2% annually").
+var reRateAfter = regexp.MustCompile(`(?i)^\s*(?:%|percent\b|per\s+cent\b)\s*(?:per|a|an|each|every|annually|monthly|quarterly|weekly|daily|yearly)\b`)
 
 // rePercentAfter matches what makes the number before it a percentage.
 var rePercentAfter = regexp.MustCompile(`(?i)^\s*(?:%|percent\b|per\s+cent\b|percentage\s+points?\b)`)

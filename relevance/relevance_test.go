@@ -89,6 +89,8 @@ func TestCheck(t *testing.T) {
 			Context{Claim: "The results for the three and nine months ended October 31, 2022 are not necessarily indicative of the results for the fiscal year ending January 31, 2023.", Document: "Salesforce, Inc.\nquarterly period ended October 31, 2022"}, "type"},
 		{"a number of qualified days is a duration", "How many business days does the supplier have to fix a deliverable?",
 			Context{Claim: "Provider shall correct the Deliverable within ten (10) Business Days.", Heading: "Acceptance of Deliverables"}, ""},
+		{"nor is a share without 'of'", "What were Oracle's revenues from the Americas region in fiscal 2023?",
+			Context{Claim: "The Americas, the EMEA and the Asia Pacific regions contributed 86%, 11% and 3%, respectively, to the revenue growth during fiscal 2023.", Document: "Oracle Corporation\nfiscal year ended May 31, 2023"}, "type"},
 		{"two-word name in a row", "When was Michigan Network formed?",
 			Context{Claim: "Merit Network, governed by Michigan's public universities, was formed in 1966."}, "entity"},
 	}
