@@ -628,7 +628,7 @@ func (f Frame) Check(c Context, ch Checks, match Matcher, weight Weigher) Result
 	}
 	if ch.Type && f.Type != TypeAny && f.Type != TypeYesNo {
 		if !states(f, c.Claim) {
-			res.Findings = append(res.Findings, Finding{"type", fmt.Sprintf("the question asks for a %s, which the answer does not state", f.Type)})
+			res.Findings = append(res.Findings, Finding{"type", fmt.Sprintf("the question asks for %s %s, which the answer does not state", article(f.Type.String()), f.Type)})
 		}
 	}
 	if ch.Quantity && f.Type != TypeYesNo {
@@ -678,6 +678,14 @@ func (f Frame) missingQuantities(text string) []string {
 		}
 	}
 	return missing
+}
+
+// article is "an" before a vowel, "a" otherwise.
+func article(w string) string {
+	if w != "" && strings.ContainsRune("aeiou", rune(w[0])) {
+		return "an"
+	}
+	return "a"
 }
 
 func periodName(p string) string {
