@@ -3,7 +3,6 @@ package textproc
 import (
 	"strings"
 	"unicode"
-	"unicode/utf8"
 )
 
 // abbreviations end with a period but do not end a sentence.
@@ -54,14 +53,8 @@ func splitParagraphs(text string) []string {
 	return paras
 }
 
-// bulletGlyphs are the characters that mark list items.
-var bulletGlyphs = map[rune]bool{'•': true, '▪': true, '●': true, '◦': true, '■': true, '□': true, '▸': true, '►': true, '‣': true, '⁃': true, '∙': true}
-
 func isBullet(t string) bool {
-	if strings.HasPrefix(t, "- ") || strings.HasPrefix(t, "* ") {
-		return true
-	}
-	if r, size := utf8.DecodeRuneInString(t); bulletGlyphs[r] && size < len(t) && t[size] == ' ' {
+	if strings.HasPrefix(t, "- ") || strings.HasPrefix(t, "* ") || strings.HasPrefix(t, "• ") {
 		return true
 	}
 	// "(a) ", "1. ", "1) "
@@ -82,16 +75,6 @@ func splitSentences(p string) []string {
 	rs := []rune(p)
 	for i := 0; i < len(rs); i++ {
 		r := rs[i]
-		if bulletGlyphs[r] && i > start && unicode.IsSpace(rs[i-1]) {
-			// a list item flattened into the paragraph ("... revenue. ▪
-			// Mobileye ...", PDF lines joined with spaces) starts a new
-			// sentence, as a bullet at the start of a line does
-			if s := strings.TrimSpace(string(rs[start:i])); s != "" {
-				out = append(out, s)
-			}
-			start = i
-			continue
-		}
 		if r != '.' && r != '!' && r != '?' {
 			continue
 		}
