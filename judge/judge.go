@@ -369,7 +369,7 @@ func prepare(s schema.Section, withLex bool) preparedSection {
 	if withLex {
 		p.lex = lexicon.NewText(p.text)
 	}
-	p.sentences = textproc.Sentences(s.Content)
+	p.sentences = textproc.AnswerSentences(s.Content)
 	p.terms = make([]map[string]bool, len(p.sentences))
 	for i, sent := range p.sentences {
 		m := map[string]bool{}
