@@ -855,7 +855,7 @@ func statesQuantity(qnums map[string]bool, claim string, periods, change, count 
 				return !rateWords[prev] // "$5 per day" is a rate
 			}
 			prev = lw
-			if rangeWords[lw] || spelledNum[lw] || reNumber.MatchString(lw) && !hasLetter(lw) {
+			if rangeWords[lw] || spelledNum[lw] || hasDigit(lw) && !textproc.HasLetter(lw) {
 				continue
 			}
 			if other++; other > 1 {
@@ -908,8 +908,6 @@ var rateWords = set(`per a an each every`)
 // rangeWords join the numbers of a range or a list ("three and nine
 // months").
 var rangeWords = set(`and or to through`)
-
-func hasLetter(s string) bool { return strings.IndexFunc(s, unicode.IsLetter) >= 0 }
 
 // reLabelBefore matches text that makes the number after it a day of a
 // date ("as of September 26") or the label of a reference ("Note 11",

@@ -91,12 +91,16 @@ func BM25Length(terms []string) int {
 	}
 	n := 0
 	for _, t := range terms {
-		if strings.IndexFunc(t, unicode.IsLetter) >= 0 {
+		if HasLetter(t) {
 			n++
 		}
 	}
 	return max(n, 1)
 }
+
+// HasLetter reports whether s contains a letter (a word rather than a
+// value: "2023", "49,954").
+func HasLetter(s string) bool { return strings.IndexFunc(s, unicode.IsLetter) >= 0 }
 
 // ContentWords returns the unstemmed tokens of s that are not stop words.
 func ContentWords(s string) []string {
