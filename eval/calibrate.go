@@ -28,7 +28,7 @@ type CalibrationSet struct {
 func LoadCalibrationSet(path string) (CalibrationSet, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return CalibrationSet{}, fmt.Errorf("calibration set %s: %w", path, err)
+		return CalibrationSet{}, fmt.Errorf("calibration set: %w", err) // err names the path
 	}
 	var rep QAReport
 	if err := json.Unmarshal(b, &rep); err != nil {

@@ -79,7 +79,7 @@ func (r QARow) IsAnswerable() bool { return r.Answerable == nil || *r.Answerable
 func LoadQA(path string) ([]QARow, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, fmt.Errorf("qa set: open %s: %w", path, err)
+		return nil, fmt.Errorf("qa set: %w", err) // err names the path
 	}
 	defer f.Close()
 	return ReadQA(f, path)
@@ -121,7 +121,8 @@ func ReadQA(r io.Reader, name string) ([]QARow, error) {
 }
 
 // decodeJSONL decodes r one line at a time into a T (blank lines and lines
-// starting with '#' skipped; unknown fields are an error) and calls fn
+// starting with '#' skipped; unknown fields and anything after the line's
+// one JSON value are an error) and calls fn
 // with each row and its line number, stopping at fn's first error. what
 // names the file in errors ("qa set"), row the kind of row ("QA row").
 func decodeJSONL[T any](r io.Reader, name, what, row string, fn func(lineNo int, v T) error) error {
@@ -137,6 +138,11 @@ func decodeJSONL[T any](r io.Reader, name, what, row string, fn func(lineNo int,
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(&v); err != nil {
 			return fmt.Errorf("%s: %s line %d: not a %s: %w", what, name, lineNo, row, err)
+		}
+		// A line holds one row: a second object (or anything else) after
+		// the first would otherwise be dropped without a word.
+		if rest := bytes.TrimSpace(line[dec.InputOffset():]); len(rest) > 0 {
+			return fmt.Errorf("%s: %s line %d: data after the %s: %.40q", what, name, lineNo, row, rest)
 		}
 		if err := fn(lineNo, v); err != nil {
 			return err
@@ -765,7 +771,7 @@ type GoldRow struct {
 func LoadGold(path string) (map[string]GoldRow, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, fmt.Errorf("gold: open %s: %w", path, err)
+		return nil, fmt.Errorf("gold: %w", err) // err names the path
 	}
 	defer f.Close()
 	return ReadGold(f, path)

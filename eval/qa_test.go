@@ -3,6 +3,8 @@ package eval
 import (
 	"context"
 	"errors"
+	"io/fs"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -173,5 +175,62 @@ func TestRunQA(t *testing.T) {
 	cancel()
 	if _, err := RunQA(ctx, ask, rows, QAOptions{}); !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled: %v", err)
+	}
+}
+
+// A line holding a second JSON value after the row (two objects glued
+// together, a stray bracket) is an error naming the line; it used to be
+// read as the first object alone, the rest dropped without a word.
+func TestReadJSONLTrailingData(t *testing.T) {
+	for name, tc := range map[string]struct {
+		read func(string) error
+		in   string
+	}{
+		"qa two objects": {readQA, `{"id":"a","question":"q","facts":["x"]}` + "\n" + `{"id":"b","question":"q","facts":["x"]}{"id":"c","question":"q","facts":["y"]}`},
+		"qa spaced":      {readQA, `{"id":"b","question":"q","facts":["x"]}` + "\n" + `{"id":"c","question":"q","facts":["y"]} {"question":"b"}`},
+		"qa stray":       {readQA, "\n" + `{"id":"c","question":"q","facts":["y"]}]`},
+		"gold two":       {readGold, `{"id":"a","answers":["x"]}` + "\n" + `{"id":"b","answers":["x"]}{"id":"c","answers":["y"]}`},
+		"gold number":    {readGold, "# c\n" + `{"id":"b","answers":["x"]} 7`},
+	} {
+		err := tc.read(tc.in)
+		if err == nil || !strings.Contains(err.Error(), "set.jsonl line 2:") || !strings.Contains(err.Error(), "after the") {
+			t.Errorf("%s: err = %v, want an error naming line 2 and the trailing data", name, err)
+		}
+	}
+	// Trailing blanks after the object are fine.
+	if err := readQA(`{"id":"a","question":"q","facts":["x"]}` + " \t\r\n"); err != nil {
+		t.Errorf("trailing blanks: %v", err)
+	}
+}
+
+func readQA(in string) error {
+	_, err := ReadQA(strings.NewReader(in), "set.jsonl")
+	return err
+}
+
+func readGold(in string) error {
+	_, err := ReadGold(strings.NewReader(in), "set.jsonl")
+	return err
+}
+
+// A file that cannot be opened is named once: the *fs.PathError already
+// says "open /x/q.jsonl: no such file or directory", and the loaders used
+// to add "open /x/q.jsonl: " in front of it.
+func TestLoadErrorsNameThePathOnce(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "missing.jsonl")
+	for name, load := range map[string]func(string) error{
+		"LoadQA":             func(p string) error { _, err := LoadQA(p); return err },
+		"LoadGold":           func(p string) error { _, err := LoadGold(p); return err },
+		"LoadRAGTruth":       func(p string) error { _, err := LoadRAGTruth(p); return err },
+		"LoadCalibrationSet": func(p string) error { _, err := LoadCalibrationSet(p); return err },
+	} {
+		err := load(path)
+		if !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("%s: err = %v, want a not-exist error", name, err)
+			continue
+		}
+		if n := strings.Count(err.Error(), path); n != 1 {
+			t.Errorf("%s: error names the path %d times: %v", name, n, err)
+		}
 	}
 }

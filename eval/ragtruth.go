@@ -94,7 +94,7 @@ type ragtruthLine struct {
 func LoadRAGTruth(path string) ([]RAGTruthSource, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, fmt.Errorf("ragtruth: open %s: %w", path, err)
+		return nil, fmt.Errorf("ragtruth: %w", err) // err names the path
 	}
 	defer f.Close()
 	return ReadRAGTruth(f, path)

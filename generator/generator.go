@@ -215,7 +215,7 @@ func (g *Extractive) candidates(sections []schema.Section, q query) []candidate 
 	var out []candidate
 	seen := map[string]bool{}
 	for si, s := range sections {
-		for _, u := range quotable(s.Content) {
+		for _, u := range withoutInstructions(s.Content, quotable(s.Content)) {
 			if len(textproc.Tokens(u.text)) < 4 {
 				continue
 			}

@@ -40,6 +40,14 @@ import (
 // SchemaVersion is the version of the database layout this package writes.
 const SchemaVersion = 1
 
+// ReadingVersion is the version of how documents are read into the index:
+// parsing, sectioning and term analysis (BM25 lengths among them). Bump it
+// when a change alters what a document's sections or terms are: an index
+// written by another version re-reads every document at its next ingest
+// (and so does `ask --docs`, whose per-folder index is ingested at every
+// run), instead of mixing sections read two ways.
+const ReadingVersion = 2
+
 // FileName is the database file name used inside an index directory.
 const FileName = "docmind.db"
 
@@ -227,7 +235,10 @@ func (ix *Index) migrate(ctx context.Context) error {
 		if v != strconv.Itoa(SchemaVersion) {
 			return fmt.Errorf("database has schema version %s, this DocMind reads version %d (re-create the index)", v, SchemaVersion)
 		}
-		return ix.addContextColumns(ctx)
+		if err := ix.addContextColumns(ctx); err != nil {
+			return err
+		}
+		return ix.checkReadingVersion(ctx)
 	}
 	// A missing meta table (new database) or a missing row both land here.
 	// 64 KiB pages keep postings blocks inside one page, so SQLite reads
@@ -254,6 +265,9 @@ func (ix *Index) migrate(ctx context.Context) error {
 		return fmt.Errorf("create schema: %w", err)
 	}
 	if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO meta(key, value) VALUES ('schema_version', ?)`, strconv.Itoa(SchemaVersion)); err != nil {
+		return fmt.Errorf("create schema: %w", err)
+	}
+	if err := setMeta(ctx, tx, "reading_version", strconv.Itoa(ReadingVersion)); err != nil {
 		return fmt.Errorf("create schema: %w", err)
 	}
 	if err := tx.Commit(); err != nil {
@@ -304,6 +318,30 @@ func (ix *Index) addContextColumns(ctx context.Context) error {
 		}
 		return nil
 	})
+}
+
+// checkReadingVersion marks every document of an index written by another
+// ReadingVersion (or before versions were recorded) as changed, by
+// clearing its hash, so that the next ingest reads it again. The index
+// answers as before until then. When the index cannot be written (a
+// read-only file, another writer holding it past the busy timeout) it is
+// left as it is, to be upgraded by a later open: reading an old index is
+// never refused for this.
+func (ix *Index) checkReadingVersion(ctx context.Context) error {
+	v, _, err := getMeta(ctx, ix.db, "reading_version")
+	if err != nil {
+		return err
+	}
+	if v == strconv.Itoa(ReadingVersion) {
+		return nil
+	}
+	_ = ix.writeTx(ctx, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, `UPDATE documents SET hash = ''`); err != nil {
+			return err
+		}
+		return setMeta(ctx, tx, "reading_version", strconv.Itoa(ReadingVersion))
+	})
+	return nil
 }
 
 // writeTx runs fn in a write transaction, waiting its turn behind other

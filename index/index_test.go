@@ -9,8 +9,10 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strings"
 	"testing"
 	"time"
+	"unicode"
 
 	"github.com/docmind/docmind/schema"
 	"github.com/docmind/docmind/textproc"
@@ -154,15 +156,21 @@ func bruteBM25(secs []schema.Section, query string, k1, b float64) map[string]fl
 	n := 0
 	for i, s := range secs {
 		terms := textproc.Terms(s.Title + "\n" + s.Content)
-		docs[i] = doc{tf: map[string]int{}, len: len(terms)}
+		words := 0 // the length counts words, not values (at least 1)
+		for _, t := range terms {
+			if strings.IndexFunc(t, unicode.IsLetter) >= 0 {
+				words++
+			}
+		}
+		docs[i] = doc{tf: map[string]int{}, len: max(words, 1)}
 		for _, t := range terms {
 			if docs[i].tf[t] == 0 {
 				df[t]++
 			}
 			docs[i].tf[t]++
 		}
-		total += len(terms)
 		if len(terms) > 0 {
+			total += docs[i].len
 			n++
 		}
 	}

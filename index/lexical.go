@@ -48,7 +48,7 @@ func (a *analyzer) terms(text string) []string {
 }
 
 // termFreqs returns the distinct terms of text with their counts, sorted by
-// term, and the number of terms (the BM25 document length).
+// term, and the section's BM25 length (textproc.BM25Length).
 func (a *analyzer) termFreqs(text string) ([]termFreq, int) {
 	terms := a.terms(text)
 	if len(terms) == 0 {
@@ -63,7 +63,7 @@ func (a *analyzer) termFreqs(text string) ([]termFreq, int) {
 		}
 		out = append(out, termFreq{term: t, tf: 1})
 	}
-	return out, len(terms)
+	return out, textproc.BM25Length(terms)
 }
 
 // posting is one (section, term) entry.

@@ -252,7 +252,7 @@ func Run(ctx context.Context, ix *index.Index, paths []string, opt Options) (*Su
 			}
 		} else if werr == nil && d.doc != nil {
 			if err := ix.PutDocument(ctx, *d.doc, d.sec); err != nil {
-				werr = fmt.Errorf("ingest %s: %w", d.res.Path, err)
+				werr = fmt.Errorf("ingest: %w", err) // err names the document
 				cancel()
 			}
 		}

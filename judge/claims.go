@@ -134,7 +134,7 @@ func SplitClaims(answer string) []Claim {
 	}
 	var sents []sent
 	cursor, para, counted := 0, 0, 0
-	for _, s := range textproc.Sentences(clean) {
+	for _, s := range textproc.AnswerSentences(clean) {
 		st, en, ok := locate(clean, s, cursor)
 		if !ok {
 			continue

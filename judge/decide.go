@@ -14,7 +14,7 @@ import (
 // penalty is the factor an issue applies to the confidence.
 func penalty(k IssueKind) float64 {
 	switch k {
-	case IssueContradiction:
+	case IssueContradiction, IssueInstruction:
 		return 0.25
 	case IssueUnsupportedFact, IssueBadCitation, IssueQuoteNotFound, IssueUnaddressed, IssueNovelContent, IssueLearnedRisk, IssueOffQuestion:
 		return 0.5
@@ -119,6 +119,7 @@ func (d *Deterministic) Decide(a *Assessment) *schema.Verdict {
 		v.Claims = append(v.Claims, cc)
 	}
 	v.Reasoning = a.reasoning(issues, conf, d.t.MinConfidence)
+	applyConflicts(v, a.Conflicts)
 	return v
 }
 
@@ -224,6 +225,7 @@ func (d *Deterministic) ApplyGuards(ctx context.Context, req schema.JudgeRequest
 		out.JudgedBy = "llm"
 	}
 	out.JudgedBy += "+guards"
+	applyConflicts(out, a.Conflicts)
 	guardIssues := a.guardIssues()
 	if len(guardIssues) == 0 {
 		return out, nil

@@ -322,6 +322,9 @@ type Assessment struct {
 	// RejectedSections are the keys of sections that do not mention
 	// enough of the question's key terms.
 	RejectedSections []string
+	// Conflicts are the answer's figures that another retrieved section
+	// states differently for the same thing (see conflict.go).
+	Conflicts []schema.Conflict
 	// NovelTerms are the distinct terms of the answer's claims found in
 	// no section nor in the question.
 	NovelTerms []string
@@ -366,7 +369,7 @@ func prepare(s schema.Section, withLex bool) preparedSection {
 	if withLex {
 		p.lex = lexicon.NewText(p.text)
 	}
-	p.sentences = textproc.Sentences(s.Content)
+	p.sentences = textproc.AnswerSentences(s.Content)
 	p.terms = make([]map[string]bool, len(p.sentences))
 	for i, sent := range p.sentences {
 		m := map[string]bool{}
@@ -395,6 +398,7 @@ func (d *Deterministic) Score(ctx context.Context, req schema.JudgeRequest) (*As
 	}
 	claims := SplitClaims(req.Response)
 	nonAbstaining := 0
+	injected := newInjectionCheck(prep)
 	for ci, c := range claims {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -412,6 +416,7 @@ func (d *Deterministic) Score(ctx context.Context, req schema.JudgeRequest) (*As
 			ca.Issues = append(ca.Issues, Issue{IssueBadCitation, ci, p})
 		}
 		ca.Section, ca.Passage, ca.Support = d.bestPassage(c.Text, prep, ca.Cited)
+		ca.Issues = append(ca.Issues, injected.issues(ci, c.Text, ca, req.Sections, d.t.Support)...)
 		// facts and quotes are checked against the cited sections when the
 		// claim cites any, else against its best section
 		var evidence []string
@@ -451,6 +456,7 @@ func (d *Deterministic) Score(ctx context.Context, req schema.JudgeRequest) (*As
 		a.Abstention = true
 		a.Issues = append(a.Issues, Issue{IssueAbstention, -1, "the answer says the documents do not address the question"})
 	}
+	a.Conflicts = findConflicts(a, prep, req.Response)
 	if err := d.relevanceCheck(ctx, a, req, prep); err != nil {
 		return nil, err
 	}

@@ -67,11 +67,12 @@ func NewLLM(model llms.Model, opts LLMOptions) *LLM {
 }
 
 // llmGuardKinds are the shared guards (see guards.go) whose findings the
-// LLM judge adds to the model's: facts, citations and quotes. Whether the
+// LLM judge adds to the model's: facts, citations, quotes and claims that
+// are instructions to an AI (see injection.go). Whether the
 // answer addresses the question is the model's call, not the lexical
 // key-term check's.
 func llmGuardKinds() []IssueKind {
-	return []IssueKind{IssueContradiction, IssueUnsupportedFact, IssueBadCitation, IssueQuoteNotFound}
+	return []IssueKind{IssueContradiction, IssueUnsupportedFact, IssueBadCitation, IssueQuoteNotFound, IssueInstruction}
 }
 
 var _ schema.Judge = (*LLM)(nil)
@@ -250,7 +251,9 @@ func (j *LLM) Judge(ctx context.Context, req schema.JudgeRequest) (*schema.Verdi
 		}
 		return v, nil
 	}
-	return assemble(lv, g, req.Sections), nil
+	v := assemble(lv, g, req.Sections)
+	applyConflicts(v, g.conflicts)
+	return v, nil
 }
 
 func reject(reason string) *schema.Verdict {
@@ -271,6 +274,8 @@ type guardResult struct {
 	// question (marked unsupported, but not counted in llmRejected: an
 	// answer that also answers the question is not rejected for an aside).
 	offTopic []string
+	// conflicts are the guards' conflicts between sources.
+	conflicts []schema.Conflict
 }
 
 // runGuards checks what only the LLM judge has (the [Sk] ids of the
@@ -331,6 +336,7 @@ func (j *LLM) runGuards(ctx context.Context, req schema.JudgeRequest, lv *llmVer
 	if err != nil {
 		return g, err
 	}
+	g.conflicts = a.Conflicts
 	if issues := a.guardIssues(llmGuardKinds()...); len(issues) > 0 {
 		v := &schema.Verdict{Claims: g.claims}
 		a.markClaims(v, issues)

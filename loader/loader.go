@@ -148,7 +148,8 @@ func (l *Loader) Formats() []string {
 
 // Parse detects the format of data and parses it; name is the file's path
 // (recorded as the source, and a tie-breaker for detection). Errors say
-// why the content cannot be read; they wrap ErrNotText for binary data.
+// why the content cannot be read, without naming the file (ParseFile and
+// LoadDir name it); they wrap ErrNotText for binary data.
 func (l *Loader) Parse(ctx context.Context, name string, data []byte) (doc *document.Document, err error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -182,7 +183,7 @@ func (l *Loader) Parse(ctx context.Context, name string, data []byte) (doc *docu
 	}()
 	doc, err = p.Parse(ctx, name, data)
 	if err != nil {
-		return nil, fmt.Errorf("cannot parse as %s: %w", format, err)
+		return nil, fmt.Errorf("cannot parse as %s: %w", format, unnamed(err, name))
 	}
 	if doc == nil || !hasText(doc) {
 		return nil, errors.New("no text content")
@@ -195,6 +196,28 @@ func (l *Loader) Parse(ctx context.Context, name string, data []byte) (doc *docu
 	}
 	return doc, nil
 }
+
+// unnamed returns err without a leading "name: ". The parsers of package
+// formats name the file in their errors (formats.Error reads "source:
+// reason"), while the Loader's errors do not: its callers name the file
+// once, and "a.docx: cannot parse as docx: a.docx: ..." named it twice.
+// The result still wraps err, for errors.Is and errors.As.
+func unnamed(err error, name string) error {
+	msg, ok := strings.CutPrefix(err.Error(), name+": ")
+	if !ok || name == "" {
+		return err
+	}
+	return &reasonError{msg: msg, err: err}
+}
+
+// reasonError is an error shown as msg that wraps err.
+type reasonError struct {
+	msg string
+	err error
+}
+
+func (e *reasonError) Error() string { return e.msg }
+func (e *reasonError) Unwrap() error { return e.err }
 
 func hasText(doc *document.Document) bool {
 	for _, b := range doc.Blocks {

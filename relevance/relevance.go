@@ -286,7 +286,7 @@ var (
 	reTimeQ        = regexp.MustCompile(`^\s*when\b|\b(?:what|which)\s+(?:\w+\s+)?(?:year|years|date|day|month|century|decade|era|time|period)\b|\bin\s+what\s+year\b|\bwhen\s+(?:did|was|were|is|does|do|will|had|has)\b`)
 	reAgentQ       = regexp.MustCompile(`^\s*(?:who|whom|whose)\b|\b(?:by|from|to)\s+whom\b|[,;]\s*who\b`)
 	rePlaceQ       = regexp.MustCompile(`^\s*where\b|\bwhere\s+(?:did|was|were|is|are|does|do)\b|\bin\s+what\s+(?:country|city|state|town|region|place|county|area)\b|\bwhat\s+(?:country|city|state|town|region|county)\b`)
-	reHowManyUnits = regexp.MustCompile(`\bhow\s+many\s+(?:years|months|weeks|days|hours|minutes)\b`)
+	reHowManyUnits = regexp.MustCompile(`\bhow\s+many\s+(?:\w+\s+)?(?:years|months|weeks|days|hours|minutes)\b`)
 	reYesNoQ       = regexp.MustCompile(`^\s*(?:is|are|was|were|do|does|did|can|could|should|would|will|has|have|had|must|may|shall)\b`)
 )
 
@@ -628,7 +628,7 @@ func (f Frame) Check(c Context, ch Checks, match Matcher, weight Weigher) Result
 	}
 	if ch.Type && f.Type != TypeAny && f.Type != TypeYesNo {
 		if !states(f, c.Claim) {
-			res.Findings = append(res.Findings, Finding{"type", fmt.Sprintf("the question asks for a %s, which the answer does not state", f.Type)})
+			res.Findings = append(res.Findings, Finding{"type", fmt.Sprintf("the question asks for %s %s, which the answer does not state", article(f.Type.String()), f.Type)})
 		}
 	}
 	if ch.Quantity && f.Type != TypeYesNo {
@@ -678,6 +678,14 @@ func (f Frame) missingQuantities(text string) []string {
 		}
 	}
 	return missing
+}
+
+// article is "an" before a vowel, "a" otherwise.
+func article(w string) string {
+	if w != "" && strings.ContainsRune("aeiou", rune(w[0])) {
+		return "an"
+	}
+	return "a"
 }
 
 func periodName(p string) string {
@@ -768,8 +776,9 @@ func states(f Frame, claim string) bool {
 	case TypeAmount, TypeCount:
 		// "how much notice" may be answered by a length of time; "what
 		// was the cost" and "how many employees" are not
-		periods := f.Type == TypeAmount && reHowMuch.MatchString(strings.ToLower(f.Question))
-		return statesQuantity(qnums, claim, periods)
+		lq := strings.ToLower(f.Question)
+		periods := f.Type == TypeAmount && reHowMuch.MatchString(lq)
+		return statesQuantity(qnums, claim, periods, asksChange(lq), f.Type == TypeCount)
 	case TypePercent:
 		if strings.Contains(claim, "%") {
 			return true
@@ -822,31 +831,110 @@ var periodUnits = set(`year years month months week weeks day days hour hours mi
 // years", "within 30 days"), which answers how long, not what a cost was
 // or how many there are (periods false; a "how much" question may be
 // answered by a length of time: periods true).
-func statesQuantity(qnums map[string]bool, claim string, periods bool) bool {
+//
+// A percentage is not a count (count true), nor an amount ("what were the
+// revenues" is not answered by "contributed 84%, 10% and 6% of the
+// growth") unless it is a rate ("a late fee of 1.5% per month"). The size of a change ("sales increased 8% or $28.5 billion")
+// is not the level a question asks for unless it asks about the change
+// (change true).
+func statesQuantity(qnums map[string]bool, claim string, periods, change, count bool) bool {
 	lengthOfPeriod := func(rest string) bool {
 		if periods {
 			return false
 		}
-		for i, w := range reWord.FindAllString(rest, 3) {
+		// one other word may stand between ("five fiscal years"), and
+		// further numbers joined by a conjunction ("three and nine
+		// months", "30 to 60 days")
+		if rePercentAfter.MatchString(rest) {
+			return false // "1.5% per month" is a rate
+		}
+		other, prev := 0, ""
+		for _, w := range reWord.FindAllString(rest, 6) {
 			lw := strings.ToLower(w)
 			if periodUnits[lw] {
-				return true
+				return !rateWords[prev] // "$5 per day" is a rate
 			}
-			if i > 0 || hasDigit(lw) {
+			prev = lw
+			if rangeWords[lw] || spelledNum[lw] || hasDigit(lw) && !textproc.HasLetter(lw) {
+				continue
+			}
+			if other++; other > 1 {
 				return false
+			}
+		}
+		return false
+	}
+	sizeOfChange := func(before string) bool {
+		if change {
+			return false
+		}
+		words := reWord.FindAllString(before, -1)
+		for i := len(words) - 1; i >= max(0, len(words)-3); i-- {
+			w := strings.ToLower(words[i])
+			if i == len(words)-1 && (w == "to" || w == "at") {
+				return false // "increased to $49.9 billion" states the level
+			}
+			if changeWords[w] {
+				return true
 			}
 		}
 		return false
 	}
 	for _, m := range reNumber.FindAllStringIndex(claim, -1) {
 		n := strings.ReplaceAll(claim[m[0]:m[1]], ",", "")
-		if qnums[n] || reYear.MatchString(n) && len(n) == 4 || lengthOfPeriod(claim[m[1]:]) {
+		if qnums[n] || reYear.MatchString(n) && len(n) == 4 || lengthOfPeriod(claim[m[1]:]) ||
+			rePercentAfter.MatchString(claim[m[1]:]) && (count || !reRateAfter.MatchString(claim[m[1]:])) ||
+			sizeOfChange(claim[:m[0]]) || reLabelBefore.MatchString(claim[:m[0]]) {
 			continue
 		}
 		return true
 	}
 	for _, m := range reWord.FindAllStringIndex(claim, -1) {
-		if spelledNum[strings.ToLower(claim[m[0]:m[1]])] && !lengthOfPeriod(claim[m[1]:]) {
+		w := strings.ToLower(claim[m[0]:m[1]])
+		// "one" is more often a determiner ("under one brand") than a
+		// count; a scale after figures ("$28.5 billion") is part of
+		// the figure, which decided above
+		if spelledNum[w] && w != "one" && !reFigureBefore.MatchString(claim[:m[0]]) &&
+			!lengthOfPeriod(claim[m[1]:]) && !rePercentAfter.MatchString(claim[m[1]:]) {
+			return true
+		}
+	}
+	return false
+}
+
+// rateWords make the period after them the unit of a rate.
+var rateWords = set(`per a an each every`)
+
+// rangeWords join the numbers of a range or a list ("three and nine
+// months").
+var rangeWords = set(`and or to through`)
+
+// reLabelBefore matches text that makes the number after it a day of a
+// date ("as of September 26") or the label of a reference ("Note 11",
+// "Form 10-K", "page 43"), not a quantity.
+var reLabelBefore = regexp.MustCompile(`(?i)\b(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t|tember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?|note|notes|item|items|section|sections|page|pages|part|exhibit|article|rule|schedule|chapter|figure|table|form|no)\.?\s*$`)
+
+// reFigureBefore matches text that ends with a figure.
+var reFigureBefore = regexp.MustCompile(`\d\s*$`)
+
+// reRateAfter matches a percentage stated as a rate: per period or per
+// unit ("1.5% per month", "5% a year", "2% annually").
+var reRateAfter = regexp.MustCompile(`(?i)^\s*(?:%|percent\b|per\s+cent\b)\s*(?:per|a|an|each|every|annually|monthly|quarterly|weekly|daily|yearly)\b`)
+
+// rePercentAfter matches what makes the number before it a percentage.
+var rePercentAfter = regexp.MustCompile(`(?i)^\s*(?:%|percent\b|per\s+cent\b|percentage\s+points?\b)`)
+
+// changeWords are the words that make the number after them the size of a
+// change rather than a level.
+var changeWords = set(`increase increased increases increasing decrease decreased decreases decreasing grew grow grows growth
+rose rise rises fell fall falls declined decline declines improved improvement reduced reduction dropped drop drops
+change changed changes`)
+
+// asksChange reports whether a lower-cased question asks about a change
+// ("how much did revenue increase", "by what percentage did it grow").
+func asksChange(q string) bool {
+	for _, w := range reWord.FindAllString(q, -1) {
+		if changeWords[w] {
 			return true
 		}
 	}

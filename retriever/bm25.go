@@ -187,7 +187,7 @@ type fieldStats struct {
 
 func newFieldStats(text string) fieldStats {
 	terms := textproc.Terms(text)
-	fs := fieldStats{tf: make(map[string]int, len(terms)), len: len(terms)}
+	fs := fieldStats{tf: make(map[string]int, len(terms)), len: textproc.BM25Length(terms)}
 	for _, t := range terms {
 		fs.tf[t]++
 	}

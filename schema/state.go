@@ -3,6 +3,7 @@ package schema
 import (
 	"fmt"
 	"maps"
+	"slices"
 	"strings"
 )
 
@@ -164,6 +165,10 @@ type Verdict struct {
 	// its confidence from, by name (judge.CalibrationSignals); empty when
 	// the confidence is not a calibrated estimate.
 	Signals map[string]float64 `json:"signals,omitempty"`
+	// Conflicts are the figures of the answer that another retrieved
+	// section states differently for the same thing; a verdict with an
+	// unacknowledged conflict is not returned (see judge.Conflicts).
+	Conflicts []Conflict `json:"conflicts,omitempty"`
 }
 
 // UnsupportedClaims returns the text of every claim not supported.
@@ -271,6 +276,7 @@ func (s *State) Clone() *State {
 		}
 		v.RejectedSections = cloneStrings(v.RejectedSections)
 		v.Signals = maps.Clone(v.Signals)
+		v.Conflicts = slices.Clone(v.Conflicts)
 		c.JudgeVerdict = &v
 	}
 	if s.FinalOutput != nil {

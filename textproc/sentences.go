@@ -3,6 +3,7 @@ package textproc
 import (
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // abbreviations end with a period but do not end a sentence.
@@ -18,12 +19,25 @@ var abbreviations = map[string]bool{
 // Sentences splits text into sentences. It ends a sentence at '.', '!' or
 // '?' followed by white space and an upper-case letter, digit, quote or
 // bracket, except after common abbreviations, single initials and section
-// numbers ("7.1"). Blank lines and list bullets also end a sentence. The
+// numbers ("7.1"). Blank lines and list bullets (at the start of a line or,
+// in a document's text, inside it) also end a sentence. The
 // returned sentences are trimmed and keep their punctuation.
 func Sentences(text string) []string {
 	var out []string
 	for _, para := range splitParagraphs(text) {
-		out = append(out, splitSentences(para)...)
+		out = append(out, splitSentences(para, true)...)
+	}
+	return out
+}
+
+// AnswerSentences splits an answer into its sentences as Sentences does,
+// except that a list item inside a line does not start a sentence: an
+// answer's claim is what its writer put in one sentence, while a
+// document's paragraph may be list items whose lines were joined.
+func AnswerSentences(text string) []string {
+	var out []string
+	for _, para := range splitParagraphs(text) {
+		out = append(out, splitSentences(para, false)...)
 	}
 	return out
 }
@@ -53,8 +67,14 @@ func splitParagraphs(text string) []string {
 	return paras
 }
 
+// bulletGlyphs are the characters that mark list items.
+var bulletGlyphs = map[rune]bool{'•': true, '▪': true, '●': true, '◦': true, '■': true, '□': true, '▸': true, '►': true, '‣': true, '⁃': true, '∙': true}
+
 func isBullet(t string) bool {
-	if strings.HasPrefix(t, "- ") || strings.HasPrefix(t, "* ") || strings.HasPrefix(t, "• ") {
+	if strings.HasPrefix(t, "- ") || strings.HasPrefix(t, "* ") {
+		return true
+	}
+	if r, size := utf8.DecodeRuneInString(t); bulletGlyphs[r] && size < len(t) && t[size] == ' ' {
 		return true
 	}
 	// "(a) ", "1. ", "1) "
@@ -69,12 +89,22 @@ func isBullet(t string) bool {
 	return j > i && j+1 < len(t) && (t[j] == ')' || t[j] == '.') && t[j+1] == ' '
 }
 
-func splitSentences(p string) []string {
+func splitSentences(p string, inlineItems bool) []string {
 	var out []string
 	start := 0
 	rs := []rune(p)
 	for i := 0; i < len(rs); i++ {
 		r := rs[i]
+		if inlineItems && bulletGlyphs[r] && i > start && unicode.IsSpace(rs[i-1]) {
+			// a list item flattened into the paragraph ("... revenue. ▪
+			// Mobileye ...", PDF lines joined with spaces) starts a new
+			// sentence, as a bullet at the start of a line does
+			if s := strings.TrimSpace(string(rs[start:i])); s != "" {
+				out = append(out, s)
+			}
+			start = i
+			continue
+		}
 		if r != '.' && r != '!' && r != '?' {
 			continue
 		}

@@ -79,6 +79,29 @@ func Terms(s string) []string {
 	return out
 }
 
+// BM25Length is the length of a text of these terms for BM25's length
+// normalisation: its word terms. Values (terms without a letter: amounts,
+// years, counts) are matched like words but do not count towards the
+// length, so that a table, which is mostly values, does not rank as a long,
+// verbose section below the prose that comments on it. Text of values only
+// has length 1; no terms, 0.
+func BM25Length(terms []string) int {
+	if len(terms) == 0 {
+		return 0
+	}
+	n := 0
+	for _, t := range terms {
+		if HasLetter(t) {
+			n++
+		}
+	}
+	return max(n, 1)
+}
+
+// HasLetter reports whether s contains a letter (a word rather than a
+// value: "2023", "49,954").
+func HasLetter(s string) bool { return strings.IndexFunc(s, unicode.IsLetter) >= 0 }
+
 // ContentWords returns the unstemmed tokens of s that are not stop words.
 func ContentWords(s string) []string {
 	toks := Tokens(s)

@@ -43,3 +43,28 @@ func TestSentences(t *testing.T) {
 		t.Errorf("Sentences =\n%q\nwant\n%q", got, want)
 	}
 }
+
+// List items joined into one line (a PDF's lines become a paragraph) are
+// sentences of their own, as they are at the start of a line.
+func TestSentencesSplitInlineBullets(t *testing.T) {
+	in := "In 2023, partners will ship more than 170 notebooks ▪ NEX launched its processors with extensive support ▪ Mobileye achieved record first quarter revenue.\n▪ A line item\n• Another"
+	want := []string{
+		"In 2023, partners will ship more than 170 notebooks",
+		"▪ NEX launched its processors with extensive support",
+		"▪ Mobileye achieved record first quarter revenue.",
+		"▪ A line item",
+		"• Another",
+	}
+	if got := Sentences(in); !reflect.DeepEqual(got, want) {
+		t.Errorf("Sentences =\n%q\nwant\n%q", got, want)
+	}
+}
+
+// An answer's sentence keeps the list items its writer put inside it.
+func TestAnswerSentencesKeepInlineItems(t *testing.T) {
+	in := "Benefits include ▪ health cover ▪ a pension. Leave is 25 days.\n▪ A line item"
+	want := []string{"Benefits include ▪ health cover ▪ a pension.", "Leave is 25 days.", "▪ A line item"}
+	if got := AnswerSentences(in); !reflect.DeepEqual(got, want) {
+		t.Errorf("AnswerSentences =\n%q\nwant\n%q", got, want)
+	}
+}

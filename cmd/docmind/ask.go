@@ -120,6 +120,7 @@ func printAnswer(w io.Writer, st *schema.State, streamed bool) {
 			status = "not grounded"
 		}
 		fmt.Fprintf(w, "Verdict: %s (confidence %.2f) — %s\n", status, v.ConfidenceScore, oneLineText(v.Reasoning))
+		printConflicts(w, v)
 	}
 	path := st.Path()
 	if st.RetryCount > 0 {
@@ -162,11 +163,16 @@ func plural(n int, one, many string) string {
 func oneLineText(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 // draftPrinter streams the generator's draft to a terminal and says when
-// the judge rejected it.
+// the judge rejected it. Whatever follows a draft (the answer, a retry
+// notice, an error on stderr, which shares the terminal) starts on a line
+// of its own, also when the stream broke off mid-line.
 type draftPrinter struct {
 	w       io.Writer
 	started bool
 	off     bool
+	// midLine is set while the last thing printed was draft text not
+	// ending in a newline.
+	midLine bool
 }
 
 // OnEvent implements schema.Observer.
@@ -178,20 +184,32 @@ func (d *draftPrinter) OnEvent(_ context.Context, ev schema.Event) {
 	case schema.EventToken:
 		if !d.started {
 			fmt.Fprint(d.w, dim("draft: "))
-			d.started = true
+			d.started, d.midLine = true, true
 		}
-		fmt.Fprint(d.w, ev.Token)
-	case schema.EventNodeEnd:
-		if ev.Node == schema.NodeGenerate && d.started {
-			fmt.Fprintln(d.w)
+		if ev.Token != "" {
+			fmt.Fprint(d.w, ev.Token)
+			d.midLine = !strings.HasSuffix(ev.Token, "\n")
+		}
+	case schema.EventNodeEnd, schema.EventNodeError:
+		if ev.Node == schema.NodeGenerate {
+			d.endLine()
 		}
 	case schema.EventRetry:
+		d.endLine()
 		reason := ""
 		if v := ev.State.JudgeVerdict; v != nil {
 			reason = oneLineText(v.Reasoning)
 		}
 		fmt.Fprintf(d.w, "%s\n", dim(fmt.Sprintf("draft rejected by the judge: %s — retrying retrieval (%d/%d)", reason, ev.Attempt, ev.MaxRetries)))
 		d.started = false
+	}
+}
+
+// endLine ends a draft line left open.
+func (d *draftPrinter) endLine() {
+	if d.midLine {
+		fmt.Fprintln(d.w)
+		d.midLine = false
 	}
 }
 

@@ -136,8 +136,10 @@ func TestEmbeddingEndpointErrors(t *testing.T) {
 	}
 	// The first line says which embeddings run, the second why they failed.
 	lines := strings.Split(strings.TrimSpace(r.stderr), "\n")
-	if len(lines) != 2 || !strings.HasPrefix(lines[1], "docmind: ingest ") || !strings.HasSuffix(lines[1], "rejected the API key (401)") {
+	if len(lines) != 2 || !strings.HasPrefix(lines[1], "docmind: ingest: embed ") || !strings.HasSuffix(lines[1], "rejected the API key (401)") {
 		t.Errorf("stderr:\n%s", r.stderr)
+	} else if n := strings.Count(lines[1], "examples/contract/"); n != 1 {
+		t.Errorf("the error names the file %d times, want once: %s", n, lines[1])
 	}
 	if n := srv.Calls(openaitest.RouteEmbeddings); n != 1 {
 		t.Errorf("embeddings calls %d, want 1 (401 is not retried, ingest stops)", n)

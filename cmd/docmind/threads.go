@@ -188,6 +188,7 @@ func printPaused(w io.Writer, res *threads.Result) {
 	fmt.Fprintln(w, "Paused for review: the judge is not confident in this answer.")
 	if v := res.State.JudgeVerdict; v != nil {
 		fmt.Fprintf(w, "Verdict: confidence %.2f — %s\n", v.ConfidenceScore, oneLineText(v.Reasoning))
+		printConflicts(w, v)
 	}
 	fmt.Fprintf(w, "\nDraft answer:\n%s\n\n", res.State.Response())
 	fmt.Fprintf(w, "Approve: docmind resume %s --approve [--note TEXT]\nReject:  docmind resume %s --reject [--note TEXT]\n", res.Run.ID, res.Run.ID)

@@ -3,6 +3,7 @@ package pdf
 import (
 	"math"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -94,7 +95,8 @@ const edgeLines = 2
 // or last two of a page whose normalised text (numbers ignored) recurs at
 // the page edges on at least 3 pages and 40% of the pages with text, or
 // which are only a page number ("7", "Page 3 of 12", "- iv -") on at least
-// two pages.
+// two pages. A page all of whose lines are such lines keeps them all: the
+// filter never removes a page's only text.
 func stripRunning(lines []line) []line {
 	byPage := groupByPage(lines)
 	if len(byPage) < 2 {
@@ -118,6 +120,17 @@ func stripRunning(lines []line) []line {
 			k := runningKey(lines[i].text)
 			if counts[k] >= need || counts[k] >= 2 && pageNumberish.MatchString(k) {
 				drop[i] = true
+			}
+		}
+	}
+	// A page whose every line looks running (one title or "Page 1 of 3"
+	// per page, a blank page with only its header) keeps them: they are
+	// the page's text, and dropping them all left documents made of such
+	// pages with no text at all, reported as scanned (D14).
+	for _, g := range byPage {
+		if !slices.ContainsFunc(g, func(i int) bool { return !drop[i] }) {
+			for _, i := range g {
+				delete(drop, i)
 			}
 		}
 	}

@@ -17,7 +17,8 @@
 //     bookmark points to, level = outline depth; without bookmarks, from
 //     font size relative to the body text and from numbering ("7.", "7.1");
 //   - running headers and footers removed (lines repeated at the top or
-//     bottom of many pages, digits ignored so "Page 3 of 12" matches);
+//     bottom of many pages, digits ignored so "Page 3 of 12" matches),
+//     except on a page where they are all the text there is;
 //   - Pages = page count, PageLabels = printed labels ("iv", "A-3") where
 //     the file declares them, Title from the document information.
 //

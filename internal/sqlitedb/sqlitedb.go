@@ -9,6 +9,7 @@ package sqlitedb
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -115,12 +116,35 @@ func Retry(ctx context.Context, wait time.Duration, fn func() error) error {
 	}
 }
 
+// beginWait is how long one attempt to start a write transaction waits
+// inside SQLite for another writer. SQLite's wait sums nominal sleeps that
+// overshoot on a loaded machine (a 1 s wait took 3.8 s under CI's race
+// tests) and cannot be cancelled, so WriteTx keeps it short and does the
+// real waiting in Retry, which a cancelled context ends at once.
+const beginWait = 50 * time.Millisecond
+
 // WriteTx runs fn in an immediate (write-locking) transaction and commits
 // it, waiting up to wait for other writers (see Retry): a busy database
 // rolls the attempt back and runs fn again, so fn must only act through tx.
+// Once begun, the transaction holds the write lock, so (in WAL mode) its
+// statements and commit do not wait for other connections.
 func WriteTx(ctx context.Context, db *sql.DB, wait time.Duration, fn func(tx *sql.Tx) error) error {
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	if err := setBusyTimeout(ctx, conn, beginWait); err != nil {
+		return err
+	}
+	defer func() {
+		// Back to the pool with the usual wait, or not at all.
+		if setBusyTimeout(context.WithoutCancel(ctx), conn, statementWait) != nil {
+			conn.Raw(func(any) error { return driver.ErrBadConn })
+		}
+	}()
 	return Retry(ctx, wait, func() error {
-		tx, err := db.BeginTx(ctx, nil)
+		tx, err := conn.BeginTx(ctx, nil)
 		if err != nil {
 			return err
 		}
@@ -130,6 +154,13 @@ func WriteTx(ctx context.Context, db *sql.DB, wait time.Duration, fn func(tx *sq
 		}
 		return tx.Commit()
 	})
+}
+
+// setBusyTimeout sets how long conn's statements wait for another
+// connection's lock.
+func setBusyTimeout(ctx context.Context, conn *sql.Conn, d time.Duration) error {
+	_, err := conn.ExecContext(ctx, "PRAGMA busy_timeout = "+strconv.FormatInt(d.Milliseconds(), 10))
+	return err
 }
 
 // Querier is what Column needs: a *sql.DB, *sql.Conn or *sql.Tx.

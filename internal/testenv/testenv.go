@@ -1,12 +1,16 @@
-// Package testenv locates, for tests, the repository root and the shared
-// benchmark data and document fixtures that sit beside it in ../shared.
-// Tests that need the shared data skip when it is absent.
+// Package testenv locates, for tests, the repository root, the shared
+// benchmark data and document fixtures that sit beside it in ../shared,
+// and a real llama-server named by DOCMIND_LLAMA_SERVER. Tests that need
+// one of them skip when it is absent.
 package testenv
 
 import (
+	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 )
 
 // RepoRoot returns the folder holding go.mod, walking up from the test's
@@ -53,4 +57,28 @@ func SharedPath(tb testing.TB, elem ...string) string {
 		tb.Skipf("%s not present", p)
 	}
 	return p
+}
+
+// LlamaServer returns the URL of the real llama.cpp llama-server named by
+// DOCMIND_LLAMA_SERVER (e.g. http://127.0.0.1:40123, as
+// scripts/llama-server.sh start prints it), without a trailing slash. The
+// test is skipped when the variable is unset, and fails when the server
+// does not answer GET /health with 200: a server that was asked for must
+// be there.
+func LlamaServer(tb testing.TB) string {
+	tb.Helper()
+	u := strings.TrimRight(strings.TrimSpace(os.Getenv("DOCMIND_LLAMA_SERVER")), "/")
+	if u == "" {
+		tb.Skip("DOCMIND_LLAMA_SERVER is not set (a real llama-server: scripts/llama-server.sh build, then start, and export the URL it prints)")
+	}
+	c := &http.Client{Timeout: 10 * time.Second}
+	resp, err := c.Get(u + "/health")
+	if err != nil {
+		tb.Fatalf("DOCMIND_LLAMA_SERVER=%s: %v", u, err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		tb.Fatalf("DOCMIND_LLAMA_SERVER=%s: GET /health answered %s", u, resp.Status)
+	}
+	return u
 }

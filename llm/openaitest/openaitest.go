@@ -88,6 +88,10 @@ type Reply struct {
 	// Reset is Hangup with a TCP reset instead of an orderly close: the
 	// client sees "connection reset by peer".
 	Reset bool
+	// BreakAfter, when positive, cuts a streaming reply after that many
+	// content chunks: the connection closes without the finish chunk or
+	// [DONE], as when a server dies mid-answer. Ignored without streaming.
+	BreakAfter int
 }
 
 // RetryAfter returns a header map with Retry-After set to v (seconds or
@@ -412,6 +416,10 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, body openai.Chat
 	}
 	for i, p := range parts {
 		if i > 0 && reply.ChunkDelay > 0 && !sleep(r, reply.ChunkDelay) {
+			return
+		}
+		if reply.BreakAfter > 0 && i == reply.BreakAfter {
+			hangup(w, false)
 			return
 		}
 		if !send(chunk(openai.ChatCompletionStreamChoiceDelta{Content: p}, "")) {

@@ -117,6 +117,36 @@ func TestStreamingWithUsage(t *testing.T) {
 	}
 }
 
+// BreakAfter streams that many chunks, then the connection ends without
+// [DONE]: the client gets the chunks and then an error, not io.EOF.
+func TestStreamingBreakAfter(t *testing.T) {
+	srv := openaitest.New(t)
+	srv.Script(openaitest.RouteGenerate, openaitest.Reply{Content: "one two three four", BreakAfter: 2})
+	stream, err := client(srv).CreateChatCompletionStream(context.Background(), openai.ChatCompletionRequest{
+		Model: "m", Stream: true, Messages: []openai.ChatCompletionMessage{{Role: "user", Content: "count"}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stream.Close()
+	var text strings.Builder
+	for {
+		chunk, err := stream.Recv()
+		if errors.Is(err, io.EOF) {
+			t.Fatalf("stream ended cleanly after %q, want a broken connection", text.String())
+		}
+		if err != nil {
+			break
+		}
+		for _, ch := range chunk.Choices {
+			text.WriteString(ch.Delta.Content)
+		}
+	}
+	if text.String() != "one two " {
+		t.Errorf("streamed %q before the break, want %q", text.String(), "one two ")
+	}
+}
+
 func TestSplitWords(t *testing.T) {
 	for _, s := range []string{"", "a", "a b", "a  b ", " lead"} {
 		if got := strings.Join(openaitest.SplitWords(s), ""); got != s {
