@@ -272,11 +272,16 @@ func prepareFile(ctx context.Context, ix *index.Index, f file, opt Options) (Res
 		res.Status, res.Reason = Skipped, reason
 		return res, nil, nil
 	}
+	// The index's errors name the document ("read document /x/a.txt from
+	// index ..."); the result already does.
+	skipIndex := func(err error) (Result, *index.Document, []schema.Section) {
+		return skip(strings.ReplaceAll(err.Error(), "document "+f.path+" ", "document "))
+	}
 	if f.outside {
 		// Read through a link by an earlier run with FollowSymlinks: the
 		// index no longer answers from it.
 		if _, err := ix.DeleteDocument(ctx, f.path); err != nil {
-			return skip(err.Error())
+			return skipIndex(err)
 		}
 	}
 	if f.skip != "" {
@@ -300,14 +305,14 @@ func prepareFile(ctx context.Context, ix *index.Index, f file, opt Options) (Res
 	hash := hex.EncodeToString(sum[:])
 	old, found, err := ix.Document(ctx, f.path)
 	if err != nil {
-		return skip(err.Error())
+		return skipIndex(err)
 	}
 	needVecs := false
 	if found && old.Hash == hash {
 		// A document ingested before an embedding model was set is
 		// re-indexed so that hybrid search sees all of it.
 		if needVecs, err = ix.MissingVectors(ctx, f.path); err != nil {
-			return skip(err.Error())
+			return skipIndex(err)
 		}
 	}
 	if found && old.Hash == hash && !needVecs {
