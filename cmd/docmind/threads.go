@@ -85,7 +85,7 @@ func (a *app) manager(ctx context.Context, c *cobra.Command, pf *pipelineFlags, 
 		}
 		cfg.Runner = p.Runner()
 		cfg.Rewriter = threads.Rules{}
-		if p.Mode() != "offline" {
+		if p.Mode() != docmind.ModeOffline {
 			models, err := providers.FromEnv(a.getenv, providers.Config{Provider: pf.provider, Model: pf.model, BaseURL: pf.baseURL})
 			if err != nil {
 				return nil, err
