@@ -19,8 +19,6 @@ import (
 	"github.com/docmind/docmind/threads"
 )
 
-// exitReview is the exit code of a run paused for human review.
-const exitReview = 4
 
 // threadFlags are the flags of the commands that use the run ledger.
 type threadFlags struct {
