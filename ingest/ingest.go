@@ -71,8 +71,9 @@ type Progress struct {
 	Pages, Sections int
 	// Bytes counts the bytes of files processed so far, of BytesTotal.
 	Bytes, BytesTotal int64
-	// Current is the file just processed.
+	// Current is the file just processed, and Last its result.
 	Current string
+	Last    Result
 	Elapsed time.Duration
 }
 
@@ -221,7 +222,7 @@ func Run(ctx context.Context, ix *index.Index, paths []string, opt Options) (*Su
 			prog.Pages += d.res.Pages
 			prog.Sections += d.res.Sections
 		}
-		prog.Current = d.res.Path
+		prog.Current, prog.Last = d.res.Path, d.res
 		prog.Elapsed = time.Since(start)
 		if opt.Progress != nil && werr == nil {
 			opt.Progress(prog)

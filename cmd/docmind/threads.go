@@ -19,7 +19,6 @@ import (
 	"github.com/docmind/docmind/threads"
 )
 
-
 // threadFlags are the flags of the commands that use the run ledger.
 type threadFlags struct {
 	dataDir       string
