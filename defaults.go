@@ -174,10 +174,10 @@ func (c *config) fillDefaults() error {
 	return nil
 }
 
-// mode is "llm" when any stage calls a model, else "offline".
-func (c *config) mode() string {
+// mode is ModeLLM when any stage calls a model, else ModeOffline.
+func (c *config) mode() Mode {
 	if c.llm.model != nil || c.llm.judgeModel != nil {
-		return "llm"
+		return ModeLLM
 	}
-	return "offline"
+	return ModeOffline
 }

@@ -30,8 +30,10 @@ import (
 	"github.com/docmind/docmind/schema"
 )
 
-// The domain types, re-exported from package schema so that library users
-// need only this package.
+// The domain vocabulary, re-exported from package schema so that library
+// users — including authors of their own stages — need only this package.
+// Every exported name of package schema has its alias here
+// (TestRootReexportsSchema checks it).
 type (
 	// State is the record a run produces; see schema.State.
 	State = schema.State
@@ -43,33 +45,101 @@ type (
 	Verdict = schema.Verdict
 	// ClaimCheck is the judge's finding for one claim.
 	ClaimCheck = schema.ClaimCheck
+	// Evidence is a quote from a section that supports a claim.
+	Evidence = schema.Evidence
+	// Conflict is a figure that two retrieved sections state differently.
+	Conflict = schema.Conflict
 	// Event is what an Observer receives as a run progresses.
 	Event = schema.Event
+	// EventType says what an Event reports.
+	EventType = schema.EventType
 	// Observer receives events.
 	Observer = schema.Observer
 	// ObserverFunc adapts a function to Observer.
 	ObserverFunc = schema.ObserverFunc
-	// Decomposer, Retriever, Generator and Judge are the pipeline's stages.
+	// Decomposer reads a question into a Decomposition.
 	Decomposer = schema.Decomposer
 	// Retriever finds sections for a question.
 	Retriever = schema.Retriever
+	// RetrieveRequest is what a Retriever is asked.
+	RetrieveRequest = schema.RetrieveRequest
+	// Feedback is the judge's reason for a retry, given to the retriever.
+	Feedback = schema.Feedback
 	// Generator writes an answer from sections.
 	Generator = schema.Generator
+	// GenerateRequest is what a Generator is asked.
+	GenerateRequest = schema.GenerateRequest
 	// Judge checks an answer against its sections.
 	Judge = schema.Judge
+	// JudgeRequest is what a Judge is asked.
+	JudgeRequest = schema.JudgeRequest
+	// Usage counts one model call's tokens.
+	Usage = schema.Usage
+	// RunUsage is a run's token usage, per node and in total.
+	RunUsage = schema.RunUsage
+	// Meter collects the usage of the model calls made under a context.
+	Meter = schema.Meter
 )
 
 // FallbackMessage is the exact text returned instead of an ungrounded answer.
 const FallbackMessage = schema.FallbackMessage
 
-// ErrEmptyQuery is returned by Ask for a question with no words in it.
-var ErrEmptyQuery = errors.New("the question is empty")
+// Node names, as recorded in State.NodeHistory, and event types (see
+// schema.EventType).
+const (
+	NodeDecompose = schema.NodeDecompose
+	NodeRetrieve  = schema.NodeRetrieve
+	NodeGenerate  = schema.NodeGenerate
+	NodeJudge     = schema.NodeJudge
+	NodeOutput    = schema.NodeOutput
+
+	EventNodeStart = schema.EventNodeStart
+	EventNodeEnd   = schema.EventNodeEnd
+	EventNodeError = schema.EventNodeError
+	EventToken     = schema.EventToken
+	EventRetry     = schema.EventRetry
+)
+
+// ErrEmptyQuery is returned (wrapped) for a question with no words in it,
+// by Ask and by the decomposers: one value, so errors.Is finds it wherever
+// the run stopped.
+var ErrEmptyQuery = schema.ErrEmptyQuery
+
+// NewState starts the state of a run for query.
+func NewState(query string) *State { return schema.NewState(query) }
+
+// ContextWithMeter returns ctx with m attached: model calls made under it
+// add their usage to m.
+func ContextWithMeter(ctx context.Context, m *Meter) context.Context {
+	return schema.ContextWithMeter(ctx, m)
+}
+
+// RecordUsage reports a model call's usage to the Meter in ctx, if any:
+// what a stage that calls a model does so that the run counts its tokens.
+func RecordUsage(ctx context.Context, u Usage) { schema.RecordUsage(ctx, u) }
+
+// RecordPromptVersion reports that the running stage used prompt name at
+// version; the run stores it in State.PromptVersions.
+func RecordPromptVersion(ctx context.Context, name, version string) {
+	schema.RecordPromptVersion(ctx, name, version)
+}
+
+// Mode says whether a Pipeline calls a language model.
+type Mode string
+
+// The modes.
+const (
+	// ModeOffline: every stage is deterministic and local.
+	ModeOffline Mode = "offline"
+	// ModeLLM: at least one stage (decompose, generate, judge) calls a model.
+	ModeLLM Mode = "llm"
+)
 
 // Pipeline answers questions. It is safe for concurrent use when its stages
 // are (the offline stages are).
 type Pipeline struct {
 	runner *chains.Runner
-	mode   string
+	mode   Mode
 }
 
 // New builds a Pipeline. It needs a source of sections: WithRetriever,
@@ -117,8 +187,8 @@ func (p *Pipeline) Ask(ctx context.Context, query string) (*State, error) {
 // Runner returns the underlying loop, for resuming or forking runs.
 func (p *Pipeline) Runner() *chains.Runner { return p.runner }
 
-// Mode returns "offline" or "llm".
-func (p *Pipeline) Mode() string { return p.mode }
+// Mode returns ModeOffline or ModeLLM.
+func (p *Pipeline) Mode() Mode { return p.mode }
 
 // Option configures a Pipeline.
 type Option func(*config) error

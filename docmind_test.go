@@ -184,7 +184,7 @@ func TestSeedScenario2LLMMode(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p.Mode() != "llm" {
+	if p.Mode() != docmind.ModeLLM {
 		t.Fatalf("mode = %s", p.Mode())
 	}
 	st, err := p.Ask(context.Background(), "What are the penalties?")

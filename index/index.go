@@ -127,6 +127,15 @@ func WithBusyTimeout(d time.Duration) Option {
 // PathInDir returns the database path inside an index directory.
 func PathInDir(dir string) string { return filepath.Join(dir, FileName) }
 
+// cachePages is the page cache of each connection, in pages: 64 MiB of
+// the index's 64 KiB pages. It is given in pages because SQLite reads a
+// size in KiB ("cache_size(-65536)") against the 4 KiB default page size
+// when the connection opens, before it reads the file's: that allowed
+// 16,384 pages, 1.1 GiB per connection, and a large document's write
+// transaction filled it (peak RSS grew with the document, 836 MiB for a
+// 477 MiB text file).
+const cachePages = 1024
+
 // Open opens (creating when absent) the index database at path. The parent
 // directory is created if needed.
 func Open(ctx context.Context, path string, opts ...Option) (*Index, error) {
@@ -137,7 +146,7 @@ func Open(ctx context.Context, path string, opts ...Option) (*Index, error) {
 	if ix.embedder != nil && ix.model == "" {
 		return nil, fmt.Errorf("open index %s: an embedder needs a model name (WithEmbedder(e, model))", path)
 	}
-	db, err := sqlitedb.Open(path, "cache_size(-65536)", "mmap_size(1099511627776)")
+	db, err := sqlitedb.Open(path, "cache_size("+strconv.Itoa(cachePages)+")", "mmap_size(1099511627776)")
 	if err != nil {
 		return nil, fmt.Errorf("open index %s: %w", path, err)
 	}

@@ -484,3 +484,30 @@ func TestDefaultDirs(t *testing.T) {
 		t.Fatalf("CacheDirFor: %q %q %q", a, b, a2)
 	}
 }
+
+// Each connection's page cache is bounded in bytes by what cachePages
+// says: it is set in pages of the file's 64 KiB, because a size in KiB
+// was read against 4 KiB pages and allowed 16 times as much (1.1 GiB per
+// connection), which a large document's write transaction filled.
+func TestPageCacheBounded(t *testing.T) {
+	ix, _ := openTest(t)
+	ctx := context.Background()
+	conn, err := ix.DB().Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	var pages, pageSize int64
+	if err := conn.QueryRowContext(ctx, `PRAGMA cache_size`).Scan(&pages); err != nil {
+		t.Fatal(err)
+	}
+	if err := conn.QueryRowContext(ctx, `PRAGMA page_size`).Scan(&pageSize); err != nil {
+		t.Fatal(err)
+	}
+	if pages <= 0 {
+		t.Fatalf("cache_size = %d: a size in KiB, which SQLite reads against 4 KiB pages; give it in pages", pages)
+	}
+	if b := pages * pageSize; b > 64<<20 {
+		t.Errorf("page cache %d pages × %d bytes = %d MiB per connection, want at most 64 MiB", pages, pageSize, b>>20)
+	}
+}

@@ -472,7 +472,7 @@ func (ix *Index) DeleteDocument(ctx context.Context, path string) (ok bool, err 
 		return bumpGeneration(ctx, tx)
 	})
 	if err != nil {
-		return false, fmt.Errorf("delete %s from index %s: %w", path, ix.path, err)
+		return false, fmt.Errorf("delete document %s from index %s: %w", path, ix.path, err)
 	}
 	return ok, nil
 }
@@ -491,7 +491,7 @@ func (ix *Index) MissingVectors(ctx context.Context, path string) (bool, error) 
 		LEFT JOIN vectors v ON v.section = s.id
 		WHERE d.path = ? AND v.section IS NULL)`, path).Scan(&missing)
 	if err != nil {
-		return false, fmt.Errorf("check vectors of %s in index %s: %w", path, ix.path, err)
+		return false, fmt.Errorf("check the vectors of document %s in index %s: %w", path, ix.path, err)
 	}
 	return missing, nil
 }

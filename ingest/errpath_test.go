@@ -41,3 +41,27 @@ func TestWriteErrorNamesThePathOnce(t *testing.T) {
 		t.Errorf("error names %s %d times: %v", path, n, err)
 	}
 }
+
+// A file skipped because the index could not be read gives a reason that
+// does not name the file again: the result line already starts with it
+// ("skipped /x/a.txt: read document /x/a.txt from index ..." named it twice).
+func TestIndexReadErrorNamesThePathOnce(t *testing.T) {
+	docs := t.TempDir()
+	path := filepath.Join(docs, "a.txt")
+	write(t, path, "Payment Terms\nInvoices are due in 30 days.")
+	ix := openIndex(t, filepath.Join(t.TempDir(), index.FileName))
+	// A documents table the index cannot read: every lookup fails.
+	if _, err := ix.DB().Exec(`ALTER TABLE documents RENAME COLUMN hash TO hash_gone`); err != nil {
+		t.Fatal(err)
+	}
+	sum, err := Run(context.Background(), ix, []string{docs}, Options{Parser: textParser(0), Workers: 1})
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	if len(sum.Results) != 1 || sum.Results[0].Status != Skipped {
+		t.Fatalf("results %+v, want a.txt skipped", sum.Results)
+	}
+	if r := sum.Results[0].Reason; r == "" || strings.Contains(r, path) {
+		t.Errorf("reason %q names %s again (or is empty)", r, path)
+	}
+}

@@ -93,8 +93,9 @@ type Progress struct {
 	Pages, Sections int
 	// Bytes counts the bytes of files processed so far, of BytesTotal.
 	Bytes, BytesTotal int64
-	// Current is the file just processed.
+	// Current is the file just processed, and Last its result.
 	Current string
+	Last    Result
 	Elapsed time.Duration
 }
 
@@ -263,7 +264,7 @@ func Run(ctx context.Context, ix *index.Index, paths []string, opt Options) (*Su
 			prog.Pages += d.res.Pages
 			prog.Sections += d.res.Sections
 		}
-		prog.Current = d.res.Path
+		prog.Current, prog.Last = d.res.Path, d.res
 		prog.Elapsed = time.Since(start)
 		if opt.Progress != nil && werr == nil {
 			opt.Progress(prog)
@@ -316,11 +317,16 @@ func prepareFile(ctx context.Context, ix *index.Index, f file, opt Options) (Res
 		res.Status, res.Reason = Skipped, reason
 		return res, nil, nil, nil
 	}
+	// The index's errors name the document ("read document /x/a.txt from
+	// index ..."); the result already does.
+	skipIndex := func(err error) (Result, *index.Document, []schema.Section) {
+		return skip(strings.ReplaceAll(err.Error(), "document "+f.path+" ", "document "))
+	}
 	if f.outside {
 		// Read through a link by an earlier run with FollowSymlinks: the
 		// index no longer answers from it.
 		if _, err := ix.DeleteDocument(ctx, f.path); err != nil {
-			return skip(err.Error())
+			return skipIndex(err)
 		}
 	}
 	if f.skip != "" {
@@ -352,14 +358,14 @@ func prepareFile(ctx context.Context, ix *index.Index, f file, opt Options) (Res
 	}
 	old, found, err := ix.Document(ctx, f.path)
 	if err != nil {
-		return skip(err.Error())
+		return skipIndex(err)
 	}
 	needVecs := false
 	if found && old.Hash == hash {
 		// A document ingested before an embedding model was set is
 		// re-indexed so that hybrid search sees all of it.
 		if needVecs, err = ix.MissingVectors(ctx, f.path); err != nil {
-			return skip(err.Error())
+			return skipIndex(err)
 		}
 	}
 	if found && old.Hash == hash && !needVecs {

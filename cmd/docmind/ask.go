@@ -44,7 +44,7 @@ func (a *app) askCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if p.Mode() != "llm" {
+			if p.Mode() != docmind.ModeLLM {
 				// Offline answers are extracted whole: nothing to stream.
 				printer.off, stream = true, false
 			}

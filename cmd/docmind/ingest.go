@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -84,9 +85,14 @@ Interrupting an ingest leaves the index as it was before the file in progress.`,
 			defer closeLoader()
 			opt.Parser = ingest.LoaderParser(l)
 			var bar *progressBar
-			if !asJSON && isTerminal(a.stderr) {
+			switch {
+			case asJSON:
+			case isTerminal(a.stderr):
 				bar = &progressBar{w: a.stderr}
 				opt.Progress = bar.update
+			default:
+				// No terminal to redraw a bar on: a line per file.
+				opt.Progress = func(pr ingest.Progress) { printFileLine(a.stderr, pr) }
 			}
 			sum, err := ingest.Run(ctx, ix, args, opt)
 			if bar != nil {
@@ -127,6 +133,24 @@ func printIngestSummary(w io.Writer, s *ingest.Summary, path string) {
 		}
 	}
 	fmt.Fprintf(w, "index: %s\n", path)
+}
+
+// printFileLine prints the result of the file just processed, for logs
+// and pipes: "[3/120] indexed docs/a.pdf: 12 pages, 40 sections".
+func printFileLine(w io.Writer, pr ingest.Progress) {
+	r := pr.Last
+	fmt.Fprintf(w, "[%d/%d] %s %s", pr.FilesDone, pr.FilesTotal, r.Status, r.Path)
+	switch r.Status {
+	case ingest.Indexed, ingest.Unchanged:
+		if r.Pages > 0 {
+			fmt.Fprintf(w, ": %s, %s", count(r.Pages, "page"), count(r.Sections, "section"))
+		} else {
+			fmt.Fprintf(w, ": %s", count(r.Sections, "section"))
+		}
+	case ingest.Skipped, ingest.Removed:
+		fmt.Fprintf(w, ": %s", r.Reason)
+	}
+	fmt.Fprintln(w)
 }
 
 // progressBar renders ingest progress on one terminal line.
@@ -202,4 +226,9 @@ func (a *app) indexCmd() *cobra.Command {
 	stats.Flags().BoolVar(&asJSON, "json", false, "print the statistics as JSON")
 	cmd.AddCommand(stats)
 	return cmd
+}
+
+// count is "1 page" or "n pages".
+func count(n int, noun string) string {
+	return strconv.Itoa(n) + " " + plural(n, noun, noun+"s")
 }

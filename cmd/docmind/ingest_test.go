@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -25,10 +26,23 @@ func TestIngestThenAskFromIndex(t *testing.T) {
 	if sum.Indexed != 2 || sum.Sections == 0 {
 		t.Fatalf("summary %+v", sum)
 	}
-	// Re-ingesting unchanged files is a no-op.
+	if r.stderr != "" {
+		t.Errorf("ingest --json wrote to stderr:\n%s", r.stderr)
+	}
+	// Re-ingesting unchanged files is a no-op. Without a terminal, each
+	// file gets a line on stderr as it is done.
 	r = runCLI(t, env, "ingest", "examples/contract")
 	if r.code != exitOK || !strings.HasPrefix(r.stdout, "0 indexed, 2 unchanged, 0 skipped") {
 		t.Fatalf("re-ingest exit %d:\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	lines := strings.Split(strings.TrimSpace(r.stderr), "\n")
+	if len(lines) != 2 {
+		t.Fatalf("ingest without a terminal printed %d lines on stderr, want one per file:\n%s", len(lines), r.stderr)
+	}
+	for i, l := range lines {
+		if want := fmt.Sprintf("[%d/2] unchanged ", i+1); !strings.HasPrefix(l, want) || !strings.Contains(l, "examples/contract/") || !strings.HasSuffix(l, " sections") {
+			t.Errorf("line %d = %q, want %q, the file and its sections", i+1, l, want)
+		}
 	}
 	r = runCLI(t, env, "index", "stats", "--json")
 	var st struct{ Documents, Sections, Pages int }

@@ -2,7 +2,8 @@
 // judge-checked answers, and says so when it cannot.
 //
 // Exit codes: 0 answered, 1 error, 2 usage error, 3 the fallback message was
-// returned (the documents did not support a confident answer).
+// returned (the documents did not support a confident answer), 4 the run is
+// waiting for review (ask --review; resume it with runs resume).
 package main
 
 import (
@@ -26,6 +27,7 @@ const (
 	exitError    = 1
 	exitUsage    = 2
 	exitFallback = 3
+	exitReview   = 4 // a run paused for human review (ask --review)
 )
 
 // interruptGrace is how long a command may take to wind down after Ctrl-C

@@ -215,3 +215,14 @@ func TestOfflineNoticeOnStderr(t *testing.T) {
 		t.Errorf("want one stderr line saying offline mode, got:\n%s", r.stderr)
 	}
 }
+
+// --help lists every exit code the command uses, 4 (waiting for review)
+// included.
+func TestHelpListsExitCodes(t *testing.T) {
+	r := runCLI(t, nil, "--help")
+	for code, what := range map[int]string{exitOK: "0 answered", exitError: "1 error", exitUsage: "2 usage error", exitFallback: "3 no confident answer", exitReview: "4 waiting for review"} {
+		if !strings.Contains(r.stdout+r.stderr, what) {
+			t.Errorf("--help does not list exit code %d (%q):\n%s", code, what, r.stdout)
+		}
+	}
+}

@@ -36,7 +36,8 @@ With OPENAI_API_KEY, OPENAI_BASE_URL, ANTHROPIC_API_KEY or OLLAMA_HOST set it
 uses that LLM; with nothing set it runs fully offline (BM25 retrieval,
 extractive answers, deterministic judge).
 
-Exit codes: 0 answered, 1 error, 2 usage error, 3 no confident answer.`,
+Exit codes: 0 answered, 1 error, 2 usage error, 3 no confident answer,
+4 waiting for review (ask --review; see runs resume).`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}

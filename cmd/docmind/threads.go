@@ -19,9 +19,6 @@ import (
 	"github.com/docmind/docmind/threads"
 )
 
-// exitReview is the exit code of a run paused for human review.
-const exitReview = 4
-
 // threadFlags are the flags of the commands that use the run ledger.
 type threadFlags struct {
 	dataDir       string
@@ -85,7 +82,7 @@ func (a *app) manager(ctx context.Context, c *cobra.Command, pf *pipelineFlags, 
 		}
 		cfg.Runner = p.Runner()
 		cfg.Rewriter = threads.Rules{}
-		if p.Mode() != "offline" {
+		if p.Mode() != docmind.ModeOffline {
 			models, err := providers.FromEnv(a.getenv, providers.Config{Provider: pf.provider, Model: pf.model, BaseURL: pf.baseURL})
 			if err != nil {
 				return nil, err
