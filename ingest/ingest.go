@@ -319,7 +319,7 @@ func prepareFile(ctx context.Context, ix *index.Index, f file, opt Options) (Res
 	}
 	// The index's errors name the document ("read document /x/a.txt from
 	// index ..."); the result already does.
-	skipIndex := func(err error) (Result, *index.Document, []schema.Section) {
+	skipIndex := func(err error) (Result, *index.Document, []schema.Section, StreamFunc) {
 		return skip(strings.ReplaceAll(err.Error(), "document "+f.path+" ", "document "))
 	}
 	if f.outside {
