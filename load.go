@@ -55,10 +55,19 @@ func NewLoader(opts ...loader.Option) (*loader.Loader, func()) {
 		loader.WithParser(loader.FormatPDF, lp),
 		loader.WithParser(loader.FormatDOCX, loader.ParserFunc(docx.Parse)),
 		loader.WithParser(loader.FormatHTML, loader.ParserFunc(html.Parse)),
-		loader.WithDecoder(loader.TextDecoderFunc(decodeText)),
+		loader.WithDecoder(textDecoder{}),
 	}
 	return loader.New(append(base, opts...)...), lp.close
 }
+
+// textDecoder decodes text in any encoding formats/text recognises, and
+// vouches for the files it returns unchanged (so that large plain-text
+// files are sectioned while being read).
+type textDecoder struct{}
+
+func (textDecoder) Decode(data []byte) (string, error) { return decodeText(data) }
+
+func (textDecoder) NewCheck() loader.DecodeCheck { return &text.Check{} }
 
 // decodeText decodes text in any encoding formats/text recognises.
 func decodeText(data []byte) (string, error) {

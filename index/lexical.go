@@ -107,6 +107,7 @@ func decodePostings(data []byte, fn func(p posting)) error {
 type segmentBuilder struct {
 	terms    map[string]*termPostings
 	sections int
+	size     int // bytes of postings, roughly
 }
 
 type termPostings struct {
@@ -129,7 +130,9 @@ func (b *segmentBuilder) add(id int64, tfs []termFreq, length int) {
 			tp = &termPostings{}
 			b.terms[t.term] = tp
 		}
+		n := len(tp.buf)
 		tp.buf = appendPosting(tp.buf, tp.last, posting{id: id, tf: uint32(t.tf), length: uint32(length)})
+		b.size += len(tp.buf) - n
 		tp.last = id
 		tp.df++
 	}
@@ -144,7 +147,9 @@ func (b *segmentBuilder) addContext(id int64, tfs []termFreq, length int) {
 			tp = &termPostings{}
 			b.terms[t.term] = tp
 		}
+		n := len(tp.buf)
 		tp.buf = appendPosting(tp.buf, tp.last, posting{id: id, tf: uint32(t.tf), length: uint32(length)})
+		b.size += len(tp.buf) - n
 		tp.last = id
 		tp.df++
 	}

@@ -141,95 +141,229 @@ func embedText(s schema.Section) string {
 }
 
 func (ix *Index) writeBatch(ctx context.Context, tx *sql.Tx, batch []DocumentSections, p *prepared) error {
-	if p.vecs != nil {
-		if err := ix.checkModel(ctx, tx, p.dim, true); err != nil {
-			return err
-		}
+	w, err := ix.newSectionWriter(ctx, tx)
+	if err != nil {
+		return err
 	}
-	// Section ids are assigned here (the transaction holds the write lock)
-	// so that sections can be inserted many rows per statement.
-	var nextID int64
-	if err := tx.QueryRowContext(ctx, `SELECT max(coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'sections'), 0), coalesce((SELECT max(id) FROM sections), 0)) + 1`).Scan(&nextID); err != nil {
-		return fmt.Errorf("allocate section ids: %w", err)
-	}
-	secRows := newBulk(tx, `INSERT INTO sections(id, key, doc_id, title, heading_path, content, page, page_end, page_label, chunk, length, page_printed, doc_title, doc_entity, doc_period) VALUES `, 15)
-	vecRows := newBulk(tx, `INSERT INTO vectors(section, vec) VALUES `, 2)
-	seg := newSegmentBuilder()
-	now := time.Now()
 	i := 0
-	var added, addedLen int64
 	for _, d := range batch {
-		docID, existed, err := lookupDoc(ctx, tx, d.Doc.Path)
+		docID, err := w.putDoc(ctx, d.Doc, d.Append)
 		if err != nil {
 			return err
 		}
-		if existed && !d.Append {
-			if err := deleteDocTx(ctx, tx, docID); err != nil {
-				return err
-			}
-			existed = false
+		if err := w.putSections(ctx, docID, d.Doc.Path, d.Sections, p, i); err != nil {
+			return err
 		}
-		if existed {
-			if _, err := tx.ExecContext(ctx, `UPDATE documents SET ingested_at = ? WHERE id = ?`, now.UnixNano(), docID); err != nil {
-				return err
-			}
-		} else {
-			res, err := tx.ExecContext(ctx, `INSERT INTO documents(path, hash, size, mtime, format, pages, title, ingested_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-				d.Doc.Path, d.Doc.Hash, d.Doc.Size, d.Doc.ModTime.UnixNano(), d.Doc.Format, d.Doc.Pages, d.Doc.Title, now.UnixNano())
-			if err != nil {
-				return fmt.Errorf("insert document: %w", err)
-			}
-			if docID, err = res.LastInsertId(); err != nil {
-				return err
-			}
-		}
-		seen := map[string]int{}
-		for _, s := range d.Sections {
-			key := s.ID
-			if key == "" {
-				key = StableID(d.Doc.Path, s.Title, s.Page, s.Chunk)
-			}
-			if n := seen[key]; n > 0 {
-				seen[key] = n + 1
-				key += "~" + strconv.Itoa(n+1)
-			} else {
-				seen[key] = 1
-			}
-			rowid := nextID
-			nextID++
-			if err := secRows.add(ctx, rowid, key, docID, s.Title, s.Title, s.Content, s.Page, s.PageEnd, s.PageLabel, s.Chunk, p.lengths[i], s.PagePrinted, s.DocTitle, s.DocEntity, s.DocPeriod); err != nil {
-				return fmt.Errorf("insert sections: %w", err)
-			}
-			if p.lengths[i] > 0 {
-				seg.add(rowid, p.terms[i], p.lengths[i])
-				seg.addContext(rowid, p.ctx[i], p.ctxLens[i])
-				added++
-				addedLen += int64(p.lengths[i])
-			}
-			if p.vecs != nil {
-				if err := vecRows.add(ctx, rowid, encodeVector(p.vecs[i])); err != nil {
-					return fmt.Errorf("insert vectors: %w", err)
-				}
-			}
-			i++
-		}
+		i += len(d.Sections)
 	}
-	if err := secRows.flush(ctx); err != nil {
+	return w.finish(ctx)
+}
+
+// sectionWriter writes documents and their sections in one write
+// transaction: section rows, vectors and the postings of one new segment
+// (more when they outgrow segmentFlush).
+type sectionWriter struct {
+	ix               *Index
+	tx               *sql.Tx
+	nextID           int64
+	secRows, vecRows *bulk
+	seg              *segmentBuilder
+	now              time.Time
+	seen             map[string]int // section keys of the current document
+	added, addedLen  int64
+	checkedModel     bool
+}
+
+func (ix *Index) newSectionWriter(ctx context.Context, tx *sql.Tx) (*sectionWriter, error) {
+	w := &sectionWriter{ix: ix, tx: tx, seg: newSegmentBuilder(), now: time.Now()}
+	// Section ids are assigned here (the transaction holds the write lock)
+	// so that sections can be inserted many rows per statement.
+	if err := tx.QueryRowContext(ctx, `SELECT max(coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'sections'), 0), coalesce((SELECT max(id) FROM sections), 0)) + 1`).Scan(&w.nextID); err != nil {
+		return nil, fmt.Errorf("allocate section ids: %w", err)
+	}
+	w.secRows = newBulk(tx, `INSERT INTO sections(id, key, doc_id, title, heading_path, content, page, page_end, page_label, chunk, length, page_printed, doc_title, doc_entity, doc_period) VALUES `, 15)
+	w.vecRows = newBulk(tx, `INSERT INTO vectors(section, vec) VALUES `, 2)
+	return w, nil
+}
+
+// putDoc writes a document's row, replacing the document with its path
+// (appending keeps its sections), and returns its id.
+func (w *sectionWriter) putDoc(ctx context.Context, doc Document, appendTo bool) (int64, error) {
+	tx := w.tx
+	w.seen = map[string]int{}
+	docID, existed, err := lookupDoc(ctx, tx, doc.Path)
+	if err != nil {
+		return 0, err
+	}
+	if existed && !appendTo {
+		if err := deleteDocTx(ctx, tx, docID); err != nil {
+			return 0, err
+		}
+		existed = false
+	}
+	if existed {
+		if _, err := tx.ExecContext(ctx, `UPDATE documents SET ingested_at = ? WHERE id = ?`, w.now.UnixNano(), docID); err != nil {
+			return 0, err
+		}
+		return docID, nil
+	}
+	res, err := tx.ExecContext(ctx, `INSERT INTO documents(path, hash, size, mtime, format, pages, title, ingested_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+		doc.Path, doc.Hash, doc.Size, doc.ModTime.UnixNano(), doc.Format, doc.Pages, doc.Title, w.now.UnixNano())
+	if err != nil {
+		return 0, fmt.Errorf("insert document: %w", err)
+	}
+	return res.LastInsertId()
+}
+
+// putSections writes sections of the document docID at path, analysed
+// (and embedded) in p from p's section number i on.
+func (w *sectionWriter) putSections(ctx context.Context, docID int64, path string, sections []schema.Section, p *prepared, i int) error {
+	if p.vecs != nil && !w.checkedModel {
+		if err := w.ix.checkModel(ctx, w.tx, p.dim, true); err != nil {
+			return err
+		}
+		w.checkedModel = true
+	}
+	for _, s := range sections {
+		key := s.ID
+		if key == "" {
+			key = StableID(path, s.Title, s.Page, s.Chunk)
+		}
+		if n := w.seen[key]; n > 0 {
+			w.seen[key] = n + 1
+			key += "~" + strconv.Itoa(n+1)
+		} else {
+			w.seen[key] = 1
+		}
+		rowid := w.nextID
+		w.nextID++
+		if err := w.secRows.add(ctx, rowid, key, docID, s.Title, s.Title, s.Content, s.Page, s.PageEnd, s.PageLabel, s.Chunk, p.lengths[i], s.PagePrinted, s.DocTitle, s.DocEntity, s.DocPeriod); err != nil {
+			return fmt.Errorf("insert sections: %w", err)
+		}
+		if p.lengths[i] > 0 {
+			w.seg.add(rowid, p.terms[i], p.lengths[i])
+			w.seg.addContext(rowid, p.ctx[i], p.ctxLens[i])
+			w.added++
+			w.addedLen += int64(p.lengths[i])
+		}
+		if p.vecs != nil {
+			if err := w.vecRows.add(ctx, rowid, encodeVector(p.vecs[i])); err != nil {
+				return fmt.Errorf("insert vectors: %w", err)
+			}
+		}
+		i++
+	}
+	if w.seg.size >= segmentFlush {
+		// Postings of a very large document go to several segments, so
+		// that they are not all held until the commit.
+		if err := w.seg.write(ctx, w.tx); err != nil {
+			return err
+		}
+		w.seg = newSegmentBuilder()
+	}
+	return nil
+}
+
+// segmentFlush is the size of postings a sectionWriter holds before it
+// writes them as a segment.
+const segmentFlush = 16 << 20
+
+func (w *sectionWriter) finish(ctx context.Context) error {
+	tx := w.tx
+	if err := w.secRows.flush(ctx); err != nil {
 		return fmt.Errorf("insert sections: %w", err)
 	}
-	if err := vecRows.flush(ctx); err != nil {
+	if err := w.vecRows.flush(ctx); err != nil {
 		return fmt.Errorf("insert vectors: %w", err)
 	}
-	if err := seg.write(ctx, tx); err != nil {
+	if err := w.seg.write(ctx, tx); err != nil {
 		return err
 	}
-	if _, err := tx.ExecContext(ctx, `UPDATE lex_stats SET n = n + ?, total_len = total_len + ? WHERE id = 1`, added, addedLen); err != nil {
+	if _, err := tx.ExecContext(ctx, `UPDATE lex_stats SET n = n + ?, total_len = total_len + ? WHERE id = 1`, w.added, w.addedLen); err != nil {
 		return err
 	}
 	if err := bumpGeneration(ctx, tx); err != nil {
 		return err
 	}
 	return mergeSegments(ctx, tx)
+}
+
+// streamBatch is how many sections PutDocumentStream analyses and writes
+// at a time.
+const streamBatch = 256
+
+// PutDocumentStream writes a document too large to hold whole, in one
+// transaction like PutDocument: readers see the old document or the
+// complete new one, never part of it, and an error (or a kill) leaves the
+// old one. write produces the sections in order, passing each to put
+// (which returns the index's errors), and may set doc's Title, Pages and
+// Format, written when it returns; an error from write ends the
+// transaction and is returned as it is. Sections are analysed (and
+// embedded, inside the transaction) and written streamBatch at a time,
+// so memory does not grow with the document's size beyond a few bytes of
+// postings and id per section. write is called again if the transaction
+// has to be retried.
+func (ix *Index) PutDocumentStream(ctx context.Context, doc Document, write func(doc *Document, put func(schema.Section) error) error) error {
+	if doc.Path == "" {
+		return errors.New("write document: empty path")
+	}
+	var werr error
+	err := ix.writeTx(ctx, func(tx *sql.Tx) error {
+		werr = nil
+		w, err := ix.newSectionWriter(ctx, tx)
+		if err != nil {
+			return err
+		}
+		d := doc
+		docID, err := w.putDoc(ctx, d, false)
+		if err != nil {
+			return err
+		}
+		var batch []schema.Section
+		flush := func() error {
+			if len(batch) == 0 {
+				return nil
+			}
+			p, err := ix.prepare(ctx, []DocumentSections{{Doc: d, Sections: batch}})
+			if err != nil {
+				return err
+			}
+			if err := w.putSections(ctx, docID, d.Path, batch, p, 0); err != nil {
+				return err
+			}
+			clear(batch)
+			batch = batch[:0]
+			return nil
+		}
+		var ierr error // the index's error, seen by put
+		put := func(s schema.Section) error {
+			batch = append(batch, s)
+			if len(batch) == streamBatch {
+				ierr = flush()
+			}
+			return ierr
+		}
+		if err := write(&d, put); err != nil {
+			if ierr == nil {
+				werr = err
+			}
+			return err
+		}
+		if err := flush(); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE documents SET title = ?, pages = ?, format = ? WHERE id = ?`, d.Title, d.Pages, d.Format, docID); err != nil {
+			return err
+		}
+		return w.finish(ctx)
+	})
+	if werr != nil {
+		return werr
+	}
+	if err != nil {
+		return fmt.Errorf("write %s to index %s: %w", doc.Path, ix.path, err)
+	}
+	return nil
 }
 
 // bulk inserts rows many per statement: the driver prepares every

@@ -12,6 +12,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -40,6 +41,27 @@ type ParserFunc func(ctx context.Context, path string, data []byte) ([]schema.Se
 func (f ParserFunc) Parse(ctx context.Context, path string, data []byte) ([]schema.Section, int, string, error) {
 	return f(ctx, path, data)
 }
+
+// StreamParser is a Parser that can section some files while reading
+// them, without holding them whole: Run uses it for files of at least
+// Options.StreamAbove bytes.
+type StreamParser interface {
+	Parser
+	// NewProbe returns a Probe for the file at path.
+	NewProbe(path string) Probe
+}
+
+// Probe is written a whole file; Stream then returns how to section it
+// while reading it again, or nil when the file must be parsed whole.
+type Probe interface {
+	io.Writer
+	Stream() StreamFunc
+}
+
+// StreamFunc sections a file read from r, calling emit with each section
+// in order, and returns its page count and format. It returns emit's
+// error when emit fails.
+type StreamFunc func(ctx context.Context, r io.Reader, emit func(schema.Section) error) (pages int, format string, err error)
 
 // Status is what happened to one file.
 type Status string
@@ -80,6 +102,10 @@ type Progress struct {
 // DefaultMaxFileSize is the size above which files are skipped.
 const DefaultMaxFileSize = 256 << 20
 
+// DefaultStreamAbove is the size from which files are sectioned while
+// read (when the parser can, see StreamParser).
+const DefaultStreamAbove = 8 << 20
+
 // Options configure Run.
 type Options struct {
 	// Parser parses files; required.
@@ -102,6 +128,12 @@ type Options struct {
 	// folders given; by default they are skipped with a reason, and a
 	// document an earlier run read through such a link is removed.
 	FollowSymlinks bool
+	// StreamAbove is the size from which a file the parser can stream (a
+	// StreamParser) is read twice — hashed and probed, then sectioned and
+	// written in batches within its document's one transaction — rather
+	// than held whole with its text and sections (0 = DefaultStreamAbove,
+	// < 0 = never).
+	StreamAbove int64
 }
 
 // Summary is the outcome of a run.
@@ -153,6 +185,9 @@ func Run(ctx context.Context, ix *index.Index, paths []string, opt Options) (*Su
 	if opt.Workers <= 0 {
 		opt.Workers = runtime.GOMAXPROCS(0)
 	}
+	if opt.StreamAbove == 0 {
+		opt.StreamAbove = DefaultStreamAbove
+	}
 	start := time.Now()
 	files, roots, err := walk(paths, ix.Path(), loader.WalkOptions{IncludeHidden: opt.IncludeHidden, FollowSymlinks: opt.FollowSymlinks})
 	if err != nil {
@@ -172,6 +207,7 @@ func Run(ctx context.Context, ix *index.Index, paths []string, opt Options) (*Su
 		res Result
 		doc *index.Document
 		sec []schema.Section
+		str StreamFunc
 	}
 	jobs := make(chan job)
 	results := make(chan done, opt.Workers)
@@ -183,9 +219,9 @@ func Run(ctx context.Context, ix *index.Index, paths []string, opt Options) (*Su
 		go func() {
 			defer wg.Done()
 			for j := range jobs {
-				res, doc, secs := prepareFile(ctx, ix, j.f, opt)
+				res, doc, secs, str := prepareFile(ctx, ix, j.f, opt)
 				select {
-				case results <- done{j.i, res, doc, secs}:
+				case results <- done{j.i, res, doc, secs, str}:
 				case <-ctx.Done():
 					return
 				}
@@ -209,7 +245,13 @@ func Run(ctx context.Context, ix *index.Index, paths []string, opt Options) (*Su
 	prog := Progress{FilesTotal: len(files), BytesTotal: total}
 	var werr error
 	for d := range results {
-		if werr == nil && d.doc != nil {
+		if werr == nil && d.str != nil {
+			var err error
+			if d.res, err = writeStream(ctx, ix, *d.doc, d.res, d.str, maxSize(opt)); err != nil {
+				werr = fmt.Errorf("ingest %s: %w", d.res.Path, err)
+				cancel()
+			}
+		} else if werr == nil && d.doc != nil {
 			if err := ix.PutDocument(ctx, *d.doc, d.sec); err != nil {
 				werr = fmt.Errorf("ingest: %w", err) // err names the document
 				cancel()
@@ -266,16 +308,18 @@ func Run(ctx context.Context, ix *index.Index, paths []string, opt Options) (*Su
 }
 
 // prepareFile reads, hashes and parses one file. It returns the document
-// to write (nil when there is nothing to write).
-func prepareFile(ctx context.Context, ix *index.Index, f file, opt Options) (Result, *index.Document, []schema.Section) {
+// to write (nil when there is nothing to write) with its sections, or,
+// for a file to section while writing it, the document (without title,
+// pages and format) and how to section it.
+func prepareFile(ctx context.Context, ix *index.Index, f file, opt Options) (Result, *index.Document, []schema.Section, StreamFunc) {
 	res := Result{Path: f.path, Bytes: f.size}
-	skip := func(reason string) (Result, *index.Document, []schema.Section) {
+	skip := func(reason string) (Result, *index.Document, []schema.Section, StreamFunc) {
 		res.Status, res.Reason = Skipped, reason
-		return res, nil, nil
+		return res, nil, nil, nil
 	}
 	// The index's errors name the document ("read document /x/a.txt from
 	// index ..."); the result already does.
-	skipIndex := func(err error) (Result, *index.Document, []schema.Section) {
+	skipIndex := func(err error) (Result, *index.Document, []schema.Section, StreamFunc) {
 		return skip(strings.ReplaceAll(err.Error(), "document "+f.path+" ", "document "))
 	}
 	if f.outside {
@@ -288,22 +332,30 @@ func prepareFile(ctx context.Context, ix *index.Index, f file, opt Options) (Res
 	if f.skip != "" {
 		return skip(f.skip)
 	}
-	max := opt.MaxFileSize
-	if max < 0 {
-		max = 0
+	max := maxSize(opt)
+	var (
+		data   []byte
+		fi     fs.FileInfo
+		hash   string
+		stream StreamFunc
+		err    error
+	)
+	sp, streams := opt.Parser.(StreamParser)
+	if streams && opt.StreamAbove > 0 && f.size >= opt.StreamAbove {
+		hash, fi, stream, err = probeFile(f.path, max, sp)
+	} else {
+		data, fi, err = loader.ReadFile(f.path, max)
+		hash = hashOf(data)
 	}
-	data, fi, err := loader.ReadFile(f.path, max)
 	if fi != nil {
 		res.Bytes = fi.Size()
 	}
 	if err != nil {
 		return skip(err.Error())
 	}
-	if len(data) == 0 {
+	if fi.Size() == 0 && len(data) == 0 {
 		return skip("empty file")
 	}
-	sum := sha256.Sum256(data)
-	hash := hex.EncodeToString(sum[:])
 	old, found, err := ix.Document(ctx, f.path)
 	if err != nil {
 		return skipIndex(err)
@@ -321,7 +373,20 @@ func prepareFile(ctx context.Context, ix *index.Index, f file, opt Options) (Res
 			_ = ix.TouchDocument(ctx, f.path, fi.ModTime())
 		}
 		res.Status, res.Format, res.Pages, res.Sections = Unchanged, old.Format, old.Pages, old.Sections
-		return res, nil, nil
+		return res, nil, nil, nil
+	}
+	doc := &index.Document{Path: f.path, Hash: hash, Size: fi.Size(), ModTime: fi.ModTime()}
+	if stream != nil {
+		return res, doc, nil, stream
+	}
+	if data == nil { // probed, but to be parsed whole
+		if data, fi, err = loader.ReadFile(f.path, max); err != nil {
+			return skip(err.Error())
+		}
+		doc.Hash, doc.Size, doc.ModTime = hashOf(data), fi.Size(), fi.ModTime()
+	}
+	if len(data) == 0 {
+		return skip("empty file")
 	}
 	secs, pages, format, err := safeParse(ctx, opt.Parser, f.path, data)
 	res.Format = format
@@ -330,33 +395,156 @@ func prepareFile(ctx context.Context, ix *index.Index, f file, opt Options) (Res
 	}
 	var kept []schema.Section
 	for _, s := range secs {
-		if strings.TrimSpace(s.Content) != "" || strings.TrimSpace(s.Title) != "" {
+		if hasText(s) {
 			kept = append(kept, s)
 		}
 	}
 	if len(kept) == 0 {
 		return skip("no text found")
 	}
-	title := ""
-	if len(kept) > 0 {
-		title = kept[0].Title
-	}
-	doc := &index.Document{Path: f.path, Hash: hash, Size: fi.Size(), ModTime: fi.ModTime(), Format: format, Pages: pages, Title: title}
+	doc.Format, doc.Pages, doc.Title = format, pages, kept[0].Title
 	res.Status, res.Pages, res.Sections = Indexed, pages, len(kept)
-	return res, doc, kept
+	return res, doc, kept, nil
+}
+
+func maxSize(opt Options) int64 { return max(opt.MaxFileSize, 0) }
+
+func hashOf(data []byte) string {
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:])
+}
+
+// hasText reports a section worth indexing.
+func hasText(s schema.Section) bool {
+	return strings.TrimSpace(s.Content) != "" || strings.TrimSpace(s.Title) != ""
+}
+
+// probeFile reads a file once, hashing it and writing it to the parser's
+// probe, and returns its hash and, when the parser can section it while
+// reading it, how.
+func probeFile(path string, max int64, sp StreamParser) (string, fs.FileInfo, StreamFunc, error) {
+	f, fi, err := loader.OpenFile(path, max)
+	if err != nil {
+		return "", fi, nil, err
+	}
+	defer f.Close()
+	h := sha256.New()
+	probe := sp.NewProbe(path)
+	n, err := io.Copy(io.MultiWriter(h, probe), loader.LimitReader(f, max))
+	if err != nil {
+		return "", fi, nil, errors.New(loader.DescribeFSError(err))
+	}
+	if max > 0 && n > max {
+		return "", fi, nil, &loader.TooLargeError{Size: fi.Size(), Max: max}
+	}
+	return hex.EncodeToString(h.Sum(nil)), fi, probe.Stream(), nil
+}
+
+// fileError is a reason to skip a file found while streaming it into the
+// index.
+type fileError struct{ error }
+
+// writeStream sections a file while writing it to the index in one
+// transaction (index.PutDocumentStream): a file that turns out unusable
+// (or changed since it was hashed) leaves the index as it was and is
+// reported as skipped. An error is the index's, or ctx's.
+func writeStream(ctx context.Context, ix *index.Index, doc index.Document, res Result, stream StreamFunc, max int64) (Result, error) {
+	var pages, n int
+	var format string
+	err := ix.PutDocumentStream(ctx, doc, func(d *index.Document, put func(schema.Section) error) error {
+		f, _, err := loader.OpenFile(doc.Path, max)
+		if err != nil {
+			return fileError{err}
+		}
+		defer f.Close()
+		h := sha256.New()
+		cr := &countReader{r: loader.LimitReader(f, max)}
+		n = 0
+		var perr error // put's error: the index's
+		pages, format, err = stream(ctx, io.TeeReader(cr, h), func(s schema.Section) error {
+			if !hasText(s) {
+				return nil
+			}
+			if n == 0 {
+				d.Title = s.Title
+			}
+			n++
+			perr = put(s)
+			return perr
+		})
+		switch {
+		case perr != nil:
+			return perr
+		case ctx.Err() != nil:
+			return ctx.Err()
+		case err != nil:
+			return fileError{err}
+		case max > 0 && cr.n > max:
+			return fileError{&loader.TooLargeError{Size: cr.n, Max: max}}
+		case hex.EncodeToString(h.Sum(nil)) != doc.Hash:
+			return fileError{errors.New("file changed while being read")}
+		case n == 0:
+			return fileError{errors.New("no text found")}
+		}
+		d.Pages, d.Format = pages, format
+		return nil
+	})
+	res.Format = format
+	var fe fileError
+	if errors.As(err, &fe) {
+		res.Status, res.Reason = Skipped, fe.Error()
+		return res, nil
+	}
+	if err != nil {
+		return res, err
+	}
+	res.Status, res.Pages, res.Sections = Indexed, pages, n
+	return res, nil
+}
+
+type countReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
 }
 
 // LoaderParser adapts a loader.Loader to Parser: detect the format,
 // parse, and split into sections with the loader's section options — the parsing and
 // sectioning every document path of DocMind shares.
 func LoaderParser(l *loader.Loader) Parser {
-	return ParserFunc(func(ctx context.Context, path string, data []byte) ([]schema.Section, int, string, error) {
-		doc, err := l.Parse(ctx, path, data)
-		if err != nil {
-			return nil, 0, "", err
-		}
-		return l.Split(doc), doc.Pages, doc.Format, nil
-	})
+	return loaderParser{l}
+}
+
+// loaderParser is LoaderParser; it streams the plain-text files the
+// loader can section while reading them (loader.Probe).
+type loaderParser struct{ l *loader.Loader }
+
+func (p loaderParser) Parse(ctx context.Context, path string, data []byte) ([]schema.Section, int, string, error) {
+	doc, err := p.l.Parse(ctx, path, data)
+	if err != nil {
+		return nil, 0, "", err
+	}
+	return p.l.Split(doc), doc.Pages, doc.Format, nil
+}
+
+func (p loaderParser) NewProbe(path string) Probe { return loaderProbe{p.l.NewProbe(path)} }
+
+type loaderProbe struct{ *loader.Probe }
+
+func (p loaderProbe) Stream() StreamFunc {
+	ts, ok := p.Probe.Stream()
+	if !ok {
+		return nil
+	}
+	return func(ctx context.Context, r io.Reader, emit func(schema.Section) error) (int, string, error) {
+		pages, err := ts.Sections(ctx, r, emit)
+		return pages, loader.FormatText, err
+	}
 }
 
 // safeParse calls the parser, turning a panic into an error.

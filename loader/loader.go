@@ -127,7 +127,7 @@ func New(opts ...Option) *Loader {
 			FormatMarkdown: MarkdownParser{},
 			FormatText:     TextParser{},
 		},
-		decoder: TextDecoderFunc(DecodeUTF8),
+		decoder: utf8Decoder{},
 		maxSize: DefaultMaxFileSize,
 	}
 	for _, o := range opts {

@@ -87,45 +87,58 @@ func Sections(doc *document.Document, opts SectionOptions) []schema.Section {
 		if len(g.blocks) == 0 {
 			continue
 		}
-		pathKey := strings.Join(g.path, "\x1f")
-		seen[pathKey]++
-		if n := seen[pathKey]; n > 1 {
-			pathKey += "\x1f#" + strconv.Itoa(n)
-		}
+		pathKey := groupKey(g.path, seen)
 		for i, c := range chunkGroup(g, opts) {
-			s := schema.Section{
-				ID:      sectionID(doc.Source, pathKey, i),
-				Title:   g.title,
-				Path:    append([]string(nil), g.path...),
-				Content: c.text,
-				Source:  doc.Source,
-				Page:    c.page,
-				Chunk:   i,
-
-				DocTitle:  docTitle,
-				DocEntity: doc.Entity,
-				DocPeriod: doc.Period,
-			}
-			if c.pageEnd > c.page {
-				s.PageEnd = c.pageEnd
-			}
-			if l, ok := doc.PageLabels[c.page]; ok && c.page > 0 {
-				s.PageLabel = l
-				s.PagePrinted = doc.PrintedPages[c.page]
-				if s.PageEnd > 0 {
-					le, ok := doc.PageLabels[s.PageEnd]
-					if s.PagePrinted && ok && doc.PrintedPages[s.PageEnd] {
-						s.PageLabel = l + "–" + le
-					} else {
-						// The range renders as page indices.
-						s.PagePrinted = false
-					}
-				}
-			}
-			out = append(out, s)
+			out = append(out, makeSection(doc, docTitle, g, pathKey, i, c))
 		}
 	}
 	return out
+}
+
+// makeSection is chunk number i of group g, whose heading path key is
+// pathKey.
+func makeSection(doc *document.Document, docTitle string, g group, pathKey string, i int, c chunk) schema.Section {
+	s := schema.Section{
+		ID:      sectionID(doc.Source, pathKey, i),
+		Title:   g.title,
+		Path:    append([]string(nil), g.path...),
+		Content: c.text,
+		Source:  doc.Source,
+		Page:    c.page,
+		Chunk:   i,
+
+		DocTitle:  docTitle,
+		DocEntity: doc.Entity,
+		DocPeriod: doc.Period,
+	}
+	if c.pageEnd > c.page {
+		s.PageEnd = c.pageEnd
+	}
+	if l, ok := doc.PageLabels[c.page]; ok && c.page > 0 {
+		s.PageLabel = l
+		s.PagePrinted = doc.PrintedPages[c.page]
+		if s.PageEnd > 0 {
+			le, ok := doc.PageLabels[s.PageEnd]
+			if s.PagePrinted && ok && doc.PrintedPages[s.PageEnd] {
+				s.PageLabel = l + "–" + le
+			} else {
+				// The range renders as page indices.
+				s.PagePrinted = false
+			}
+		}
+	}
+	return s
+}
+
+// groupKey is the key of a heading path in section ids: the path, and
+// from its second group on the group's number among those with that path.
+func groupKey(path []string, seen map[string]int) string {
+	key := strings.Join(path, "\x1f")
+	seen[key]++
+	if n := seen[key]; n > 1 {
+		key += "\x1f#" + strconv.Itoa(n)
+	}
+	return key
 }
 
 // DocTitle is the title sections give their document: its own title, or
@@ -153,21 +166,27 @@ func groupBlocks(doc *document.Document, opts SectionOptions) []group {
 			continue
 		}
 		groups = append(groups, cur)
-		for len(stack) > 0 && stack[len(stack)-1].Level >= bl.Level {
-			stack = stack[:len(stack)-1]
-		}
-		stack = append(stack, bl)
-		path := make([]string, len(stack))
-		for i, h := range stack {
-			path[i] = h.Text
-		}
-		title := bl.Text
-		if !opts.KeepNumbers {
-			title = StripSectionNumber(title)
-		}
-		cur = group{path: path, title: title}
+		stack, cur = headingGroup(stack, bl, opts)
 	}
 	return append(groups, cur)
+}
+
+// headingGroup opens the group of heading bl under the open headings in
+// stack (outermost first) and returns the headings then open.
+func headingGroup(stack []document.Block, bl document.Block, opts SectionOptions) ([]document.Block, group) {
+	for len(stack) > 0 && stack[len(stack)-1].Level >= bl.Level {
+		stack = stack[:len(stack)-1]
+	}
+	stack = append(stack, bl)
+	path := make([]string, len(stack))
+	for i, h := range stack {
+		path[i] = h.Text
+	}
+	title := bl.Text
+	if !opts.KeepNumbers {
+		title = StripSectionNumber(title)
+	}
+	return stack, group{path: path, title: title}
 }
 
 // sectionID hashes the source path, heading path and chunk index.
@@ -189,8 +208,11 @@ type chunk struct {
 // unit is a sentence (or a piece of an over-long one) of a block.
 type unit struct {
 	text  string
+	runes int
 	page  int
 	block int
+	// table marks a unit of a table block (a row).
+	table bool
 }
 
 func chunkGroup(g group, opts SectionOptions) []chunk {
@@ -202,65 +224,110 @@ func chunkGroup(g group, opts SectionOptions) []chunk {
 		total += utf8.RuneCountInString(bl.Text)
 	}
 	if total <= opts.ChunkSize {
-		texts := make([]string, len(g.blocks))
-		c := chunk{page: g.blocks[0].Page}
-		for i, bl := range g.blocks {
-			texts[i] = bl.Text
-			c.pageEnd = max(c.pageEnd, bl.Page)
-		}
-		c.text = strings.Join(texts, "\n\n")
-		return []chunk{c}
+		return []chunk{joinBlocks(g.blocks)}
 	}
-
-	var units []unit
+	var out []chunk
+	p := packer{opts: opts, emit: func(c chunk) error { out = append(out, c); return nil }}
 	for bi, bl := range g.blocks {
-		var parts []string
-		if bl.Kind == document.Table {
-			parts = strings.Split(bl.Text, "\n")
-		} else {
-			parts = textproc.Sentences(bl.Text)
-		}
-		for _, p := range parts {
-			for _, piece := range splitLong(p, opts.ChunkSize) {
-				units = append(units, unit{text: piece, page: bl.Page, block: bi})
+		_ = p.addBlock(bl, bi)
+	}
+	_ = p.finish()
+	return out
+}
+
+// joinBlocks is the one chunk of a group no longer than the chunk size.
+func joinBlocks(blocks []document.Block) chunk {
+	texts := make([]string, len(blocks))
+	c := chunk{page: blocks[0].Page}
+	for i, bl := range blocks {
+		texts[i] = bl.Text
+		c.pageEnd = max(c.pageEnd, bl.Page)
+	}
+	c.text = strings.Join(texts, "\n\n")
+	return c
+}
+
+// packer packs the units of a group into chunks of at most ChunkSize
+// characters (a unit longer than that alone), consecutive chunks sharing
+// at least Overlap characters of whole units. Units are added one at a
+// time and a chunk is emitted as soon as the unit that does not fit in it
+// arrives, so only the units of the chunk being filled are held.
+type packer struct {
+	opts   SectionOptions
+	emit   func(chunk) error
+	window []unit // the units from the start of the chunk being filled
+}
+
+// addBlock adds the units of block number bi of the group: its sentences
+// (a table's rows), over-long ones split at word boundaries.
+func (p *packer) addBlock(bl document.Block, bi int) error {
+	var parts []string
+	table := bl.Kind == document.Table
+	if table {
+		parts = strings.Split(bl.Text, "\n")
+	} else {
+		parts = textproc.Sentences(bl.Text)
+	}
+	for _, part := range parts {
+		for _, piece := range splitLong(part, p.opts.ChunkSize) {
+			if err := p.add(unit{text: piece, runes: utf8.RuneCountInString(piece), page: bl.Page, block: bi, table: table}); err != nil {
+				return err
 			}
 		}
 	}
+	return nil
+}
 
-	var out []chunk
-	for i := 0; i < len(units); {
-		size := 0
-		j := i
-		for j < len(units) {
-			n := utf8.RuneCountInString(units[j].text)
-			if j > i {
+func (p *packer) add(u unit) error {
+	p.window = append(p.window, u)
+	return p.pack(false)
+}
+
+// finish emits the chunks left.
+func (p *packer) finish() error { return p.pack(true) }
+
+// pack emits the chunks the window decides: every chunk that ends before
+// a unit in the window, and at the end the rest.
+func (p *packer) pack(end bool) error {
+	for len(p.window) > 0 {
+		us := p.window
+		size, j := 0, 0
+		for j < len(us) {
+			n := us[j].runes
+			if j > 0 {
 				n += 2
 			}
-			if j > i && size+n > opts.ChunkSize {
+			if j > 0 && size+n > p.opts.ChunkSize {
 				break
 			}
 			size += n
 			j++
 		}
-		out = append(out, joinUnits(units[i:j], g.blocks))
-		if j >= len(units) {
-			break
+		if j >= len(us) && !end {
+			return nil // the chunk may take more units
+		}
+		if err := p.emit(joinUnits(us[:j])); err != nil {
+			return err
+		}
+		if j >= len(us) {
+			p.window = p.window[:0]
+			return nil
 		}
 		// Start the next chunk far enough back to share Overlap characters.
 		k, shared := j, 0
-		for k > i+1 && shared < opts.Overlap {
+		for k > 1 && shared < p.opts.Overlap {
 			k--
-			shared += utf8.RuneCountInString(units[k].text)
+			shared += us[k].runes
 		}
-		if opts.Overlap == 0 {
+		if p.opts.Overlap == 0 {
 			k = j
 		}
-		i = k
+		p.window = append(p.window[:0], us[k:]...)
 	}
-	return out
+	return nil
 }
 
-func joinUnits(us []unit, blocks []document.Block) chunk {
+func joinUnits(us []unit) chunk {
 	var sb strings.Builder
 	c := chunk{page: us[0].page}
 	for i, u := range us {
@@ -268,7 +335,7 @@ func joinUnits(us []unit, blocks []document.Block) chunk {
 			switch {
 			case u.block != us[i-1].block:
 				sb.WriteString("\n\n")
-			case blocks[u.block].Kind == document.Table:
+			case u.table:
 				sb.WriteString("\n")
 			default:
 				sb.WriteString(" ")

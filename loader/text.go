@@ -37,36 +37,50 @@ var reNumbered = regexp.MustCompile(`^(\d{1,3}(?:\.\d{1,3})*)\.?[ \t]+(\S.*)$`)
 // source is recorded as Document.Source.
 func ParseText(source, text string) *document.Document {
 	text = normaliseText(text)
-	lines := strings.Split(text, "\n")
 	doc := &document.Document{Source: source, Format: FormatText}
-	b := newBuilder(doc, strings.Contains(text, "\f"))
-
-	// Group lines into paragraphs; remember what follows each one.
-	var para []string
-	flush := func(followedByBlank bool) {
-		if len(para) == 0 {
-			return
-		}
-		emitTextParagraph(b, para, followedByBlank)
-		para = nil
+	t := textLines{b: newBuilder(doc, strings.Contains(text, "\f"))}
+	for _, line := range strings.Split(text, "\n") {
+		t.line(line)
 	}
-	for _, line := range lines {
-		switch t := strings.TrimSpace(line); {
-		case line == "\f":
-			flush(true)
-			b.nextPage()
-		case t == "":
-			flush(true)
-		default:
-			para = append(para, t)
-		}
-	}
-	flush(true)
-	b.finish()
+	t.end()
 	if len(doc.Blocks) > 0 && doc.Blocks[0].Kind == document.Heading {
 		doc.Title = doc.Blocks[0].Text
 	}
 	return doc
+}
+
+// textLines turns the lines of normalised plain text (a form feed is a
+// line of its own) into blocks: lines are grouped into paragraphs, and a
+// paragraph is added when the blank line, form feed or end that closes it
+// arrives.
+type textLines struct {
+	b    *builder
+	para []string
+}
+
+func (t *textLines) line(line string) {
+	switch tr := strings.TrimSpace(line); {
+	case line == "\f":
+		t.flush()
+		t.b.nextPage()
+	case tr == "":
+		t.flush()
+	default:
+		t.para = append(t.para, tr)
+	}
+}
+
+func (t *textLines) flush() {
+	if len(t.para) == 0 {
+		return
+	}
+	emitTextParagraph(t.b, t.para, true)
+	t.para = t.para[:0]
+}
+
+func (t *textLines) end() {
+	t.flush()
+	t.b.finish()
 }
 
 // emitTextParagraph adds a paragraph of consecutive non-blank lines,

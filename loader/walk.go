@@ -182,6 +182,25 @@ func (e *TooLargeError) Error() string {
 // check and the read: it opens without blocking, checks the opened file
 // and reads through a limit. Errors do not repeat the path.
 func ReadFile(path string, max int64) ([]byte, fs.FileInfo, error) {
+	f, fi, err := OpenFile(path, max)
+	if err != nil {
+		return nil, fi, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(LimitReader(f, max))
+	if err != nil {
+		return nil, fi, errors.New(DescribeFSError(err))
+	}
+	if max > 0 && int64(len(data)) > max {
+		return nil, fi, &TooLargeError{Size: fi.Size(), Max: max}
+	}
+	return data, fi, nil
+}
+
+// OpenFile opens a regular file for reading as ReadFile does (never
+// blocking on a pipe or device), checking its size against max (0 = no
+// limit) when opened; read it through LimitReader, since it may grow.
+func OpenFile(path string, max int64) (*os.File, fs.FileInfo, error) {
 	fi, err := os.Stat(path)
 	if err != nil {
 		return nil, nil, errors.New(DescribeFSError(err))
@@ -193,28 +212,28 @@ func ReadFile(path string, max int64) ([]byte, fs.FileInfo, error) {
 	if err != nil {
 		return nil, fi, errors.New(DescribeFSError(err))
 	}
-	defer f.Close()
 	if fi, err = f.Stat(); err != nil {
+		f.Close()
 		return nil, fi, errors.New(DescribeFSError(err))
 	}
 	if !fi.Mode().IsRegular() {
+		f.Close()
 		return nil, fi, errors.New(notRegular(fi.Mode()))
 	}
 	if max > 0 && fi.Size() > max {
+		f.Close()
 		return nil, fi, &TooLargeError{Size: fi.Size(), Max: max}
 	}
-	var r io.Reader = f
+	return f, fi, nil
+}
+
+// LimitReader reads r up to one byte past max (0 = no limit), so that a
+// reader can tell a file that grew past the limit.
+func LimitReader(r io.Reader, max int64) io.Reader {
 	if max > 0 {
-		r = io.LimitReader(f, max+1)
+		return io.LimitReader(r, max+1)
 	}
-	data, err := io.ReadAll(r)
-	if err != nil {
-		return nil, fi, errors.New(DescribeFSError(err))
-	}
-	if max > 0 && int64(len(data)) > max {
-		return nil, fi, &TooLargeError{Size: fi.Size(), Max: max}
-	}
-	return data, fi, nil
+	return r
 }
 
 // DescribeFSError says briefly why a file system operation failed,

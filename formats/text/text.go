@@ -351,3 +351,45 @@ func lowerRatio(s string) float64 {
 	}
 	return float64(lower) / float64(letters)
 }
+
+// Check tells, from a file's bytes written to it in pieces, whether Decode
+// would return them unchanged (less a UTF-8 byte order mark): valid UTF-8
+// after a UTF-8 byte order mark, or valid UTF-8 without NUL bytes or too
+// many control characters. It holds no more than a few bytes.
+type Check struct {
+	head  [3]byte
+	nhead int
+	n     int64
+	nul   bool
+	ctl   int64
+	utf8  formats.UTF8Stream
+}
+
+// Write implements io.Writer; it never fails.
+func (c *Check) Write(p []byte) (int, error) {
+	for i := 0; c.nhead < len(c.head) && i < len(p); i++ {
+		c.head[c.nhead] = p[i]
+		c.nhead++
+	}
+	c.n += int64(len(p))
+	for _, b := range p {
+		if b == 0 {
+			c.nul = true
+		} else if b < 0x20 && b != '\t' && b != '\n' && b != '\r' && b != '\f' && b != 0x1b {
+			c.ctl++
+		}
+	}
+	return c.utf8.Write(p)
+}
+
+// Unchanged reports whether Decode returns what was written as it is,
+// less a UTF-8 byte order mark.
+func (c *Check) Unchanged() bool {
+	if !c.utf8.Valid() {
+		return false
+	}
+	if _, _, ok := bom(c.head[:c.nhead]); ok {
+		return true // valid UTF-8 never starts with another mark
+	}
+	return !c.nul && !(c.n > 0 && float64(c.ctl)/float64(c.n) > 0.02)
+}
