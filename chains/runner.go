@@ -122,18 +122,41 @@ func (r *Runner) MaxRetries() int { return r.maxRetries }
 // Node returns the chain of the named node, or nil.
 func (r *Runner) Node(name string) lcchains.Chain { return r.nodes[name] }
 
+// RunOption configures one run of a Runner.
+type RunOption func(*runOptions)
+
+type runOptions struct {
+	afterStep []func(ctx context.Context, step Step) error
+}
+
+// AfterEachStep calls f after every completed node of this run, before the
+// Runner's own Config.AfterStep: how a caller that keeps checkpoints (a
+// threads.Manager) records the run it started, with no setting on the
+// Runner and nothing in the context. An error stops the run.
+func AfterEachStep(f func(ctx context.Context, step Step) error) RunOption {
+	return func(o *runOptions) { o.afterStep = append(o.afterStep, f) }
+}
+
 // Run runs a fresh state from decompose to output and returns the final
 // state. On error it returns the last completed state and the error; when
 // ctx is cancelled the error is ctx.Err().
-func (r *Runner) Run(ctx context.Context, st *schema.State) (*schema.State, error) {
-	return r.RunFrom(ctx, st, schema.NodeDecompose)
+func (r *Runner) Run(ctx context.Context, st *schema.State, opts ...RunOption) (*schema.State, error) {
+	return r.RunFrom(ctx, st, schema.NodeDecompose, opts...)
 }
 
 // RunFrom continues a run at node next with state st (the state after the
 // node before next). It is how interrupted or forked runs resume.
-func (r *Runner) RunFrom(ctx context.Context, st *schema.State, next string) (*schema.State, error) {
+func (r *Runner) RunFrom(ctx context.Context, st *schema.State, next string, opts ...RunOption) (*schema.State, error) {
 	if st == nil {
 		return nil, errors.New("pipeline: nil state")
+	}
+	var ro runOptions
+	for _, o := range opts {
+		o(&ro)
+	}
+	hooks := ro.afterStep
+	if r.afterStep != nil {
+		hooks = append(hooks, r.afterStep)
 	}
 	step := 0
 	for next != "" {
@@ -171,8 +194,8 @@ func (r *Runner) RunFrom(ctx context.Context, st *schema.State, next string) (*s
 
 		next = r.edge(ctx, node, st)
 		step++
-		if r.afterStep != nil {
-			if err := r.afterStep(ctx, Step{Index: step, Node: node, Next: next, State: st, Duration: took, Usage: usage}); err != nil {
+		for _, h := range hooks {
+			if err := h(ctx, Step{Index: step, Node: node, Next: next, State: st, Duration: took, Usage: usage}); err != nil {
 				return st, fmt.Errorf("pipeline: after %s: %w", node, err)
 			}
 		}

@@ -1,9 +1,9 @@
 // Package threads runs DocMind questions inside conversations (threads)
 // with a checkpoint after every pipeline node.
 //
-// A Manager wraps the pipeline (a chains.Runner built with AfterStep set
-// to this package's AfterStep, or a chains.Config it builds one from) and
-// a checkpoint.Store. Ask rewrites a follow-up into a
+// A Manager wraps the pipeline (any chains.Runner, or a chains.Config it
+// builds one from) and a checkpoint.Store; it saves each run's checkpoints
+// through a hook it passes to that run (chains.AfterEachStep). Ask rewrites a follow-up into a
 // standalone question from the thread's earlier questions, records a run,
 // and saves the state after every node. Because every completed node is on
 // disk, Resume finishes an interrupted run from its last completed node
@@ -69,9 +69,10 @@ var errPause = errors.New("paused for review")
 type Config struct {
 	// Store keeps runs and checkpoints (required).
 	Store checkpoint.Store
-	// Runner runs the pipeline. It must be built with AfterStep set to
-	// AfterStep (docmind.WithAfterStep(threads.AfterStep) in the root
-	// package), which saves the checkpoints.
+	// Runner runs the pipeline. The Manager saves each run's checkpoints
+	// through a per-run step hook (chains.AfterEachStep), so any Runner
+	// works; its own AfterStep, if any, is called after each checkpoint is
+	// saved.
 	Runner *chains.Runner
 	// Pipeline, used when Runner is nil, holds the stages and retry limit
 	// the Manager builds its runner from. Its AfterStep, when set, is
@@ -255,42 +256,20 @@ func (m *Manager) Ask(ctx context.Context, thread, question string, opts ...AskO
 	return m.execute(ctx, run, start, m.cfg.Runner)
 }
 
-// runnerFor builds a runner whose AfterStep saves checkpoints, then calls
-// the config's own AfterStep.
-func runnerFor(cfg chains.Config) (*chains.Runner, error) {
-	user := cfg.AfterStep
-	cfg.AfterStep = func(ctx context.Context, step chains.Step) error {
-		if err := AfterStep(ctx, step); err != nil {
-			return err
-		}
-		if user != nil {
-			return user(ctx, step)
-		}
-		return nil
-	}
-	return chains.NewRunner(cfg)
-}
+// runnerFor builds the runner of a Manager given stages.
+func runnerFor(cfg chains.Config) (*chains.Runner, error) { return chains.NewRunner(cfg) }
 
-// recorder is what AfterStep finds in the context of a managed run.
+// recorder saves the checkpoints of one managed run.
 type recorder struct {
 	m      *Manager
 	run    checkpoint.Run
 	offset int
-	saved  int
 }
 
-type recorderKey struct{}
-
-// AfterStep saves the checkpoint of a completed node. Give it to the
-// runner (chains.Config.AfterStep, or docmind.WithAfterStep) that a
-// Manager runs; outside a Manager's run it does nothing. When review is on
+// afterStep saves the checkpoint of a completed node. When review is on
 // and the judge's verdict is not confidently grounded, it saves the judge
 // checkpoint and stops the run before output.
-func AfterStep(ctx context.Context, step chains.Step) error {
-	rec, _ := ctx.Value(recorderKey{}).(*recorder)
-	if rec == nil {
-		return nil
-	}
+func (rec *recorder) afterStep(ctx context.Context, step chains.Step) error {
 	cp := checkpoint.Checkpoint{
 		RunID: rec.run.ID, Thread: rec.run.Thread, Step: rec.offset + step.Index, Node: step.Node, Next: step.Next,
 		State: step.State, Duration: step.Duration, Usage: step.Usage,
@@ -301,7 +280,6 @@ func AfterStep(ctx context.Context, step chains.Step) error {
 		}
 		return err
 	}
-	rec.saved++
 	if rec.run.Review && rec.m.needsReview(step) {
 		return errPause
 	}
@@ -312,10 +290,7 @@ func AfterStep(ctx context.Context, step chains.Step) error {
 // node), saving a checkpoint after every node, and records the outcome.
 func (m *Manager) execute(ctx context.Context, run checkpoint.Run, from checkpoint.Checkpoint, runner *chains.Runner) (*Result, error) {
 	rec := &recorder{m: m, run: run, offset: from.Step}
-	st, runErr := runner.RunFrom(context.WithValue(ctx, recorderKey{}, rec), from.State, from.Next)
-	if runErr == nil && from.Next != "" && rec.saved == 0 {
-		runErr = errors.New("no checkpoint was saved: the runner must be built with AfterStep set to threads.AfterStep")
-	}
+	st, runErr := runner.RunFrom(ctx, from.State, from.Next, chains.AfterEachStep(rec.afterStep))
 	return m.finish(ctx, run, st, runErr)
 }
 
@@ -509,8 +484,7 @@ func (m *Manager) review(ctx context.Context, runID string, approve bool, note s
 // ForkOptions adjusts a Fork.
 type ForkOptions struct {
 	// Runner, when set, runs the new run (for example a pipeline built
-	// with another judge model); like Config.Runner it must be built with
-	// AfterStep.
+	// with another judge model); any runner, as for Config.Runner.
 	Runner *chains.Runner
 	// Judge, Generator and Retriever, when set and Runner is not, replace
 	// the stages of Config.Pipeline in the new run (a Manager built from a

@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -430,15 +431,40 @@ func TestConcurrentAsksInProcess(t *testing.T) {
 	}
 }
 
+// A Manager saves the checkpoints of runs on any prebuilt runner — no
+// hook has to be set when the runner is built — and the runner's own
+// AfterStep still sees every step, after its checkpoint is saved.
 func TestManagerWithPrebuiltRunner(t *testing.T) {
 	ctx := context.Background()
 	cfg, _ := pipeline(grounded(0.9))
-	cfg.AfterStep = AfterStep
+	store := checkpoint.NewMemory()
+	var seen []string
+	managed := true
+	cfg.AfterStep = func(ctx context.Context, step chains.Step) error {
+		if !managed {
+			return nil
+		}
+		// The checkpoint of this step is already saved (the Manager's
+		// first run is the only one in the store).
+		runs, err := store.Runs(ctx, checkpoint.RunFilter{})
+		if err != nil || len(runs) == 0 {
+			return fmt.Errorf("runs: %v", err)
+		}
+		cps, err := store.List(ctx, runs[len(runs)-1].ID)
+		if err != nil {
+			return err
+		}
+		if len(cps) == 0 || cps[len(cps)-1].Node != step.Node {
+			return fmt.Errorf("after %s: the last checkpoint is not this step's", step.Node)
+		}
+		seen = append(seen, step.Node)
+		return nil
+	}
 	r, err := chains.NewRunner(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := New(Config{Store: checkpoint.NewMemory(), Runner: r})
+	m, err := New(Config{Store: store, Runner: r})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -446,28 +472,30 @@ func TestManagerWithPrebuiltRunner(t *testing.T) {
 	if err != nil || res.Run.Steps != 5 || !res.State.Answered() {
 		t.Fatalf("Ask with a prebuilt runner: %v, %+v", err, res)
 	}
-	// Outside a managed run the hook does nothing.
+	if len(seen) != 5 {
+		t.Errorf("the runner's own AfterStep saw %v, want 5 steps", seen)
+	}
+	// A plain run of the same runner saves nothing.
+	managed = false
+	before, _ := store.Runs(ctx, checkpoint.RunFilter{})
 	if st, err := r.Run(ctx, schema.NewState("What are the late payment penalties?")); err != nil || !st.Answered() {
-		t.Fatalf("plain run with the hook: %v", err)
+		t.Fatalf("plain run: %v", err)
+	}
+	if after, _ := store.Runs(ctx, checkpoint.RunFilter{}); len(after) != len(before) {
+		t.Errorf("a plain run of the runner recorded a run")
 	}
 	// Forking with other stages needs a runner.
 	if _, err := m.Fork(ctx, res.Run.ID, "judge", ForkOptions{Judge: judge{&counts{}, hallucinated}}); err == nil {
 		t.Fatal("fork swapped a stage of a prebuilt runner")
 	}
 	strictCfg, _ := pipeline(hallucinated)
-	strictCfg.AfterStep = AfterStep
 	strict, _ := chains.NewRunner(strictCfg)
 	fork, err := m.Fork(ctx, res.Run.ID, "judge", ForkOptions{Runner: strict})
 	if err != nil || fork.State.RetryCount != 2 || fork.Answer() != schema.FallbackMessage {
 		t.Fatalf("fork with a strict runner: %v, %+v", err, fork)
 	}
-
-	// A runner without the hook saves nothing, and the run says so.
-	cfg.AfterStep = nil
-	bare, _ := chains.NewRunner(cfg)
-	m2, _ := New(Config{Store: checkpoint.NewMemory(), Runner: bare})
-	if _, err := m2.Ask(ctx, "t", "What are the late payment penalties?"); err == nil || !strings.Contains(err.Error(), "threads.AfterStep") {
-		t.Fatalf("runner without hook: %v", err)
+	if fork.Run.Steps < 2 {
+		t.Errorf("the fork on a runner without hooks saved %d steps", fork.Run.Steps)
 	}
 }
 

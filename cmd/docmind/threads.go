@@ -76,7 +76,7 @@ func (a *app) openStore(ctx context.Context, tf *threadFlags) (*checkpoint.SQLit
 func (a *app) manager(ctx context.Context, c *cobra.Command, pf *pipelineFlags, obs schema.Observer, store checkpoint.Store, tf *threadFlags) (*threads.Manager, error) {
 	cfg := threads.Config{Store: store, Review: tf.review, MinConfidence: tf.minConfidence, Logger: a.logger()}
 	if pf != nil {
-		p, err := a.buildPipeline(ctx, c, pf, obs, docmind.WithAfterStep(threads.AfterStep))
+		p, err := a.buildPipeline(ctx, c, pf, obs)
 		if err != nil {
 			return nil, err
 		}
