@@ -10,6 +10,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -137,13 +138,31 @@ type Options struct {
 }
 
 // Summary is the outcome of a run.
+//
+// Its JSON (ingest --json) is snake_case with the duration in
+// milliseconds: {"indexed", "unchanged", "skipped", "removed", "sections",
+// "pages", "bytes", "duration_ms", "results": [{"path", "status",
+// "reason", "format", "pages", "sections", "bytes"}]}.
 type Summary struct {
 	// Results has one entry per file, in walk order, then removed ones.
-	Results                              []Result
-	Indexed, Unchanged, Skipped, Removed int
-	Sections, Pages                      int
-	Bytes                                int64
-	Duration                             time.Duration
+	Results   []Result      `json:"results"`
+	Indexed   int           `json:"indexed"`
+	Unchanged int           `json:"unchanged"`
+	Skipped   int           `json:"skipped"`
+	Removed   int           `json:"removed"`
+	Sections  int           `json:"sections"`
+	Pages     int           `json:"pages"`
+	Bytes     int64         `json:"bytes"`
+	Duration  time.Duration `json:"-"`
+}
+
+// MarshalJSON writes the summary with its duration in milliseconds.
+func (s Summary) MarshalJSON() ([]byte, error) {
+	type plain Summary // without this method
+	return json.Marshal(struct {
+		plain
+		DurationMS float64 `json:"duration_ms"`
+	}{plain(s), float64(s.Duration.Microseconds()) / 1000})
 }
 
 func (s *Summary) add(r Result) {

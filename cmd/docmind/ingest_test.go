@@ -26,6 +26,19 @@ func TestIngestThenAskFromIndex(t *testing.T) {
 	if sum.Indexed != 2 || sum.Sections == 0 {
 		t.Fatalf("summary %+v", sum)
 	}
+	// The documented shape: snake_case, the duration in milliseconds.
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal([]byte(r.stdout), &raw); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"indexed", "unchanged", "skipped", "removed", "sections", "pages", "bytes", "duration_ms", "results"} {
+		if _, ok := raw[k]; !ok {
+			t.Errorf("ingest --json has no %q: %s", k, r.stdout)
+		}
+	}
+	if len(raw) != 9 {
+		t.Errorf("ingest --json has %d fields, want the 9 documented: %s", len(raw), r.stdout)
+	}
 	if r.stderr != "" {
 		t.Errorf("ingest --json wrote to stderr:\n%s", r.stderr)
 	}
