@@ -3,6 +3,7 @@
 package main
 
 import (
+	"bytes"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -39,9 +40,11 @@ func BenchmarkIngestLargeTextPeakRSS(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		cmd := exec.Command(binPath, "ingest", "--index", b.TempDir(), "--max-file-size", strconv.FormatInt(2*fi.Size(), 10), dir)
 		cmd.Env = []string{"HOME=" + b.TempDir(), "PATH=" + os.Getenv("PATH"), "XDG_CACHE_HOME=" + b.TempDir()}
-		out, err := cmd.CombinedOutput()
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr // a line per file
+		out, err := cmd.Output()
 		if err != nil {
-			b.Fatalf("ingest: %v\n%s", err, out)
+			b.Fatalf("ingest: %v\n%s%s", err, out, stderr.Bytes())
 		}
 		if !indexedOne(out) {
 			b.Fatalf("ingest did not index the file:\n%s", out)
