@@ -91,7 +91,7 @@ Type /quit (or end the input) to leave.`,
 					fmt.Fprintf(a.stderr, "docmind: %s\n", oneLine(err))
 					failed = true
 					if asJSON {
-						b, jerr := json.Marshal(failedRun(res, err))
+						b, jerr := json.Marshal(runOutput(res, err))
 						if jerr != nil {
 							return jerr
 						}
@@ -100,7 +100,7 @@ Type /quit (or end the input) to leave.`,
 					continue
 				}
 				if asJSON {
-					b, err := json.Marshal(runOutput{Run: res.Run, State: res.State})
+					b, err := json.Marshal(runOutput(res, nil))
 					if err != nil {
 						return err
 					}

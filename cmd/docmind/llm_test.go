@@ -348,21 +348,19 @@ func TestAskLLMModeJSONOnError(t *testing.T) {
 		if r.code != exitError {
 			t.Fatalf("thread=%v: exit %d, want %d; stderr:\n%s", thread, r.code, exitError, r.stderr)
 		}
+		// One shape in and out of a thread: the state's fields at the
+		// top level, "run" beside them in a thread.
 		var out struct {
 			schema.State
-			Error string        `json:"error"`
-			Run   *struct{}     `json:"run"`
-			In    *schema.State `json:"state"`
+			Error string    `json:"error"`
+			Run   *struct{} `json:"run"`
 		}
 		if err := json.Unmarshal([]byte(r.stdout), &out); err != nil {
 			t.Fatalf("thread=%v: stdout is not one JSON object: %v\n%s", thread, err, r.stdout)
 		}
 		st := &out.State
-		if thread {
-			if out.Run == nil || out.In == nil {
-				t.Fatalf("thread=%v: no run or state in %s", thread, r.stdout)
-			}
-			st = out.In
+		if thread != (out.Run != nil) {
+			t.Fatalf("thread=%v: run present = %v in %s", thread, out.Run != nil, r.stdout)
 		}
 		if !strings.Contains(out.Error, "rejected the request (400): context length exceeded") {
 			t.Errorf("thread=%v: error = %q", thread, out.Error)

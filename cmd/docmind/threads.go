@@ -93,20 +93,17 @@ func (a *app) manager(ctx context.Context, c *cobra.Command, pf *pipelineFlags, 
 	return threads.New(cfg)
 }
 
-// runOutput is the JSON form of a run and the state it reached, with the
-// error that stopped it, if any.
-type runOutput struct {
-	Run   checkpoint.Run `json:"run"`
-	State *schema.State  `json:"state"`
-	Error string         `json:"error,omitempty"`
-}
-
-// failedRun is the JSON form of a run that failed with err; res may be nil
-// when the run did not start.
-func failedRun(res *threads.Result, err error) runOutput {
-	out := runOutput{Error: oneLine(err)}
+// runOutput is the JSON form (stateOutput) of a run in the ledger and the
+// state it reached, with err, if any, that stopped it; res may be nil when
+// the run did not start.
+func runOutput(res *threads.Result, err error) stateOutput {
+	var out stateOutput
+	if err != nil {
+		out.Error = oneLine(err)
+	}
 	if res != nil {
-		out.Run, out.State = res.Run, res.State
+		run := res.Run
+		out.Run, out.State = &run, res.State
 	}
 	return out
 }
@@ -140,7 +137,7 @@ func (a *app) askInThread(c *cobra.Command, pf *pipelineFlags, tf *threadFlags, 
 		err = runError(rctx, err)
 		if asJSON {
 			// the run and the state it reached, and why it stopped
-			if jerr := writeJSON(a.stdout, failedRun(res, err)); jerr != nil {
+			if jerr := writeJSON(a.stdout, runOutput(res, err)); jerr != nil {
 				return errors.Join(err, jerr)
 			}
 		}
@@ -153,7 +150,7 @@ func (a *app) askInThread(c *cobra.Command, pf *pipelineFlags, tf *threadFlags, 
 func (a *app) printResult(res *threads.Result, asJSON, streamed bool) error {
 	switch {
 	case asJSON:
-		if err := writeJSON(a.stdout, runOutput{Run: res.Run, State: res.State}); err != nil {
+		if err := writeJSON(a.stdout, runOutput(res, nil)); err != nil {
 			return err
 		}
 	case res.Run.Status == checkpoint.StatusAwaitingReview:

@@ -19,11 +19,20 @@ func runLedger(t *testing.T, dataDir, stdin string, args ...string) result {
 	return runCLIInput(t, []string{"DOCMIND_DATA_DIR=" + dataDir}, stdin, args...)
 }
 
-func decodeRun(t *testing.T, out string) runOutput {
+// decodeRun reads the JSON of a run in the ledger: the state's fields at
+// the top level, as ask --json prints them, with "run" beside them.
+func decodeRun(t *testing.T, out string) stateOutput {
 	t.Helper()
-	var ro runOutput
-	if err := json.Unmarshal([]byte(out), &ro); err != nil || ro.State == nil {
-		t.Fatalf("stdout is not one JSON run and state: %v\n%s", err, out)
+	var ro stateOutput
+	if err := json.Unmarshal([]byte(out), &ro); err != nil || ro.State == nil || ro.Run == nil {
+		t.Fatalf("stdout is not one JSON state with its run: %v\n%s", err, out)
+	}
+	var top map[string]json.RawMessage
+	json.Unmarshal([]byte(out), &top)
+	for _, k := range []string{"query", "final_output", "judge_verdict", "node_history", "run"} {
+		if _, ok := top[k]; !ok {
+			t.Fatalf("no top-level %q in the run's JSON:\n%s", k, out)
+		}
 	}
 	return ro
 }
@@ -78,7 +87,7 @@ func TestAskInThreadRewritesFollowUp(t *testing.T) {
 
 func TestReviewApproveRejectCLI(t *testing.T) {
 	data := t.TempDir()
-	ask := func() runOutput {
+	ask := func() stateOutput {
 		r := runLedger(t, data, "", "ask", "--review", "--review-below", "1.01", "--docs", "examples/contract", "--json", "What are the late payment penalties?")
 		if r.code != exitReview {
 			t.Fatalf("ask --review: exit %d, want %d\n%s", r.code, exitReview, r.stderr)
