@@ -274,14 +274,18 @@ replays with another judge model (LLM mode).`,
 
 func (a *app) runsExportCmd() *cobra.Command {
 	var (
-		tf    threadFlags
-		jsonl bool
+		tf           threadFlags
+		jsonl, asArr bool
 	)
 	cmd := &cobra.Command{
 		Use:   "export --jsonl",
 		Short: "Write every run with its steps as JSON lines",
 		Args:  exactArgs(0, "no arguments"),
 		RunE: func(c *cobra.Command, _ []string) error {
+			if asArr {
+				// --json means one JSON document everywhere else.
+				return usageError{cmd: cmdPath(c), err: errors.New("export writes JSON lines, one run per line, not one JSON document: pass --jsonl")}
+			}
 			if !jsonl {
 				return usageError{cmd: cmdPath(c), err: errors.New("export writes JSON lines: pass --jsonl")}
 			}
@@ -296,6 +300,7 @@ func (a *app) runsExportCmd() *cobra.Command {
 	tf.registerData(cmd)
 	cmd.Flags().StringVar(&tf.thread, "thread", "", "only this thread's runs")
 	cmd.Flags().BoolVar(&jsonl, "jsonl", false, "one JSON object per run (run and steps) per line")
-	cmd.Flags().BoolVar(&jsonl, "json", false, "same as --jsonl")
+	cmd.Flags().BoolVar(&asArr, "json", false, "not supported: export writes JSON lines (--jsonl)")
+	cmd.Flags().MarkHidden("json")
 	return cmd
 }

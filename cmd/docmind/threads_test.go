@@ -155,6 +155,11 @@ func TestReplayExportGCCLI(t *testing.T) {
 	if lines != 2 {
 		t.Fatalf("export wrote %d lines, want 2", lines)
 	}
+	// --json means one JSON document elsewhere; export writes lines, and
+	// says so rather than printing lines under --json.
+	if r := runLedger(t, data, "", "runs", "export", "--json"); r.code != exitUsage || r.stdout != "" || !strings.Contains(r.stderr, "--jsonl") {
+		t.Fatalf("runs export --json: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
 	gc := runLedger(t, data, "", "gc", "--keep-runs", "1", "--json")
 	var st struct {
 		checkpoint.GCStats
