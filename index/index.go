@@ -27,6 +27,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"sync"
@@ -456,11 +457,15 @@ func (ix *Index) embeddingMeta(ctx context.Context, q querier) (model string, di
 // otherwise <user cache dir>/docmind/index (on Linux
 // ~/.cache/docmind/index). An index can always be rebuilt from the
 // documents, so the cache directory is the right home.
-func DefaultDir() (string, error) {
-	if d := os.Getenv("DOCMIND_INDEX"); d != "" {
+func DefaultDir() (string, error) { return DefaultDirIn(os.Getenv) }
+
+// DefaultDirIn is DefaultDir with the environment read through getenv (a
+// command's own environment, a map in tests).
+func DefaultDirIn(getenv func(string) string) (string, error) {
+	if d := getenv("DOCMIND_INDEX"); d != "" {
 		return d, nil
 	}
-	c, err := os.UserCacheDir()
+	c, err := userCacheDir(getenv)
 	if err != nil {
 		return "", fmt.Errorf("find the default index directory (set --index or DOCMIND_INDEX): %w", err)
 	}
@@ -470,14 +475,44 @@ func DefaultDir() (string, error) {
 // CacheDirFor returns a per-folder index directory under the user cache
 // dir, for one-shot runs over a folder (`ask --docs DIR`): the same folder
 // maps to the same index, so repeated runs only re-parse changed files.
-func CacheDirFor(docsDir string) (string, error) {
+func CacheDirFor(docsDir string) (string, error) { return CacheDirForIn(docsDir, os.Getenv) }
+
+// CacheDirForIn is CacheDirFor with the environment read through getenv.
+func CacheDirForIn(docsDir string, getenv func(string) string) (string, error) {
 	abs, err := filepath.Abs(docsDir)
 	if err != nil {
 		return "", fmt.Errorf("index cache for %s: %w", docsDir, err)
 	}
-	c, err := os.UserCacheDir()
+	c, err := userCacheDir(getenv)
 	if err != nil {
 		return "", fmt.Errorf("index cache for %s: %w", docsDir, err)
 	}
 	return filepath.Join(c, "docmind", "folders", StableID(abs, "", 0, 0)), nil
+}
+
+// userCacheDir is os.UserCacheDir reading the environment through getenv.
+func userCacheDir(getenv func(string) string) (string, error) {
+	var dir string
+	switch runtime.GOOS {
+	case "windows":
+		dir = getenv("LocalAppData")
+	case "darwin", "ios":
+		if h := getenv("HOME"); h != "" {
+			dir = filepath.Join(h, "Library", "Caches")
+		}
+	case "plan9":
+		if h := getenv("home"); h != "" {
+			dir = filepath.Join(h, "lib", "cache")
+		}
+	default:
+		if x := getenv("XDG_CACHE_HOME"); filepath.IsAbs(x) {
+			dir = x
+		} else if h := getenv("HOME"); h != "" {
+			dir = filepath.Join(h, ".cache")
+		}
+	}
+	if dir == "" {
+		return "", errors.New("no user cache directory: neither $XDG_CACHE_HOME nor $HOME is set")
+	}
+	return dir, nil
 }

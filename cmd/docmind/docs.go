@@ -45,7 +45,7 @@ func (a *app) docsIndex(ctx context.Context, docs string, follow bool) (*index.I
 		}
 	}
 	var cacheErr error
-	if dir, err := index.CacheDirFor(abs); err == nil {
+	if dir, err := index.CacheDirForIn(abs, a.getenv); err == nil {
 		ix, sum, err := a.ingestDocs(ctx, dir, abs, follow)
 		if err == nil {
 			return a.docsReady(ix, sum, docs, nil)

@@ -34,7 +34,7 @@ func (a *app) openIndex(ctx context.Context, flag string, create bool, opts ...i
 	dir := flag
 	if dir == "" {
 		var err error
-		if dir, err = index.DefaultDir(); err != nil {
+		if dir, err = index.DefaultDirIn(a.getenv); err != nil {
 			return nil, err
 		}
 	}
