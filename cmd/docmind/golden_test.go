@@ -40,6 +40,10 @@ var volatileKeys = map[string]bool{
 	"size_bytes": true, "latency_ms": true, "p50_ms": true, "p95_ms": true, "p99_ms": true, "mean_ms": true,
 }
 
+// sectionID matches a section id, which hashes the document's absolute
+// path and so differs from clone to clone.
+var sectionID = regexp.MustCompile(`^[0-9a-f]{16}(~[0-9]+)?$`)
+
 var tempPath = regexp.MustCompile(`/[^"\s]*?/(Test[^/"\s]*|docmind-[^/"\s]*)/[0-9]+`)
 
 // normalise re-indents a JSON document with volatile values replaced, and
@@ -68,6 +72,9 @@ func normalise(t *testing.T, out, repo string) string {
 				x[i] = walk(e)
 			}
 		case string:
+			if sectionID.MatchString(x) {
+				return "<section-id>"
+			}
 			s := strings.ReplaceAll(x, repo, "<repo>")
 			return tempPath.ReplaceAllString(s, "<tmp>")
 		}
