@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Refits the offline judge's calibrated confidence and its default threshold
 # (judge/calibration.go) on the development sets, each weighing the same:
-#   contract   examples/contract, eval/testdata/qa/contract.jsonl
+#   contract   examples/contract, internal/eval/testdata/qa/contract.jsonl
 #   squad2     ../shared/data/squad2: every 4th question from the 2nd
 #              (disjoint from CI's every-8th-from-the-1st check)
 #   filings    ../shared/fixtures/filings, ../shared/data/filings/qa.jsonl
@@ -19,7 +19,7 @@ go build -o "$out/docmind" ./cmd/docmind
 dm="$out/docmind"
 awk 'NR%4==2' "$shared/data/squad2/qa.jsonl" > "$out/squad2_dev.jsonl"
 echo "calibrate: answering the development sets with --min-confidence 0 (reports in $out)" >&2
-"$dm" eval qa --min-confidence 0 --json --docs examples/contract eval/testdata/qa/contract.jsonl > "$out/contract.json"
+"$dm" eval qa --min-confidence 0 --json --docs examples/contract internal/eval/testdata/qa/contract.jsonl > "$out/contract.json"
 "$dm" eval qa --min-confidence 0 --json --docs "$shared/data/squad2/docs" "$out/squad2_dev.jsonl" \
   --gold "$shared/data/squad2/gold.jsonl" > "$out/squad2.json"
 "$dm" eval qa --min-confidence 0 --json --docs "$shared/fixtures/filings" "$shared/data/filings/qa.jsonl" > "$out/filings.json"

@@ -13,7 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/docmind/docmind"
-	"github.com/docmind/docmind/eval"
+	"github.com/docmind/docmind/internal/eval"
 	"github.com/docmind/docmind/judge"
 	"github.com/docmind/docmind/schema"
 )
@@ -29,7 +29,7 @@ func (a *app) evalCmd() *cobra.Command {
 
 func (a *app) evalJudgeCmd() *cobra.Command {
 	var pf pipelineFlags
-	c := eval.JudgeCommand{}
+	c := judgeEval{}
 	cmd := &cobra.Command{
 		Use:   "judge --ragtruth FILE... [flags]",
 		Short: "Hallucination detection on RAGTruth-format data: response- and span-level precision, recall, F1",
@@ -90,7 +90,7 @@ Offline, the judge's thresholds are chosen by cross-validation split by source
 func (a *app) evalQACmd() *cobra.Command {
 	var pf pipelineFlags
 	var maxAURC float64
-	c := eval.QACommand{}
+	c := qaEval{}
 	cmd := &cobra.Command{
 		Use:   "qa [--docs DIR | --index DIR] FILE.jsonl [flags]",
 		Short: "End-to-end answers: correctness, coverage, risk–coverage (AURC), citation pages, abstention, retries, tokens, latency",
@@ -146,7 +146,7 @@ usage, latency_ns, answer, error}].
 
 The --min-* and --max-aurc flags fail the command (exit 1, one line naming
 the figure) when a figure misses its threshold.`,
-		Example: `  docmind eval qa --docs examples/contract eval/testdata/qa/contract.jsonl --json
+		Example: `  docmind eval qa --docs examples/contract internal/eval/testdata/qa/contract.jsonl --json
   docmind eval qa --docs ../shared/data/squad2/docs ../shared/data/squad2/qa.jsonl --gold ../shared/data/squad2/gold.jsonl --json
   docmind ingest --index /tmp/fidx ../shared/fixtures/filings && docmind eval qa --index /tmp/fidx ../shared/data/filings/qa.jsonl`,
 		Args: exactArgs(1, "one question file"),

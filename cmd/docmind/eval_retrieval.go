@@ -5,7 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/docmind/docmind/eval"
+	"github.com/docmind/docmind/internal/eval"
 )
 
 func (a *app) evalRetrievalCmd() *cobra.Command {

@@ -99,7 +99,7 @@ func TestEvalQAOverFolder(t *testing.T) {
 func TestEvalCalibrate(t *testing.T) {
 	dir := t.TempDir()
 	report := filepath.Join(dir, "contract.json")
-	r := runCLI(t, nil, "eval", "qa", "--min-confidence", "0", "--json", "--docs", "examples/contract", "eval/testdata/qa/contract_heldout.jsonl")
+	r := runCLI(t, nil, "eval", "qa", "--min-confidence", "0", "--json", "--docs", "examples/contract", "internal/eval/testdata/qa/contract_heldout.jsonl")
 	if r.code != exitOK {
 		t.Fatalf("eval qa: exit %d, stderr:\n%s", r.code, r.stderr)
 	}

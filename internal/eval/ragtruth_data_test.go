@@ -39,7 +39,7 @@ func TestRAGTruthOfflineJudge(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			all := overall(res.Scores)
+			all := Overall(res.Scores)
 			t.Logf("%s: cv F1 %.3f (P %.3f R %.3f) span F1 %.3f always-yes %.3f", tc.file, all.F1, all.Precision, all.Recall, all.SpanF1, all.AlwaysYesF1)
 			for _, c := range res.Choices {
 				t.Logf("  fold %d: %s threshold %.3f train %.3f held-out %.3f", c.Fold, c.Candidate, c.Threshold, c.TrainF1, c.TestF1)

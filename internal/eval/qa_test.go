@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/docmind/docmind/internal/eval/evaltest"
 	"github.com/docmind/docmind/schema"
 )
 
@@ -68,18 +69,7 @@ func TestReadQA(t *testing.T) {
 
 func ptr[T any](v T) *T { return &v }
 
-func state(answer string, hallucinated bool, history []string, secs ...schema.Section) *schema.State {
-	st := schema.NewState("q")
-	st.FinalOutput = ptr(answer)
-	st.JudgeVerdict = &schema.Verdict{IsHallucinated: hallucinated}
-	st.NodeHistory = history
-	st.RetrievedSections = secs
-	return st
-}
-
 var (
-	onePass  = []string{"decompose", "retrieve", "generate", "judge", "output"}
-	twoPass  = []string{"decompose", "retrieve", "generate", "judge", "retrieve", "generate", "judge", "output"}
 	lateFees = schema.Section{Title: "Late Payment Penalties", Source: "examples/contract/msa.md", Page: 8}
 	dpa      = schema.Section{Title: "Sub-processors", Source: "examples/contract/dpa.md", Page: 2}
 )
@@ -97,13 +87,13 @@ func TestRunQA(t *testing.T) {
 	}
 	fb := schema.FallbackMessage
 	states := map[string]*schema.State{
-		"late fee?":             state("A late fee of 1.5% per month applies after thirty (30) days (Late Payment Penalties, page 8).", false, onePass, lateFees),
-		"late fee and cap?":     state("A late fee of 1.5% per month applies (Late Payment Penalties, page 8).", false, onePass, lateFees),
-		"sub-processor notice?": state("Notice 30 days before (Sub-processors, page 2).", false, onePass, dpa),
-		"suspension?":           state(fb, true, twoPass),
-		"x?":                    state("A late fee of 1.5% applies (page 8).", true, onePass),
-		"warranty?":             state(fb, true, twoPass),
-		"umbrella insurance?":   state("Insurance of US$2,000,000 (Insurance, page 12).", false, onePass),
+		"late fee?":             evaltest.State("A late fee of 1.5% per month applies after thirty (30) days (Late Payment Penalties, page 8).", false, evaltest.OnePass, lateFees),
+		"late fee and cap?":     evaltest.State("A late fee of 1.5% per month applies (Late Payment Penalties, page 8).", false, evaltest.OnePass, lateFees),
+		"sub-processor notice?": evaltest.State("Notice 30 days before (Sub-processors, page 2).", false, evaltest.OnePass, dpa),
+		"suspension?":           evaltest.State(fb, true, evaltest.TwoPass),
+		"x?":                    evaltest.State("A late fee of 1.5% applies (page 8).", true, evaltest.OnePass),
+		"warranty?":             evaltest.State(fb, true, evaltest.TwoPass),
+		"umbrella insurance?":   evaltest.State("Insurance of US$2,000,000 (Insurance, page 12).", false, evaltest.OnePass),
 	}
 	states["late fee?"].Usage = &schema.RunUsage{Total: schema.Usage{Calls: 3, TotalTokens: 800}}
 	states["warranty?"].RetryCount = 2

@@ -1,15 +1,11 @@
 package eval
 
 import (
-	"bytes"
-	"context"
-	"encoding/json"
 	"errors"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/docmind/docmind/internal/eval/evaltest"
 	"github.com/docmind/docmind/schema"
 
 	"github.com/docmind/docmind/internal/testenv"
@@ -113,7 +109,7 @@ func TestAnswerInLead(t *testing.T) {
 }
 
 func TestScoreQAAnswersAndFacts(t *testing.T) {
-	st := state("Normandy is a region of France. (See Normans, page 1)", false, onePass)
+	st := evaltest.State("Normandy is a region of France. (See Normans, page 1)", false, evaltest.OnePass)
 	st.JudgeVerdict.ConfidenceScore = 0.7
 	cases := []struct {
 		row             QARow
@@ -134,7 +130,7 @@ func TestScoreQAAnswersAndFacts(t *testing.T) {
 			t.Errorf("%s: %+v", c.row.ID, r)
 		}
 	}
-	r := ScoreQA(QARow{ID: "u", Answerable: ptr(false)}, state(schema.FallbackMessage, true, twoPass), nil)
+	r := ScoreQA(QARow{ID: "u", Answerable: ptr(false)}, evaltest.State(schema.FallbackMessage, true, evaltest.TwoPass), nil)
 	if r.Answered || !r.Abstained {
 		t.Errorf("fallback: %+v", r)
 	}
@@ -145,7 +141,7 @@ func TestScoreQAAnswersAndFacts(t *testing.T) {
 }
 
 func TestOtherPagesCitation(t *testing.T) {
-	st := state("A late fee of 1.5% per month (See Late Payment Penalties, page 8).", false, onePass, lateFees, dpa)
+	st := evaltest.State("A late fee of 1.5% per month (See Late Payment Penalties, page 8).", false, evaltest.OnePass, lateFees, dpa)
 	for _, c := range []struct {
 		row  QARow
 		want bool
@@ -278,86 +274,5 @@ func TestRiskCoverageThinned(t *testing.T) {
 	// AURC uses every threshold, not the thinned curve.
 	if !near(rep.AURC, AURC(full, 120)) {
 		t.Errorf("AURC %v, full-curve AURC %v", rep.AURC, AURC(full, 120))
-	}
-}
-
-func TestQACommandGoldAndNewThresholds(t *testing.T) {
-	dir := t.TempDir()
-	qa := filepath.Join(dir, "qa.jsonl")
-	gold := filepath.Join(dir, "gold.jsonl")
-	write := func(path, s string) {
-		if err := os.WriteFile(path, []byte(s), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	write(qa, `{"id":"a","question":"where?","facts":["Frankreich"],"kind":"answerable","type":"place"}
-{"id":"b","question":"when?","facts":["1066"],"kind":"answerable","type":"date"}
-{"id":"c","question":"who?","answerable":false,"kind":"impossible","type":"unanswerable"}
-`)
-	write(gold, `{"id":"a","is_impossible":false,"answers":["France","in France"]}
-{"id":"b","is_impossible":false,"answers":["1066"]}
-{"id":"c","is_impossible":true,"answers":[]}
-`)
-	answers := map[string]string{
-		"where?": "Normandy is in France. (See Normans, page 1)",
-		"when?":  "The Normans were Norse. (See Normans, page 1)\nThey came from Denmark. (See Normans, page 1)\nThe conquest was in 1066. (See Normans, page 2)",
-		"who?":   "Rollo. (See Normans, page 1)",
-	}
-	conf := map[string]float64{"where?": 0.9, "when?": 0.6, "who?": 0.3}
-	ask := func(_ context.Context, q string) (*schema.State, error) {
-		st := state(answers[q], false, onePass)
-		st.JudgeVerdict.ConfidenceScore = conf[q]
-		return st, nil
-	}
-	var out bytes.Buffer
-	maxAURC := 0.1
-	rep, err := QACommand{File: qa, Gold: gold, Ask: ask, Stdout: &out, MinAnsweredAccuracy: 0.5, MaxAURC: &maxAURC, MinAnswerableCorrect: 0.4}.Run(context.Background())
-	var te *ThresholdError
-	if !errors.As(err, &te) || len(te.Misses) != 2 || !strings.Contains(err.Error(), "--min-answered-accuracy") || !strings.Contains(err.Error(), "--max-aurc") {
-		t.Fatalf("err = %v", err)
-	}
-	// a is right only through the gold answers; b's 1066 is in the third
-	// sentence; c is an answered unanswerable. Answered 3, right 1:
-	// risks 0, 1/2, 2/3 -> AURC (0 + 1/2 + 2/3) / 3.
-	if rep.Correct != 1 || rep.Answered != 3 || rep.WrongAnswers != 2 || !near(rep.AnsweredAccuracy, 1.0/3) || !near(rep.AnswerableCorrect, 0.5) || !near(rep.AURC, (0.5+2.0/3)/3) {
-		t.Errorf("report: %+v", rep)
-	}
-	for _, want := range []string{"coverage", "accuracy among answered", "0.333 (1/3)", "AURC", "wrong answers", "by type:", "  place", "risk–coverage", "no gold answer in the first two sentences"} {
-		if !strings.Contains(out.String(), want) {
-			t.Errorf("table lacks %q:\n%s", want, out.String())
-		}
-	}
-
-	out.Reset()
-	if _, err := (QACommand{File: qa, Gold: gold, Ask: ask, Stdout: &out, JSON: true}).Run(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	var js struct {
-		Answered         int                  `json:"answered"`
-		Coverage         float64              `json:"coverage"`
-		AnsweredAccuracy float64              `json:"answered_accuracy"`
-		AURC             float64              `json:"aurc"`
-		WrongAnswers     int                  `json:"wrong_answers"`
-		RiskCoverage     []map[string]float64 `json:"risk_coverage"`
-		ByType           map[string]KindScore `json:"by_type"`
-		Results          []map[string]any     `json:"results"`
-	}
-	if err := json.Unmarshal(out.Bytes(), &js); err != nil {
-		t.Fatal(err)
-	}
-	if js.Answered != 3 || js.Coverage != 1 || js.WrongAnswers != 2 || len(js.RiskCoverage) != 3 || js.RiskCoverage[0]["threshold"] != 0.9 || js.ByType["place"] != (KindScore{1, 1}) {
-		t.Errorf("json = %+v", js)
-	}
-	if js.Results[0]["confidence"] != 0.9 || js.Results[0]["answered"] != true {
-		t.Errorf("result json = %v", js.Results[0])
-	}
-
-	// A gold file disagreeing on answerability is an error.
-	write(gold, `{"id":"a","is_impossible":true,"answers":[]}
-{"id":"b","is_impossible":false,"answers":["1066"]}
-{"id":"c","is_impossible":true,"answers":[]}
-`)
-	if _, err := (QACommand{File: qa, Gold: gold, Ask: ask}).Run(context.Background()); err == nil || !strings.Contains(err.Error(), "is_impossible") {
-		t.Errorf("mismatch: err = %v", err)
 	}
 }

@@ -40,7 +40,7 @@ func TestShippedRiskModel(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := os.WriteFile("../judge/riskmodel_qa.go", src, 0o644); err != nil {
+		if err := os.WriteFile("../../judge/riskmodel_qa.go", src, 0o644); err != nil {
 			t.Fatal(err)
 		}
 		return

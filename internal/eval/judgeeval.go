@@ -401,7 +401,7 @@ func sortedTasks[T any](m map[string]T) []string {
 }
 
 // overall returns the "overall" entry of scores.
-func overall(scores []TaskScore) TaskScore {
+func Overall(scores []TaskScore) TaskScore {
 	if len(scores) == 0 {
 		return TaskScore{Task: "overall"}
 	}

@@ -152,3 +152,6 @@ func percentile(sorted []float64, p float64) float64 {
 	rank = min(max(rank, 0), len(sorted)-1)
 	return sorted[rank]
 }
+
+// round3 rounds f to three decimals for reports.
+func round3(f float64) float64 { return float64(int(f*1000+0.5)) / 1000 }

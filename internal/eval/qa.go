@@ -476,7 +476,7 @@ func summarizeQA(results []QAResult) *QAReport {
 	rep.AnsweredAccuracy = ratio(answeredRight, rep.Answered)
 	curve := RiskCoverage(results)
 	rep.AURC = AURC(curve, rep.Questions)
-	rep.RiskCoverage = thinCurve(curve, MaxRiskCoveragePoints)
+	rep.RiskCoverage = ThinCurve(curve, MaxRiskCoveragePoints)
 	rep.CitationPageAccuracy = ratio(pagesOK, rep.CitationChecked)
 	rep.AbstentionPrecision = rep.Abstention.Precision()
 	rep.AbstentionRecall = rep.Abstention.Recall()
@@ -567,7 +567,7 @@ func AURC(curve []RiskCoveragePoint, n int) float64 {
 
 // thinCurve keeps at most max points of curve, evenly spread by index,
 // always keeping the first and the last.
-func thinCurve(curve []RiskCoveragePoint, max int) []RiskCoveragePoint {
+func ThinCurve(curve []RiskCoveragePoint, max int) []RiskCoveragePoint {
 	if len(curve) <= max || max < 2 {
 		return curve
 	}
@@ -833,4 +833,27 @@ func MergeGold(rows []QARow, gold map[string]GoldRow) error {
 		row.AnswersOnly = true
 	}
 	return nil
+}
+
+// Failure explains why the question counts against the pipeline, or "".
+func (r QAResult) Failure() string {
+	switch {
+	case r.Err != "":
+		return "error: " + r.Err
+	case !r.Answerable && !r.Abstained:
+		return "answered an unanswerable question"
+	case !r.Answerable:
+		return ""
+	case r.Abstained:
+		return "abstained"
+	case !r.Grounded:
+		return "answer not judged grounded"
+	case len(r.MissingFacts) > 0:
+		return "missing " + strings.Join(r.MissingFacts, ", ")
+	case r.MissedAnswers:
+		return "no gold answer in the first two sentences"
+	case r.PageCorrect != nil && !*r.PageCorrect:
+		return "right answer, wrong page cited"
+	}
+	return ""
 }

@@ -116,7 +116,7 @@ func TestCrossValidateHeldOut(t *testing.T) {
 	for _, r := range folds[1].Test {
 		rows[r].Gold = rows[r].Risk < 0.5
 	}
-	if f := overall(Score(rows, ThresholdDecision(0))).F1; !near(f, 2.0/3) {
+	if f := Overall(Score(rows, ThresholdDecision(0))).F1; !near(f, 2.0/3) {
 		t.Fatalf("flag-everything F1 = %v, want 2/3", f)
 	}
 	res, err := CrossValidate([]Candidate{{Name: "only", Outcomes: rows}}, 2, 3)
@@ -134,7 +134,7 @@ func TestCrossValidateHeldOut(t *testing.T) {
 		t.Errorf("fold 2 choice %+v", c)
 	}
 	// Pooled: fold 1 TP 2 FP 2; fold 2 FP 2 FN 2 -> P 1/3, R 1/2, F1 0.4.
-	if all := overall(res.Scores); all.Confusion != (Confusion{TP: 2, FP: 4, FN: 2}) || !near(all.F1, 0.4) {
+	if all := Overall(res.Scores); all.Confusion != (Confusion{TP: 2, FP: 4, FN: 2}) || !near(all.F1, 0.4) {
 		t.Errorf("pooled held-out = %+v, want F1 0.4", all)
 	}
 }

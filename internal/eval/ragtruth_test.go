@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/docmind/docmind/schema"
+	"github.com/docmind/docmind/internal/eval/evaltest"
 )
 
 func TestLoadRAGTruth(t *testing.T) {
@@ -101,42 +101,13 @@ func TestLocator(t *testing.T) {
 	}
 }
 
-// scriptedJudge returns a fixed verdict per response text.
-type scriptedJudge map[string]*schema.Verdict
-
-func (s scriptedJudge) Judge(_ context.Context, req schema.JudgeRequest) (*schema.Verdict, error) {
-	if len(req.Sections) == 0 || req.Query == "" {
-		return nil, errors.New("request without query or sections")
-	}
-	v, ok := s[req.Response]
-	if !ok {
-		return nil, errors.New("unscripted response")
-	}
-	return v, nil
-}
-
-func tinyJudge() scriptedJudge {
-	return scriptedJudge{
-		"The late fee is 1.5% per month.": {Claims: []schema.ClaimCheck{{Claim: "The late fee is 1.5% per month.", Supported: true, Score: 0.9}}},
-		"The late fee is 5% per month. Invoices are due in 30 days.": {IsHallucinated: true, Claims: []schema.ClaimCheck{
-			{Claim: "The late fee is 5% per month.", Contradiction: `answer says "5%", source says "1.5%"`},
-			{Claim: "Invoices are due in 30 days.", Supported: true, Score: 0.8},
-		}},
-		"The council approved a park. Construction starts in May.": {Claims: []schema.ClaimCheck{{Claim: "Construction starts in May.", Supported: true, Score: 1}}},
-		"Café Uno serves coffee and has outdoor seating.": {IsHallucinated: true, Claims: []schema.ClaimCheck{
-			{Claim: "serves coffee and has outdoor seating", Score: 0.2},
-			{Claim: "Cafe Uno is famous worldwide", Score: 0}, // not in the response: unlocated
-		}},
-	}
-}
-
 func TestRunJudgeAndScore(t *testing.T) {
 	srcs, err := LoadRAGTruth(filepath.Join("testdata", "ragtruth_tiny.jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	calls := 0
-	out, err := RunJudge(context.Background(), tinyJudge(), srcs, JudgeRunOptions{Concurrency: 2, Progress: func(done, total int) {
+	out, err := RunJudge(context.Background(), evaltest.TinyJudge(), srcs, JudgeRunOptions{Concurrency: 2, Progress: func(done, total int) {
 		calls++
 		if total != 4 || done < 1 || done > 4 {
 			t.Errorf("progress %d/%d", done, total)
@@ -183,7 +154,7 @@ func TestRunJudgeErrorsAndCancel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, err := RunJudge(context.Background(), scriptedJudge{}, srcs, JudgeRunOptions{})
+	out, err := RunJudge(context.Background(), evaltest.ScriptedJudge{}, srcs, JudgeRunOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -193,7 +164,7 @@ func TestRunJudgeErrorsAndCancel(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := RunJudge(ctx, tinyJudge(), srcs, JudgeRunOptions{}); !errors.Is(err, context.Canceled) {
+	if _, err := RunJudge(ctx, evaltest.TinyJudge(), srcs, JudgeRunOptions{}); !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled run: err = %v", err)
 	}
 }

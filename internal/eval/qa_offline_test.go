@@ -118,7 +118,7 @@ func testContractQA(t *testing.T, ask AskFunc) {
 			t.Logf("correct %.3f (%d/%d) pages %.3f abstain P %.3f R %.3f retries %.2f p50 %.2fms p95 %.2fms",
 				rep.AnsweredCorrectly, rep.Correct, rep.Answerable, rep.CitationPageAccuracy, rep.AbstentionPrecision, rep.AbstentionRecall, rep.MeanRetries, rep.LatencyP50Ms, rep.LatencyP95Ms)
 			for _, r := range rep.Results {
-				if why := failure(r); why != "" {
+				if why := r.Failure(); why != "" {
 					t.Logf("%s %q: %s\n    answer: %.300s", r.ID, r.Question, why, r.Answer)
 				}
 			}

@@ -1,49 +1,39 @@
-package eval
+package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"sort"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/docmind/docmind/internal/eval"
 )
 
-// ThresholdError is returned by the command functions when a figure is
+// thresholdError is returned by the command functions when a figure is
 // under its --min-* threshold (or over its --max-* one); the CLI exits
 // non-zero on it.
-type ThresholdError struct {
+type thresholdError struct {
 	Misses []string
 }
 
-func (e *ThresholdError) Error() string {
+func (e *thresholdError) Error() string {
 	return "threshold missed: " + strings.Join(e.Misses, "; ")
 }
 
-// IsTerminal reports whether f is a terminal (a character device), so
-// progress is only drawn for people, never into logs or pipes.
-func IsTerminal(f *os.File) bool {
-	if f == nil {
-		return false
-	}
-	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
-}
-
-// JudgeCommand is what `docmind eval judge` runs.
-type JudgeCommand struct {
+// judgeEval is what `docmind eval judge` runs.
+type judgeEval struct {
 	// Files are RAGTruth-format JSONL files.
 	Files []string
 	// Judges: the first is the configured judge; with CVFolds > 0 every
 	// entry is a candidate for cross-validated tuning.
-	Judges []NamedJudge
+	Judges []eval.NamedJudge
 	// Candidates, when set, computes the candidates instead of running
 	// Judges (e.g. OfflineSweep); its first candidate is the configured
 	// judge.
-	Candidates func(ctx context.Context, sources []RAGTruthSource, opts JudgeRunOptions) ([]Candidate, error)
+	Candidates func(ctx context.Context, sources []eval.RAGTruthSource, opts eval.JudgeRunOptions) ([]eval.Candidate, error)
 	// CVFolds > 1 adds cross-validated figures (split by source); they
 	// become the headline figures checked against MinF1.
 	CVFolds int
@@ -59,18 +49,18 @@ type JudgeCommand struct {
 	Progress io.Writer
 }
 
-// JudgeCommandResult is what the judge command computed.
-type JudgeCommandResult struct {
+// judgeEvalResult is what the judge command computed.
+type judgeEvalResult struct {
 	Judge string
 	// Configured holds the configured judge's own verdicts per task.
-	Configured []TaskScore
+	Configured []eval.TaskScore
 	// CV is set when cross-validation ran.
-	CV *CVResult
+	CV *eval.CVResult
 }
 
 // Headline returns the figures thresholds apply to: cross-validated when
 // available, otherwise the configured judge's.
-func (r *JudgeCommandResult) Headline() []TaskScore {
+func (r *judgeEvalResult) Headline() []eval.TaskScore {
 	if r.CV != nil {
 		return r.CV.Scores
 	}
@@ -78,24 +68,24 @@ func (r *JudgeCommandResult) Headline() []TaskScore {
 }
 
 // Run loads the files, runs the judges, prints the report and checks
-// MinF1 (a *ThresholdError when missed).
-func (c JudgeCommand) Run(ctx context.Context) (*JudgeCommandResult, error) {
+// MinF1 (a *thresholdError when missed).
+func (c judgeEval) Run(ctx context.Context) (*judgeEvalResult, error) {
 	if len(c.Files) == 0 {
 		return nil, errors.New("eval judge: no RAGTruth file given (--ragtruth FILE)")
 	}
 	if len(c.Judges) == 0 && c.Candidates == nil {
 		return nil, errors.New("eval judge: no judge configured")
 	}
-	var sources []RAGTruthSource
+	var sources []eval.RAGTruthSource
 	for _, f := range c.Files {
-		s, err := LoadRAGTruth(f)
+		s, err := eval.LoadRAGTruth(f)
 		if err != nil {
 			return nil, err
 		}
 		sources = append(sources, s...)
 	}
-	var cands []Candidate
-	opts := JudgeRunOptions{Concurrency: c.Concurrency}
+	var cands []eval.Candidate
+	opts := eval.JudgeRunOptions{Concurrency: c.Concurrency}
 	if c.Progress != nil {
 		opts.Progress = func(done, n int) {
 			if done == n || done%10 == 0 {
@@ -114,7 +104,7 @@ func (c JudgeCommand) Run(ctx context.Context) (*JudgeCommandResult, error) {
 			judges = judges[:1]
 		}
 		var err error
-		if cands, err = RunCandidates(ctx, judges, sources, opts); err != nil {
+		if cands, err = eval.RunCandidates(ctx, judges, sources, opts); err != nil {
 			return nil, err
 		}
 	}
@@ -124,9 +114,9 @@ func (c JudgeCommand) Run(ctx context.Context) (*JudgeCommandResult, error) {
 	if c.Progress != nil {
 		fmt.Fprintf(c.Progress, "\r%-60s\r", "")
 	}
-	res := &JudgeCommandResult{Judge: cands[0].Name, Configured: Score(cands[0].Outcomes, VerdictDecision)}
+	res := &judgeEvalResult{Judge: cands[0].Name, Configured: eval.Score(cands[0].Outcomes, eval.VerdictDecision)}
 	if c.CVFolds > 1 {
-		cv, err := CrossValidate(cands, c.CVFolds, c.Seed)
+		cv, err := eval.CrossValidate(cands, c.CVFolds, c.Seed)
 		if err != nil {
 			return nil, fmt.Errorf("eval judge: %w", err)
 		}
@@ -135,30 +125,30 @@ func (c JudgeCommand) Run(ctx context.Context) (*JudgeCommandResult, error) {
 	if c.Stdout != nil {
 		var err error
 		if c.JSON {
-			err = writeJSON(c.Stdout, JudgeJSON(res))
+			err = writeJSON(c.Stdout, judgeEvalJSON(res))
 		} else {
-			err = WriteJudgeTable(c.Stdout, res)
+			err = writeJudgeTable(c.Stdout, res)
 		}
 		if err != nil {
 			return res, fmt.Errorf("eval judge: write report: %w", err)
 		}
 	}
 	if c.MinF1 > 0 {
-		if f := overall(res.Headline()).F1; f < c.MinF1 {
-			return res, &ThresholdError{Misses: []string{fmt.Sprintf("overall F1 %.3f < --min-f1 %.3f", f, c.MinF1)}}
+		if f := eval.Overall(res.Headline()).F1; f < c.MinF1 {
+			return res, &thresholdError{Misses: []string{fmt.Sprintf("overall F1 %.3f < --min-f1 %.3f", f, c.MinF1)}}
 		}
 	}
 	return res, nil
 }
 
-// JudgeJSON renders a judge report as one JSON object keyed by task (and
+// judgeEvalJSON renders a judge report as one JSON object keyed by task (and
 // "overall"); each task holds precision, recall, f1, span_precision,
 // span_recall, span_f1, responses and hallucinated (the headline figures),
 // plus "configured" (the judge's own verdicts) when cross-validation ran.
 // "judge" names the judge and "tuning" describes the cross-validation.
-func JudgeJSON(r *JudgeCommandResult) map[string]any {
+func judgeEvalJSON(r *judgeEvalResult) map[string]any {
 	out := map[string]any{"judge": r.Judge}
-	conf := map[string]TaskScore{}
+	conf := map[string]eval.TaskScore{}
 	for _, t := range r.Configured {
 		conf[t.Task] = t
 	}
@@ -175,7 +165,7 @@ func JudgeJSON(r *JudgeCommandResult) map[string]any {
 	return out
 }
 
-func taskJSON(t TaskScore) map[string]any {
+func taskJSON(t eval.TaskScore) map[string]any {
 	return map[string]any{
 		"responses": t.Responses, "hallucinated": t.Hallucinated,
 		"precision": round3(t.Precision), "recall": round3(t.Recall), "f1": round3(t.F1),
@@ -186,15 +176,9 @@ func taskJSON(t TaskScore) map[string]any {
 
 func round3(f float64) float64 { return float64(int(f*1000+0.5)) / 1000 }
 
-func writeJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(v)
-}
-
-// WriteJudgeTable prints the judge report as aligned tables.
-func WriteJudgeTable(w io.Writer, r *JudgeCommandResult) error {
-	block := func(title string, scores []TaskScore) error {
+// writeJudgeTable prints the judge report as aligned tables.
+func writeJudgeTable(w io.Writer, r *judgeEvalResult) error {
+	block := func(title string, scores []eval.TaskScore) error {
 		fmt.Fprintln(w, title)
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 		fmt.Fprintln(tw, "task\tresponses\thalluc.\tP\tR\tF1\tspan P\tspan R\tspan F1\talways-yes F1\t")
@@ -222,13 +206,13 @@ func WriteJudgeTable(w io.Writer, r *JudgeCommandResult) error {
 	return nil
 }
 
-// QACommand is what `docmind eval qa` runs.
-type QACommand struct {
+// qaEval is what `docmind eval qa` runs.
+type qaEval struct {
 	File string
-	// Gold, when set, is a SQuAD-style gold file (see LoadGold, MergeGold):
+	// Gold, when set, is a SQuAD-style gold file (see eval.LoadGold, eval.MergeGold):
 	// its any-of answers replace the facts of the answerable rows.
 	Gold string
-	Ask  AskFunc
+	Ask  eval.AskFunc
 	JSON bool
 	// Thresholds (0 = not checked). MinCorrect and MinAnswerableCorrect
 	// both bound AnswerableCorrect.
@@ -244,31 +228,31 @@ type QACommand struct {
 }
 
 // Run loads the QA set (and the gold file), asks every question, prints the
-// report and checks the thresholds (a *ThresholdError when one is missed).
-func (c QACommand) Run(ctx context.Context) (*QAReport, error) {
-	rows, err := LoadQA(c.File)
+// report and checks the thresholds (a *thresholdError when one is missed).
+func (c qaEval) Run(ctx context.Context) (*eval.QAReport, error) {
+	rows, err := eval.LoadQA(c.File)
 	if err != nil {
 		return nil, err
 	}
 	if c.Gold != "" {
-		gold, err := LoadGold(c.Gold)
+		gold, err := eval.LoadGold(c.Gold)
 		if err != nil {
 			return nil, err
 		}
-		if err := MergeGold(rows, gold); err != nil {
+		if err := eval.MergeGold(rows, gold); err != nil {
 			return nil, fmt.Errorf("%w (%s against %s)", err, c.File, c.Gold)
 		}
 	}
-	var opts QAOptions
+	var opts eval.QAOptions
 	if c.Progress != nil {
-		opts.Progress = func(done, total int, r QAResult) {
+		opts.Progress = func(done, total int, r eval.QAResult) {
 			fmt.Fprintf(c.Progress, "\rqa %d/%d %-12s", done, total, r.ID)
 			if done == total {
 				fmt.Fprintf(c.Progress, "\r%-40s\r", "")
 			}
 		}
 	}
-	rep, err := RunQA(ctx, c.Ask, rows, opts)
+	rep, err := eval.RunQA(ctx, c.Ask, rows, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -276,7 +260,7 @@ func (c QACommand) Run(ctx context.Context) (*QAReport, error) {
 		if c.JSON {
 			err = writeJSON(c.Stdout, rep)
 		} else {
-			err = WriteQATable(c.Stdout, rep)
+			err = writeQATable(c.Stdout, rep)
 		}
 		if err != nil {
 			return rep, fmt.Errorf("eval qa: write report: %w", err)
@@ -297,18 +281,18 @@ func (c QACommand) Run(ctx context.Context) (*QAReport, error) {
 		miss = append(miss, fmt.Sprintf("AURC %.4f > --max-aurc %.4f", rep.AURC, *c.MaxAURC))
 	}
 	if len(miss) > 0 {
-		return rep, &ThresholdError{Misses: miss}
+		return rep, &thresholdError{Misses: miss}
 	}
 	return rep, nil
 }
 
-// QATableRiskRows is how many risk–coverage points WriteQATable prints.
-const QATableRiskRows = 10
+// qaTableRiskRows is how many risk–coverage points writeQATable prints.
+const qaTableRiskRows = 10
 
-// WriteQATable prints the QA report: the figures, breakdowns by kind and
+// writeQATable prints the QA report: the figures, breakdowns by kind and
 // type, a compact risk–coverage table, and every question that went wrong
 // with the reason.
-func WriteQATable(w io.Writer, rep *QAReport) error {
+func writeQATable(w io.Writer, rep *eval.QAReport) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "questions\t%d (%d answerable, %d unanswerable)\n", rep.Questions, rep.Answerable, rep.Unanswerable)
 	fmt.Fprintf(tw, "answered correctly\t%.3f (%d/%d)\n", rep.AnsweredCorrectly, rep.Correct, rep.Answerable)
@@ -329,7 +313,7 @@ func WriteQATable(w io.Writer, rep *QAReport) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	breakdown := func(title string, m map[string]KindScore) error {
+	breakdown := func(title string, m map[string]eval.KindScore) error {
 		if len(m) == 0 {
 			return nil
 		}
@@ -351,7 +335,7 @@ func WriteQATable(w io.Writer, rep *QAReport) error {
 	if err := breakdown("type", rep.ByType); err != nil {
 		return err
 	}
-	if pts := thinCurve(rep.RiskCoverage, QATableRiskRows); len(pts) > 0 {
+	if pts := eval.ThinCurve(rep.RiskCoverage, qaTableRiskRows); len(pts) > 0 {
 		fmt.Fprintln(w, "\nrisk–coverage (answers with confidence ≥ threshold):")
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 		fmt.Fprintln(tw, "threshold\tanswered\tcoverage\taccuracy\trisk\t")
@@ -364,7 +348,7 @@ func WriteQATable(w io.Writer, rep *QAReport) error {
 	}
 	var bad []string
 	for _, r := range rep.Results {
-		if why := failure(r); why != "" {
+		if why := r.Failure(); why != "" {
 			bad = append(bad, fmt.Sprintf("  %s  %s — %s", r.ID, r.Question, why))
 		}
 	}
@@ -373,27 +357,4 @@ func WriteQATable(w io.Writer, rep *QAReport) error {
 		fmt.Fprintln(w, strings.Join(bad, "\n"))
 	}
 	return nil
-}
-
-// failure explains why a question counts against the pipeline, or "".
-func failure(r QAResult) string {
-	switch {
-	case r.Err != "":
-		return "error: " + r.Err
-	case !r.Answerable && !r.Abstained:
-		return "answered an unanswerable question"
-	case !r.Answerable:
-		return ""
-	case r.Abstained:
-		return "abstained"
-	case !r.Grounded:
-		return "answer not judged grounded"
-	case len(r.MissingFacts) > 0:
-		return "missing " + strings.Join(r.MissingFacts, ", ")
-	case r.MissedAnswers:
-		return "no gold answer in the first two sentences"
-	case r.PageCorrect != nil && !*r.PageCorrect:
-		return "right answer, wrong page cited"
-	}
-	return ""
 }
