@@ -62,16 +62,9 @@ func (a *Assessment) CalibrationInputs() []float64 {
 	for _, s := range a.Sections {
 		top = math.Max(top, s.RelevanceScore)
 	}
-	feature := func(name string) float64 {
-		if i := slices.Index(featureNames, name); i >= 0 && i < len(a.Features) {
-			return a.Features[i]
-		}
-		return 0
-	}
 	return []float64{
 		a.Confidence(), a.Focus, a.ClaimFocus, a.KeyTermCoverage,
-		feature("min_idf_coverage"), feature("mean_idf_coverage"),
-		feature("novel_ratio"), feature("min_support"),
+		a.MinIDFCoverage, a.MeanIDFCoverage, a.NovelRatio, a.MinSupport,
 		top, float64(min(n, 3)) / 3, a.ExactFocus, a.MaxMissingFocus,
 		a.AnsweringShare, b2f(a.LeadAnswers),
 	}

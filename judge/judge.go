@@ -17,9 +17,8 @@
 //     claim's stemmed terms it contains, preferring the cited section),
 //     runs the guards and decides. Scoring (Score) and deciding (Decide)
 //     are separate so that thresholds can be tuned on labelled data.
-//     Score also computes the answer's features (FeatureNames) for a
-//     learned logistic RiskModel (TrainRiskModel, WithRiskModel,
-//     RAGTruthQARiskModel).
+//     WithRisk adds a learned hallucination-risk scorer (package
+//     judge/risk), whose features are computed only when one is set.
 //
 // An answer with no claims, or one that only says the documents do not
 // address the question, is marked hallucinated (not grounded) by default:
@@ -224,7 +223,7 @@ type Deterministic struct {
 	rejectAbstentions bool
 	unsupportedFacts  bool
 	corpus            Corpus
-	risk              *RiskModel
+	risk              RiskScorer
 	lex               *lexicon.Thesaurus
 	// maxNovel is WithMaxNovelTerms' limit; negative = off.
 	maxNovel int
@@ -340,9 +339,13 @@ type Assessment struct {
 	// that answer; LeadAnswers whether the first claim does.
 	ExactFocus, MaxMissingFocus, AnsweringShare float64
 	LeadAnswers                                 bool
-	// Features are the answer's signals for a learned risk model, named
-	// by FeatureNames (see RiskModel).
-	Features         []float64
+	// MinSupport is the lowest support of a non-abstaining claim;
+	// MinIDFCoverage and MeanIDFCoverage the lowest and mean IDFCoverage
+	// of a claim by its passage; NovelRatio the share of the answer's
+	// content terms that are NovelTerms (1, 1, 1 and 0 without claims).
+	MinSupport, MinIDFCoverage, MeanIDFCoverage, NovelRatio float64
+
+	ci               *contextIndex
 	t                Thresholds
 	rejectAbstention bool
 	unsupportedFacts bool
@@ -467,8 +470,7 @@ func (d *Deterministic) Score(ctx context.Context, req schema.JudgeRequest) (*As
 		return nil, err
 	}
 	ci := buildContextIndex(req.Query, req.Sections, prep)
-	scoreNovelty(a, ci.known)
-	computeFeatures(a, ci)
+	scoreSignals(a, ci)
 	return a, nil
 }
 

@@ -12,7 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/docmind/docmind/judge"
+	"github.com/docmind/docmind/judge/risk"
 )
 
 // CalibrationSet is one development set: the results of an `eval qa
@@ -107,7 +107,7 @@ var CalibrationThresholds = func() []float64 {
 
 // FitCalibration fits the calibration over the named signals on the sets,
 // each set weighing the same whatever its size: answered results with
-// signals are the samples, labelled by Correct (judge.FitLogistic).
+// signals are the samples, labelled by Correct (risk.FitLogistic).
 // Results without signals (refused
 // by a guard, or judged without a calibration) are not samples but count
 // as questions for the threshold table.
@@ -150,7 +150,7 @@ func FitCalibration(sets []CalibrationSet, signals []string, opts CalibrationOpt
 			ws = append(ws, 1/float64(samples[i]))
 		}
 	}
-	w, b, err := judge.FitLogistic(xs, ys, ws, opts.L2, 100)
+	w, b, err := risk.FitLogistic(xs, ys, ws, opts.L2, 100)
 	if err != nil {
 		return nil, fmt.Errorf("calibration: %w", err)
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/docmind/docmind/judge"
+	"github.com/docmind/docmind/judge/risk"
 	"github.com/docmind/docmind/schema"
 )
 
@@ -37,7 +38,7 @@ func RunDeterministicSweep(ctx context.Context, scorer *judge.Deterministic, var
 		for i, v := range variants {
 			vs[i] = v.Judge.Decide(a)
 		}
-		return vs, a.Features, nil
+		return vs, risk.Features(a), nil
 	}, sources, opts)
 	if err != nil {
 		return nil, err
@@ -71,7 +72,7 @@ var NovelTermGrid = func() []int {
 }()
 
 // LearnedCandidate names the offline candidate whose decision is a
-// logistic model over judge.FeatureNames trained per fold; its claim spans
+// logistic model over risk.Names trained per fold; its claim spans
 // are the claims carrying novel terms (WithMaxNovelTerms(0)).
 const LearnedCandidate = "logistic"
 

@@ -1,15 +1,16 @@
-package judge
+package risk
 
 import (
 	"math"
 	"regexp"
 	"strings"
 
+	"github.com/docmind/docmind/judge"
 	"github.com/docmind/docmind/schema"
 	"github.com/docmind/docmind/textproc"
 )
 
-// Feature names, in the order of Assessment.Features. Every feature is
+// Feature names, in the order of Features. Every feature is
 // computed from the answer, the question and the sections only.
 var featureNames = []string{
 	"claims",            // ln(1 + non-abstaining claims)
@@ -35,47 +36,30 @@ var featureNames = []string{
 	"outside_knowledge", // sentences admitting content from outside the sources ("not explicitly mentioned", "general knowledge")
 }
 
-// FeatureNames returns the names of the features Assessment.Features
-// returns, in order.
-func FeatureNames() []string { return append([]string(nil), featureNames...) }
+// Names returns the names of the features Features returns, in order.
+func Names() []string { return append([]string(nil), featureNames...) }
 
 var (
 	reNumber = regexp.MustCompile(`\d+(?:[.,]\d+)*`)
 	reName   = regexp.MustCompile(`\b[A-Z][\p{L}'’-]+`)
 	// reOutside matches an answer admitting it goes beyond its sources.
 	reOutside = regexp.MustCompile(`(?i)\b(?:not\s+(?:explicitly|directly|specifically)\s+(?:mentioned|stated|provided|discussed)|general\s+knowledge|my\s+(?:own\s+)?knowledge|(?:is|are)\s+not\s+(?:mentioned|stated|provided)\s+in\s+the\s+(?:given\s+|provided\s+)?(?:passage|document|context|text)s?|however,?\s+(?:it\s+is|it's)\s+(?:generally|commonly|widely))`)
-	reRefNum  = regexp.MustCompile(`\d+`)
 )
 
-// contextIndex is what the features need to know about the sections.
+// contextIndex is what the features need to know about the sections
+// beyond what the judge's assessment holds.
 type contextIndex struct {
 	known   map[string]bool    // stemmed terms of the question, titles and contents
-	idf     map[string]float64 // by sentence document frequency
-	maxIDF  float64            // the IDF of a term in no sentence
 	near    map[[2]string]bool // unordered term pairs at most two terms apart in a sentence
 	numbers map[string]bool    // numbers written in the sections or the question, digits only
 }
 
-func buildContextIndex(query string, sections []schema.Section, prep []preparedSection) *contextIndex {
-	ci := &contextIndex{known: KnownTerms(query, sections), idf: map[string]float64{}, near: map[[2]string]bool{}, numbers: map[string]bool{}}
-	df := map[string]int{}
-	n := 0
-	for _, p := range prep {
-		for _, m := range p.terms {
-			n++
-			for t := range m {
-				df[t]++
-			}
-		}
-	}
-	for t, d := range df {
-		ci.idf[t] = math.Log((float64(n) + 1) / (float64(d) + 0.5))
-	}
-	ci.maxIDF = math.Log((float64(n) + 1) / 0.5)
+func buildContextIndex(query string, sections []schema.Section) *contextIndex {
+	ci := &contextIndex{known: judge.KnownTerms(query, sections), near: map[[2]string]bool{}, numbers: map[string]bool{}}
 	addNumbers(ci.numbers, query)
-	for i, s := range sections {
+	for _, s := range sections {
 		addNumbers(ci.numbers, s.Title+" "+s.Content)
-		for _, sent := range prep[i].sentences {
+		for _, sent := range textproc.AnswerSentences(s.Content) {
 			ts := textproc.Terms(sent)
 			for a := range ts {
 				for b := a + 1; b <= a+2 && b < len(ts); b++ {
@@ -102,38 +86,6 @@ func pairKey(a, b string) [2]string {
 	return [2]string{a, b}
 }
 
-func (ci *contextIndex) termIDF(t string) float64 {
-	if v, ok := ci.idf[t]; ok {
-		return v
-	}
-	return ci.maxIDF
-}
-
-// idfCoverage returns the IDF-weighted share of the claim's terms found in
-// the passage: a rare term the passage lacks costs more than a common one.
-func (ci *contextIndex) idfCoverage(claim, passage string) float64 {
-	terms := claimTerms(claim)
-	if len(terms) == 0 {
-		return 1
-	}
-	in := map[string]bool{}
-	for _, t := range textproc.Terms(passage) {
-		in[t] = true
-	}
-	var got, total float64
-	for _, t := range terms {
-		w := ci.termIDF(t)
-		total += w
-		if in[t] {
-			got += w
-		}
-	}
-	if total == 0 {
-		return 1
-	}
-	return got / total
-}
-
 // novelNumbers counts the distinct numbers of text the context lacks.
 func (ci *contextIndex) novelNumbers(text string) int {
 	seen := map[string]bool{}
@@ -156,7 +108,7 @@ func (ci *contextIndex) novelNames(text string) int {
 			continue
 		}
 		for _, t := range textproc.Terms(text[loc[0]:loc[1]]) {
-			if !ci.known[t] && !answerWords[t] && !seen[t] {
+			if !ci.known[t] && !judge.IsAnswerWord(t) && !seen[t] {
 				seen[t] = true
 			}
 		}
@@ -169,7 +121,7 @@ func (ci *contextIndex) novelNames(text string) int {
 func (ci *contextIndex) bigramCounts(text string) (novel, total int) {
 	ts := textproc.Terms(text)
 	for i := 0; i+1 < len(ts); i++ {
-		if answerWords[ts[i]] || answerWords[ts[i+1]] {
+		if judge.IsAnswerWord(ts[i]) || judge.IsAnswerWord(ts[i+1]) {
 			continue
 		}
 		total++
@@ -180,8 +132,11 @@ func (ci *contextIndex) bigramCounts(text string) (novel, total int) {
 	return novel, total
 }
 
-// computeFeatures fills a.Features.
-func computeFeatures(a *Assessment, ci *contextIndex) {
+// Features returns the answer's learned-risk features, named by Names, in
+// order. Every feature is computed from the assessment: the answer, the
+// question and the sections.
+func Features(a *judge.Assessment) []float64 {
+	ci := buildContextIndex(a.Query, a.Sections)
 	f := make([]float64, len(featureNames))
 	n := 0
 	minS, minI := 1.0, 1.0
@@ -198,17 +153,17 @@ func computeFeatures(a *Assessment, ci *contextIndex) {
 		n++
 		sumS += c.Support
 		minS = math.Min(minS, c.Support)
-		cov := ci.idfCoverage(c.Claim.Text, c.Passage)
+		cov := a.IDFCoverage(c.Claim.Text, c.Passage)
 		sumI += cov
 		minI = math.Min(minI, cov)
 		maxNovel = max(maxNovel, len(c.NovelTerms))
 		if len(c.NovelTerms) > 0 {
 			novelClaims++
-			if ct := len(claimTerms(c.Claim.Text)); ct > 0 {
+			if ct := len(judge.ClaimTerms(c.Claim.Text)); ct > 0 {
 				maxRatio = math.Max(maxRatio, float64(len(c.NovelTerms))/float64(ct))
 			}
 		}
-		text := sourceRef.ReplaceAllString(listMarker.ReplaceAllString(c.Claim.Text, ""), "")
+		text := judge.AnswerText(c.Claim.Text)
 		numbers += ci.novelNumbers(text)
 		names += ci.novelNames(text)
 		nb, tb := ci.bigramCounts(text)
@@ -223,8 +178,8 @@ func computeFeatures(a *Assessment, ci *contextIndex) {
 		}
 		contra += b2i(hasContra)
 		unstated += b2i(hasUnstated)
-		for _, t := range claimTerms(text) {
-			if !answerWords[t] {
+		for _, t := range judge.ClaimTerms(text) {
+			if !judge.IsAnswerWord(t) {
 				answerTerms[t] = true
 			}
 		}
@@ -269,13 +224,13 @@ func computeFeatures(a *Assessment, ci *contextIndex) {
 		if reOutside.MatchString(c.Claim.Text) {
 			outside++
 		}
-		if !c.Abstention && ci.miscited(c, a.Sections) {
+		if !c.Abstention && isMiscited(a, c) {
 			miscited++
 		}
 	}
 	f[19] = math.Log1p(float64(miscited))
 	f[20] = math.Log1p(float64(outside))
-	a.Features = f
+	return f
 }
 
 func b2i(b bool) int {
@@ -285,29 +240,11 @@ func b2i(b bool) int {
 	return 0
 }
 
-// citedByName returns the indices of the sections a claim names in prose
-// ("Passage 2", "passages 1 and 3"): sections titled that way.
-func citedByName(text string, sections []schema.Section) []int {
-	var out []int
-	for _, ref := range sourceRef.FindAllString(text, -1) {
-		word := strings.ToLower(strings.TrimRight(strings.Fields(ref)[0], "sS"))
-		for _, num := range reRefNum.FindAllString(ref, -1) {
-			want := normTitle(word + " " + num)
-			for i, s := range sections {
-				if normTitle(s.Title) == want {
-					out = append(out, i)
-				}
-			}
-		}
-	}
-	return out
-}
-
-// miscited reports whether the claim names sources (citedByName) whose
-// best window covers at least a quarter fewer of its terms than its best
-// passage elsewhere, while that passage supports it well.
-func (ci *contextIndex) miscited(c ClaimAssessment, sections []schema.Section) bool {
-	cited := citedByName(c.Claim.Text, sections)
+// isMiscited reports whether the claim names sources (judge.NamedSources)
+// whose best window covers at least a quarter fewer of its terms than its
+// best passage elsewhere, while that passage supports it well.
+func isMiscited(a *judge.Assessment, c judge.ClaimAssessment) bool {
+	cited := judge.NamedSources(c.Claim.Text, a.Sections)
 	if len(cited) == 0 || c.Section < 0 || c.Support < 0.5 {
 		return false
 	}
@@ -316,10 +253,10 @@ func (ci *contextIndex) miscited(c ClaimAssessment, sections []schema.Section) b
 			return false
 		}
 	}
-	text := sourceRef.ReplaceAllString(c.Claim.Text, "")
+	text := judge.WithoutSourceRefs(c.Claim.Text)
 	best := 0.0
 	for _, i := range cited {
-		best = math.Max(best, ci.idfCoverage(text, sections[i].Title+"\n"+sections[i].Content))
+		best = math.Max(best, a.IDFCoverage(text, a.Sections[i].Title+"\n"+a.Sections[i].Content))
 	}
-	return ci.idfCoverage(text, c.Passage)-best >= 0.25
+	return a.IDFCoverage(text, c.Passage)-best >= 0.25
 }
