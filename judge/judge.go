@@ -36,6 +36,7 @@ import (
 	"strings"
 
 	"github.com/docmind/docmind/facts"
+	"github.com/docmind/docmind/internal/wordlists"
 	"github.com/docmind/docmind/lexicon"
 	"github.com/docmind/docmind/relevance"
 	"github.com/docmind/docmind/schema"
@@ -526,13 +527,10 @@ func (d *Deterministic) bestPassage(claim string, prep []preparedSection, cited 
 }
 
 // discourse holds the stems of words that frame a statement rather than
-// carry its content ("according to the passages", "the answer is").
+// carry its content ("according to the passages", "the answer is"). Edit internal/wordlists/discourse.txt.
 var discourse = func() map[string]bool {
 	m := map[string]bool{}
-	for _, t := range textproc.Terms(`passage passages based given provided according answer question questions
-		information mention mentioned mentions context text source sources document documents summary summarize
-		therefore overall however additionally furthermore moreover note noted specifically generally
-		respectively conclusion states stated`) {
+	for _, t := range textproc.Terms(strings.Join(wordlists.Lines("discourse"), "\n")) {
 		m[t] = true
 	}
 	return m

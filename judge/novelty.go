@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/docmind/docmind/internal/wordlists"
 	"github.com/docmind/docmind/schema"
 	"github.com/docmind/docmind/textproc"
 )
@@ -24,12 +25,10 @@ const IssueNovelContent IssueKind = "novel_content"
 func WithMaxNovelTerms(n int) Option { return func(d *Deterministic) { d.maxNovel = n } }
 
 // answerWords are words an answer uses to talk about its sources rather
-// than to state facts; they are never counted as novel.
+// than to state facts; they are never counted as novel. Edit internal/wordlists/answer.txt.
 var answerWords = func() map[string]bool {
 	m := map[string]bool{}
-	for _, w := range strings.Fields(`passage passages document documents section sections source sources text context
-		based given provided provide provides according mention mentioned mentions state stated states information
-		answer question summary overall additionally however sure help here following note important include includes including`) {
+	for _, w := range wordlists.Words("answer") {
 		m[textproc.Stem(w)] = true
 	}
 	return m

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/docmind/docmind/internal/wordlists"
 	"github.com/docmind/docmind/textproc"
 )
 
@@ -87,9 +88,10 @@ func Parse(text string) *Thesaurus {
 	return New(groups)
 }
 
-var defaultThesaurus = sync.OnceValue(func() *Thesaurus { return Parse(defaultGroups) })
+var defaultThesaurus = sync.OnceValue(func() *Thesaurus { return Parse(wordlists.Text("thesaurus")) })
 
-// Default returns the shipped thesaurus (see groups.go for its choices).
+// Default returns the shipped thesaurus (internal/wordlists/thesaurus.txt,
+// which explains its choices).
 // It is built once and shared read-only.
 func Default() *Thesaurus { return defaultThesaurus() }
 

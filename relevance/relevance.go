@@ -37,6 +37,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/docmind/docmind/facts"
+	"github.com/docmind/docmind/internal/wordlists"
 	"github.com/docmind/docmind/schema"
 	"github.com/docmind/docmind/textproc"
 	"github.com/docmind/docmind/wordvec"
@@ -136,6 +137,15 @@ var questionOpeners = set(`what which who whom whose when where why how is are w
 has have had may might must shall in on at for by during according under the a an from to with after before as of approximately
 about roughly list name describe explain give`)
 
+// termSet returns the terms (textproc.Terms) of word list name.
+func termSet(name string) map[string]bool {
+	m := map[string]bool{}
+	for _, t := range textproc.Terms(strings.Join(wordlists.Lines(name), "\n")) {
+		m[t] = true
+	}
+	return m
+}
+
 func set(s string) map[string]bool {
 	m := map[string]bool{}
 	for _, w := range strings.Fields(s) {
@@ -232,16 +242,8 @@ var durationVerbs = set(`last take run remain continu endur`)
 
 // formWords are stems of the words that frame a question rather than name
 // its subject ("how many", "what percentage", "approximately", "what
-// happens if").
-var formWords = func() map[string]bool {
-	m := map[string]bool{}
-	for _, t := range textproc.Terms(`many much long percentage percent proportion fraction year years date day time century
-		approximately roughly about total amount number quantity figure value name called call known kind type
-		exactly specifically according happen happens happened occur occurs occurred`) {
-		m[t] = true
-	}
-	return m
-}()
+// happens if"). Edit internal/wordlists/question_form.txt.
+var formWords = termSet("question_form")
 
 func quarterNumber(m []string) string {
 	switch {
@@ -297,18 +299,8 @@ var reWhatWas = regexp.MustCompile(`^\s*(?:what|how\s+much)\s+(?:was|were|is|are
 // measureNouns are nouns that name a measured quantity: a question asking
 // what one of them was asks for an amount. They are kept apart from the
 // question's other words: "What was the revenue?" wants a figure, "What
-// was the reason?" does not.
-var measureNouns = func() map[string]bool {
-	m := map[string]bool{}
-	for _, t := range textproc.Terms(`revenue revenues sales income expense expenses cost costs price prices profit profits loss losses
-		earnings margin spending budget salary salaries wage wages tax taxes provision dividend dividends assets liabilities
-		debt cash balance capital equity headcount population amount total value worth size height length width depth distance
-		weight mass speed velocity temperature area volume capacity output production turnover payroll fee fees rent interest
-		ebitda eps proceeds consideration backlog obligation obligations deficit surplus payments payment expenditure expenditures`) {
-		m[t] = true
-	}
-	return m
-}()
+// was the reason?" does not. Edit internal/wordlists/measure_nouns.txt.
+var measureNouns = termSet("measure_nouns")
 
 // asksMeasure reports whether the question's words include a measure noun.
 func asksMeasure(q string) bool {

@@ -9,6 +9,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/kljensen/snowball/english"
+
+	"github.com/docmind/docmind/internal/wordlists"
 )
 
 // Tokens splits s into lower-cased word tokens. Letters and digits form
@@ -121,17 +123,9 @@ func IsStopWord(tok string) bool {
 }
 
 // stopWords is a standard English list (Lucene's plus common question and
-// auxiliary words), small enough to keep query meaning.
+// auxiliary words), small enough to keep query meaning. Edit internal/wordlists/stop.txt.
 var stopWords = func() map[string]struct{} {
-	words := strings.Fields(`a an and are as at be but by for if in into is it no not of on or such
-that the their then there these they this to was will with
-about above after again against all am any because been before being below between both
-can could did do does doing down during each few from further had has have having he her here
-hers herself him himself his how i its itself just me more most my myself nor now off once only
-other our ours ourselves out over own same she should so some than theirs them themselves those
-through too under until up very we were what when where which while who whom why would you your
-yours yourself yourselves s t d ll m re ve y shall may might must also us let tell please
-whats`)
+	words := wordlists.Words("stop")
 	m := make(map[string]struct{}, len(words))
 	for _, w := range words {
 		m[w] = struct{}{}
