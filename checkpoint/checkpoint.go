@@ -21,6 +21,7 @@ package checkpoint
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"time"
 
@@ -125,10 +126,36 @@ type Checkpoint struct {
 	Node  string        `json:"node"`
 	Next  string        `json:"next"`
 	State *schema.State `json:"state"`
-	// Duration is how long Node took; Usage its LLM token use.
-	Duration time.Duration `json:"duration_ns"`
+	// Duration is how long Node took (in JSON "duration_ms", in
+	// milliseconds); Usage its LLM token use.
+	Duration time.Duration `json:"-"`
 	Usage    schema.Usage  `json:"usage"`
 	Created  time.Time     `json:"created"`
+}
+
+// checkpointJSON is a Checkpoint as JSON: its duration in milliseconds.
+type checkpointJSON struct {
+	plainCheckpoint
+	DurationMS float64 `json:"duration_ms"`
+}
+
+type plainCheckpoint Checkpoint
+
+// MarshalJSON writes the checkpoint with its duration in milliseconds
+// ("duration_ms"), as every duration DocMind prints.
+func (c Checkpoint) MarshalJSON() ([]byte, error) {
+	return json.Marshal(checkpointJSON{plainCheckpoint(c), float64(c.Duration) / float64(time.Millisecond)})
+}
+
+// UnmarshalJSON reads what MarshalJSON writes.
+func (c *Checkpoint) UnmarshalJSON(b []byte) error {
+	var v checkpointJSON
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	*c = Checkpoint(v.plainCheckpoint)
+	c.Duration = time.Duration(v.DurationMS * float64(time.Millisecond))
+	return nil
 }
 
 // clone returns a deep copy, so that stored checkpoints never share

@@ -2,6 +2,7 @@ package checkpoint
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -323,5 +324,31 @@ func TestSQLiteStoresSectionsOnce(t *testing.T) {
 	st, err := s.GC(ctx, Retention{})
 	if err != nil || st.DeletedSections != 2 || count("sections") != 0 {
 		t.Fatalf("orphan sections not collected: %+v, %v", st, err)
+	}
+}
+
+// A checkpoint's JSON gives its duration in milliseconds and reads back.
+func TestCheckpointJSONDurationInMilliseconds(t *testing.T) {
+	cp := Checkpoint{RunID: "r", Step: 2, Node: "judge", Duration: 1500 * time.Microsecond, State: schema.NewState("q")}
+	b, err := json.Marshal(cp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	if m["duration_ms"] != 1.5 || m["node"] != "judge" || m["step"] != 2.0 {
+		t.Errorf("json = %s", b)
+	}
+	if _, ok := m["duration_ns"]; ok {
+		t.Errorf("json still has duration_ns: %s", b)
+	}
+	var back Checkpoint
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatal(err)
+	}
+	if back.Duration != cp.Duration || back.Node != "judge" || back.State == nil || back.State.Query != "q" {
+		t.Errorf("read back %+v", back)
 	}
 }

@@ -2,10 +2,8 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/docmind/docmind/checkpoint"
 	"io"
 	"strings"
 
@@ -80,29 +78,8 @@ func (a *app) askCmd() *cobra.Command {
 	}
 	pf.register(cmd)
 	tf.registerAsk(cmd, "ask within this conversation: follow-ups are rewritten from its earlier questions and every step is saved")
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print the final state as one JSON object (with --thread/--review, its run beside the state's fields)")
+	addJSONFlag(cmd, &asJSON, "the final state (with --thread/--review, its run beside the state's fields)")
 	return cmd
-}
-
-// stateOutput is the one JSON shape of a question's outcome (ask --json,
-// with or without --thread/--review, chat --json lines, runs resume
-// --json): the state's fields at the top level (query, decomposition,
-// retrieved_sections, generated_response, judge_verdict, final_output,
-// retry_count, node_history, ...), "run" beside them when the run is in
-// the ledger (id, thread, status, steps, ...), and "error" when the run
-// failed (the state is then the one it reached).
-type stateOutput struct {
-	*schema.State
-	Run   *checkpoint.Run `json:"run,omitempty"`
-	Error string          `json:"error,omitempty"`
-}
-
-// writeJSON prints v as indented JSON.
-func writeJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	return enc.Encode(v)
 }
 
 // printAnswer prints the human form of a finished run: the answer (unless

@@ -121,7 +121,7 @@ Type /quit (or end the input) to leave.`,
 	}
 	pf.register(cmd)
 	tf.registerAsk(cmd, "conversation to continue (default: a new thread)")
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print one JSON object (run and final state) per question, one per line")
+	addJSONFlag(cmd, &asJSON, "each question's outcome (one line each, its run beside the state's fields)")
 	return cmd
 }
 

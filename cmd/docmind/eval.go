@@ -78,7 +78,7 @@ Offline, the judge's thresholds are chosen by cross-validation split by source
 	}
 	f := cmd.Flags()
 	f.StringSliceVar(&c.Files, "ragtruth", nil, "RAGTruth-format JSONL file (repeatable)")
-	f.BoolVar(&c.JSON, "json", false, "print the figures as JSON")
+	addJSONFlag(cmd, &c.JSON, "the figures")
 	f.Float64Var(&c.MinF1, "min-f1", 0, "fail (exit 1) when the overall response-level F1 is lower")
 	f.IntVar(&c.CVFolds, "cv", 5, "cross-validation folds for the offline judge's thresholds")
 	f.Uint64Var(&c.Seed, "seed", 1, "seed for the cross-validation split")
@@ -142,7 +142,7 @@ llm_calls_per_question, tokens_per_question, latency_p50_ms, latency_p95_ms,
 errors, by_kind and by_type {tag: {questions, right}}, and results [{id,
 question, kind, type, answerable, abstained, answered, confidence, grounded,
 correct, missing_facts, missed_answers, page_correct, retries, retry_count,
-usage, latency_ns, answer, error}].
+usage, latency_ms, answer, error}].
 
 The --min-* and --max-aurc flags fail the command (exit 1, one line naming
 the figure) when a figure misses its threshold.`,
@@ -175,7 +175,7 @@ the figure) when a figure misses its threshold.`,
 	}
 	pf.register(cmd)
 	f := cmd.Flags()
-	f.BoolVar(&c.JSON, "json", false, "print the figures as JSON")
+	addJSONFlag(cmd, &c.JSON, "the figures")
 	f.StringVar(&c.Gold, "gold", "", "SQuAD-style gold `FILE`: any-of answers replace the facts of answerable rows (matched by id)")
 	f.Float64Var(&c.MinCorrect, "min-correct", 0, "fail when the answered-correctly rate (share of answerable questions answered correctly) is lower")
 	f.Float64Var(&c.MinAnswerableCorrect, "min-answerable-correct", 0, "fail when the share of answerable questions answered correctly is lower (same figure as --min-correct)")
@@ -251,7 +251,7 @@ correct, answered_accuracy, answerable_correct, utility}]}]}.`,
 	}
 	f := cmd.Flags()
 	f.StringVar(&out, "out", "", "write the judge's generated calibration `FILE` (judge/calibration.go)")
-	f.BoolVar(&asJSON, "json", false, "print the fit as JSON")
+	addJSONFlag(cmd, &asJSON, "the fit")
 	f.Float64Var(&opts.WrongCost, "wrong-cost", eval.DefaultWrongCost, "what a wrong answer costs when choosing the threshold (a correct one gains 1, a refusal 0)")
 	f.Float64Var(&opts.L2, "l2", eval.DefaultCalibrationL2, "ridge penalty on the weights")
 	return cmd

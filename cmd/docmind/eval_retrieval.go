@@ -35,7 +35,7 @@ func (a *app) evalRetrievalCmd() *cobra.Command {
 				}
 			} else {
 				fmt.Fprintf(a.stdout, "split        %s (%d queries, %d documents)\nnDCG@10      %.4f\nrecall@100   %.4f\nBM25         k1=%.2f b=%.2f\ntime         index %.1fs, search %.2fs\n",
-					rep.Split, rep.Queries, rep.Corpus, rep.NDCGAt10, rep.RecallAt100, rep.K1, rep.B, rep.IndexSeconds, rep.SearchSeconds)
+					rep.Split, rep.Queries, rep.Corpus, rep.NDCGAt10, rep.RecallAt100, rep.K1, rep.B, rep.IndexMS/1000, rep.SearchMS/1000)
 			}
 			if minNDCG > 0 && rep.NDCGAt10 < minNDCG {
 				return fmt.Errorf("eval retrieval: nDCG@10 %.4f is below --min-ndcg %.4f", rep.NDCGAt10, minNDCG)
@@ -48,7 +48,7 @@ func (a *app) evalRetrievalCmd() *cobra.Command {
 	f.StringVar(&opt.Split, "split", "test", "qrels split to evaluate")
 	f.Float64Var(&opt.K1, "k1", 0, "BM25 k1 (default: the index's)")
 	f.Float64Var(&opt.B, "b", 0, "BM25 b (default: the index's)")
-	f.BoolVar(&asJSON, "json", false, "print the figures as JSON")
+	addJSONFlag(cmd, &asJSON, "the figures")
 	f.Float64Var(&minNDCG, "min-ndcg", 0, "fail when nDCG@10 is lower")
 	return cmd
 }

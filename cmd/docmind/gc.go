@@ -50,7 +50,7 @@ are never touched.`,
 				return writeJSON(a.stdout, struct {
 					checkpoint.GCStats
 					Path  string `json:"path"`
-					Bytes int64  `json:"bytes"`
+					Bytes int64  `json:"size_bytes"`
 				}{stats, store.Path(), size})
 			}
 			fmt.Fprintf(a.stdout, "Pruned %d runs to their final state, deleted %d runs, %d checkpoints and %d sections.\n",
@@ -62,6 +62,6 @@ are never touched.`,
 	tf.registerData(cmd)
 	cmd.Flags().IntVar(&keepRuns, "keep-runs", checkpoint.DefaultKeepRuns, "newest runs that keep every step (negative: all)")
 	cmd.Flags().IntVar(&maxRuns, "max-runs", 0, "delete finished runs beyond the newest N (0: keep all final states)")
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print what was removed as JSON")
+	addJSONFlag(cmd, &asJSON, "what was removed")
 	return cmd
 }

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/spf13/cobra"
+
 	"github.com/docmind/docmind/internal/testenv"
 )
 
@@ -22,13 +24,19 @@ var updateGolden = flag.Bool("update", false, "rewrite the golden files under te
 // home, cache and state folders of its own.
 func runInProcess(t *testing.T, env map[string]string, args ...string) result {
 	t.Helper()
+	return runInProcessStdin(t, env, "", args...)
+}
+
+// runInProcessStdin is runInProcess with stdin.
+func runInProcessStdin(t *testing.T, env map[string]string, stdin string, args ...string) result {
+	t.Helper()
 	home := t.TempDir()
 	vars := map[string]string{"HOME": home, "XDG_CACHE_HOME": filepath.Join(home, "cache"), "XDG_STATE_HOME": filepath.Join(home, "state")}
 	for k, v := range env {
 		vars[k] = v
 	}
 	var so, se bytes.Buffer
-	code := run(context.Background(), args, strings.NewReader(""), &so, &se, func(k string) string { return vars[k] })
+	code := run(context.Background(), args, strings.NewReader(stdin), &so, &se, func(k string) string { return vars[k] })
 	return result{so.String(), se.String(), code}
 }
 
@@ -38,6 +46,8 @@ func runInProcess(t *testing.T, env map[string]string, args ...string) result {
 var volatileKeys = map[string]bool{
 	"duration_ms": true, "created": true, "updated": true, "ingested_at": true, "id": true,
 	"size_bytes": true, "latency_ms": true, "p50_ms": true, "p95_ms": true, "p99_ms": true, "mean_ms": true,
+	"run_id": true, "parent": true, "latency_p50_ms": true, "latency_p95_ms": true,
+	"index_ms": true, "search_ms": true,
 }
 
 // sectionID matches a section id, which hashes the document's absolute
@@ -90,6 +100,16 @@ func normalise(t *testing.T, out, repo string) string {
 	return b.String()
 }
 
+// normaliseLines normalises JSON lines, one document a line.
+func normaliseLines(t *testing.T, out, repo string) string {
+	t.Helper()
+	var b strings.Builder
+	for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+		b.WriteString(normalise(t, l, repo))
+	}
+	return b.String()
+}
+
 // checkGolden compares got with testdata/golden/name, or rewrites it with
 // -update.
 func checkGolden(t *testing.T, name, got string) {
@@ -116,30 +136,124 @@ func checkGolden(t *testing.T, name, got string) {
 // Every command's --json output has one documented shape: snake_case
 // fields, durations in milliseconds, a question's outcome with the state's
 // fields at the top level and its run beside them. The commands run in
-// process through run(), and their output is compared with golden files.
+// process through run(), and their output is compared with golden files;
+// every command that registers a JSON flag (addJSONFlag) must have one.
 func TestJSONOutputShapes(t *testing.T) {
 	repo := testenv.RepoRoot(t)
 	contract := filepath.Join(repo, "examples", "contract")
+	evalData := filepath.Join(repo, "internal", "eval", "testdata")
 	ixDir := t.TempDir()
 	data := t.TempDir()
 	env := map[string]string{"DOCMIND_INDEX": ixDir, "DOCMIND_DATA_DIR": data}
+	qa := filepath.Join(t.TempDir(), "qa.jsonl")
+	if err := os.WriteFile(qa, []byte(`{"id":"late","question":"What are the late payment penalties?","facts":["1.5%"],"source":"master-services-agreement.md","page":8}
+{"id":"warranty","question":"What is the warranty period?","answerable":false}
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	report := filepath.Join(t.TempDir(), "contract.json")
+	covered := map[string]bool{}
+	var reviewRun string
 	cases := []struct {
-		name string
-		args []string
-		code int
+		name    string
+		command string // the command path, for the coverage check
+		args    []string
+		code    int
+		stdin   string
+		lines   bool
 	}{
-		{"ingest.json", []string{"ingest", "--json", contract}, exitOK},
-		{"index-stats.json", []string{"index", "stats", "--json"}, exitOK},
-		{"ask.json", []string{"ask", "--json", "What are the late payment penalties?"}, exitOK},
-		{"ask-fallback.json", []string{"ask", "--json", "What is the warranty period?"}, exitFallback},
-		{"ask-thread.json", []string{"ask", "--json", "--thread", "t1", "What are the late payment penalties?"}, exitOK},
-		{"runs-ls.json", []string{"runs", "ls", "--json"}, exitOK},
+		{"ingest.json", "ingest", []string{"ingest", "--json", contract}, exitOK, "", false},
+		{"index-stats.json", "index stats", []string{"index", "stats", "--json"}, exitOK, "", false},
+		{"ask.json", "ask", []string{"ask", "--json", "What are the late payment penalties?"}, exitOK, "", false},
+		{"ask-fallback.json", "ask", []string{"ask", "--json", "What is the warranty period?"}, exitFallback, "", false},
+		{"ask-thread.json", "ask", []string{"ask", "--json", "--thread", "t1", "What are the late payment penalties?"}, exitOK, "", false},
+		{"ask-review.json", "ask", []string{"ask", "--json", "--review", "--thread", "t2", "What is the warranty period?"}, exitReview, "", false},
+		{"resume.json", "resume", []string{"resume", "--json", "--reject", "--note", "not in the contract", "<review-run>"}, exitFallback, "", false},
+		{"chat.jsonl", "chat", []string{"chat", "--json", "--thread", "t3"}, exitOK, "What are the late payment penalties?\nAnd after 60 days?\n", true},
+		{"runs-ls.json", "runs ls", []string{"runs", "ls", "--json", "--thread", "t1"}, exitOK, "", false},
+		{"runs-show.json", "runs show", []string{"runs", "show", "--json", "<review-run>"}, exitOK, "", false},
+		{"runs-replay.json", "runs replay", []string{"runs", "replay", "--json", "--from", "judge", "<review-run>"}, exitReview, "", false},
+		{"runs-export.jsonl", "runs export", []string{"runs", "export", "--jsonl", "--thread", "t1"}, exitOK, "", true},
+		{"gc.json", "gc", []string{"gc", "--json"}, exitOK, "", false},
+		{"eval-qa.json", "eval qa", []string{"eval", "qa", "--json", "--min-confidence", "0", qa}, exitOK, "", false},
+		{"eval-judge.json", "eval judge", []string{"eval", "judge", "--json", "--cv", "0", "--ragtruth", filepath.Join(evalData, "ragtruth_tiny.jsonl")}, exitOK, "", false},
+		{"eval-retrieval.json", "eval retrieval", []string{"eval", "retrieval", "--json", "--beir", filepath.Join(evalData, "tinybeir")}, exitOK, "", false},
+		{"eval-calibrate.json", "eval calibrate", []string{"eval", "calibrate", "--json", report, report}, exitOK, "", false},
 	}
 	for _, c := range cases {
-		r := runInProcess(t, env, c.args...)
-		if r.code != c.code {
-			t.Fatalf("%v: exit %d, want %d\n%s", c.args, r.code, c.code, r.stderr)
+		args := append([]string(nil), c.args...)
+		for i, a := range args {
+			if a == "<review-run>" {
+				args[i] = reviewRun
+			}
 		}
-		checkGolden(t, c.name, normalise(t, r.stdout, repo))
+		r := runInProcessStdin(t, env, c.stdin, args...)
+		if r.code != c.code {
+			t.Fatalf("%v: exit %d, want %d\n%s", args, r.code, c.code, r.stderr)
+		}
+		switch c.name {
+		case "ask-review.json":
+			reviewRun = decodeRun(t, r.stdout).Run.ID
+		case "eval-qa.json":
+			if err := os.WriteFile(report, []byte(r.stdout), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		covered[c.command] = true
+		if c.lines {
+			checkGolden(t, c.name, normaliseLines(t, r.stdout, repo))
+		} else {
+			checkGolden(t, c.name, normalise(t, r.stdout, repo))
+		}
+	}
+	for path := range jsonCommands(t) {
+		if !covered[path] {
+			t.Errorf("docmind %s prints JSON but has no golden file here", path)
+		}
+	}
+}
+
+// jsonCommands returns the commands that register a JSON flag, by path
+// without "docmind" ("eval qa"), with the flag.
+func jsonCommands(t *testing.T) map[string]string {
+	t.Helper()
+	a := &app{getenv: func(string) string { return "" }}
+	out := map[string]string{}
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		if flag, ok := c.Annotations[jsonFlagAnnotation]; ok {
+			out[strings.TrimPrefix(c.CommandPath(), "docmind ")] = flag
+		}
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+	}
+	walk(a.rootCmd())
+	if len(out) < 10 {
+		t.Fatalf("only %d commands print JSON: %v", len(out), out)
+	}
+	return out
+}
+
+// The README documents every command's JSON output, in its "JSON output"
+// section, one line per command naming its flag.
+func TestREADMEDocumentsEveryJSONShape(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join(testenv.RepoRoot(t), "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	readme := string(b)
+	i := strings.Index(readme, "\n## JSON output\n")
+	if i < 0 {
+		t.Fatal("README has no \"## JSON output\" section")
+	}
+	section := readme[i+1:]
+	if j := strings.Index(section[3:], "\n## "); j >= 0 {
+		section = section[:j+3]
+	}
+	for path, flag := range jsonCommands(t) {
+		if want := "`docmind " + path + " " + flag + "`"; !strings.Contains(section, want) {
+			t.Errorf("README's JSON output section does not document %s", want)
+		}
 	}
 }

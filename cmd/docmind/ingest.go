@@ -112,7 +112,7 @@ Interrupting an ingest leaves the index as it was before the file in progress.`,
 	indexFlag(cmd, &indexDir)
 	ef.register(cmd)
 	f := cmd.Flags()
-	f.BoolVar(&asJSON, "json", false, "print the summary as JSON")
+	addJSONFlag(cmd, &asJSON, "the summary")
 	f.BoolVar(&opt.Prune, "prune", false, "remove indexed documents under the given paths whose files no longer exist")
 	f.Int64Var(&opt.MaxFileSize, "max-file-size", ingest.DefaultMaxFileSize, "skip files larger than this many bytes")
 	f.IntVar(&opt.Workers, "workers", 0, "files parsed in parallel (default: number of CPUs)")
@@ -223,7 +223,7 @@ func (a *app) indexCmd() *cobra.Command {
 		},
 	}
 	indexFlag(stats, &indexDir)
-	stats.Flags().BoolVar(&asJSON, "json", false, "print the statistics as JSON")
+	addJSONFlag(stats, &asJSON, "the statistics")
 	cmd.AddCommand(stats)
 	return cmd
 }

@@ -81,6 +81,6 @@ RUN is a run id or a unique prefix of one (see docmind runs ls).`,
 	cmd.Flags().BoolVar(&approve, "approve", false, "approve a run paused for review: return its draft answer")
 	cmd.Flags().BoolVar(&reject, "reject", false, "reject a run paused for review: return the fallback message")
 	cmd.Flags().StringVar(&note, "note", "", "reviewer's note, recorded with the run")
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print the run and its final state as one JSON object")
+	addJSONFlag(cmd, &asJSON, "the run and its final state")
 	return cmd
 }

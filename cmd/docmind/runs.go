@@ -66,7 +66,7 @@ func (a *app) runsLsCmd() *cobra.Command {
 	cmd.Flags().StringVar(&tf.thread, "thread", "", "only this thread's runs")
 	cmd.Flags().StringVar(&status, "status", "", "only runs with this status: running, interrupted (its process ended mid-run: docmind resume RUN finishes it), awaiting_review, done or failed")
 	cmd.Flags().IntVar(&limit, "limit", 0, "only the newest N runs (0: all)")
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print the runs as a JSON array")
+	addJSONFlag(cmd, &asJSON, "the runs (an array)")
 	return cmd
 }
 
@@ -126,7 +126,7 @@ func (a *app) runsShowCmd() *cobra.Command {
 		},
 	}
 	tf.registerData(cmd)
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print the run and every step's state as one JSON object")
+	addJSONFlag(cmd, &asJSON, "the run and every step's state")
 	return cmd
 }
 
@@ -268,7 +268,7 @@ replays with another judge model (LLM mode).`,
 	pf.register(cmd)
 	tf.registerData(cmd)
 	cmd.Flags().StringVar(&from, "from", "", "node (first occurrence) or step number to replay from")
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print the new run and its final state as one JSON object")
+	addJSONFlag(cmd, &asJSON, "the new run and its final state")
 	return cmd
 }
 
@@ -299,7 +299,7 @@ func (a *app) runsExportCmd() *cobra.Command {
 	}
 	tf.registerData(cmd)
 	cmd.Flags().StringVar(&tf.thread, "thread", "", "only this thread's runs")
-	cmd.Flags().BoolVar(&jsonl, "jsonl", false, "one JSON object per run (run and steps) per line")
+	addJSONLinesFlag(cmd, &jsonl, "each run with its steps")
 	cmd.Flags().BoolVar(&asArr, "json", false, "not supported: export writes JSON lines (--jsonl)")
 	cmd.Flags().MarkHidden("json")
 	return cmd

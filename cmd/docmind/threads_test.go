@@ -163,7 +163,7 @@ func TestReplayExportGCCLI(t *testing.T) {
 	gc := runLedger(t, data, "", "gc", "--keep-runs", "1", "--json")
 	var st struct {
 		checkpoint.GCStats
-		Bytes int64 `json:"bytes"`
+		Bytes int64 `json:"size_bytes"`
 	}
 	if err := json.Unmarshal([]byte(gc.stdout), &st); err != nil || st.PrunedRuns != 1 || st.DeletedCheckpoints != 5 || st.Bytes == 0 {
 		t.Fatalf("gc --json: %v\n%s%s", err, gc.stdout, gc.stderr)

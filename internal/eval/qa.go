@@ -190,13 +190,13 @@ type QAResult struct {
 	// is in the answer's first two sentences.
 	MissedAnswers bool `json:"missed_answers,omitempty"`
 	// PageCorrect is set for answerable questions that were answered.
-	PageCorrect *bool         `json:"page_correct,omitempty"`
-	Retries     int           `json:"retries"`
-	RetryCount  int           `json:"retry_count"`
-	Usage       schema.Usage  `json:"usage"`
-	Latency     time.Duration `json:"latency_ns"`
-	Answer      string        `json:"answer"`
-	Err         string        `json:"error,omitempty"`
+	PageCorrect *bool        `json:"page_correct,omitempty"`
+	Retries     int          `json:"retries"`
+	RetryCount  int          `json:"retry_count"`
+	Usage       schema.Usage `json:"usage"`
+	LatencyMS   float64      `json:"latency_ms"`
+	Answer      string       `json:"answer"`
+	Err         string       `json:"error,omitempty"`
 }
 
 // right reports whether the result counts for the pipeline: a correct
@@ -304,7 +304,7 @@ func RunQA(ctx context.Context, ask AskFunc, rows []QARow, opts QAOptions) (*QAR
 			return nil, fmt.Errorf("qa eval stopped after %d of %d questions: %w", i, len(rows), ctx.Err())
 		}
 		res := ScoreQA(row, st, err)
-		res.Latency = took
+		res.LatencyMS = float64(took) / float64(time.Millisecond)
 		results = append(results, res)
 		if opts.Progress != nil {
 			opts.Progress(i+1, len(rows), res)
@@ -460,7 +460,7 @@ func summarizeQA(results []QAResult) *QAReport {
 		rep.MeanRetryCount += float64(r.RetryCount)
 		rep.LLMCallsPerQ += float64(r.Usage.Calls)
 		rep.TokensPerQ += float64(r.Usage.TotalTokens)
-		lat = append(lat, float64(r.Latency)/float64(time.Millisecond))
+		lat = append(lat, r.LatencyMS)
 		addKind(rep.ByKind, r.Kind, r)
 		addKind(rep.ByType, r.Type, r)
 	}

@@ -173,9 +173,10 @@ type RetrievalReport struct {
 	Corpus      int     `json:"corpus"`
 	K1          float64 `json:"k1"`
 	B           float64 `json:"b"`
-	// IndexSeconds and SearchSeconds are wall times of the two phases.
-	IndexSeconds  float64 `json:"index_seconds"`
-	SearchSeconds float64 `json:"search_seconds"`
+	// IndexMS and SearchMS are wall times of the two phases, in
+	// milliseconds.
+	IndexMS  float64 `json:"index_ms"`
+	SearchMS float64 `json:"search_ms"`
 }
 
 // Retrieval indexes a BEIR data set into a temporary index, runs every
@@ -200,8 +201,8 @@ func Retrieval(ctx context.Context, dir string, opt RetrievalOptions) (*Retrieva
 	}
 	rep.Split = opt.Split
 	rep.Corpus = len(ds.beir.Corpus)
-	rep.IndexSeconds = ds.indexTime.Seconds()
-	rep.SearchSeconds = time.Since(start).Seconds()
+	rep.IndexMS = float64(ds.indexTime) / float64(time.Millisecond)
+	rep.SearchMS = float64(time.Since(start)) / float64(time.Millisecond)
 	return rep, nil
 }
 

@@ -109,7 +109,7 @@ func TestSciFact(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("SciFact test: ndcg@10 %.4f recall@100 %.4f over %d queries (index %.1fs, search %.1fs)", rep.NDCGAt10, rep.RecallAt100, rep.Queries, rep.IndexSeconds, rep.SearchSeconds)
+	t.Logf("SciFact test: ndcg@10 %.4f recall@100 %.4f over %d queries (index %.1fs, search %.1fs)", rep.NDCGAt10, rep.RecallAt100, rep.Queries, rep.IndexMS/1000, rep.SearchMS/1000)
 	if rep.Queries != 300 {
 		t.Errorf("queries = %d, want 300", rep.Queries)
 	}

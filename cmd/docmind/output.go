@@ -1,0 +1,69 @@
+package main
+
+import (
+	"encoding/json"
+	"io"
+
+	"github.com/spf13/cobra"
+
+	"github.com/docmind/docmind/checkpoint"
+	"github.com/docmind/docmind/schema"
+)
+
+// Output for scripts is defined here, in one place: every command that
+// prints JSON registers its flag with addJSONFlag, which records the
+// command's shape (the README documents each one, section "JSON output",
+// and TestJSONOutputShapes holds a golden file of each), and prints through
+// writeJSON. Fields are snake_case and durations are in milliseconds
+// (*_ms); a question's outcome is always a stateOutput.
+
+// jsonShapeAnnotation marks a command that prints JSON; its value says
+// what the JSON holds.
+const jsonShapeAnnotation = "docmind/json"
+
+// addJSONFlag registers --json on cmd: print what (a phrase: "the final
+// state") as JSON instead of text.
+func addJSONFlag(cmd *cobra.Command, v *bool, what string) {
+	cmd.Flags().BoolVar(v, "json", false, "print "+what+" as JSON (README, \"JSON output\")")
+	annotateJSON(cmd, "--json", what)
+}
+
+// addJSONLinesFlag registers --jsonl on cmd: print what as JSON lines, one
+// object per line.
+func addJSONLinesFlag(cmd *cobra.Command, v *bool, what string) {
+	cmd.Flags().BoolVar(v, "jsonl", false, "print "+what+" as JSON lines, one object per line (README, \"JSON output\")")
+	annotateJSON(cmd, "--jsonl", what)
+}
+
+// jsonFlagAnnotation names the flag (--json or --jsonl) of a command
+// marked with jsonShapeAnnotation.
+const jsonFlagAnnotation = "docmind/json-flag"
+
+func annotateJSON(cmd *cobra.Command, flag, what string) {
+	if cmd.Annotations == nil {
+		cmd.Annotations = map[string]string{}
+	}
+	cmd.Annotations[jsonShapeAnnotation] = what
+	cmd.Annotations[jsonFlagAnnotation] = flag
+}
+
+// stateOutput is the one JSON shape of a question's outcome (ask --json,
+// with or without --thread/--review, chat --json lines, runs resume
+// --json): the state's fields at the top level (query, decomposition,
+// retrieved_sections, generated_response, judge_verdict, final_output,
+// retry_count, node_history, ...), "run" beside them when the run is in
+// the ledger (id, thread, status, steps, ...), and "error" when the run
+// failed (the state is then the one it reached).
+type stateOutput struct {
+	*schema.State
+	Run   *checkpoint.Run `json:"run,omitempty"`
+	Error string          `json:"error,omitempty"`
+}
+
+// writeJSON prints v as indented JSON.
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}
