@@ -22,6 +22,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/docmind/docmind/formats"
 	"github.com/docmind/docmind/index"
 	"github.com/docmind/docmind/loader"
 	"github.com/docmind/docmind/schema"
@@ -562,7 +563,7 @@ func (p loaderProbe) Stream() StreamFunc {
 	}
 	return func(ctx context.Context, r io.Reader, emit func(schema.Section) error) (int, string, error) {
 		pages, err := ts.Sections(ctx, r, emit)
-		return pages, loader.FormatText, err
+		return pages, formats.Text, err
 	}
 }
 
