@@ -52,9 +52,9 @@ func LoadDocuments(ctx context.Context, path string) ([]Section, LoadReport, err
 func NewLoader(opts ...loader.Option) (*loader.Loader, func()) {
 	lp := &lazyPDF{}
 	base := []loader.Option{
-		loader.WithParser(loader.FormatPDF, lp),
-		loader.WithParser(loader.FormatDOCX, loader.ParserFunc(docx.Parse)),
-		loader.WithParser(loader.FormatHTML, loader.ParserFunc(html.Parse)),
+		loader.WithParser(formats.PDF, lp),
+		loader.WithParser(formats.DOCX, loader.ParserFunc(docx.Parse)),
+		loader.WithParser(formats.HTML, loader.ParserFunc(html.Parse)),
 		loader.WithDecoder(textDecoder{}),
 	}
 	return loader.New(append(base, opts...)...), lp.close

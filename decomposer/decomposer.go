@@ -1,24 +1,11 @@
 // Package decomposer reads a question into its parts with deterministic
-// rules: the kind of answer it asks for (intent), the self-contained
-// sub-questions of a multi-part question, the entities, constraints and
-// temporal expressions it names, and the key terms an answer must address.
+// rules: the kind of answer it asks for (intent, see question.Intent), the
+// self-contained sub-questions of a multi-part question, the entities,
+// constraints and temporal expressions it names, and the key terms an
+// answer must address (question.KeyTerms).
 //
 // It is the offline decomposer of DocMind's pipeline (no model, no
-// network). Intents, in the order they are tried:
-//
-//	comparison  "difference between", "compare", "versus", "more than"
-//	yes_no      starts with an auxiliary: "Is", "Can", "Does", "Must" ...
-//	definition  "what is a ...", "what does ... mean", "define"
-//	penalty     penalties, fines, late fees, sanctions, liquidated damages
-//	duration    "how long", "period", "duration", "how many days"
-//	deadline    "when", "deadline", "due date", "by what date"
-//	amount      "how much", "how many", cost, price, fee, rate, cap, limit
-//	procedure   "how do/does/can/to", steps, process, procedure
-//	definition  "what is <term>" (no article)
-//	list        "what are the ...", "list", "which ... are", "what types"
-//	general     anything else
-//
-// A multi-part question has the intent of its first part.
+// network). A multi-part question has the intent of its first part.
 package decomposer
 
 import (
@@ -29,38 +16,10 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/docmind/docmind/question"
 	"github.com/docmind/docmind/schema"
 	"github.com/docmind/docmind/textproc"
 )
-
-// Intent labels, as written to schema.Decomposition.Intent.
-const (
-	IntentComparison = "comparison"
-	IntentYesNo      = "yes_no"
-	IntentPenalty    = "penalty"
-	IntentDuration   = "duration"
-	IntentDeadline   = "deadline"
-	IntentAmount     = "amount"
-	IntentProcedure  = "procedure"
-	IntentDefinition = "definition"
-	IntentList       = "list"
-	IntentGeneral    = "general"
-)
-
-// Intents are every intent a decomposition may have, rule-based or from a
-// model: the enum of the docmind_decomposition JSON schema.
-var Intents = []string{IntentDefinition, IntentProcedure, IntentAmount, IntentDeadline, IntentComparison,
-	IntentYesNo, IntentList, IntentPenalty, IntentDuration, IntentGeneral}
-
-// IsIntent reports whether s is one of Intents.
-func IsIntent(s string) bool {
-	for _, i := range Intents {
-		if s == i {
-			return true
-		}
-	}
-	return false
-}
 
 // Rules is the rule-based decomposer. The zero value is ready to use and
 // safe for concurrent use.
@@ -83,12 +42,12 @@ func (r *Rules) Decompose(ctx context.Context, query string) (*schema.Decomposit
 	}
 	subs := SplitQuestion(q)
 	d := &schema.Decomposition{
-		Intent:      Intent(subs[0]),
+		Intent:      question.Intent(subs[0]),
 		SubQueries:  subs,
 		Entities:    Entities(q),
 		Constraints: Constraints(q),
 		Temporals:   Temporals(q),
-		KeyTerms:    KeyTerms(q),
+		KeyTerms:    question.KeyTerms(q),
 	}
 	return d, nil
 }
@@ -98,85 +57,12 @@ func normalizeSpace(s string) string { return strings.Join(strings.Fields(s), " 
 // words returns the lower-case word tokens of s (textproc.Tokens).
 func words(s string) []string { return textproc.Tokens(s) }
 
-var auxiliaries = set(`is are was were do does did can could will would should shall may might must has have had`)
-
-var whWords = set(`what which who whom whose when where why how`)
-
 func set(s string) map[string]bool {
 	m := map[string]bool{}
 	for _, w := range strings.Fields(s) {
 		m[w] = true
 	}
 	return m
-}
-
-func containsAny(s string, phrases ...string) bool {
-	for _, p := range phrases {
-		if strings.Contains(s, p) {
-			return true
-		}
-	}
-	return false
-}
-
-func hasWord(ws []string, vocab map[string]bool) bool {
-	for _, w := range ws {
-		if vocab[w] {
-			return true
-		}
-	}
-	return false
-}
-
-var (
-	penaltyWords  = set(`penalty penalties fine fines sanction sanctions penalised penalized penalise penalize forfeit forfeiture`)
-	amountWords   = set(`cost costs price prices fee fees charge charges rate rates amount amounts percentage percent cap caps limit limits salary salaries pay payment payments wage wages compensation deposit interest discount credit credits budget total sum`)
-	durationWords = set(`period periods duration term length`)
-	deadlineWords = set(`deadline deadlines date dates due expiry expiration`)
-	procWords     = set(`steps step process procedure procedures instructions`)
-	listWords     = set(`list types kinds categories options examples`)
-	defWords      = set(`mean means meaning define definition defined`)
-)
-
-// Intent classifies one question; see the package documentation for the
-// labels and the order in which they are tried.
-func Intent(question string) string {
-	q := " " + strings.ToLower(normalizeSpace(question)) + " "
-	ws := words(q)
-	if len(ws) == 0 {
-		return IntentGeneral
-	}
-	first := ws[0]
-	second := ""
-	if len(ws) > 1 {
-		second = ws[1]
-	}
-	switch {
-	case containsAny(q, "difference between", " differ", "compare", " vs ", " vs. ", "versus", " more than ", " less than ",
-		" better ", " higher than ", " lower than ", " longer than ", " shorter than "):
-		return IntentComparison
-	case auxiliaries[first]:
-		return IntentYesNo
-	case hasWord(ws, defWords) || containsAny(q, "what is meant") ||
-		first == "what" && (second == "is" || second == "are") && len(ws) > 2 && (ws[2] == "a" || ws[2] == "an"):
-		return IntentDefinition
-	case hasWord(ws, penaltyWords) || containsAny(q, "late fee", "liquidated damages", "what happens if", "consequence"):
-		return IntentPenalty
-	case containsAny(q, "how long", "how soon", "how many days", "how many months", "how many years", "how many weeks", "how many hours") ||
-		hasWord(ws, durationWords) && !hasWord(ws, amountWords):
-		return IntentDuration
-	case first == "when" || hasWord(ws, deadlineWords) || containsAny(q, "by when", "what time"):
-		return IntentDeadline
-	case containsAny(q, "how much", "how many") || hasWord(ws, amountWords):
-		return IntentAmount
-	case first == "how" && (auxiliaries[second] || second == "to") || hasWord(ws, procWords):
-		return IntentProcedure
-	case first == "what" && (second == "is" || second == "are") && len(ws) > 2 && !textproc.IsStopWord(ws[2]):
-		return IntentDefinition
-	case first == "list" || hasWord(ws, listWords) || first == "what" && second == "are" || first == "which":
-		return IntentList
-	}
-	return IntentGeneral
 }
 
 var (

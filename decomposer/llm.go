@@ -11,6 +11,7 @@ import (
 
 	"github.com/docmind/docmind/llm"
 	"github.com/docmind/docmind/prompts"
+	"github.com/docmind/docmind/question"
 	"github.com/docmind/docmind/schema"
 )
 
@@ -94,7 +95,7 @@ func (d *LLM) fallback(ctx context.Context, query string, err error) (*schema.De
 			why = te.Error() + ", twice"
 		}
 	}
-	dec := &schema.Decomposition{Intent: IntentGeneral, SubQueries: []string{query},
+	dec := &schema.Decomposition{Intent: question.IntentGeneral, SubQueries: []string{query},
 		Entities: []string{}, Constraints: []string{}, Temporals: []string{}}
 	by := "the question as its only sub-query"
 	if d.opts.Fallback != nil {
@@ -107,8 +108,8 @@ func (d *LLM) fallback(ctx context.Context, query string, err error) (*schema.De
 			by = "the rule-based decomposition"
 		}
 	}
-	if !IsIntent(dec.Intent) {
-		dec.Intent = IntentGeneral
+	if !question.IsIntent(dec.Intent) {
+		dec.Intent = question.IntentGeneral
 	}
 	dec.Fallback = "decomposition: " + why + "; used " + by + " instead"
 	return dec, nil
@@ -141,8 +142,8 @@ func parseDecomposition(js, query string) (*schema.Decomposition, error) {
 		return nil, errors.New(`decomposition has neither "intent" nor "sub_queries"`)
 	}
 	intent := strings.ToLower(strings.TrimSpace(raw.Intent))
-	if !IsIntent(intent) {
-		intent = IntentGeneral
+	if !question.IsIntent(intent) {
+		intent = question.IntentGeneral
 	}
 	d := &schema.Decomposition{
 		Intent:      intent,

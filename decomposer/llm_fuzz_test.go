@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/docmind/docmind/llm"
+	"github.com/docmind/docmind/question"
 )
 
 // FuzzParseDecomposition feeds model replies through the JSON extraction
@@ -43,7 +44,7 @@ func FuzzParseDecomposition(f *testing.F) {
 			}
 			return
 		}
-		if !IsIntent(d.Intent) {
+		if !question.IsIntent(d.Intent) {
 			t.Fatalf("unknown intent %q", d.Intent)
 		}
 		if len(d.SubQueries) == 0 {

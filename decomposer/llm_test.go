@@ -12,6 +12,7 @@ import (
 	"github.com/docmind/docmind/llm/openai"
 	"github.com/docmind/docmind/llm/openaitest"
 	"github.com/docmind/docmind/prompts"
+	"github.com/docmind/docmind/question"
 	"github.com/docmind/docmind/schema"
 )
 
@@ -138,7 +139,7 @@ func TestLLMDecomposerSendsMaxTokensAndTemperature(t *testing.T) {
 	}
 }
 
-// Every intent is one of decomposer.Intents, the enum of the
+// Every intent is one of question.Intents, the enum of the
 // docmind_decomposition schema: the model's, the rules' and a fallback's.
 func TestIntentsAreTheSchemaEnum(t *testing.T) {
 	var sc struct {
@@ -151,8 +152,8 @@ func TestIntentsAreTheSchemaEnum(t *testing.T) {
 	if err := json.Unmarshal(prompts.DecompositionSchema(), &sc); err != nil {
 		t.Fatal(err)
 	}
-	if !reflect.DeepEqual(sc.Properties.Intent.Enum, decomposer.Intents) {
-		t.Errorf("schema enum %v != decomposer.Intents %v", sc.Properties.Intent.Enum, decomposer.Intents)
+	if !reflect.DeepEqual(sc.Properties.Intent.Enum, question.Intents) {
+		t.Errorf("schema enum %v != question.Intents %v", sc.Properties.Intent.Enum, question.Intents)
 	}
 	for _, q := range []string{"What are the late payment penalties?", "How long is the notice period?", "When is the invoice due?",
 		"What is the difference between A and B?", "Is there a cap?", "How do I terminate?", "What does force majeure mean?",
@@ -161,7 +162,7 @@ func TestIntentsAreTheSchemaEnum(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !decomposer.IsIntent(d.Intent) {
+		if !question.IsIntent(d.Intent) {
 			t.Errorf("rules gave %q intent %q, outside the enum", q, d.Intent)
 		}
 	}

@@ -99,7 +99,7 @@ func capitalisedNames(q string, skip func(int) bool) []string {
 		k := i
 		for k < j {
 			lw := strings.ToLower(q[locs[k][0]:locs[k][1]])
-			if whWords[lw] || auxiliaries[lw] || textproc.IsStopWord(lw) {
+			if clauseStarters[lw] || textproc.IsStopWord(lw) {
 				k++
 				continue
 			}
@@ -195,48 +195,4 @@ func Temporals(q string) []string {
 		}
 	}
 	return out
-}
-
-// genericWords are content words that say what shape of answer is wanted
-// ("period", "amount", "details") or name the document itself, rather than
-// what the answer is about. They are not key terms: in "What is the
-// warranty period?" only "warranty" must be addressed.
-var genericWords = set(`much many long often soon kind kinds type types sort mean means meaning meant define definition
-explain describe description list tell give say says said happen happens happened exist exists get gets
-document documents contract contracts agreement agreements text section sections clause clauses page pages
-info information detail details period periods amount amounts date dates time times number numbers length duration
-way ways thing things specific specifically exactly regarding concerning related relating according
-apply applies applicable require required requires need needs state states stated provide provided provides
-stipulate stipulates specify specified specifies mention mentioned mentions cover covers covered rule rules
-main key general overall current exact particular certain difference differences differ proper properly
-best way per show still yet already ever even happen otherwise instead`)
-
-// KeyTerms returns the content words of q that an answer must address: its
-// words minus stop words, question words, numbers and genericWords,
-// lower-case, one per stem, in order. The judge stems them and checks that
-// the sections an answer rests on mention them.
-func KeyTerms(q string) []string {
-	var out []string
-	seen := map[string]bool{}
-	for _, w := range textproc.ContentWords(q) {
-		if genericWords[w] || whWords[w] || auxiliaries[w] || !hasLetter(w) || len(w) < 2 {
-			continue
-		}
-		st := textproc.Stem(w)
-		if seen[st] {
-			continue
-		}
-		seen[st] = true
-		out = append(out, w)
-	}
-	return out
-}
-
-func hasLetter(s string) bool {
-	for _, r := range s {
-		if r >= 'a' && r <= 'z' || r > 127 {
-			return true
-		}
-	}
-	return false
 }

@@ -1,8 +1,8 @@
 // Package formats holds what the format parsers (formats/pdf, formats/docx,
 // formats/html, formats/text) share: the sentinel errors that tell ingestion
 // why a file was skipped, the Error type that carries the file name and a
-// human reason, and content sniffing (Detect) that picks a parser from the
-// bytes rather than the file extension.
+// human reason, and the format names (PDF, DOCX, ...). Telling a file's
+// format from its content is package loader's job (loader.Detect).
 //
 // Every parser has the shape
 //

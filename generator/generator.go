@@ -18,6 +18,7 @@ import (
 	"github.com/docmind/docmind/decomposer"
 	"github.com/docmind/docmind/facts"
 	"github.com/docmind/docmind/lexicon"
+	"github.com/docmind/docmind/question"
 	"github.com/docmind/docmind/relevance"
 	"github.com/docmind/docmind/schema"
 	"github.com/docmind/docmind/textproc"
@@ -182,7 +183,7 @@ func (g *Extractive) answer(req schema.GenerateRequest, d *schema.Decomposition)
 	// the best sentence of each sub-question first, then the best overall
 	if len(queries) > 1 {
 		for _, q := range queries {
-			sub := g.withSynonyms(newQuery(q, decomposer.KeyTerms(q), decomposer.Intent(q)))
+			sub := g.withSynonyms(newQuery(q, question.KeyTerms(q), question.Intent(q)))
 			best, bestScore := -1, 0.0
 			for i, c := range cands {
 				if s := g.score(c.text, req.Sections[c.section], sub); s > bestScore && s >= g.minScore {
@@ -333,11 +334,11 @@ func isNumber(t string) bool {
 
 func intentKinds(intent string) map[facts.Kind]bool {
 	switch intent {
-	case decomposer.IntentPenalty, decomposer.IntentAmount:
+	case question.IntentPenalty, question.IntentAmount:
 		return map[facts.Kind]bool{facts.Percent: true, facts.Money: true}
-	case decomposer.IntentDeadline:
+	case question.IntentDeadline:
 		return map[facts.Kind]bool{facts.Date: true, facts.Duration: true}
-	case decomposer.IntentDuration:
+	case question.IntentDuration:
 		return map[facts.Kind]bool{facts.Duration: true}
 	}
 	return nil

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/docmind/docmind/internal/testcontract"
+	"github.com/docmind/docmind/internal/samplecontract"
 	"github.com/docmind/docmind/judge"
 	"github.com/docmind/docmind/schema"
 )
@@ -22,7 +22,7 @@ func generate(t *testing.T, q string, sections []schema.Section, opts ...Option)
 }
 
 func TestGenerate(t *testing.T) {
-	secs := testcontract.Sections()
+	secs := samplecontract.Sections()
 	cases := []struct {
 		q        string
 		first    string   // the first line, exactly
@@ -89,7 +89,7 @@ func TestGenerate(t *testing.T) {
 
 // Every sentence the generator writes is in its cited section, verbatim.
 func TestGenerateVerbatimAndCited(t *testing.T) {
-	secs := testcontract.Sections()
+	secs := samplecontract.Sections()
 	for _, q := range []string{"What are the late payment penalties?", "How much are service credits?", "What happens on termination?"} {
 		a := generate(t, q, secs)
 		for _, c := range judge.SplitClaims(a) {
@@ -108,7 +108,7 @@ func TestGenerateVerbatimAndCited(t *testing.T) {
 }
 
 func TestGenerateOptions(t *testing.T) {
-	secs := testcontract.Sections()
+	secs := samplecontract.Sections()
 	a := generate(t, "What are the penalties?", secs, WithMaxSentences(1))
 	if strings.Count(a, "\n") != 0 || !strings.Contains(a, "1.5%") {
 		t.Errorf("WithMaxSentences(1): %q", a)
@@ -128,7 +128,7 @@ func TestGenerateNoSections(t *testing.T) {
 func TestGenerateOnToken(t *testing.T) {
 	var got strings.Builder
 	a, err := NewExtractive().Generate(context.Background(), schema.GenerateRequest{
-		Query: "What are the penalties?", Sections: testcontract.Sections(),
+		Query: "What are the penalties?", Sections: samplecontract.Sections(),
 		OnToken: func(s string) { got.WriteString(s) },
 	})
 	if err != nil || got.String() != a {
@@ -147,7 +147,7 @@ func TestGenerateErrors(t *testing.T) {
 // The judge accepts the generator's answers and rejects its "not
 // addressed" answer, as the pipeline's seed scenarios need.
 func TestGeneratorAndJudge(t *testing.T) {
-	secs := testcontract.Sections()
+	secs := samplecontract.Sections()
 	j := judge.NewDeterministic()
 	for _, c := range []struct {
 		q      string
@@ -191,7 +191,7 @@ func ExampleExtractive_Generate() {
 }
 
 func BenchmarkGenerate(b *testing.B) {
-	req := schema.GenerateRequest{Query: "What are the late payment penalties?", Sections: testcontract.Sections()}
+	req := schema.GenerateRequest{Query: "What are the late payment penalties?", Sections: samplecontract.Sections()}
 	g := NewExtractive()
 	ctx := context.Background()
 	b.ReportAllocs()

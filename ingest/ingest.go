@@ -22,6 +22,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/docmind/docmind/formats"
 	"github.com/docmind/docmind/index"
 	"github.com/docmind/docmind/loader"
 	"github.com/docmind/docmind/schema"
@@ -192,12 +193,53 @@ type file struct {
 
 // Run ingests the given files and folders (folders recursively) into ix.
 // After a bulk load (at least half of the index's sections written by this
-// run) it merges the lexical segments (Index.Optimize). It returns an error only when the index itself fails or ctx is
-// cancelled; problems with individual files are reported in the summary.
+// run) it merges the lexical segments (Index.Optimize). It returns an
+// error only when the index itself fails or ctx is cancelled; problems
+// with individual files are reported in the summary.
 func Run(ctx context.Context, ix *index.Index, paths []string, opt Options) (*Summary, error) {
 	if opt.Parser == nil {
 		return nil, errors.New("ingest: no parser configured")
 	}
+	opt = opt.withDefaults()
+	start := time.Now()
+	files, roots, err := walk(paths, ix.Path(), loader.WalkOptions{IncludeHidden: opt.IncludeHidden, FollowSymlinks: opt.FollowSymlinks})
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	results := prepareAll(ctx, ix, files, opt)
+	out, err := writeAll(ctx, cancel, ix, files, results, opt, start)
+	if err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("ingest interrupted: %w", err)
+	}
+	sum := &Summary{}
+	for _, r := range out {
+		sum.Bytes += r.Bytes
+		sum.add(r)
+	}
+	if opt.Prune {
+		removed, err := Prune(ctx, ix, roots)
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range removed {
+			sum.add(r)
+		}
+	}
+	if err := optimizeAfterBulkLoad(ctx, ix, sum); err != nil {
+		return nil, err
+	}
+	sum.Duration = time.Since(start)
+	return sum, nil
+}
+
+// withDefaults fills in the options left at zero: MaxFileSize, Workers and
+// StreamAbove.
+func (opt Options) withDefaults() Options {
 	if opt.MaxFileSize == 0 {
 		opt.MaxFileSize = DefaultMaxFileSize
 	}
@@ -207,31 +249,29 @@ func Run(ctx context.Context, ix *index.Index, paths []string, opt Options) (*Su
 	if opt.StreamAbove == 0 {
 		opt.StreamAbove = DefaultStreamAbove
 	}
-	start := time.Now()
-	files, roots, err := walk(paths, ix.Path(), loader.WalkOptions{IncludeHidden: opt.IncludeHidden, FollowSymlinks: opt.FollowSymlinks})
-	if err != nil {
-		return nil, err
-	}
-	var total int64
-	for _, f := range files {
-		total += f.size
-	}
+	return opt
+}
 
+// prepared is one file read and parsed by a worker (prepareFile), ready
+// to be written: i is its position in the walk.
+type prepared struct {
+	i   int
+	res Result
+	doc *index.Document
+	sec []schema.Section
+	str StreamFunc
+}
+
+// prepareAll reads and parses files with opt.Workers workers and returns
+// the prepared files, in the order they are done; the channel is closed
+// when all are, or early once ctx is cancelled.
+func prepareAll(ctx context.Context, ix *index.Index, files []file, opt Options) <-chan prepared {
 	type job struct {
 		i int
 		f file
 	}
-	type done struct {
-		i   int
-		res Result
-		doc *index.Document
-		sec []schema.Section
-		str StreamFunc
-	}
 	jobs := make(chan job)
-	results := make(chan done, opt.Workers)
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
+	results := make(chan prepared, opt.Workers)
 	var wg sync.WaitGroup
 	for w := 0; w < opt.Workers; w++ {
 		wg.Add(1)
@@ -240,7 +280,7 @@ func Run(ctx context.Context, ix *index.Index, paths []string, opt Options) (*Su
 			for j := range jobs {
 				res, doc, secs, str := prepareFile(ctx, ix, j.f, opt)
 				select {
-				case results <- done{j.i, res, doc, secs, str}:
+				case results <- prepared{j.i, res, doc, secs, str}:
 				case <-ctx.Done():
 					return
 				}
@@ -258,72 +298,85 @@ func Run(ctx context.Context, ix *index.Index, paths []string, opt Options) (*Su
 		}
 	}()
 	go func() { wg.Wait(); close(results) }()
+	return results
+}
 
+// writeAll writes the prepared files to ix one at a time, reporting
+// progress after each, and returns their results in walk order. On the
+// first write error it cancels the run (cancel), drains the rest without
+// writing them and returns the error.
+func writeAll(ctx context.Context, cancel context.CancelFunc, ix *index.Index, files []file, results <-chan prepared, opt Options, start time.Time) ([]Result, error) {
+	var total int64
+	for _, f := range files {
+		total += f.size
+	}
 	out := make([]Result, len(files))
-	sum := &Summary{}
 	prog := Progress{FilesTotal: len(files), BytesTotal: total}
 	var werr error
 	for d := range results {
-		if werr == nil && d.str != nil {
+		if werr == nil {
 			var err error
-			if d.res, err = writeStream(ctx, ix, *d.doc, d.res, d.str, maxSize(opt)); err != nil {
-				werr = fmt.Errorf("ingest %s: %w", d.res.Path, err)
-				cancel()
-			}
-		} else if werr == nil && d.doc != nil {
-			if err := ix.PutDocument(ctx, *d.doc, d.sec); err != nil {
-				werr = fmt.Errorf("ingest: %w", err) // err names the document
+			if d.res, err = writePrepared(ctx, ix, d, opt); err != nil {
+				werr = err
 				cancel()
 			}
 		}
 		out[d.i] = d.res
-		prog.FilesDone++
-		prog.Bytes += d.res.Bytes
-		if d.res.Status == Indexed {
-			prog.Pages += d.res.Pages
-			prog.Sections += d.res.Sections
-		}
-		prog.Current, prog.Last = d.res.Path, d.res
-		prog.Elapsed = time.Since(start)
+		prog.record(d.res, start)
 		if opt.Progress != nil && werr == nil {
 			opt.Progress(prog)
 		}
 	}
-	if werr != nil {
-		return nil, werr
-	}
-	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("ingest interrupted: %w", err)
-	}
-	for _, r := range out {
-		sum.Bytes += r.Bytes
-		sum.add(r)
-	}
-	if opt.Prune {
-		removed, err := Prune(ctx, ix, roots)
+	return out, werr
+}
+
+// writePrepared writes one prepared file: sectioned while read again
+// (writeStream) when it streams, else its document and sections in one
+// transaction; a file with nothing to write is left alone. It returns the
+// file's result.
+func writePrepared(ctx context.Context, ix *index.Index, d prepared, opt Options) (Result, error) {
+	switch {
+	case d.str != nil:
+		res, err := writeStream(ctx, ix, *d.doc, d.res, d.str, maxSize(opt))
 		if err != nil {
-			return nil, err
+			return res, fmt.Errorf("ingest %s: %w", res.Path, err)
 		}
-		for _, r := range removed {
-			sum.add(r)
-		}
-	}
-	if sum.Indexed > 1 {
-		// After a bulk load (at least half of the index written by this run)
-		// merge the lexical segments into one: queries are fastest then, and
-		// the cost is proportional to what was just ingested.
-		st, err := ix.Stats(ctx)
-		if err != nil {
-			return nil, err
-		}
-		if st.Segments > 1 && 2*sum.Sections >= st.Sections {
-			if err := ix.Optimize(ctx); err != nil {
-				return nil, err
-			}
+		return res, nil
+	case d.doc != nil:
+		if err := ix.PutDocument(ctx, *d.doc, d.sec); err != nil {
+			return d.res, fmt.Errorf("ingest: %w", err) // err names the document
 		}
 	}
-	sum.Duration = time.Since(start)
-	return sum, nil
+	return d.res, nil
+}
+
+// record counts one more file done, with its result r.
+func (p *Progress) record(r Result, start time.Time) {
+	p.FilesDone++
+	p.Bytes += r.Bytes
+	if r.Status == Indexed {
+		p.Pages += r.Pages
+		p.Sections += r.Sections
+	}
+	p.Current, p.Last = r.Path, r
+	p.Elapsed = time.Since(start)
+}
+
+// optimizeAfterBulkLoad merges the lexical segments into one after a bulk
+// load (at least half of the index written by this run): queries are
+// fastest then, and the cost is proportional to what was just ingested.
+func optimizeAfterBulkLoad(ctx context.Context, ix *index.Index, sum *Summary) error {
+	if sum.Indexed <= 1 {
+		return nil
+	}
+	st, err := ix.Stats(ctx)
+	if err != nil {
+		return err
+	}
+	if st.Segments > 1 && 2*sum.Sections >= st.Sections {
+		return ix.Optimize(ctx)
+	}
+	return nil
 }
 
 // prepareFile reads, hashes and parses one file. It returns the document
@@ -562,7 +615,7 @@ func (p loaderProbe) Stream() StreamFunc {
 	}
 	return func(ctx context.Context, r io.Reader, emit func(schema.Section) error) (int, string, error) {
 		pages, err := ts.Sections(ctx, r, emit)
-		return pages, loader.FormatText, err
+		return pages, formats.Text, err
 	}
 }
 

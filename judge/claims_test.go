@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/docmind/docmind/internal/testcontract"
+	"github.com/docmind/docmind/internal/samplecontract"
 )
 
 func TestSplitClaims(t *testing.T) {
@@ -97,7 +97,7 @@ func TestStripCitations(t *testing.T) {
 }
 
 func TestResolveCitation(t *testing.T) {
-	secs := testcontract.Sections()
+	secs := samplecontract.Sections()
 	cases := []struct {
 		cite    Citation
 		want    int

@@ -5,8 +5,8 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/docmind/docmind/decomposer"
 	"github.com/docmind/docmind/facts"
+	"github.com/docmind/docmind/question"
 	"github.com/docmind/docmind/schema"
 	"github.com/docmind/docmind/textproc"
 )
@@ -154,13 +154,13 @@ func missingPhrases(phrases, texts []string) []string {
 }
 
 // QuestionKeyTerms returns the key terms of a question: the
-// decomposition's KeyTerms when present, otherwise decomposer.KeyTerms of
+// decomposition's KeyTerms when present, otherwise question.KeyTerms of
 // the query.
 func QuestionKeyTerms(query string, d *schema.Decomposition) []string {
 	if d != nil && len(d.KeyTerms) > 0 {
 		return d.KeyTerms
 	}
-	return decomposer.KeyTerms(query)
+	return question.KeyTerms(query)
 }
 
 // MissingKeyTerms returns the key terms (compared by stem) that occur in

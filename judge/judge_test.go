@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/docmind/docmind/internal/testcontract"
+	"github.com/docmind/docmind/internal/samplecontract"
 	"github.com/docmind/docmind/schema"
 )
 
@@ -31,7 +31,7 @@ func judgeOf(t *testing.T, query, response string, sections []schema.Section, op
 
 func TestJudgeAcceptsExtractiveAnswer(t *testing.T) {
 	v := judgeOf(t, "What are the late payment penalties?",
-		lateSentence+" (See Late Payment Penalties, page 8)", testcontract.Sections())
+		lateSentence+" (See Late Payment Penalties, page 8)", samplecontract.Sections())
 	if v.IsHallucinated {
 		t.Fatalf("grounded answer rejected: %s", v.Reasoning)
 	}
@@ -42,7 +42,7 @@ func TestJudgeAcceptsExtractiveAnswer(t *testing.T) {
 		t.Fatalf("claims = %+v", v.Claims)
 	}
 	ev := v.Claims[0].Evidence
-	if ev == nil || ev.Title != "Late Payment Penalties" || ev.Page != 8 || ev.SectionID != "late" || ev.Source != testcontract.Source || !strings.Contains(ev.Quote, "1.5% per month") {
+	if ev == nil || ev.Title != "Late Payment Penalties" || ev.Page != 8 || ev.SectionID != "late" || ev.Source != samplecontract.Source || !strings.Contains(ev.Quote, "1.5% per month") {
 		t.Errorf("evidence = %+v", ev)
 	}
 	if !strings.HasPrefix(v.Reasoning, "Grounded") {
@@ -57,7 +57,7 @@ func TestJudgeCatchesFivePercent(t *testing.T) {
 		"Late fee is 5% per month.", // uncited: the best passage is the late-fee clause
 		"If payment is not received within thirty (30) days, Client shall be assessed a late fee of 5% per month on the overdue amount.",
 	} {
-		v := judgeOf(t, "What are the penalties?", answer, testcontract.Sections())
+		v := judgeOf(t, "What are the penalties?", answer, samplecontract.Sections())
 		if !v.IsHallucinated {
 			t.Errorf("%q: accepted: %s", answer, v.Reasoning)
 			continue
@@ -75,7 +75,7 @@ func TestJudgeCatchesFivePercent(t *testing.T) {
 }
 
 func TestJudgeContradictions(t *testing.T) {
-	secs := testcontract.Sections()
+	secs := samplecontract.Sections()
 	cases := []struct {
 		answer, want string
 	}{
@@ -100,7 +100,7 @@ func TestJudgeContradictions(t *testing.T) {
 
 // Seed scenario 3: nothing about a warranty in the contract.
 func TestJudgeWarrantyNotAddressed(t *testing.T) {
-	secs := testcontract.Sections()
+	secs := samplecontract.Sections()
 	// an answer lifted from a section that does not mention warranties
 	v := judgeOf(t, "What is the warranty period?",
 		"Either party may terminate this Agreement for convenience on ninety (90) days' written notice. (See Termination, pages 10–11)", secs)
@@ -129,7 +129,7 @@ func TestJudgeWarrantyNotAddressed(t *testing.T) {
 }
 
 func TestJudgeRejectedSections(t *testing.T) {
-	v := judgeOf(t, "What are the late payment penalties?", lateSentence+" (See Late Payment Penalties, page 8)", testcontract.Sections())
+	v := judgeOf(t, "What are the late payment penalties?", lateSentence+" (See Late Payment Penalties, page 8)", samplecontract.Sections())
 	got := map[string]bool{}
 	for _, k := range v.RejectedSections {
 		got[k] = true
@@ -144,14 +144,14 @@ func TestJudgeRejectedSections(t *testing.T) {
 }
 
 func TestJudgeUnsupportedClaim(t *testing.T) {
-	v := judgeOf(t, "", "The Client must keep all invoices in a fireproof cabinet located in Geneva.", testcontract.Sections())
+	v := judgeOf(t, "", "The Client must keep all invoices in a fireproof cabinet located in Geneva.", samplecontract.Sections())
 	if !v.IsHallucinated || v.Claims[0].Supported || !strings.Contains(v.Claims[0].Reason, "not supported") {
 		t.Errorf("verdict = %+v", v)
 	}
 }
 
 func TestJudgeBadCitationAndQuote(t *testing.T) {
-	secs := testcontract.Sections()
+	secs := samplecontract.Sections()
 	v := judgeOf(t, "", lateSentence+" (See Late Payment Penalties, page 3)", secs)
 	if !v.IsHallucinated || !strings.Contains(v.Reasoning, "that section is on page 8") {
 		t.Errorf("wrong page accepted: %+v", v)
@@ -167,7 +167,7 @@ func TestJudgeBadCitationAndQuote(t *testing.T) {
 }
 
 func TestJudgeEmpty(t *testing.T) {
-	v := judgeOf(t, "What is the fee?", "", testcontract.Sections())
+	v := judgeOf(t, "What is the fee?", "", samplecontract.Sections())
 	if !v.IsHallucinated || v.ConfidenceScore != 0 {
 		t.Errorf("empty answer accepted: %+v", v)
 	}
@@ -185,7 +185,7 @@ func TestJudgeCancelled(t *testing.T) {
 func TestThresholdsChangeTheDecision(t *testing.T) {
 	// a paraphrase covering about half of its terms
 	answer := "Overdue invoices attract a monthly late fee of 1.5%."
-	secs := testcontract.Sections()
+	secs := samplecontract.Sections()
 	strict := judgeOf(t, "", answer, secs, WithSupportThreshold(0.9))
 	lenient := judgeOf(t, "", answer, secs, WithSupportThreshold(0.3))
 	if !strict.IsHallucinated || lenient.IsHallucinated {
@@ -216,7 +216,7 @@ func TestCheckQuotes(t *testing.T) {
 }
 
 func TestCheckCitations(t *testing.T) {
-	secs := testcontract.Sections()
+	secs := samplecontract.Sections()
 	c := SplitClaims("Fee. (See Late Payment Penalties, page 8; Warranty, page 2) [S5]")[0]
 	cited, problems := CheckCitations(c, secs)
 	if !reflect.DeepEqual(cited, []int{1, 4}) || len(problems) != 1 || !strings.Contains(problems[0], `"Warranty"`) {
@@ -226,7 +226,7 @@ func TestCheckCitations(t *testing.T) {
 
 func TestMissingKeyTerms(t *testing.T) {
 	var texts []string
-	for _, s := range testcontract.Sections() {
+	for _, s := range samplecontract.Sections() {
 		texts = append(texts, s.Title+" "+s.Content)
 	}
 	if got := MissingKeyTerms([]string{"warranty"}, texts...); !reflect.DeepEqual(got, []string{"warranty"}) {
@@ -266,7 +266,7 @@ func TestIsAbstention(t *testing.T) {
 }
 
 func TestApplyGuards(t *testing.T) {
-	secs := testcontract.Sections()
+	secs := samplecontract.Sections()
 	llm := &schema.Verdict{
 		ShouldReturn: true, ConfidenceScore: 0.95, Reasoning: "The answer matches S1.", JudgedBy: "llm",
 		Claims: []schema.ClaimCheck{{Claim: "The late fee is 5% per month", Supported: true, Score: 0.95}},
@@ -300,7 +300,7 @@ func TestApplyGuards(t *testing.T) {
 }
 
 func TestScoreSeparable(t *testing.T) {
-	req := schema.JudgeRequest{Query: "What are the penalties?", Response: "Late fee is 5% per month.", Sections: testcontract.Sections()}
+	req := schema.JudgeRequest{Query: "What are the penalties?", Response: "Late fee is 5% per month.", Sections: samplecontract.Sections()}
 	a, err := Score(context.Background(), req)
 	if err != nil {
 		t.Fatal(err)
@@ -346,7 +346,7 @@ func BenchmarkJudge(b *testing.B) {
 	req := schema.JudgeRequest{
 		Query:    "What are the late payment penalties?",
 		Response: lateSentence + " (See Late Payment Penalties, page 8)\nLate fees accrue from the due date until the overdue amount is paid in full. (See Late Payment Penalties, page 8)",
-		Sections: testcontract.Sections(),
+		Sections: samplecontract.Sections(),
 	}
 	j := NewDeterministic()
 	ctx := context.Background()

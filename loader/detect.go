@@ -1,6 +1,7 @@
 package loader
 
 import (
+	"archive/zip"
 	"bytes"
 	"path/filepath"
 	"regexp"
@@ -9,45 +10,33 @@ import (
 	"github.com/docmind/docmind/formats"
 )
 
-// Format names returned by Detect and used as keys for parsers. They match
-// document.Document.Format.
-const (
-	FormatMarkdown = "markdown"
-	FormatText     = "text"
-	FormatHTML     = "html"
-	FormatPDF      = "pdf"
-	FormatDOCX     = "docx"
-	// FormatBinary marks content that is not a document DocMind can read
-	// (images, archives, executables, ...).
-	FormatBinary = "binary"
-)
-
 // sniffLen is how much of a file the detector looks at.
 const sniffLen = 64 << 10
 
-// Detect returns the format of a file from its content: FormatPDF for the
-// %PDF- signature, FormatDOCX for a ZIP archive holding word/document.xml,
-// FormatHTML for an HTML document, FormatMarkdown for text with Markdown
-// structure (headings, page markers, fences, tables), FormatText for other
-// text and FormatBinary for anything else (NUL bytes, control characters,
-// other archives). The name is only a tie-breaker between Markdown and
-// plain text. Text in a legacy 8-bit encoding or in UTF-16 is reported as
-// text or Markdown; decoding it is the job of the loader's TextDecoder.
+// Detect returns the format of a file from its content: formats.PDF for
+// the %PDF- signature, formats.DOCX for a ZIP archive holding
+// word/document.xml, formats.HTML for an HTML document, formats.Markdown
+// for text with Markdown structure (headings, page markers, fences,
+// tables), formats.Text for other text and formats.Binary for anything
+// else (NUL bytes, control characters, other archives). The name is only a
+// tie-breaker between Markdown and plain text. Text in a legacy 8-bit
+// encoding or in UTF-16 is reported as text or Markdown; decoding it is
+// the job of the loader's TextDecoder.
 func Detect(data []byte, name string) string {
-	format, _ := formats.Detect(name, data)
+	format, _ := sniff(data, name)
 	switch {
 	case format == formats.PDF || format == formats.DOCX:
 		return format
 	case format == "" && bytes.HasPrefix(data, []byte("PK\x03\x04")) && bytes.Contains(data, []byte("word/document.xml")):
 		// A damaged archive whose local headers still name a Word
 		// document: the DOCX parser says what is wrong with it.
-		return FormatDOCX
+		return formats.DOCX
 	case format == "" && len(bytes.TrimSpace(data)) > 0:
-		return FormatBinary
+		return formats.Binary
 	case isUTF16(data):
-		return FormatText
+		return formats.Text
 	case looksBinary(data):
-		return FormatBinary
+		return formats.Binary
 	}
 	sample := data
 	if len(sample) > sniffLen {
@@ -59,7 +48,7 @@ func Detect(data []byte, name string) string {
 // binaryReason says what binary content is, where it can tell ("PNG
 // image", "OpenDocument (text)").
 func binaryReason(data []byte, name string) string {
-	if _, reason := formats.Detect(name, data); reason != "" {
+	if _, reason := sniff(data, name); reason != "" {
 		return reason
 	}
 	return "binary content"
@@ -131,7 +120,7 @@ func classifyText(s, name string) string {
 	head := strings.ToLower(strings.TrimSpace(firstN(s, 2048)))
 	if strings.HasPrefix(head, "<!doctype html") || strings.HasPrefix(head, "<html") ||
 		(strings.HasPrefix(head, "<") && (strings.Contains(head, "<html") || strings.Contains(head, "<body"))) {
-		return FormatHTML
+		return formats.HTML
 	}
 	score := len(reATX.FindAllStringIndex(s, 3))
 	if rePageLine.MatchString(s) || reFence.MatchString(s) || reTableDelim.MatchString(s) ||
@@ -145,11 +134,11 @@ func classifyText(s, name string) string {
 	isMDName := ext == ".md" || ext == ".markdown" || ext == ".mdown" || ext == ".mkd"
 	switch {
 	case score >= 2:
-		return FormatMarkdown
+		return formats.Markdown
 	case isMDName:
-		return FormatMarkdown
+		return formats.Markdown
 	default:
-		return FormatText
+		return formats.Text
 	}
 }
 
@@ -158,4 +147,104 @@ func firstN(s string, n int) string {
 		return s[:n]
 	}
 	return s
+}
+
+// sniff is the first step of Detect: it names the format of a file from
+// its signature (PDF, DOCX, HTML) and the name's extension (Markdown, HTML,
+// else plain text). It returns "" with a reason when no parser handles the
+// content: other zip containers (OpenDocument, XLSX, ...), images,
+// executables and other binary data. Empty (or all white space) files give
+// "", "empty file". sniff does not decide whether text bytes are valid in
+// some encoding; Detect and the text decoder do.
+func sniff(data []byte, name string) (format, reason string) {
+	if len(bytes.TrimSpace(data)) == 0 {
+		return "", "empty file"
+	}
+	head := data
+	if len(head) > 1024 {
+		head = head[:1024]
+	}
+	switch {
+	case bytes.Contains(head, []byte("%PDF-")):
+		// PDF readers accept the header anywhere in the first KiB.
+		return formats.PDF, ""
+	case bytes.HasPrefix(data, []byte("PK\x03\x04")) || bytes.HasPrefix(data, []byte("PK\x05\x06")):
+		return detectZip(data)
+	}
+	for _, m := range binaryMagic {
+		if bytes.HasPrefix(data, []byte(m.magic)) {
+			return "", m.what + " is not supported"
+		}
+	}
+	if looksHTML(head) {
+		return formats.HTML, ""
+	}
+	switch strings.ToLower(filepath.Ext(name)) {
+	case ".md", ".markdown", ".mdown", ".mkd":
+		return formats.Markdown, ""
+	case ".htm", ".html", ".xhtml":
+		return formats.HTML, ""
+	}
+	return formats.Text, ""
+}
+
+var binaryMagic = []struct{ magic, what string }{
+	{"\x89PNG", "PNG image"},
+	{"\xff\xd8\xff", "JPEG image"},
+	{"GIF8", "GIF image"},
+	{"\x7fELF", "executable (ELF)"},
+	{"MZ", "executable (Windows)"},
+	{"\x1f\x8b", "gzip archive"},
+	{"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1", "legacy Office document (.doc/.xls)"},
+	{"{\\rtf", "RTF document"},
+	{"SQLite format 3\x00", "SQLite database"},
+	{"7z\xbc\xaf\x27\x1c", "7z archive"},
+	{"Rar!", "RAR archive"},
+}
+
+func detectZip(data []byte) (string, string) {
+	zr, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
+	if err != nil {
+		return "", "damaged zip archive"
+	}
+	var mimetype string
+	for _, f := range zr.File {
+		switch f.Name {
+		case "word/document.xml":
+			return formats.DOCX, ""
+		case "mimetype":
+			if f.UncompressedSize64 < 200 {
+				if rc, err := f.Open(); err == nil {
+					var b [200]byte
+					n, _ := rc.Read(b[:])
+					rc.Close()
+					mimetype = strings.TrimSpace(string(b[:n]))
+				}
+			}
+		}
+	}
+	switch {
+	case strings.HasPrefix(mimetype, "application/vnd.oasis.opendocument"):
+		return "", "OpenDocument (" + strings.TrimPrefix(mimetype, "application/vnd.oasis.opendocument.") + ") is not supported"
+	case mimetype != "":
+		return "", "zip container (" + mimetype + ") is not supported"
+	}
+	return "", "zip archive is not a supported document"
+}
+
+func looksHTML(head []byte) bool {
+	s := bytes.TrimLeft(head, "\xef\xbb\xbf \t\r\n")
+	if len(s) == 0 || s[0] != '<' {
+		return false
+	}
+	l := bytes.ToLower(s)
+	for _, p := range []string{"<!doctype html", "<html", "<head", "<body", "<!--", "<meta", "<title", "<div", "<p>", "<h1", "<?xml"} {
+		if bytes.HasPrefix(l, []byte(p)) {
+			if p == "<?xml" || p == "<!--" {
+				return bytes.Contains(l, []byte("<html"))
+			}
+			return true
+		}
+	}
+	return false
 }

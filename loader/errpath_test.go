@@ -24,7 +24,7 @@ func TestErrorsNameThePathOnce(t *testing.T) {
 		"blank.md":    []byte(" \n\t\n"),
 		"sub/.hidden": []byte("x"),
 	})
-	l := New(WithParser(FormatDOCX, ParserFunc(docx.Parse)), WithParser(FormatHTML, ParserFunc(html.Parse)))
+	l := New(WithParser(formats.DOCX, ParserFunc(docx.Parse)), WithParser(formats.HTML, ParserFunc(html.Parse)))
 	for _, tc := range []struct {
 		name string
 		kind error // a sentinel the error must still match, or nil

@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/docmind/docmind/document"
+	"github.com/docmind/docmind/formats"
 )
 
 func checkDoc(t *testing.T, doc *document.Document) {
@@ -71,7 +72,7 @@ func FuzzDetect(f *testing.F) {
 	seedCorpus(f)
 	f.Fuzz(func(t *testing.T, in string) {
 		switch got := Detect([]byte(in), "f"); got {
-		case FormatPDF, FormatDOCX, FormatHTML, FormatMarkdown, FormatText, FormatBinary:
+		case formats.PDF, formats.DOCX, formats.HTML, formats.Markdown, formats.Text, formats.Binary:
 		default:
 			t.Fatalf("Detect returned %q", got)
 		}

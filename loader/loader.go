@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/docmind/docmind/document"
+	"github.com/docmind/docmind/formats"
 	"github.com/docmind/docmind/schema"
 )
 
@@ -77,8 +78,8 @@ type Loader struct {
 // Option configures a Loader.
 type Option func(*Loader)
 
-// WithParser registers p for format (FormatPDF, FormatDOCX, FormatHTML,
-// or replaces the built-in FormatMarkdown / FormatText parser).
+// WithParser registers p for format (formats.PDF, formats.DOCX, formats.HTML,
+// or replaces the built-in formats.Markdown / formats.Text parser).
 func WithParser(format string, p Parser) Option {
 	return func(l *Loader) {
 		if p != nil {
@@ -124,8 +125,8 @@ func WithMaxFileSize(n int64) Option {
 func New(opts ...Option) *Loader {
 	l := &Loader{
 		parsers: map[string]Parser{
-			FormatMarkdown: MarkdownParser{},
-			FormatText:     TextParser{},
+			formats.Markdown: MarkdownParser{},
+			formats.Text:     TextParser{},
 		},
 		decoder: utf8Decoder{},
 		maxSize: DefaultMaxFileSize,
@@ -158,10 +159,10 @@ func (l *Loader) Parse(ctx context.Context, name string, data []byte) (doc *docu
 		return nil, errors.New("empty file")
 	}
 	format := Detect(data, name)
-	if format == FormatBinary {
+	if format == formats.Binary {
 		return nil, fmt.Errorf("%w (%s)", ErrNotText, binaryReason(data, name))
 	}
-	if format == FormatText || format == FormatMarkdown {
+	if format == formats.Text || format == formats.Markdown {
 		text, err := l.decoder.Decode(data)
 		if err != nil {
 			return nil, fmt.Errorf("cannot decode text: %w", err)

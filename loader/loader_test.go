@@ -12,6 +12,7 @@ import (
 
 	"github.com/docmind/docmind/document"
 
+	"github.com/docmind/docmind/formats"
 	"github.com/docmind/docmind/internal/testenv"
 )
 
@@ -36,25 +37,25 @@ func TestDetect(t *testing.T) {
 		data       []byte
 		want       string
 	}{
-		{"pdf magic", "x.txt", []byte("%PDF-1.7\n..."), FormatPDF},
-		{"docx by content", "noext", docxBytes(t, "word/document.xml"), FormatDOCX},
-		{"other zip", "a.docx", docxBytes(t, "content.xml"), FormatBinary},
-		{"doctype html", "page.txt", []byte("  <!DOCTYPE html><html><body>x</body></html>"), FormatHTML},
-		{"html tag", "page", []byte("<html lang=en><p>x"), FormatHTML},
-		{"markdown headings", "notes.txt", []byte("# One\n\ntext\n\n## Two\n"), FormatMarkdown},
-		{"page marker", "c.txt", []byte("<!-- page: 1 -->\nText"), FormatMarkdown},
-		{"fenced code", "c", []byte("Run:\n```\nx\n```\n"), FormatMarkdown},
-		{"md name tiebreak", "plain.md", []byte("Just prose."), FormatMarkdown},
-		{"one heading in .txt", "x.txt", []byte("# only one\nprose"), FormatText},
-		{"plain text", "readme", []byte("Hello there.\n\nSecond paragraph."), FormatText},
-		{"utf8 bom text", "b.txt", []byte("\xEF\xBB\xBFHello"), FormatText},
-		{"utf16 bom", "u.txt", []byte("\xFF\xFEH\x00i\x00"), FormatText},
-		{"utf16 no bom", "u.txt", []byte("H\x00e\x00l\x00l\x00o\x00 \x00w\x00o\x00r\x00l\x00d\x00"), FormatText},
-		{"legacy 8-bit", "l.txt", []byte("Gr\xfc\xdfe aus M\xfcnchen, 1,5 % pro Monat."), FormatText},
-		{"nul bytes", "x.md", []byte("abc\x00def"), FormatBinary},
-		{"png", "a.md", []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR"), FormatBinary},
-		{"control chars", "c.txt", bytes.Repeat([]byte{0x01, 0x02, 'a'}, 50), FormatBinary},
-		{"empty", "e.txt", nil, FormatText},
+		{"pdf magic", "x.txt", []byte("%PDF-1.7\n..."), formats.PDF},
+		{"docx by content", "noext", docxBytes(t, "word/document.xml"), formats.DOCX},
+		{"other zip", "a.docx", docxBytes(t, "content.xml"), formats.Binary},
+		{"doctype html", "page.txt", []byte("  <!DOCTYPE html><html><body>x</body></html>"), formats.HTML},
+		{"html tag", "page", []byte("<html lang=en><p>x"), formats.HTML},
+		{"markdown headings", "notes.txt", []byte("# One\n\ntext\n\n## Two\n"), formats.Markdown},
+		{"page marker", "c.txt", []byte("<!-- page: 1 -->\nText"), formats.Markdown},
+		{"fenced code", "c", []byte("Run:\n```\nx\n```\n"), formats.Markdown},
+		{"md name tiebreak", "plain.md", []byte("Just prose."), formats.Markdown},
+		{"one heading in .txt", "x.txt", []byte("# only one\nprose"), formats.Text},
+		{"plain text", "readme", []byte("Hello there.\n\nSecond paragraph."), formats.Text},
+		{"utf8 bom text", "b.txt", []byte("\xEF\xBB\xBFHello"), formats.Text},
+		{"utf16 bom", "u.txt", []byte("\xFF\xFEH\x00i\x00"), formats.Text},
+		{"utf16 no bom", "u.txt", []byte("H\x00e\x00l\x00l\x00o\x00 \x00w\x00o\x00r\x00l\x00d\x00"), formats.Text},
+		{"legacy 8-bit", "l.txt", []byte("Gr\xfc\xdfe aus M\xfcnchen, 1,5 % pro Monat."), formats.Text},
+		{"nul bytes", "x.md", []byte("abc\x00def"), formats.Binary},
+		{"png", "a.md", []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR"), formats.Binary},
+		{"control chars", "c.txt", bytes.Repeat([]byte{0x01, 0x02, 'a'}, 50), formats.Binary},
+		{"empty", "e.txt", nil, formats.Text},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -68,20 +69,20 @@ func TestDetect(t *testing.T) {
 func TestDetectSharedFixtures(t *testing.T) {
 	docs := filepath.Join(testenv.SharedDir(t), "fixtures", "docs")
 	tests := map[string]string{
-		"contract.pdf":                FormatPDF,
-		"contract.docx":               FormatDOCX,
-		"policy.md":                   FormatMarkdown,
-		"handbook.html":               FormatHTML,
-		"enc/renamed_pdf.txt":         FormatPDF,
-		"enc/noext_docx":              FormatDOCX,
-		"enc/handbook.txt":            FormatHTML,
-		"enc/c2.odt":                  FormatBinary,
-		"enc/policy.markdown":         FormatMarkdown,
-		"enc/notes_utf8.txt":          FormatText,
-		"enc/notes_utf16bom.txt":      FormatText,
-		"enc/notes_utf16le_nobom.txt": FormatText,
-		"enc/notes_cp1252.txt":        FormatText,
-		"enc/notes_sjis.txt":          FormatText,
+		"contract.pdf":                formats.PDF,
+		"contract.docx":               formats.DOCX,
+		"policy.md":                   formats.Markdown,
+		"handbook.html":               formats.HTML,
+		"enc/renamed_pdf.txt":         formats.PDF,
+		"enc/noext_docx":              formats.DOCX,
+		"enc/handbook.txt":            formats.HTML,
+		"enc/c2.odt":                  formats.Binary,
+		"enc/policy.markdown":         formats.Markdown,
+		"enc/notes_utf8.txt":          formats.Text,
+		"enc/notes_utf16bom.txt":      formats.Text,
+		"enc/notes_utf16le_nobom.txt": formats.Text,
+		"enc/notes_cp1252.txt":        formats.Text,
+		"enc/notes_sjis.txt":          formats.Text,
 	}
 	for name, want := range tests {
 		data, err := os.ReadFile(filepath.Join(docs, name))
@@ -233,7 +234,7 @@ func TestPluggableParserAndDecoder(t *testing.T) {
 		"boom.html":  []byte("<html><body>x</body></html>"),
 	})
 	pdf := ParserFunc(func(_ context.Context, src string, data []byte) (*document.Document, error) {
-		return &document.Document{Source: src, Format: FormatPDF, Pages: 1, Blocks: []document.Block{
+		return &document.Document{Source: src, Format: formats.PDF, Pages: 1, Blocks: []document.Block{
 			{Kind: document.Heading, Level: 1, Text: "Scanned", Page: 1},
 			{Kind: document.Paragraph, Text: "pdf text of " + string(data[:8]), Page: 1},
 		}}, nil
@@ -246,7 +247,7 @@ func TestPluggableParserAndDecoder(t *testing.T) {
 		return string(r), nil
 	})
 	panicky := ParserFunc(func(context.Context, string, []byte) (*document.Document, error) { panic("bad input") })
-	l := New(WithParser(FormatPDF, pdf), WithParser(FormatHTML, panicky), WithDecoder(latin1))
+	l := New(WithParser(formats.PDF, pdf), WithParser(formats.HTML, panicky), WithDecoder(latin1))
 	secs, rep, err := l.LoadDir(context.Background(), dir)
 	if err != nil {
 		t.Fatal(err)

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/docmind/docmind/document"
+	"github.com/docmind/docmind/formats"
 )
 
 // MarkdownParser parses Markdown into a Document: headings, paragraphs and
@@ -45,7 +46,7 @@ var (
 func ParseMarkdown(source, text string) *document.Document {
 	text = normaliseText(text)
 	lines := strings.Split(text, "\n")
-	doc := &document.Document{Source: source, Format: FormatMarkdown}
+	doc := &document.Document{Source: source, Format: formats.Markdown}
 	b := newBuilder(doc, hasMarkdownPages(lines))
 	b.titleFromH1 = true
 

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/docmind/docmind/document"
+	"github.com/docmind/docmind/formats"
 )
 
 // blk is a compact form of a block for comparisons.
@@ -66,7 +67,7 @@ func TestParseMarkdownFile(t *testing.T) {
 		{document.Paragraph, 0, "Exceptions text on the labelled page.", 3},
 	}
 	checkBlocks(t, doc, want)
-	if doc.Title != "Travel Policy" || doc.Format != FormatMarkdown || doc.Pages != 3 {
+	if doc.Title != "Travel Policy" || doc.Format != formats.Markdown || doc.Pages != 3 {
 		t.Errorf("title %q format %q pages %d", doc.Title, doc.Format, doc.Pages)
 	}
 	if doc.PageLabels[3] != "iv" {

@@ -98,17 +98,17 @@ func (p *Probe) Stream() (s *TextStream, ok bool) {
 	if p.check == nil || !p.check.Unchanged() || !p.nonSpace {
 		return nil, false
 	}
-	if _, builtin := p.l.parsers[FormatText].(TextParser); !builtin {
+	if _, builtin := p.l.parsers[formats.Text].(TextParser); !builtin {
 		return nil, false
 	}
 	if bytes.HasPrefix(p.head, []byte("PK")) { // archives are detected from the whole file
 		return nil, false
 	}
-	if f := Detect(p.head, p.name); f != FormatText && f != FormatMarkdown {
+	if f := Detect(p.head, p.name); f != formats.Text && f != formats.Markdown {
 		return nil, false
 	}
 	text := string(bytes.TrimPrefix(p.head, utf8BOM))
-	if classifyText(firstN(text, sniffLen), p.name) != FormatText {
+	if classifyText(firstN(text, sniffLen), p.name) != formats.Text {
 		return nil, false
 	}
 	return &TextStream{source: p.name, paged: p.formFeed, opts: p.l.sections}, true
@@ -129,7 +129,7 @@ type TextStream struct {
 // file. It returns the page count (0 without form feeds), or an error
 // from r or emit, ctx's error, or "no text content" as Parse does.
 func (s *TextStream) Sections(ctx context.Context, r io.Reader, emit func(schema.Section) error) (pages int, err error) {
-	doc := &document.Document{Source: s.source, Format: FormatText}
+	doc := &document.Document{Source: s.source, Format: formats.Text}
 	t := textLines{b: newBuilder(doc, s.paged)}
 	ss := &sectionStream{doc: doc, opts: s.opts.normalised(), emit: emit, seen: map[string]int{}}
 	ss.p = packer{opts: ss.opts, emit: ss.chunk}

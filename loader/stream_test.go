@@ -15,6 +15,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/docmind/docmind/document"
+	"github.com/docmind/docmind/formats"
 	"github.com/docmind/docmind/internal/testenv"
 	"github.com/docmind/docmind/schema"
 	"github.com/docmind/docmind/textproc"
@@ -257,7 +258,7 @@ func TestProbeStreamsPlainTextOnly(t *testing.T) {
 		{"a.txt", []byte("<html><body>x</body></html>"), New(), false},
 		{"a.txt", append(plain, 0xff), New(), false},
 		{"a.txt", []byte(" \n\t\n"), New(), false},
-		{"a.txt", plain, New(WithParser(FormatText, ParserFunc(func(context.Context, string, []byte) (*document.Document, error) { return nil, nil }))), false},
+		{"a.txt", plain, New(WithParser(formats.Text, ParserFunc(func(context.Context, string, []byte) (*document.Document, error) { return nil, nil }))), false},
 		{"a.txt", plain, New(WithDecoder(TextDecoderFunc(DecodeUTF8))), false},
 	}
 	for _, c := range cases {

@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/docmind/docmind/document"
+	"github.com/docmind/docmind/formats"
 )
 
 // TextParser parses plain text into a Document: paragraphs separated by
@@ -37,7 +38,7 @@ var reNumbered = regexp.MustCompile(`^(\d{1,3}(?:\.\d{1,3})*)\.?[ \t]+(\S.*)$`)
 // source is recorded as Document.Source.
 func ParseText(source, text string) *document.Document {
 	text = normaliseText(text)
-	doc := &document.Document{Source: source, Format: FormatText}
+	doc := &document.Document{Source: source, Format: formats.Text}
 	t := textLines{b: newBuilder(doc, strings.Contains(text, "\f"))}
 	for _, line := range strings.Split(text, "\n") {
 		t.line(line)

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/docmind/docmind/document"
+	"github.com/docmind/docmind/formats"
 )
 
 func TestTextHeadingHeuristics(t *testing.T) {
@@ -57,7 +58,7 @@ func TestParseText(t *testing.T) {
 		{document.Paragraph, 0, "Delaware law applies.", 2},
 	}
 	checkBlocks(t, doc, want)
-	if doc.Pages != 2 || doc.Title != "MASTER AGREEMENT" || doc.Format != FormatText {
+	if doc.Pages != 2 || doc.Title != "MASTER AGREEMENT" || doc.Format != formats.Text {
 		t.Errorf("pages %d title %q format %q", doc.Pages, doc.Title, doc.Format)
 	}
 }

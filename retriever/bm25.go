@@ -428,74 +428,119 @@ func (r *BM25) Retrieve(ctx context.Context, req schema.RetrieveRequest) ([]sche
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	excluded := map[string]bool{}
-	floor := r.opts.floor
-	if req.Feedback != nil {
-		for _, k := range req.Feedback.Excluded {
-			excluded[k] = true
-		}
-	}
-	if req.Attempt > 0 {
-		floor *= math.Pow(r.opts.retryFloorFactor, float64(req.Attempt))
-	}
-
-	// The question, enriched with the decomposition's terms.
-	main := r.newQuery(1)
-	main.add(req.Query, 1)
-	var subs []*query
-	if d := req.Decomposition; d != nil {
-		for _, list := range [][]string{d.KeyTerms, d.Entities, d.Constraints} {
-			for _, e := range list {
-				main.add(e, extraWeight)
-			}
-		}
-		seen := map[string]bool{main.key(): true}
-		for _, sq := range d.SubQueries {
-			q := r.newQuery(1)
-			q.add(sq, 1)
-			if k := q.key(); k != "" && !seen[k] {
-				seen[k] = true
-				subs = append(subs, q)
-			}
-		}
-		if len(main.order) == 0 && len(subs) == 1 {
-			main, subs = subs[0], nil
-		}
-	}
+	floor := r.floorFor(req.Attempt)
+	main, subs := r.questionQueries(req.Query, req.Decomposition)
 	queries := append([]*query{main}, subs...)
-	if req.Attempt > 0 && req.Feedback != nil && len(req.Feedback.UnsupportedClaims) > 0 {
-		claims := r.newQuery(claimFactor)
-		for _, c := range req.Feedback.UnsupportedClaims {
-			claims.add(reCitation.ReplaceAllString(c, " "), 1)
-		}
+	if claims := r.claimsQuery(req); claims != nil {
 		queries = append(queries, claims)
 	}
-
-	// Fuse: a section's relevance is its best (scaled) relevance for any
-	// query; each sub-query's best section is picked first.
-	best := map[int]scored{}
-	var firsts []int
-	for qi, q := range queries {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		ranked := r.rank(q, excluded)
-		for ri, s := range ranked {
-			s.rel *= q.factor
-			if old, ok := best[s.idx]; !ok || s.rel > old.rel {
-				best[s.idx] = s
-			}
-			if ri == 0 && qi > 0 && qi <= len(subs) && s.rel >= floor {
-				firsts = append(firsts, s.idx)
-			}
-		}
+	best, firsts, err := r.fuse(ctx, queries, len(subs), excludedKeys(req), floor)
+	if err != nil {
+		return nil, err
 	}
 	all := make([]scored, 0, len(best))
 	for _, s := range best {
 		all = append(all, s)
 	}
 	r.sortScored(all)
+	out := r.pick(best, firsts, all, floor)
+	out = r.widen(req, out, all, floor*r.opts.padRatio)
+	sort.SliceStable(out, func(i, j int) bool { return out[i].rel > out[j].rel })
+	return r.sectionsOf(out), nil
+}
 
+// excludedKeys returns the keys of the sections the feedback excludes.
+func excludedKeys(req schema.RetrieveRequest) map[string]bool {
+	excluded := map[string]bool{}
+	if req.Feedback != nil {
+		for _, k := range req.Feedback.Excluded {
+			excluded[k] = true
+		}
+	}
+	return excluded
+}
+
+// floorFor returns the relevance floor of an attempt: the configured
+// floor, lowered by the retry floor factor on each retry.
+func (r *BM25) floorFor(attempt int) float64 {
+	floor := r.opts.floor
+	if attempt > 0 {
+		floor *= math.Pow(r.opts.retryFloorFactor, float64(attempt))
+	}
+	return floor
+}
+
+// questionQueries returns the question, enriched with the
+// decomposition's key terms, entities and constraints, and the
+// decomposition's distinct sub-queries. A question left with no terms of
+// its own and a single sub-query is replaced by that sub-query.
+func (r *BM25) questionQueries(question string, d *schema.Decomposition) (main *query, subs []*query) {
+	main = r.newQuery(1)
+	main.add(question, 1)
+	if d == nil {
+		return main, nil
+	}
+	for _, list := range [][]string{d.KeyTerms, d.Entities, d.Constraints} {
+		for _, e := range list {
+			main.add(e, extraWeight)
+		}
+	}
+	seen := map[string]bool{main.key(): true}
+	for _, sq := range d.SubQueries {
+		q := r.newQuery(1)
+		q.add(sq, 1)
+		if k := q.key(); k != "" && !seen[k] {
+			seen[k] = true
+			subs = append(subs, q)
+		}
+	}
+	if len(main.order) == 0 && len(subs) == 1 {
+		return subs[0], nil
+	}
+	return main, subs
+}
+
+// claimsQuery returns, on a retry with feedback, the judge's unsupported
+// claims (citations removed) as one down-weighted query; nil otherwise.
+func (r *BM25) claimsQuery(req schema.RetrieveRequest) *query {
+	if req.Attempt == 0 || req.Feedback == nil || len(req.Feedback.UnsupportedClaims) == 0 {
+		return nil
+	}
+	claims := r.newQuery(claimFactor)
+	for _, c := range req.Feedback.UnsupportedClaims {
+		claims.add(reCitation.ReplaceAllString(c, " "), 1)
+	}
+	return claims
+}
+
+// fuse ranks the sections for every query: a section's relevance is its
+// best (scaled) relevance for any query. queries holds the question, then
+// nsubs sub-queries, then perhaps the claims; firsts are the best section
+// of each sub-query that reaches floor, to be picked first.
+func (r *BM25) fuse(ctx context.Context, queries []*query, nsubs int, excluded map[string]bool, floor float64) (best map[int]scored, firsts []int, err error) {
+	best = map[int]scored{}
+	for qi, q := range queries {
+		if err := ctx.Err(); err != nil {
+			return nil, nil, err
+		}
+		for ri, s := range r.rank(q, excluded) {
+			s.rel *= q.factor
+			if old, ok := best[s.idx]; !ok || s.rel > old.rel {
+				best[s.idx] = s
+			}
+			if ri == 0 && qi > 0 && qi <= nsubs && s.rel >= floor {
+				firsts = append(firsts, s.idx)
+			}
+		}
+	}
+	return best, firsts, nil
+}
+
+// pick chooses up to MaxResults sections: each sub-query's best (firsts),
+// then every section of all (sorted, best first) that reaches floor, then,
+// when something was picked, sections above PadRatio × floor up to
+// MinResults.
+func (r *BM25) pick(best map[int]scored, firsts []int, all []scored, floor float64) []scored {
 	picked := map[int]bool{}
 	var out []scored
 	take := func(s scored) {
@@ -522,16 +567,19 @@ func (r *BM25) Retrieve(ctx context.Context, req schema.RetrieveRequest) ([]sche
 			}
 		}
 	}
-	out = r.widen(req, out, all, floor*r.opts.padRatio)
-	sort.SliceStable(out, func(i, j int) bool { return out[i].rel > out[j].rel })
+	return out
+}
 
+// sectionsOf returns the sections of out, in order, with their relevance
+// rounded to four decimals as RelevanceScore.
+func (r *BM25) sectionsOf(out []scored) []schema.Section {
 	res := make([]schema.Section, len(out))
 	for i, s := range out {
 		sec := r.sections[s.idx]
 		sec.RelevanceScore = math.Round(s.rel*10000) / 10000
 		res[i] = sec
 	}
-	return res, nil
+	return res
 }
 
 // widen makes a retry hand out a different set from the rejected pass: when

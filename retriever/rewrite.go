@@ -13,9 +13,9 @@ import (
 	"github.com/docmind/docmind/textproc"
 )
 
-// Rewriter turns a question and the judge's feedback on a rejected answer
-// into a new search query for the retry.
-type Rewriter interface {
+// QueryRewriter turns a question and the judge's feedback on a rejected
+// answer into a new search query for the retry.
+type QueryRewriter interface {
 	Rewrite(ctx context.Context, query string, fb *schema.Feedback) (string, error)
 }
 
@@ -28,7 +28,7 @@ type KeywordRewriter struct {
 	MaxTerms int
 }
 
-// Rewrite implements Rewriter; it never fails.
+// Rewrite implements QueryRewriter; it never fails.
 func (k KeywordRewriter) Rewrite(_ context.Context, query string, fb *schema.Feedback) (string, error) {
 	if fb == nil {
 		return query, nil
@@ -94,7 +94,7 @@ func NewLLMRewriter(model llms.Model, opts LLMRewriterOptions) *LLMRewriter {
 	return &LLMRewriter{model: model, opts: opts}
 }
 
-// Rewrite implements Rewriter. It returns the question unchanged when there
+// Rewrite implements QueryRewriter. It returns the question unchanged when there
 // is no feedback, and an error when the model fails or replies with nothing
 // usable.
 func (r *LLMRewriter) Rewrite(ctx context.Context, query string, fb *schema.Feedback) (string, error) {
@@ -152,12 +152,12 @@ func oneLine(s string) string {
 // stops the run; a cancelled context does.
 type Rewriting struct {
 	Retriever schema.Retriever
-	Rewriter  Rewriter
-	Fallback  Rewriter
+	Rewriter  QueryRewriter
+	Fallback  QueryRewriter
 }
 
 // WithRewriter wraps r so that retries use rw's query.
-func WithRewriter(r schema.Retriever, rw Rewriter) *Rewriting {
+func WithRewriter(r schema.Retriever, rw QueryRewriter) *Rewriting {
 	return &Rewriting{Retriever: r, Rewriter: rw}
 }
 

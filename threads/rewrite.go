@@ -33,14 +33,14 @@ func (t Turn) standalone() string {
 	return t.Question
 }
 
-// Rewriter turns a follow-up question into a standalone one using the
-// thread's earlier questions (oldest first). A question that needs no
+// FollowUpRewriter turns a follow-up question into a standalone one using
+// the thread's earlier questions (oldest first). A question that needs no
 // context is returned unchanged.
-type Rewriter interface {
+type FollowUpRewriter interface {
 	Rewrite(ctx context.Context, history []Turn, question string) (string, error)
 }
 
-// Rules is the offline Rewriter. It resolves follow-ups against the
+// Rules is the offline FollowUpRewriter. It resolves follow-ups against the
 // previous standalone question with a few rules:
 //
 //   - a leading "and", "but", "also", "so" or "then" is dropped;
@@ -59,7 +59,7 @@ type Rewriter interface {
 // Rules is deterministic and makes no calls.
 type Rules struct{}
 
-var _ Rewriter = Rules{}
+var _ FollowUpRewriter = Rules{}
 
 // Rewrite applies the rules.
 func (Rules) Rewrite(_ context.Context, history []Turn, question string) (string, error) {
@@ -258,7 +258,7 @@ Use the earlier questions only to resolve pronouns, ellipsis and implied topics.
 Do not answer the question and do not add facts. If the follow-up is already standalone, return it unchanged.
 Reply with the standalone question only, on one line.`
 
-// LLM is a Rewriter that asks a language model (any langchaingo
+// LLM is a FollowUpRewriter that asks a language model (any langchaingo
 // llms.Model) for the standalone question. It reports token use with
 // schema.RecordUsage and its prompt version with schema.RecordPromptVersion.
 type LLM struct {
@@ -267,7 +267,7 @@ type LLM struct {
 	// Fallback, when set, rewrites the question when the model fails or
 	// replies with nothing usable (Rules{} is a good choice); otherwise the
 	// model's error is returned.
-	Fallback Rewriter
+	Fallback FollowUpRewriter
 	// Options are passed to every call (for example llms.WithModel).
 	Options []llms.CallOption
 	// MaxTurns bounds how many earlier questions are sent (default 5).
@@ -277,7 +277,7 @@ type LLM struct {
 	ModelName string
 }
 
-var _ Rewriter = (*LLM)(nil)
+var _ FollowUpRewriter = (*LLM)(nil)
 
 // Rewrite asks the model. With no earlier questions the question is
 // returned unchanged without a call.

@@ -81,7 +81,7 @@ type Config struct {
 	// garbage, but not run questions (ErrNoPipeline).
 	Pipeline chains.Config
 	// Rewriter rewrites follow-up questions; Rules{} when nil.
-	Rewriter Rewriter
+	Rewriter FollowUpRewriter
 	// Review pauses runs whose verdict is not confidently grounded before
 	// output, for every Ask (a single Ask can override it with
 	// WithReview).

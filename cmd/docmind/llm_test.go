@@ -13,9 +13,9 @@ import (
 
 	openai "github.com/sashabaranov/go-openai"
 
-	"github.com/docmind/docmind/decomposer"
 	"github.com/docmind/docmind/internal/testenv"
 	"github.com/docmind/docmind/llm/openaitest"
+	"github.com/docmind/docmind/question"
 	"github.com/docmind/docmind/schema"
 )
 
@@ -302,8 +302,8 @@ func TestAskLLMModeDecompositionFallback(t *testing.T) {
 	if d == nil || !strings.Contains(d.Fallback, "used the rule-based decomposition") {
 		t.Fatalf("decomposition = %+v, want the fallback recorded", d)
 	}
-	if !decomposer.IsIntent(d.Intent) {
-		t.Errorf("intent %q is outside the schema's enum %v", d.Intent, decomposer.Intents)
+	if !question.IsIntent(d.Intent) {
+		t.Errorf("intent %q is outside the schema's enum %v", d.Intent, question.Intents)
 	}
 	if !strings.Contains(r.stderr, "docmind: decomposition: the model's reply could not be parsed after a repair attempt") {
 		t.Errorf("stderr does not say the decomposition fell back:\n%s", r.stderr)

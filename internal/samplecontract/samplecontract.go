@@ -1,7 +1,7 @@
-// Package testcontract holds a small hand-written services-contract
+// Package samplecontract holds a small hand-written services-contract
 // excerpt as sections, for the tests of the generator and the judge. It is
 // test data, not product code.
-package testcontract
+package samplecontract
 
 import (
 	"testing"
@@ -65,6 +65,6 @@ func Find(tb testing.TB, id string) schema.Section {
 			return s
 		}
 	}
-	tb.Fatalf("testcontract: no section %q", id)
+	tb.Fatalf("samplecontract: no section %q", id)
 	return schema.Section{}
 }

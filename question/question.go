@@ -1,0 +1,182 @@
+// Package question reads what a question asks for: its intent, the kind of
+// answer it wants, and its key terms, the words an answer must address.
+// The decomposer, the generator and the judge share these rules. Intents,
+// in the order they are tried:
+//
+//	comparison  "difference between", "compare", "versus", "more than"
+//	yes_no      starts with an auxiliary: "Is", "Can", "Does", "Must" ...
+//	definition  "what is a ...", "what does ... mean", "define"
+//	penalty     penalties, fines, late fees, sanctions, liquidated damages
+//	duration    "how long", "period", "duration", "how many days"
+//	deadline    "when", "deadline", "due date", "by what date"
+//	amount      "how much", "how many", cost, price, fee, rate, cap, limit
+//	procedure   "how do/does/can/to", steps, process, procedure
+//	definition  "what is <term>" (no article)
+//	list        "what are the ...", "list", "which ... are", "what types"
+//	general     anything else
+package question
+
+import (
+	"strings"
+
+	"github.com/docmind/docmind/textproc"
+)
+
+// Intent labels, as written to schema.Decomposition.Intent.
+const (
+	IntentComparison = "comparison"
+	IntentYesNo      = "yes_no"
+	IntentPenalty    = "penalty"
+	IntentDuration   = "duration"
+	IntentDeadline   = "deadline"
+	IntentAmount     = "amount"
+	IntentProcedure  = "procedure"
+	IntentDefinition = "definition"
+	IntentList       = "list"
+	IntentGeneral    = "general"
+)
+
+// Intents are every intent a decomposition may have, rule-based or from a
+// model: the enum of the docmind_decomposition JSON schema.
+var Intents = []string{IntentDefinition, IntentProcedure, IntentAmount, IntentDeadline, IntentComparison,
+	IntentYesNo, IntentList, IntentPenalty, IntentDuration, IntentGeneral}
+
+// IsIntent reports whether s is one of Intents.
+func IsIntent(s string) bool {
+	for _, i := range Intents {
+		if s == i {
+			return true
+		}
+	}
+	return false
+}
+
+func normalizeSpace(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// words returns the lower-case word tokens of s (textproc.Tokens).
+func words(s string) []string { return textproc.Tokens(s) }
+
+var auxiliaries = set(`is are was were do does did can could will would should shall may might must has have had`)
+
+var whWords = set(`what which who whom whose when where why how`)
+
+func set(s string) map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(s) {
+		m[w] = true
+	}
+	return m
+}
+
+func containsAny(s string, phrases ...string) bool {
+	for _, p := range phrases {
+		if strings.Contains(s, p) {
+			return true
+		}
+	}
+	return false
+}
+
+func hasWord(ws []string, vocab map[string]bool) bool {
+	for _, w := range ws {
+		if vocab[w] {
+			return true
+		}
+	}
+	return false
+}
+
+var (
+	penaltyWords  = set(`penalty penalties fine fines sanction sanctions penalised penalized penalise penalize forfeit forfeiture`)
+	amountWords   = set(`cost costs price prices fee fees charge charges rate rates amount amounts percentage percent cap caps limit limits salary salaries pay payment payments wage wages compensation deposit interest discount credit credits budget total sum`)
+	durationWords = set(`period periods duration term length`)
+	deadlineWords = set(`deadline deadlines date dates due expiry expiration`)
+	procWords     = set(`steps step process procedure procedures instructions`)
+	listWords     = set(`list types kinds categories options examples`)
+	defWords      = set(`mean means meaning define definition defined`)
+)
+
+// Intent classifies one question; see the package documentation for the
+// labels and the order in which they are tried.
+func Intent(question string) string {
+	q := " " + strings.ToLower(normalizeSpace(question)) + " "
+	ws := words(q)
+	if len(ws) == 0 {
+		return IntentGeneral
+	}
+	first := ws[0]
+	second := ""
+	if len(ws) > 1 {
+		second = ws[1]
+	}
+	switch {
+	case containsAny(q, "difference between", " differ", "compare", " vs ", " vs. ", "versus", " more than ", " less than ",
+		" better ", " higher than ", " lower than ", " longer than ", " shorter than "):
+		return IntentComparison
+	case auxiliaries[first]:
+		return IntentYesNo
+	case hasWord(ws, defWords) || containsAny(q, "what is meant") ||
+		first == "what" && (second == "is" || second == "are") && len(ws) > 2 && (ws[2] == "a" || ws[2] == "an"):
+		return IntentDefinition
+	case hasWord(ws, penaltyWords) || containsAny(q, "late fee", "liquidated damages", "what happens if", "consequence"):
+		return IntentPenalty
+	case containsAny(q, "how long", "how soon", "how many days", "how many months", "how many years", "how many weeks", "how many hours") ||
+		hasWord(ws, durationWords) && !hasWord(ws, amountWords):
+		return IntentDuration
+	case first == "when" || hasWord(ws, deadlineWords) || containsAny(q, "by when", "what time"):
+		return IntentDeadline
+	case containsAny(q, "how much", "how many") || hasWord(ws, amountWords):
+		return IntentAmount
+	case first == "how" && (auxiliaries[second] || second == "to") || hasWord(ws, procWords):
+		return IntentProcedure
+	case first == "what" && (second == "is" || second == "are") && len(ws) > 2 && !textproc.IsStopWord(ws[2]):
+		return IntentDefinition
+	case first == "list" || hasWord(ws, listWords) || first == "what" && second == "are" || first == "which":
+		return IntentList
+	}
+	return IntentGeneral
+}
+
+// genericWords are content words that say what shape of answer is wanted
+// ("period", "amount", "details") or name the document itself, rather than
+// what the answer is about. They are not key terms: in "What is the
+// warranty period?" only "warranty" must be addressed.
+var genericWords = set(`much many long often soon kind kinds type types sort mean means meaning meant define definition
+explain describe description list tell give say says said happen happens happened exist exists get gets
+document documents contract contracts agreement agreements text section sections clause clauses page pages
+info information detail details period periods amount amounts date dates time times number numbers length duration
+way ways thing things specific specifically exactly regarding concerning related relating according
+apply applies applicable require required requires need needs state states stated provide provided provides
+stipulate stipulates specify specified specifies mention mentioned mentions cover covers covered rule rules
+main key general overall current exact particular certain difference differences differ proper properly
+best way per show still yet already ever even happen otherwise instead`)
+
+// KeyTerms returns the content words of q that an answer must address: its
+// words minus stop words, question words, numbers and genericWords,
+// lower-case, one per stem, in order. The judge stems them and checks that
+// the sections an answer rests on mention them.
+func KeyTerms(q string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, w := range textproc.ContentWords(q) {
+		if genericWords[w] || whWords[w] || auxiliaries[w] || !hasLetter(w) || len(w) < 2 {
+			continue
+		}
+		st := textproc.Stem(w)
+		if seen[st] {
+			continue
+		}
+		seen[st] = true
+		out = append(out, w)
+	}
+	return out
+}
+
+func hasLetter(s string) bool {
+	for _, r := range s {
+		if r >= 'a' && r <= 'z' || r > 127 {
+			return true
+		}
+	}
+	return false
+}
