@@ -770,7 +770,7 @@ func states(f Frame, claim string) bool {
 		// was the cost" and "how many employees" are not
 		lq := strings.ToLower(f.Question)
 		periods := f.Type == TypeAmount && reHowMuch.MatchString(lq)
-		return statesQuantity(qnums, claim, periods, asksChange(lq), f.Type == TypeCount)
+		return statesQuantity(qnums, claim, periods, asksChange(lq), asksPart(lq), f.Type == TypeCount)
 	case TypePercent:
 		if strings.Contains(claim, "%") {
 			return true
@@ -828,8 +828,10 @@ var periodUnits = set(`year years month months week weeks day days hour hours mi
 // revenues" is not answered by "contributed 84%, 10% and 6% of the
 // growth") unless it is a rate ("a late fee of 1.5% per month"). The size of a change ("sales increased 8% or $28.5 billion")
 // is not the level a question asks for unless it asks about the change
-// (change true).
-func statesQuantity(qnums map[string]bool, claim string, periods, change, count bool) bool {
+// (change true), and neither is a part of the whole ("Cerner contributed
+// $5.9 billion to our total revenues" does not say what the total
+// revenues were) unless it asks about the part (part true).
+func statesQuantity(qnums map[string]bool, claim string, periods, change, part, count bool) bool {
 	lengthOfPeriod := func(rest string) bool {
 		if periods {
 			return false
@@ -856,17 +858,14 @@ func statesQuantity(qnums map[string]bool, claim string, periods, change, count 
 		}
 		return false
 	}
-	sizeOfChange := func(before string) bool {
-		if change {
-			return false
-		}
+	notTheLevel := func(before string) bool {
 		words := reWord.FindAllString(before, -1)
 		for i := len(words) - 1; i >= max(0, len(words)-3); i-- {
 			w := strings.ToLower(words[i])
 			if i == len(words)-1 && (w == "to" || w == "at") {
 				return false // "increased to $49.9 billion" states the level
 			}
-			if changeWords[w] {
+			if changeWords[w] && !change || partWords[w] && !part {
 				return true
 			}
 		}
@@ -876,7 +875,7 @@ func statesQuantity(qnums map[string]bool, claim string, periods, change, count 
 		n := strings.ReplaceAll(claim[m[0]:m[1]], ",", "")
 		if qnums[n] || reYear.MatchString(n) && len(n) == 4 || lengthOfPeriod(claim[m[1]:]) ||
 			rePercentAfter.MatchString(claim[m[1]:]) && (count || !reRateAfter.MatchString(claim[m[1]:])) ||
-			sizeOfChange(claim[:m[0]]) || reLabelBefore.MatchString(claim[:m[0]]) {
+			notTheLevel(claim[:m[0]]) || reLabelBefore.MatchString(claim[:m[0]]) {
 			continue
 		}
 		return true
@@ -921,6 +920,22 @@ var rePercentAfter = regexp.MustCompile(`(?i)^\s*(?:%|percent\b|per\s+cent\b|per
 var changeWords = set(`increase increased increases increasing decrease decreased decreases decreasing grew grow grows growth
 rose rise rises fell fall falls declined decline declines improved improvement reduced reduction dropped drop drops
 change changed changes`)
+
+// partWords are the words that make the number after them a part of a
+// whole ("contributed $5.9 billion to total revenues", "accounted for
+// $2 billion of sales") rather than the whole's level.
+var partWords = set(`contributed contribute contributes contributing accounted attributable`)
+
+// asksPart reports whether a lower-cased question asks about a part of a
+// whole ("how much did Cerner contribute to revenues").
+func asksPart(q string) bool {
+	for _, w := range reWord.FindAllString(q, -1) {
+		if partWords[w] || w == "contribution" || w == "contributions" || w == "account" {
+			return true
+		}
+	}
+	return false
+}
 
 // asksChange reports whether a lower-cased question asks about a change
 // ("how much did revenue increase", "by what percentage did it grow").
