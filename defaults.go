@@ -141,7 +141,7 @@ func (c *config) fillDefaults() error {
 	if main != nil {
 		c.retriever = retriever.WithRewriter(c.retriever, retriever.NewLLMRewriter(main, retriever.LLMRewriterOptions{Settings: named(limits.Rewrite)}))
 		if c.decomposer == nil {
-			c.decomposer = decomposer.NewLLM(main, decomposer.LLMOptions{Settings: named(limits.Decompose), Fallback: decomposer.NewRules()})
+			c.decomposer = decomposer.NewLLM(main, decomposer.LLMOptions{Settings: named(limits.Decompose), Fallback: decomposer.NewOffline()})
 		}
 		if c.generator == nil {
 			c.generator = relGenerator{generator.NewLLM(main, generator.LLMOptions{Settings: named(limits.Generate), NoStream: c.llm.noStream}), root}
@@ -151,10 +151,10 @@ func (c *config) fillDefaults() error {
 		c.judge = relJudge{judge.NewLLM(judgeModel, judge.LLMOptions{Settings: JudgeSettings(judgeName, limits.Judge)}), root}
 	}
 	if c.decomposer == nil {
-		c.decomposer = decomposer.NewRules()
+		c.decomposer = decomposer.NewOffline()
 	}
 	if c.generator == nil {
-		c.generator = generator.NewExtractive()
+		c.generator = generator.NewOffline()
 	}
 	if c.judge == nil {
 		// the whole corpus lets the judge weight the question's terms by
@@ -169,7 +169,7 @@ func (c *config) fillDefaults() error {
 		if c.minConfidence != nil {
 			opts = append(opts, judge.WithMinConfidence(*c.minConfidence))
 		}
-		c.judge = judge.NewDeterministic(opts...)
+		c.judge = judge.NewOffline(opts...)
 	}
 	return nil
 }

@@ -80,7 +80,7 @@ func (g *firstPassWrong) Generate(ctx context.Context, req schema.GenerateReques
 // deterministic judge catches 5% vs 1.5%, one retry, correct second answer.
 func TestSeedScenario2JudgeCatchesWrongRate(t *testing.T) {
 	gen := &firstPassWrong{
-		real:  generator.NewExtractive(),
+		real:  generator.NewOffline(),
 		wrong: "If payment is not received within thirty (30) days, Client shall be assessed a late fee of 5% per month. (See Late Payment Penalties, page 8)",
 	}
 	p, err := docmind.New(docmind.WithSections(contract(t)), docmind.WithGenerator(gen))

@@ -77,7 +77,7 @@ func TestRootReexportsSchema(t *testing.T) {
 // One error value per condition: an empty question is ErrEmptyQuery
 // whether Ask or a decomposer noticed it.
 func TestErrEmptyQueryIsOneValue(t *testing.T) {
-	_, err := decomposer.NewRules().Decompose(context.Background(), " \t ")
+	_, err := decomposer.NewOffline().Decompose(context.Background(), " \t ")
 	if !errors.Is(err, docmind.ErrEmptyQuery) {
 		t.Errorf("the decomposer's error %v is not docmind.ErrEmptyQuery", err)
 	}

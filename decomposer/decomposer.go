@@ -21,18 +21,18 @@ import (
 	"github.com/docmind/docmind/textproc"
 )
 
-// Rules is the rule-based decomposer. The zero value is ready to use and
+// Offline is the rule-based decomposer, which needs no model. The zero value is ready to use and
 // safe for concurrent use.
-type Rules struct{}
+type Offline struct{}
 
-// NewRules returns the rule-based decomposer.
-func NewRules() *Rules { return &Rules{} }
+// NewOffline returns the rule-based decomposer.
+func NewOffline() *Offline { return &Offline{} }
 
-var _ schema.Decomposer = (*Rules)(nil)
+var _ schema.Decomposer = (*Offline)(nil)
 
 // Decompose reads query. An empty or blank query fails with an error that
 // wraps schema.ErrEmptyQuery.
-func (r *Rules) Decompose(ctx context.Context, query string) (*schema.Decomposition, error) {
+func (r *Offline) Decompose(ctx context.Context, query string) (*schema.Decomposition, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}

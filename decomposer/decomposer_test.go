@@ -97,7 +97,7 @@ func TestTemporals(t *testing.T) {
 }
 
 func TestDecompose(t *testing.T) {
-	d, err := NewRules().Decompose(context.Background(), "What is the notice period and how much is the termination fee for enterprise clients?")
+	d, err := NewOffline().Decompose(context.Background(), "What is the notice period and how much is the termination fee for enterprise clients?")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,7 +114,7 @@ func TestDecompose(t *testing.T) {
 
 func TestDecomposeEmpty(t *testing.T) {
 	for _, q := range []string{"", "   ", "\n\t"} {
-		_, err := NewRules().Decompose(context.Background(), q)
+		_, err := NewOffline().Decompose(context.Background(), q)
 		if !errors.Is(err, schema.ErrEmptyQuery) {
 			t.Errorf("Decompose(%q) error = %v, want ErrEmptyQuery", q, err)
 		}
@@ -124,7 +124,7 @@ func TestDecomposeEmpty(t *testing.T) {
 func TestDecomposeCancelled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := NewRules().Decompose(ctx, "What is the fee?"); !errors.Is(err, context.Canceled) {
+	if _, err := NewOffline().Decompose(ctx, "What is the fee?"); !errors.Is(err, context.Canceled) {
 		t.Errorf("error = %v, want context.Canceled", err)
 	}
 }
@@ -134,7 +134,7 @@ func FuzzDecompose(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, q string) {
-		d, err := NewRules().Decompose(context.Background(), q)
+		d, err := NewOffline().Decompose(context.Background(), q)
 		if err != nil {
 			if !errors.Is(err, schema.ErrEmptyQuery) {
 				t.Fatalf("unexpected error %v", err)
@@ -147,8 +147,8 @@ func FuzzDecompose(f *testing.F) {
 	})
 }
 
-func ExampleRules_Decompose() {
-	d, err := NewRules().Decompose(context.Background(), "What is the notice period and how much is the termination fee?")
+func ExampleOffline_Decompose() {
+	d, err := NewOffline().Decompose(context.Background(), "What is the notice period and how much is the termination fee?")
 	if err != nil {
 		panic(err)
 	}
@@ -165,7 +165,7 @@ func ExampleRules_Decompose() {
 }
 
 func BenchmarkDecompose(b *testing.B) {
-	r := NewRules()
+	r := NewOffline()
 	ctx := context.Background()
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {

@@ -27,7 +27,7 @@ type LLMOptions struct {
 	// Fallback decomposes the question when the model's reply cannot be
 	// parsed even after the repair attempt, or was cut off at its token
 	// limit twice (for example the rule-based decomposer,
-	// decomposer.NewRules()). Nil yields a minimal decomposition: intent
+	// decomposer.NewOffline()). Nil yields a minimal decomposition: intent
 	// "general", the question as its only sub-query. Either way the
 	// decomposition's Fallback field says so, and an intent outside
 	// Intents becomes "general".
@@ -104,7 +104,7 @@ func (d *LLM) fallback(ctx context.Context, query string, err error) (*schema.De
 			return nil, fmt.Errorf("%s, and the fallback decomposer failed: %w", why, ferr)
 		}
 		dec, by = fb, "the fallback decomposer's reading"
-		if _, ok := d.opts.Fallback.(*Rules); ok {
+		if _, ok := d.opts.Fallback.(*Offline); ok {
 			by = "the rule-based decomposition"
 		}
 	}

@@ -52,7 +52,7 @@ func TestLLMDecomposer(t *testing.T) {
 			fallback: fixed{schema.Decomposition{Intent: "refund"}}, want: schema.Decomposition{Intent: "general",
 				Fallback: `decomposition: the model's reply could not be parsed after a repair attempt: no JSON object found in the model's output (output was "no"); used the fallback decomposer's reading instead`}},
 		{name: "cut off twice falls back to the rules", replies: []openaitest.Reply{{Content: `{"intent":"amount","sub_queries":[{"intent":"x"}, "wh`, FinishReason: "length"}, {Content: `{"intent":"amount","sub_queries":["wh`, FinishReason: "length"}}, calls: 2,
-			fallback: decomposer.NewRules(), want: schema.Decomposition{Intent: "penalty", SubQueries: []string{q}, KeyTerms: []string{"late", "payment", "penalties"},
+			fallback: decomposer.NewOffline(), want: schema.Decomposition{Intent: "penalty", SubQueries: []string{q}, KeyTerms: []string{"late", "payment", "penalties"},
 				Fallback: "decomposition: the model's reply was cut off at 1024 tokens, twice; used the rule-based decomposition instead"}},
 		{name: "model error aborts", replies: []openaitest.Reply{{Status: 400, Message: "model not found"}}, calls: 1, wantErr: true},
 	}
@@ -158,7 +158,7 @@ func TestIntentsAreTheSchemaEnum(t *testing.T) {
 	for _, q := range []string{"What are the late payment penalties?", "How long is the notice period?", "When is the invoice due?",
 		"What is the difference between A and B?", "Is there a cap?", "How do I terminate?", "What does force majeure mean?",
 		"List the fees", "How much is the deposit?", "Tell me about the warranty"} {
-		d, err := decomposer.NewRules().Decompose(context.Background(), q)
+		d, err := decomposer.NewOffline().Decompose(context.Background(), q)
 		if err != nil {
 			t.Fatal(err)
 		}

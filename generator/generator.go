@@ -29,34 +29,34 @@ import (
 const NotAddressed = "The provided documents do not address this question."
 
 // Option configures the extractive generator.
-type Option func(*Extractive)
+type Option func(*Offline)
 
 // WithMaxSentences sets how many sentences an answer has at most
 // (default 3; values below 1 mean 1).
-func WithMaxSentences(n int) Option { return func(g *Extractive) { g.maxSentences = max(n, 1) } }
+func WithMaxSentences(n int) Option { return func(g *Offline) { g.maxSentences = max(n, 1) } }
 
 // WithMaxSections sets from how many sections an answer quotes at most
 // (default 2; values below 1 mean 1).
-func WithMaxSections(n int) Option { return func(g *Extractive) { g.maxSections = max(n, 1) } }
+func WithMaxSections(n int) Option { return func(g *Offline) { g.maxSections = max(n, 1) } }
 
 // WithMinScore sets the least score, in [0,1], of a sentence worth quoting
 // (default 0.3). The score is the weighted share of the question's terms
 // the sentence contains (terms only in its section's title count half; key
 // terms count double), plus 0.15 when it holds the kind of fact the
 // question asks for and a tenth of the section's relevance score.
-func WithMinScore(v float64) Option { return func(g *Extractive) { g.minScore = v } }
+func WithMinScore(v float64) Option { return func(g *Offline) { g.minScore = v } }
 
 // WithRelativeCutoff sets the least score, as a fraction of the best
 // sentence's score, of the other sentences quoted (default 0.6), so that
 // weak sentences do not pad a strong answer.
-func WithRelativeCutoff(v float64) Option { return func(g *Extractive) { g.relCutoff = v } }
+func WithRelativeCutoff(v float64) Option { return func(g *Offline) { g.relCutoff = v } }
 
 // WithDecomposer sets the decomposer used when a request carries no
-// decomposition (default decomposer.NewRules()).
-func WithDecomposer(d schema.Decomposer) Option { return func(g *Extractive) { g.dec = d } }
+// decomposition (default decomposer.NewOffline()).
+func WithDecomposer(d schema.Decomposer) Option { return func(g *Offline) { g.dec = d } }
 
-// Extractive is the extractive generator. It is safe for concurrent use.
-type Extractive struct {
+// Offline is the extractive generator, which needs no model. It is safe for concurrent use.
+type Offline struct {
 	maxSentences, maxSections int
 	minScore, relCutoff       float64
 	dec                       schema.Decomposer
@@ -69,7 +69,7 @@ type Extractive struct {
 // of answer it asks for, with its polarity; they keep their order. When no
 // candidate answers, the candidates are returned unchanged and the judge
 // decides.
-func (g *Extractive) answering(req schema.GenerateRequest, cands []candidate) []candidate {
+func (g *Offline) answering(req schema.GenerateRequest, cands []candidate) []candidate {
 	frame := relevance.Analyze(req.Query)
 	checks := relevance.AllChecks(0)
 	checks.Focus = false
@@ -104,13 +104,13 @@ func (g *Extractive) answering(req schema.GenerateRequest, cands []candidate) []
 // term a sentence (or its section title) states only through a synonym
 // counts at lexicon.SynonymWeight of an exact hit. The default is
 // lexicon.Default(); nil turns synonyms off.
-func WithThesaurus(t *lexicon.Thesaurus) Option { return func(g *Extractive) { g.lex = t } }
+func WithThesaurus(t *lexicon.Thesaurus) Option { return func(g *Offline) { g.lex = t } }
 
-var _ schema.Generator = (*Extractive)(nil)
+var _ schema.Generator = (*Offline)(nil)
 
-// NewExtractive returns the extractive generator.
-func NewExtractive(opts ...Option) *Extractive {
-	g := &Extractive{maxSentences: 3, maxSections: 2, minScore: 0.3, relCutoff: 0.6, dec: decomposer.NewRules(),
+// NewOffline returns the extractive generator.
+func NewOffline(opts ...Option) *Offline {
+	g := &Offline{maxSentences: 3, maxSections: 2, minScore: 0.3, relCutoff: 0.6, dec: decomposer.NewOffline(),
 		lex: lexicon.Default(), synWeight: lexicon.SynonymWeight}
 	for _, o := range opts {
 		o(g)
@@ -130,7 +130,7 @@ type candidate struct {
 
 // Generate answers req.Query from req.Sections; see the package
 // documentation. It calls req.OnToken once with the whole answer.
-func (g *Extractive) Generate(ctx context.Context, req schema.GenerateRequest) (string, error) {
+func (g *Offline) Generate(ctx context.Context, req schema.GenerateRequest) (string, error) {
 	if err := ctx.Err(); err != nil {
 		return "", err
 	}
@@ -151,7 +151,7 @@ func (g *Extractive) Generate(ctx context.Context, req schema.GenerateRequest) (
 	return answer, nil
 }
 
-func (g *Extractive) answer(req schema.GenerateRequest, d *schema.Decomposition) string {
+func (g *Offline) answer(req schema.GenerateRequest, d *schema.Decomposition) string {
 	queries := d.SubQueries
 	if len(queries) == 0 {
 		queries = []string{req.Query}
@@ -212,7 +212,7 @@ func (g *Extractive) answer(req schema.GenerateRequest, d *schema.Decomposition)
 }
 
 // candidates returns the sentences worth quoting, best first.
-func (g *Extractive) candidates(sections []schema.Section, q query) []candidate {
+func (g *Offline) candidates(sections []schema.Section, q query) []candidate {
 	var out []candidate
 	seen := map[string]bool{}
 	for si, s := range sections {
@@ -276,7 +276,7 @@ type query struct {
 }
 
 // withSynonyms fills q.syn from the generator's thesaurus.
-func (g *Extractive) withSynonyms(q query) query {
+func (g *Offline) withSynonyms(q query) query {
 	if g.lex == nil {
 		return q
 	}
@@ -347,7 +347,7 @@ func intentKinds(intent string) map[facts.Kind]bool {
 // score rates how well sent (in section s) answers q; 0 when it does not
 // touch the question: a sentence must contain a question term, or sit in a
 // section whose title contains a key term.
-func (g *Extractive) score(sent string, s schema.Section, q query) float64 {
+func (g *Offline) score(sent string, s schema.Section, q query) float64 {
 	if q.total == 0 {
 		return 0
 	}

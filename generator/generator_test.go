@@ -14,7 +14,7 @@ import (
 
 func generate(t *testing.T, q string, sections []schema.Section, opts ...Option) string {
 	t.Helper()
-	a, err := NewExtractive(opts...).Generate(context.Background(), schema.GenerateRequest{Query: q, Sections: sections})
+	a, err := NewOffline(opts...).Generate(context.Background(), schema.GenerateRequest{Query: q, Sections: sections})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,7 +127,7 @@ func TestGenerateNoSections(t *testing.T) {
 
 func TestGenerateOnToken(t *testing.T) {
 	var got strings.Builder
-	a, err := NewExtractive().Generate(context.Background(), schema.GenerateRequest{
+	a, err := NewOffline().Generate(context.Background(), schema.GenerateRequest{
 		Query: "What are the penalties?", Sections: samplecontract.Sections(),
 		OnToken: func(s string) { got.WriteString(s) },
 	})
@@ -139,7 +139,7 @@ func TestGenerateOnToken(t *testing.T) {
 func TestGenerateErrors(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := NewExtractive().Generate(ctx, schema.GenerateRequest{Query: "x"}); !errors.Is(err, context.Canceled) {
+	if _, err := NewOffline().Generate(ctx, schema.GenerateRequest{Query: "x"}); !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled: err = %v", err)
 	}
 }
@@ -148,7 +148,7 @@ func TestGenerateErrors(t *testing.T) {
 // addressed" answer, as the pipeline's seed scenarios need.
 func TestGeneratorAndJudge(t *testing.T) {
 	secs := samplecontract.Sections()
-	j := judge.NewDeterministic()
+	j := judge.NewOffline()
 	for _, c := range []struct {
 		q      string
 		accept bool
@@ -170,7 +170,7 @@ func TestGeneratorAndJudge(t *testing.T) {
 	}
 }
 
-func ExampleExtractive_Generate() {
+func ExampleOffline_Generate() {
 	sections := []schema.Section{{
 		Title: "Late Payment Penalties", Page: 8, Source: "contract.md",
 		Content: "If payment is not received within thirty (30) days, Client shall be assessed a late fee of 1.5% per month. Late fees accrue until paid.",
@@ -178,7 +178,7 @@ func ExampleExtractive_Generate() {
 		Title: "Service Credits", Page: 12, Source: "contract.md",
 		Content: "Provider shall credit Client 5% of the monthly fee for each hour of downtime.",
 	}}
-	answer, err := NewExtractive().Generate(context.Background(), schema.GenerateRequest{
+	answer, err := NewOffline().Generate(context.Background(), schema.GenerateRequest{
 		Query:    "What are the late payment penalties?",
 		Sections: sections,
 	})
@@ -192,7 +192,7 @@ func ExampleExtractive_Generate() {
 
 func BenchmarkGenerate(b *testing.B) {
 	req := schema.GenerateRequest{Query: "What are the late payment penalties?", Sections: samplecontract.Sections()}
-	g := NewExtractive()
+	g := NewOffline()
 	ctx := context.Background()
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {

@@ -14,8 +14,8 @@ func TestSynonymSentenceScoring(t *testing.T) {
 		{Title: "Notices", Page: 9, Content: "Invoices are sent by email to the billing contact."},
 	}
 	q := newQuery("What happens to unpaid invoices?", []string{"unpaid", "invoices"}, "")
-	with := NewExtractive()
-	without := NewExtractive(WithThesaurus(nil))
+	with := NewOffline()
+	without := NewOffline(WithThesaurus(nil))
 	exact := with.score(secs[0].Content, secs[0], with.withSynonyms(q))
 	syn := with.score(secs[1].Content, secs[1], with.withSynonyms(q))
 	off := without.score(secs[1].Content, secs[1], without.withSynonyms(q))

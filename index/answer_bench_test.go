@@ -127,7 +127,7 @@ func BenchmarkAnswerPath(b *testing.B) {
 		defer ix.Close()
 		qs := contractQuestions(b)
 		ret := ix.Retriever()
-		jd := judge.NewDeterministic(judge.WithCorpusStats(ix.Corpus()))
+		jd := judge.NewOffline(judge.WithCorpusStats(ix.Corpus()))
 		ask := func(q string) {
 			secs, err := ret.Retrieve(ctx, schema.RetrieveRequest{Query: q})
 			if err != nil {

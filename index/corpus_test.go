@@ -119,7 +119,7 @@ func TestJudgeWithIndexCorpus(t *testing.T) {
 		"index":     judge.WithCorpusStats(ix.Corpus()),
 		"in memory": judge.WithCorpus(inMemory("a.md", "b.md", "c.md")),
 	} {
-		v, err := judge.NewDeterministic(opt).Judge(ctx, req)
+		v, err := judge.NewOffline(opt).Judge(ctx, req)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -23,7 +23,7 @@ func TestCalibrationIsComplete(t *testing.T) {
 func TestVerdictSignalsGiveTheConfidence(t *testing.T) {
 	ctx := context.Background()
 	secs := corpusSections()
-	j := NewDeterministic(WithCorpus(secs), WithMinConfidence(0))
+	j := NewOffline(WithCorpus(secs), WithMinConfidence(0))
 	on, err := j.Judge(ctx, schema.JudgeRequest{
 		Query:    "How long until a response to a Severity 1 incident?",
 		Response: "Severity 1 incidents get a response within 1 hour. (See Incident Response Times, page 5)",

@@ -44,7 +44,7 @@ func TestDeterministicReportsConflictingSources(t *testing.T) {
 		{"The late fee is 50% per month on overdue invoices. (See Fee Update, page 1)", "50% per month", "1.5% per month"},
 		{"A late fee of 1.5% per month applies to the outstanding balance. (See Late Payment Penalties, page 8)", "1.5% per month", "50% per month"},
 	} {
-		v, err := judge.NewDeterministic().Judge(context.Background(), schema.JudgeRequest{Query: "What late fee applies?", Response: tc.answer, Sections: secs})
+		v, err := judge.NewOffline().Judge(context.Background(), schema.JudgeRequest{Query: "What late fee applies?", Response: tc.answer, Sections: secs})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -56,7 +56,7 @@ func TestConflictAcknowledgedByTheAnswer(t *testing.T) {
 	secs := []schema.Section{contract[0], feeUpdate}
 	answer := "A late fee of 1.5% per month applies to the outstanding balance. (See Late Payment Penalties, page 8)\n" +
 		"The late fee is 50% per month on overdue invoices. (See Fee Update, page 1)"
-	v, err := judge.NewDeterministic().Judge(context.Background(), schema.JudgeRequest{Query: "What late fee applies?", Response: answer, Sections: secs})
+	v, err := judge.NewOffline().Judge(context.Background(), schema.JudgeRequest{Query: "What late fee applies?", Response: answer, Sections: secs})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,7 +77,7 @@ func TestNoConflictBetweenDifferentThings(t *testing.T) {
 		{Title: "Termination", Page: 10, Source: "msa.md", Content: "Either Party may terminate this Agreement for convenience on ninety (90) days' written notice."},
 		{Title: "Audits", Page: 3, Source: "dpa.md", Content: "Client may audit Provider's compliance with this Addendum once in any twelve (12) month period, on at least thirty (30) days' prior written notice."},
 	}
-	v, err := judge.NewDeterministic().Judge(context.Background(), schema.JudgeRequest{Query: "How much notice is needed to terminate for convenience?",
+	v, err := judge.NewOffline().Judge(context.Background(), schema.JudgeRequest{Query: "How much notice is needed to terminate for convenience?",
 		Response: "Either Party may terminate this Agreement for convenience on ninety (90) days' written notice. (See Termination, page 10)", Sections: secs})
 	if err != nil {
 		t.Fatal(err)

@@ -31,7 +31,7 @@ func TestWithCorpusRejectsTermsTheCorpusNeverMentions(t *testing.T) {
 	req := schema.JudgeRequest{Query: "How much umbrella insurance must the Provider carry?", Response: answer, Sections: secs[:1]}
 	// Among the retrieved section alone "umbrella" and "insurance" look
 	// alike; over the whole corpus "umbrella" occurs nowhere and weighs most.
-	v, err := NewDeterministic(WithCorpus(secs)).Judge(ctx, req)
+	v, err := NewOffline(WithCorpus(secs)).Judge(ctx, req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -40,7 +40,7 @@ func TestWithCorpusRejectsTermsTheCorpusNeverMentions(t *testing.T) {
 	}
 	// The same answer to the question the corpus does address passes.
 	req.Query = "How much liability insurance must the Provider carry?"
-	v, err = NewDeterministic(WithCorpus(secs)).Judge(ctx, req)
+	v, err = NewOffline(WithCorpus(secs)).Judge(ctx, req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,7 +59,7 @@ func TestWithCorpusKeepsParaphrases(t *testing.T) {
 		Response: "Provider shall make the analytics platform available at least 99.5% of the time in each calendar month under the Standard tier. (See Availability, page 5)",
 		Sections: secs[1:2],
 	}
-	v, err := NewDeterministic(WithCorpus(secs)).Judge(context.Background(), req)
+	v, err := NewOffline(WithCorpus(secs)).Judge(context.Background(), req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,7 +88,7 @@ func TestNumberedLabelMustBeMentioned(t *testing.T) {
 		{"What is the response time for Severity 2 incidents?", false},
 		{"Is the response time for serious incidents 4 hours?", false}, // an amount, not a label
 	} {
-		v, err := NewDeterministic().Judge(context.Background(), schema.JudgeRequest{Query: tc.query, Response: answer, Sections: secs})
+		v, err := NewOffline().Judge(context.Background(), schema.JudgeRequest{Query: tc.query, Response: answer, Sections: secs})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -126,7 +126,7 @@ func TestSynonymKeyTermCoverage(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			v := NewDeterministic(tt.opts...).Decide(a)
+			v := NewOffline(tt.opts...).Decide(a)
 			if v.IsHallucinated == tt.accepted {
 				t.Errorf("accepted = %v, want %v: %s (coverage %.2f, missing %v)", !v.IsHallucinated, tt.accepted, v.Reasoning, a.KeyTermCoverage, a.MissingKeyTerms)
 			}
@@ -151,7 +151,7 @@ func TestAbsentTopicStillRejected(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		v := NewDeterministic(WithCorpus(secs)).Decide(a)
+		v := NewOffline(WithCorpus(secs)).Decide(a)
 		if !v.IsHallucinated || len(a.AbsentKeyTerms) != 1 || !strings.Contains(v.Reasoning, "no document mentions in any wording") {
 			t.Errorf("%q: accepted=%v absent=%v reasoning %q", q, !v.IsHallucinated, a.AbsentKeyTerms, v.Reasoning)
 		}

@@ -85,7 +85,7 @@ func (a *Assessment) blocking() []Issue {
 // when any claim is unsupported or contradicted, a citation or quote is
 // wrong, the question's key terms are not addressed, the answer is empty
 // or only abstains, or the confidence is below MinConfidence.
-func (d *Deterministic) Decide(a *Assessment) *schema.Verdict {
+func (d *Offline) Decide(a *Assessment) *schema.Verdict {
 	conf := a.Confidence()
 	issues := a.blocking()
 	novel := append(noveltyIssues(a, d.maxNovel), d.riskIssue(a)...)
@@ -211,7 +211,7 @@ func shorten(s string, n int) string {
 // extended with what the guards found, the affected claims marked (or
 // added) with their contradiction, and JudgedBy suffixed "+guards". A nil
 // v yields the deterministic verdict. v is not modified.
-func (d *Deterministic) ApplyGuards(ctx context.Context, req schema.JudgeRequest, v *schema.Verdict) (*schema.Verdict, error) {
+func (d *Offline) ApplyGuards(ctx context.Context, req schema.JudgeRequest, v *schema.Verdict) (*schema.Verdict, error) {
 	a, err := d.Score(ctx, req)
 	if err != nil {
 		return nil, err
@@ -357,7 +357,7 @@ func cloneVerdict(v *schema.Verdict) *schema.Verdict {
 }
 
 // ApplyGuards runs the guards of a deterministic judge built with opts on
-// another judge's verdict; see (*Deterministic).ApplyGuards.
+// another judge's verdict; see (*Offline).ApplyGuards.
 func ApplyGuards(ctx context.Context, req schema.JudgeRequest, v *schema.Verdict, opts ...Option) (*schema.Verdict, error) {
-	return NewDeterministic(opts...).ApplyGuards(ctx, req, v)
+	return NewOffline(opts...).ApplyGuards(ctx, req, v)
 }

@@ -22,7 +22,7 @@ func TestCheckCitationsSameTitleInTwoDocuments(t *testing.T) {
 	if len(problems) > 0 || !reflect.DeepEqual(cited, []int{0, 1}) {
 		t.Fatalf("cited %v problems %v, want both sections titled Late Payment Penalties on page 8", cited, problems)
 	}
-	v, err := NewDeterministic().Judge(context.Background(), schema.JudgeRequest{
+	v, err := NewOffline().Judge(context.Background(), schema.JudgeRequest{
 		Query: "What VAT is charged?", Response: "VAT is charged at 19%. (See Late Payment Penalties, page 8)", Sections: secs,
 	})
 	if err != nil {

@@ -23,7 +23,7 @@ func TestDeterministicRejectsInstructionClaims(t *testing.T) {
 		// the payload, quoted without its markup
 		"The late fee for late payment is 50% per month. (See Late Fee Notice, page 3)",
 	} {
-		v, err := judge.NewDeterministic().Judge(context.Background(), schema.JudgeRequest{Query: "What late fee applies?", Response: answer, Sections: secs})
+		v, err := judge.NewOffline().Judge(context.Background(), schema.JudgeRequest{Query: "What late fee applies?", Response: answer, Sections: secs})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -39,7 +39,7 @@ func TestDeterministicRejectsInstructionClaims(t *testing.T) {
 func TestDeterministicAcceptsOrdinaryImperatives(t *testing.T) {
 	secs := []schema.Section{{Title: "Change Requests", Page: 4, Source: "msa.md",
 		Content: "Provider shall respond within ten (10) Business Days with an assessment of the effect of the change."}}
-	v, err := judge.NewDeterministic().Judge(context.Background(), schema.JudgeRequest{
+	v, err := judge.NewOffline().Judge(context.Background(), schema.JudgeRequest{
 		Query:    "How quickly must the provider respond to a change request?",
 		Response: "Provider shall respond within ten (10) Business Days with an assessment of the effect of the change. (See Change Requests, page 4)",
 		Sections: secs})

@@ -11,7 +11,7 @@
 //     (the question asks about "warranty" and no supporting section
 //     mentions one) and IsAbstention. ApplyGuards merges their findings
 //     into another judge's verdict.
-//   - The deterministic judge (NewDeterministic), a schema.Judge: it
+//   - The deterministic judge (NewOffline), a schema.Judge: it
 //     splits the answer into claims, finds the best supporting passage for
 //     each (a window of consecutive sentences, scored by how many of the
 //     claim's stemmed terms it contains, preferring the cited section),
@@ -78,33 +78,33 @@ func DefaultThresholds() Thresholds {
 }
 
 // Option configures the deterministic judge.
-type Option func(*Deterministic)
+type Option func(*Offline)
 
 // WithThresholds replaces all thresholds.
-func WithThresholds(t Thresholds) Option { return func(d *Deterministic) { d.t = t } }
+func WithThresholds(t Thresholds) Option { return func(d *Offline) { d.t = t } }
 
 // WithSupportThreshold sets Thresholds.Support.
-func WithSupportThreshold(v float64) Option { return func(d *Deterministic) { d.t.Support = v } }
+func WithSupportThreshold(v float64) Option { return func(d *Offline) { d.t.Support = v } }
 
 // WithKeyTermCoverage sets Thresholds.KeyTermCoverage.
-func WithKeyTermCoverage(v float64) Option { return func(d *Deterministic) { d.t.KeyTermCoverage = v } }
+func WithKeyTermCoverage(v float64) Option { return func(d *Offline) { d.t.KeyTermCoverage = v } }
 
 // WithMinConfidence sets Thresholds.MinConfidence.
-func WithMinConfidence(v float64) Option { return func(d *Deterministic) { d.t.MinConfidence = v } }
+func WithMinConfidence(v float64) Option { return func(d *Offline) { d.t.MinConfidence = v } }
 
 // WithWindow sets Thresholds.Window.
-func WithWindow(n int) Option { return func(d *Deterministic) { d.t.Window = n } }
+func WithWindow(n int) Option { return func(d *Offline) { d.t.Window = n } }
 
 // WithRejectAbstentions sets whether an answer that only says the
 // documents do not answer is rejected (default true). When false such
 // sentences are not claims and an answer made only of them is accepted.
-func WithRejectAbstentions(v bool) Option { return func(d *Deterministic) { d.rejectAbstentions = v } }
+func WithRejectAbstentions(v bool) Option { return func(d *Offline) { d.rejectAbstentions = v } }
 
 // WithFactChecks sets whether facts a claim's evidence does not state at
 // all (as opposed to contradicting facts) make the claim unsupported
 // (default true). Contradictions are always checked.
 func WithFactChecks(unsupportedFacts bool) Option {
-	return func(d *Deterministic) { d.unsupportedFacts = unsupportedFacts }
+	return func(d *Offline) { d.unsupportedFacts = unsupportedFacts }
 }
 
 // WithCorpus tells the judge every section the retriever searches (the
@@ -114,7 +114,7 @@ func WithFactChecks(unsupportedFacts bool) Option {
 // corpus mentions at all ("umbrella insurance" over a contract that never
 // says "umbrella") weighs the most: the documents cannot address it.
 func WithCorpus(sections []schema.Section) Option {
-	return func(d *Deterministic) { d.corpus = memCorpus{NewCorpusStats(sections)} }
+	return func(d *Offline) { d.corpus = memCorpus{NewCorpusStats(sections)} }
 }
 
 // Corpus is what the judge needs to know of the whole corpus the retriever
@@ -133,7 +133,7 @@ type Corpus interface {
 // from instead of holding it, such as a persistent index that is too big
 // to load.
 func WithCorpusStats(c Corpus) Option {
-	return func(d *Deterministic) { d.corpus = c }
+	return func(d *Offline) { d.corpus = c }
 }
 
 // memCorpus adapts CorpusStats to Corpus.
@@ -150,7 +150,7 @@ func (m memCorpus) GroupDocFreq(_ context.Context, term string, lex *lexicon.The
 // appears in the sections the answer rests on, and its corpus rarity is
 // that of its whole synonym group. The default is lexicon.Default(); nil
 // turns synonyms off (exact stems only).
-func WithThesaurus(t *lexicon.Thesaurus) Option { return func(d *Deterministic) { d.lex = t } }
+func WithThesaurus(t *lexicon.Thesaurus) Option { return func(d *Offline) { d.lex = t } }
 
 // CorpusStats holds the document frequency of every stemmed term of a
 // corpus of sections. Build it with NewCorpusStats; it is read-only.
@@ -218,8 +218,8 @@ func (c *CorpusStats) GroupDocFreq(term string, lex *lexicon.Thesaurus) int {
 	return n
 }
 
-// Deterministic is the offline judge. It is safe for concurrent use.
-type Deterministic struct {
+// Offline is the deterministic judge, which needs no model. It is safe for concurrent use.
+type Offline struct {
 	t                 Thresholds
 	rejectAbstentions bool
 	unsupportedFacts  bool
@@ -238,11 +238,11 @@ type Deterministic struct {
 	claimGuardsOnly bool
 }
 
-var _ schema.Judge = (*Deterministic)(nil)
+var _ schema.Judge = (*Offline)(nil)
 
-// NewDeterministic returns the deterministic judge.
-func NewDeterministic(opts ...Option) *Deterministic {
-	d := &Deterministic{t: DefaultThresholds(), rejectAbstentions: true, unsupportedFacts: true, maxNovel: -1, lex: lexicon.Default(), minFocus: DefaultMinFocus, minRelated: DefaultMinRelated}
+// NewOffline returns the deterministic judge.
+func NewOffline(opts ...Option) *Offline {
+	d := &Offline{t: DefaultThresholds(), rejectAbstentions: true, unsupportedFacts: true, maxNovel: -1, lex: lexicon.Default(), minFocus: DefaultMinFocus, minRelated: DefaultMinRelated}
 	for _, o := range opts {
 		o(d)
 	}
@@ -253,10 +253,10 @@ func NewDeterministic(opts ...Option) *Deterministic {
 }
 
 // Thresholds returns the judge's thresholds.
-func (d *Deterministic) Thresholds() Thresholds { return d.t }
+func (d *Offline) Thresholds() Thresholds { return d.t }
 
 // Judge scores the response and decides; see Score and Decide.
-func (d *Deterministic) Judge(ctx context.Context, req schema.JudgeRequest) (*schema.Verdict, error) {
+func (d *Offline) Judge(ctx context.Context, req schema.JudgeRequest) (*schema.Verdict, error) {
 	a, err := d.Score(ctx, req)
 	if err != nil {
 		return nil, err
@@ -353,9 +353,9 @@ type Assessment struct {
 }
 
 // Score runs the deterministic judge's scoring with the given options;
-// see (*Deterministic).Score.
+// see (*Offline).Score.
 func Score(ctx context.Context, req schema.JudgeRequest, opts ...Option) (*Assessment, error) {
-	return NewDeterministic(opts...).Score(ctx, req)
+	return NewOffline(opts...).Score(ctx, req)
 }
 
 type preparedSection struct {
@@ -391,7 +391,7 @@ func prepare(s schema.Section, withLex bool) preparedSection {
 
 // Score splits the response into claims, finds each claim's best
 // supporting passage and runs the guards. It does not decide; see Decide.
-func (d *Deterministic) Score(ctx context.Context, req schema.JudgeRequest) (*Assessment, error) {
+func (d *Offline) Score(ctx context.Context, req schema.JudgeRequest) (*Assessment, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -484,7 +484,7 @@ func sourceWord(cited bool) string {
 
 // bestPassage returns the section index, passage and support of the
 // window of consecutive sentences that contains most of the claim's terms.
-func (d *Deterministic) bestPassage(claim string, prep []preparedSection, cited []int) (int, string, float64) {
+func (d *Offline) bestPassage(claim string, prep []preparedSection, cited []int) (int, string, float64) {
 	terms := claimTerms(claim)
 	if len(terms) == 0 {
 		return -1, "", 0
@@ -561,7 +561,7 @@ func uniq(ts []string) []string {
 	return out
 }
 
-func (d *Deterministic) unsupportedDetail(ca ClaimAssessment, sections []schema.Section) string {
+func (d *Offline) unsupportedDetail(ca ClaimAssessment, sections []schema.Section) string {
 	if ca.Section < 0 {
 		return "no retrieved section shares a term with it"
 	}
@@ -571,7 +571,7 @@ func (d *Deterministic) unsupportedDetail(ca ClaimAssessment, sections []schema.
 
 // keyTerms checks that the sections the answer rests on mention the
 // question's key terms, and lists the retrieved sections that do not.
-func (d *Deterministic) keyTerms(ctx context.Context, a *Assessment, req schema.JudgeRequest, prep []preparedSection) error {
+func (d *Offline) keyTerms(ctx context.Context, a *Assessment, req schema.JudgeRequest, prep []preparedSection) error {
 	a.KeyTerms = QuestionKeyTerms(req.Query, req.Decomposition)
 	a.KeyTermCoverage = 1
 	if len(a.KeyTerms) == 0 {
@@ -672,7 +672,7 @@ func (d *Deterministic) keyTerms(ctx context.Context, a *Assessment, req schema.
 
 // mentions says whether a section mentions every stem of a key term, and
 // whether it needed a synonym for any of them.
-func (d *Deterministic) mentions(stems []string, p *preparedSection) lexicon.Match {
+func (d *Offline) mentions(stems []string, p *preparedSection) lexicon.Match {
 	m := lexicon.ExactMatch
 	for _, st := range stems {
 		if p.all[st] {
@@ -689,7 +689,7 @@ func (d *Deterministic) mentions(stems []string, p *preparedSection) lexicon.Mat
 // weightedCoverage returns the weighted share of the key terms that any of
 // the sections mentions (exactly or through a synonym), the key terms
 // missing from all, and those mentioned only through a synonym.
-func (d *Deterministic) weightedCoverage(keyTerms []string, stems [][]string, weights []float64, sections ...*preparedSection) (float64, []string, []string) {
+func (d *Offline) weightedCoverage(keyTerms []string, stems [][]string, weights []float64, sections ...*preparedSection) (float64, []string, []string) {
 	var got, total float64
 	var missing, viaSynonym []string
 	for k, term := range keyTerms {

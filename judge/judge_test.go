@@ -16,7 +16,7 @@ const lateSentence = "8.1 If payment is not received within thirty (30) days, Cl
 
 func judgeOf(t *testing.T, query, response string, sections []schema.Section, opts ...Option) *schema.Verdict {
 	t.Helper()
-	v, err := NewDeterministic(opts...).Judge(context.Background(), schema.JudgeRequest{Query: query, Response: response, Sections: sections})
+	v, err := NewOffline(opts...).Judge(context.Background(), schema.JudgeRequest{Query: query, Response: response, Sections: sections})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -176,7 +176,7 @@ func TestJudgeEmpty(t *testing.T) {
 func TestJudgeCancelled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	_, err := NewDeterministic().Judge(ctx, schema.JudgeRequest{Response: "x"})
+	_, err := NewOffline().Judge(ctx, schema.JudgeRequest{Response: "x"})
 	if !errors.Is(err, context.Canceled) {
 		t.Errorf("err = %v", err)
 	}
@@ -191,7 +191,7 @@ func TestThresholdsChangeTheDecision(t *testing.T) {
 	if !strict.IsHallucinated || lenient.IsHallucinated {
 		t.Errorf("strict hallucinated=%v, lenient hallucinated=%v (%s)", strict.IsHallucinated, lenient.IsHallucinated, lenient.Reasoning)
 	}
-	if NewDeterministic(WithThresholds(Thresholds{Support: 0.7, Window: 0})).Thresholds().Window != 1 {
+	if NewOffline(WithThresholds(Thresholds{Support: 0.7, Window: 0})).Thresholds().Window != 1 {
 		t.Error("Window below 1 not raised to 1")
 	}
 }
@@ -272,7 +272,7 @@ func TestApplyGuards(t *testing.T) {
 		Claims: []schema.ClaimCheck{{Claim: "The late fee is 5% per month", Supported: true, Score: 0.95}},
 	}
 	req := schema.JudgeRequest{Query: "What are the penalties?", Response: "The late fee is 5% per month [S2].", Sections: secs}
-	out, err := NewDeterministic().ApplyGuards(context.Background(), req, llm)
+	out, err := NewOffline().ApplyGuards(context.Background(), req, llm)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -290,7 +290,7 @@ func TestApplyGuards(t *testing.T) {
 	}
 	// a clean answer passes through with its own verdict
 	req.Response = "The late fee is 1.5% per month [S2]."
-	out, err = NewDeterministic().ApplyGuards(context.Background(), req, llm)
+	out, err = NewOffline().ApplyGuards(context.Background(), req, llm)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -313,12 +313,12 @@ func TestScoreSeparable(t *testing.T) {
 	}
 }
 
-func ExampleDeterministic_Judge() {
+func ExampleOffline_Judge() {
 	sections := []schema.Section{{
 		Title: "Late Payment Penalties", Page: 8, Source: "contract.md",
 		Content: "If payment is not received within thirty (30) days, Client shall be assessed a late fee of 1.5% per month.",
 	}}
-	v, err := NewDeterministic().Judge(context.Background(), schema.JudgeRequest{
+	v, err := NewOffline().Judge(context.Background(), schema.JudgeRequest{
 		Query:    "What are the late payment penalties?",
 		Response: "Client pays a late fee of 5% per month if payment is not received within 30 days. (See Late Payment Penalties, page 8)",
 		Sections: sections,
@@ -348,7 +348,7 @@ func BenchmarkJudge(b *testing.B) {
 		Response: lateSentence + " (See Late Payment Penalties, page 8)\nLate fees accrue from the due date until the overdue amount is paid in full. (See Late Payment Penalties, page 8)",
 		Sections: samplecontract.Sections(),
 	}
-	j := NewDeterministic()
+	j := NewOffline()
 	ctx := context.Background()
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {

@@ -56,12 +56,12 @@ type LLM struct {
 	opts  LLMOptions
 	// guards is the deterministic judge whose fact, citation and quote
 	// guards run on top of the model's verdict.
-	guards *Deterministic
+	guards *Offline
 }
 
 // NewLLM returns a judge over model.
 func NewLLM(model llms.Model, opts LLMOptions) *LLM {
-	guards := NewDeterministic()
+	guards := NewOffline()
 	guards.claimGuardsOnly = true
 	return &LLM{model: model, opts: opts, guards: guards}
 }

@@ -213,7 +213,7 @@ func TestLLMRelevancePipelineFallback(t *testing.T) {
 			}
 			p, err := docmind.New(
 				docmind.WithRetriever(llmRelRetriever(tc.sections)),
-				docmind.WithDecomposer(decomposer.NewRules()),
+				docmind.WithDecomposer(decomposer.NewOffline()),
 				docmind.WithGenerator(generator.NewLLM(m, generator.LLMOptions{})),
 				docmind.WithJudge(judge.NewLLM(m, judge.LLMOptions{})),
 			)

@@ -22,7 +22,7 @@ const IssueNovelContent IssueKind = "novel_content"
 // pipeline's default judge does not use it. It is meant for answers
 // written in free prose over long passages (benchmarks such as
 // RAGTruth), where unsupported additions rarely contradict a number.
-func WithMaxNovelTerms(n int) Option { return func(d *Deterministic) { d.maxNovel = n } }
+func WithMaxNovelTerms(n int) Option { return func(d *Offline) { d.maxNovel = n } }
 
 // answerWords are words an answer uses to talk about its sources rather
 // than to state facts; they are never counted as novel. Edit internal/wordlists/answer.txt.

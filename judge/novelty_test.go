@@ -30,7 +30,7 @@ func TestMaxNovelTerms(t *testing.T) {
 		Response: "Grill the steak for five minutes on each side. Season it generously with salt and pepper first.",
 	}
 	ctx := context.Background()
-	a, err := NewDeterministic().Score(ctx, req)
+	a, err := NewOffline().Score(ctx, req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,7 +42,7 @@ func TestMaxNovelTerms(t *testing.T) {
 		max          int
 		hallucinated bool
 	}{{-1, false}, {5, false}, {4, true}, {0, true}} {
-		v, err := NewDeterministic(append(base, WithMaxNovelTerms(tt.max))...).Judge(ctx, req)
+		v, err := NewOffline(append(base, WithMaxNovelTerms(tt.max))...).Judge(ctx, req)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -61,8 +61,8 @@ func TestMaxNovelTerms(t *testing.T) {
 	}
 	// The default judge does not use the check: same verdict with and
 	// without the terms counted.
-	def, _ := NewDeterministic().Judge(ctx, req)
-	off, _ := NewDeterministic(WithMaxNovelTerms(-1)).Judge(ctx, req)
+	def, _ := NewOffline().Judge(ctx, req)
+	off, _ := NewOffline(WithMaxNovelTerms(-1)).Judge(ctx, req)
 	if def.IsHallucinated != off.IsHallucinated || def.ConfidenceScore != off.ConfidenceScore {
 		t.Error("the novelty check changed the default judge")
 	}

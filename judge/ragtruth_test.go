@@ -58,7 +58,7 @@ func TestRAGTruthQA(t *testing.T) {
 		t.Skip("RAGTruth QA subset not found:", err)
 	}
 	defer f.Close()
-	j := NewDeterministic(WithRejectAbstentions(false))
+	j := NewOffline(WithRejectAbstentions(false))
 	var tp, fp, fn, n int
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 1<<20), 16<<20)

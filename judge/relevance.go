@@ -30,11 +30,11 @@ const DefaultMinRelated = 0.7
 
 // WithMinRelated sets the word-vector similarity threshold of the focus
 // check (DefaultMinRelated); 0 or less turns word vectors off.
-func WithMinRelated(v float64) Option { return func(d *Deterministic) { d.minRelated = v } }
+func WithMinRelated(v float64) Option { return func(d *Offline) { d.minRelated = v } }
 
 // WithMinFocus sets the focus threshold of the relevance check; a negative
 // value turns the relevance check off.
-func WithMinFocus(v float64) Option { return func(d *Deterministic) { d.minFocus = v } }
+func WithMinFocus(v float64) Option { return func(d *Offline) { d.minFocus = v } }
 
 // claimPassage returns the claim's passage in section p with one sentence
 // of context on each side: where an extractive answer came from, or where
@@ -56,7 +56,7 @@ func claimPassage(p *preparedSection, passage string) string {
 // answer-level finding: the answer answers the question when at least one
 // claim passes every check, and no claim is about another entity or period
 // than the question names.
-func (d *Deterministic) relevanceCheck(ctx context.Context, a *Assessment, req schema.JudgeRequest, prep []preparedSection) error {
+func (d *Offline) relevanceCheck(ctx context.Context, a *Assessment, req schema.JudgeRequest, prep []preparedSection) error {
 	if d.minFocus < 0 || strings.TrimSpace(req.Query) == "" {
 		return nil
 	}
@@ -163,7 +163,7 @@ func (d *Deterministic) relevanceCheck(ctx context.Context, a *Assessment, req s
 // synonym of the judge's thesaurus or, failing that, a word whose GloVe
 // vector is close to the question word's (cosine at least
 // DefaultMinRelated: "percentage" and "percent", "leave" and "vacation").
-func (d *Deterministic) focusMatcher(f relevance.Frame) relevance.Matcher {
+func (d *Offline) focusMatcher(f relevance.Frame) relevance.Matcher {
 	return func(st string, x relevance.Text) bool {
 		if d.lex != nil && d.lex.Find(st, lexicon.NewText(x.Raw())) != lexicon.NoMatch {
 			return true
@@ -188,7 +188,7 @@ func (d *Deterministic) focusMatcher(f relevance.Frame) relevance.Matcher {
 // focusWeights weighs each focus term by its rarity (see rarity),
 // over the corpus when the judge knows it, else over the retrieved
 // sections.
-func (d *Deterministic) focusWeights(ctx context.Context, f relevance.Frame, prep []preparedSection) (map[string]float64, error) {
+func (d *Offline) focusWeights(ctx context.Context, f relevance.Frame, prep []preparedSection) (map[string]float64, error) {
 	w := make(map[string]float64, len(f.Focus))
 	n := float64(len(prep))
 	if d.corpus != nil {

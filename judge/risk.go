@@ -18,11 +18,11 @@ const IssueLearnedRisk IssueKind = "learned_risk"
 // hallucination probability at or above its threshold. The pipeline's
 // default judge sets none; risk.RAGTruthQA() is one trained for free-prose
 // answers over retrieved passages.
-func WithRisk(r RiskScorer) Option { return func(d *Deterministic) { d.risk = r } }
+func WithRisk(r RiskScorer) Option { return func(d *Offline) { d.risk = r } }
 
 // riskIssue returns the learned-risk issue for a, if the judge has a
 // scorer and it fires.
-func (d *Deterministic) riskIssue(a *Assessment) []Issue {
+func (d *Offline) riskIssue(a *Assessment) []Issue {
 	if d.risk == nil {
 		return nil
 	}

@@ -32,10 +32,10 @@ func offlinePipeline(t *testing.T) chains.Config {
 		t.Fatal(err)
 	}
 	return chains.Config{
-		Decomposer: dmdecomposer.NewRules(),
+		Decomposer: dmdecomposer.NewOffline(),
 		Retriever:  dmretriever.NewBM25(secs),
-		Generator:  dmgenerator.NewExtractive(),
-		Judge:      dmjudge.NewDeterministic(dmjudge.WithCorpus(secs)), // as docmind.New builds it
+		Generator:  dmgenerator.NewOffline(),
+		Judge:      dmjudge.NewOffline(dmjudge.WithCorpus(secs)), // as docmind.New builds it
 		MaxRetries: chains.DefaultMaxRetries,
 		Logger:     slog.New(slog.NewTextHandler(io.Discard, nil)),
 	}

@@ -40,7 +40,7 @@ type FollowUpRewriter interface {
 	Rewrite(ctx context.Context, history []Turn, question string) (string, error)
 }
 
-// Rules is the offline FollowUpRewriter. It resolves follow-ups against the
+// Offline is the offline FollowUpRewriter. It resolves follow-ups against the
 // previous standalone question with a few rules:
 //
 //   - a leading "and", "but", "also", "so" or "then" is dropped;
@@ -56,13 +56,13 @@ type FollowUpRewriter interface {
 //     modifier's head noun ("it" after "late payment penalties" is
 //     "payment").
 //
-// Rules is deterministic and makes no calls.
-type Rules struct{}
+// Offline is deterministic and makes no calls.
+type Offline struct{}
 
-var _ FollowUpRewriter = Rules{}
+var _ FollowUpRewriter = Offline{}
 
 // Rewrite applies the rules.
-func (Rules) Rewrite(_ context.Context, history []Turn, question string) (string, error) {
+func (Offline) Rewrite(_ context.Context, history []Turn, question string) (string, error) {
 	q := strings.TrimSpace(question)
 	if len(history) == 0 || q == "" {
 		return q, nil
@@ -265,7 +265,7 @@ type LLM struct {
 	// Model is the language model to call.
 	Model llms.Model
 	// Fallback, when set, rewrites the question when the model fails or
-	// replies with nothing usable (Rules{} is a good choice); otherwise the
+	// replies with nothing usable (Offline{} is a good choice); otherwise the
 	// model's error is returned.
 	Fallback FollowUpRewriter
 	// Options are passed to every call (for example llms.WithModel).

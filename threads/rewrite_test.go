@@ -32,7 +32,7 @@ func TestRulesRewrite(t *testing.T) {
 		{"What are the late payment penalties?", "Is it possible to terminate early?", "Is it possible to terminate early?"},
 	}
 	for _, tt := range tests {
-		got, err := Rules{}.Rewrite(context.Background(), []Turn{{Question: "ignored", Query: tt.prev}}, tt.q)
+		got, err := Offline{}.Rewrite(context.Background(), []Turn{{Question: "ignored", Query: tt.prev}}, tt.q)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -41,7 +41,7 @@ func TestRulesRewrite(t *testing.T) {
 		}
 	}
 	// Without history the question is unchanged.
-	if got, _ := (Rules{}).Rewrite(context.Background(), nil, "and for enterprise clients?"); got != "and for enterprise clients?" {
+	if got, _ := (Offline{}).Rewrite(context.Background(), nil, "and for enterprise clients?"); got != "and for enterprise clients?" {
 		t.Errorf("no history: %q", got)
 	}
 }
@@ -52,7 +52,7 @@ func FuzzRulesRewrite(f *testing.F) {
 	f.Add("what about", "what about ?")
 	f.Add("It's their?", "its, their; them.")
 	f.Fuzz(func(t *testing.T, prev, q string) {
-		out, err := Rules{}.Rewrite(context.Background(), []Turn{{Query: prev}}, q)
+		out, err := Offline{}.Rewrite(context.Background(), []Turn{{Query: prev}}, q)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -73,7 +73,7 @@ func TestLLMRewriter(t *testing.T) {
 		t.Fatal(err)
 	}
 	cfg, _ := pipeline(grounded(0.9))
-	m := newManager(t, checkpoint.NewMemory(), cfg, func(c *Config) { c.Rewriter = &LLM{Model: model, Fallback: Rules{}} })
+	m := newManager(t, checkpoint.NewMemory(), cfg, func(c *Config) { c.Rewriter = &LLM{Model: model, Fallback: Offline{}} })
 
 	first, err := m.Ask(ctx, "t", "What are the late payment penalties?")
 	if err != nil {

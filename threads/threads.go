@@ -80,7 +80,7 @@ type Config struct {
 	// stages the Manager can read the ledger, approve, reject and collect
 	// garbage, but not run questions (ErrNoPipeline).
 	Pipeline chains.Config
-	// Rewriter rewrites follow-up questions; Rules{} when nil.
+	// Rewriter rewrites follow-up questions; Offline{} when nil.
 	Rewriter FollowUpRewriter
 	// Review pauses runs whose verdict is not confidently grounded before
 	// output, for every Ask (a single Ask can override it with
@@ -125,7 +125,7 @@ func New(cfg Config) (*Manager, error) {
 		cfg.Runner = r
 	}
 	if cfg.Rewriter == nil {
-		cfg.Rewriter = Rules{}
+		cfg.Rewriter = Offline{}
 	}
 	if cfg.MinConfidence == 0 {
 		cfg.MinConfidence = DefaultMinConfidence

@@ -81,13 +81,13 @@ func (a *app) manager(ctx context.Context, c *cobra.Command, pf *pipelineFlags, 
 			return nil, err
 		}
 		cfg.Runner = p.Runner()
-		cfg.Rewriter = threads.Rules{}
+		cfg.Rewriter = threads.Offline{}
 		if p.Mode() != docmind.ModeOffline {
 			models, err := providers.FromEnv(a.getenv, providers.Config{Provider: pf.provider, Model: pf.model, BaseURL: pf.baseURL})
 			if err != nil {
 				return nil, err
 			}
-			cfg.Rewriter = &threads.LLM{Model: models.Main, Fallback: threads.Rules{}, ModelName: models.Name}
+			cfg.Rewriter = &threads.LLM{Model: models.Main, Fallback: threads.Offline{}, ModelName: models.Name}
 		}
 	}
 	return threads.New(cfg)

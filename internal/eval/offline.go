@@ -12,7 +12,7 @@ import (
 // DeterministicVariant is one decision rule of the deterministic judge.
 type DeterministicVariant struct {
 	Name  string
-	Judge *judge.Deterministic
+	Judge *judge.Offline
 	// Learn makes the variant's candidate a learned one (see
 	// Candidate.Learn): its verdicts give the claim spans, a risk model
 	// trained per fold gives the response decision.
@@ -20,12 +20,12 @@ type DeterministicVariant struct {
 }
 
 // RunDeterministicSweep scores every response once with scorer
-// (judge.Deterministic.Score) and decides with every variant
-// (judge.Deterministic.Decide), which is much cheaper than running each
+// (judge.Offline.Score) and decides with every variant
+// (judge.Offline.Decide), which is much cheaper than running each
 // variant as a judge. Variants may differ only in what Decide reads from
 // the judge (MinConfidence, WithMaxNovelTerms); scoring options come from
 // scorer.
-func RunDeterministicSweep(ctx context.Context, scorer *judge.Deterministic, variants []DeterministicVariant, sources []RAGTruthSource, opts JudgeRunOptions) ([]Candidate, error) {
+func RunDeterministicSweep(ctx context.Context, scorer *judge.Offline, variants []DeterministicVariant, sources []RAGTruthSource, opts JudgeRunOptions) ([]Candidate, error) {
 	if len(variants) == 0 {
 		return nil, fmt.Errorf("deterministic sweep: no variants")
 	}
@@ -81,17 +81,17 @@ const LearnedCandidate = "logistic"
 // thresholds, abstentions accepted; the learned candidate
 // (LearnedCandidate), and every novel-term limit in NovelTermGrid (plus
 // "off").
-func OfflineJudgeCandidates(factChecks bool) (*judge.Deterministic, []DeterministicVariant) {
+func OfflineJudgeCandidates(factChecks bool) (*judge.Offline, []DeterministicVariant) {
 	base := []judge.Option{judge.WithThresholds(BenchmarkThresholds()), judge.WithRejectAbstentions(false), judge.WithFactChecks(factChecks)}
-	scorer := judge.NewDeterministic(base...)
+	scorer := judge.NewOffline(base...)
 	variants := []DeterministicVariant{
-		{Name: LearnedCandidate, Judge: judge.NewDeterministic(append(base, judge.WithMaxNovelTerms(0))...), Learn: true},
+		{Name: LearnedCandidate, Judge: judge.NewOffline(append(base, judge.WithMaxNovelTerms(0))...), Learn: true},
 		{Name: "novel-off", Judge: scorer},
 	}
 	for _, n := range NovelTermGrid {
 		variants = append(variants, DeterministicVariant{
 			Name:  fmt.Sprintf("max-novel-terms=%d", n),
-			Judge: judge.NewDeterministic(append(base, judge.WithMaxNovelTerms(n))...),
+			Judge: judge.NewOffline(append(base, judge.WithMaxNovelTerms(n))...),
 		})
 	}
 	return scorer, variants
@@ -102,7 +102,7 @@ func OfflineJudgeCandidates(factChecks bool) (*judge.Deterministic, []Determinis
 // configured, then the OfflineJudgeCandidates variants (fact checks on)
 // for cross-validation.
 func OfflineSweep(ctx context.Context, sources []RAGTruthSource, opts JudgeRunOptions) ([]Candidate, error) {
-	def, err := RunJudge(ctx, judge.NewDeterministic(), sources, opts)
+	def, err := RunJudge(ctx, judge.NewOffline(), sources, opts)
 	if err != nil {
 		return nil, err
 	}

@@ -28,8 +28,8 @@ func offlineAsk(tb testing.TB, dir string) AskFunc {
 		tb.Fatal(err)
 	}
 	run, err := chains.NewRunner(chains.Config{
-		Decomposer: decomposer.NewRules(), Retriever: retriever.NewBM25(secs),
-		Generator: generator.NewExtractive(), Judge: judge.NewDeterministic(judge.WithCorpus(secs)),
+		Decomposer: decomposer.NewOffline(), Retriever: retriever.NewBM25(secs),
+		Generator: generator.NewOffline(), Judge: judge.NewOffline(judge.WithCorpus(secs)),
 		MaxRetries: chains.DefaultMaxRetries, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
 	})
 	if err != nil {
@@ -63,8 +63,8 @@ func indexAsk(tb testing.TB, dir string) AskFunc {
 		}
 	}
 	run, err := chains.NewRunner(chains.Config{
-		Decomposer: decomposer.NewRules(), Retriever: ix.Retriever(),
-		Generator: generator.NewExtractive(), Judge: judge.NewDeterministic(judge.WithCorpusStats(ix.Corpus())),
+		Decomposer: decomposer.NewOffline(), Retriever: ix.Retriever(),
+		Generator: generator.NewOffline(), Judge: judge.NewOffline(judge.WithCorpusStats(ix.Corpus())),
 		MaxRetries: chains.DefaultMaxRetries, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
 	})
 	if err != nil {

@@ -82,7 +82,7 @@ func TestFeaturesAndShippedModel(t *testing.T) {
 	if err1 != nil || err2 != nil || pi <= pf {
 		t.Errorf("shipped model: faithful %v, invented %v (%v %v)", pf, pi, err1, err2)
 	}
-	j := judge.NewDeterministic(judge.WithThresholds(judge.Thresholds{Window: 2}), judge.WithRejectAbstentions(false), judge.WithRisk(m))
+	j := judge.NewOffline(judge.WithThresholds(judge.Thresholds{Window: 2}), judge.WithRejectAbstentions(false), judge.WithRisk(m))
 	vf, _ := j.Judge(ctx, schema.JudgeRequest{Query: "how do I grill a steak", Response: "Grill the steak for five minutes on each side (Passage 1).", Sections: secs})
 	vi, _ := j.Judge(ctx, schema.JudgeRequest{Query: "how do I grill a steak", Response: invented.Claims[0].Claim.Text + " Marinate it overnight in Worcestershire sauce with garlic, rosemary and 3 tablespoons of olive oil, as Gordon Ramsay recommends.", Sections: secs})
 	if vf.IsHallucinated || !vi.IsHallucinated {
