@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -218,4 +219,38 @@ func textOf(t *testing.T, res *mcp.CallToolResult) string {
 		b.WriteString(tc.Text)
 	}
 	return b.String()
+}
+
+// README's MCP section has a client configuration that parses and starts
+// docmind mcp --docs.
+func TestREADMEMCPConfig(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join(testenv.RepoRoot(t), "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	readme := string(b)
+	i := strings.Index(readme, "\n## MCP\n")
+	if i < 0 {
+		t.Fatal(`README has no "## MCP" section`)
+	}
+	section := readme[i:]
+	start := strings.Index(section, "```json\n")
+	if start < 0 {
+		t.Fatal("README's MCP section has no JSON configuration")
+	}
+	block := section[start+len("```json\n"):]
+	block = block[:strings.Index(block, "```")]
+	var cfg struct {
+		MCPServers map[string]struct {
+			Command string   `json:"command"`
+			Args    []string `json:"args"`
+		} `json:"mcpServers"`
+	}
+	if err := json.Unmarshal([]byte(block), &cfg); err != nil {
+		t.Fatalf("README's MCP configuration is not JSON: %v\n%s", err, block)
+	}
+	s := cfg.MCPServers["docmind"]
+	if s.Command != "docmind" || strings.Join(s.Args, " ") != "mcp --docs /path/to/folder" {
+		t.Errorf("configuration should run docmind mcp --docs /path/to/folder, got %+v", s)
+	}
 }
