@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -224,16 +223,7 @@ func textOf(t *testing.T, res *mcp.CallToolResult) string {
 // README's MCP section has a client configuration that parses and starts
 // docmind mcp --docs.
 func TestREADMEMCPConfig(t *testing.T) {
-	b, err := os.ReadFile(filepath.Join(testenv.RepoRoot(t), "README.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	readme := string(b)
-	i := strings.Index(readme, "\n## MCP\n")
-	if i < 0 {
-		t.Fatal(`README has no "## MCP" section`)
-	}
-	section := readme[i:]
+	section := readmeSection(t, "MCP")
 	start := strings.Index(section, "```json\n")
 	if start < 0 {
 		t.Fatal("README's MCP section has no JSON configuration")
