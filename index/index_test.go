@@ -77,6 +77,13 @@ func TestPutSearchReopen(t *testing.T) {
 		if err != nil || len(secs) != 4 || secs[2].PageLabel != "xii" {
 			t.Fatalf("sections: %+v %v", secs, err)
 		}
+		got, ok, err := ix.Section(ctx, s.ID)
+		if err != nil || !ok || got.Title != "Late Payment Penalties" || got.Source != "/docs/contract.pdf" || got.Content != contract()[1].Content || got.PageEnd != 9 {
+			t.Fatalf("section %s: %+v %v %v", s.ID, got, ok, err)
+		}
+		if _, ok, err := ix.Section(ctx, "no-such-id"); ok || err != nil {
+			t.Fatalf("unknown section id: ok %v, err %v", ok, err)
+		}
 		st, err := ix.Stats(ctx)
 		if err != nil || st.Documents != 1 || st.Sections != 4 || st.Pages != 20 || st.SizeBytes == 0 {
 			t.Fatalf("stats %+v %v", st, err)

@@ -235,22 +235,30 @@ func jsonCommands(t *testing.T) map[string]string {
 	return out
 }
 
-// The README documents every command's JSON output, in its "JSON output"
-// section, one line per command naming its flag.
-func TestREADMEDocumentsEveryJSONShape(t *testing.T) {
+// readmeSection returns the README's "## title" section, up to the next
+// "## " heading.
+func readmeSection(t *testing.T, title string) string {
+	t.Helper()
 	b, err := os.ReadFile(filepath.Join(testenv.RepoRoot(t), "README.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	readme := string(b)
-	i := strings.Index(readme, "\n## JSON output\n")
+	i := strings.Index(readme, "\n## "+title+"\n")
 	if i < 0 {
-		t.Fatal("README has no \"## JSON output\" section")
+		t.Fatalf("README has no \"## %s\" section", title)
 	}
 	section := readme[i+1:]
 	if j := strings.Index(section[3:], "\n## "); j >= 0 {
 		section = section[:j+3]
 	}
+	return section
+}
+
+// The README documents every command's JSON output, in its "JSON output"
+// section, one line per command naming its flag.
+func TestREADMEDocumentsEveryJSONShape(t *testing.T) {
+	section := readmeSection(t, "JSON output")
 	for path, flag := range jsonCommands(t) {
 		if want := "`docmind " + path + " " + flag + "`"; !strings.Contains(section, want) {
 			t.Errorf("README's JSON output section does not document %s", want)

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/docmind/docmind"
+	"github.com/docmind/docmind/index"
 	"github.com/docmind/docmind/judge"
 	"github.com/docmind/docmind/llm/providers"
 	"github.com/docmind/docmind/schema"
@@ -51,26 +52,33 @@ func (pf *pipelineFlags) register(cmd *cobra.Command) {
 // buildPipeline loads the documents, picks offline or LLM mode and builds
 // the pipeline. It prints one line on stderr saying which mode runs.
 func (a *app) buildPipeline(ctx context.Context, cmd *cobra.Command, pf *pipelineFlags, obs schema.Observer, extra ...docmind.Option) (*docmind.Pipeline, error) {
+	p, _, err := a.openPipeline(ctx, cmd, pf, obs, extra...)
+	return p, err
+}
+
+// openPipeline is buildPipeline that also returns the document source the
+// pipeline answers from (for commands that search it too, like mcp).
+func (a *app) openPipeline(ctx context.Context, cmd *cobra.Command, pf *pipelineFlags, obs schema.Observer, extra ...docmind.Option) (*docmind.Pipeline, docSource, error) {
 	if pf.maxRetries < 0 {
-		return nil, usageError{cmd: cmd.Name(), err: fmt.Errorf("--max-retries must be 0 or more, got %d", pf.maxRetries)}
+		return nil, docSource{}, usageError{cmd: cmd.Name(), err: fmt.Errorf("--max-retries must be 0 or more, got %d", pf.maxRetries)}
 	}
 	if pf.minConf < 0 || pf.minConf > 1 {
-		return nil, usageError{cmd: cmd.Name(), err: fmt.Errorf("--min-confidence must be between 0 and 1, got %v", pf.minConf)}
+		return nil, docSource{}, usageError{cmd: cmd.Name(), err: fmt.Errorf("--min-confidence must be between 0 and 1, got %v", pf.minConf)}
 	}
 	limits, err := pf.tokenLimits(cmd)
 	if err != nil {
-		return nil, err
+		return nil, docSource{}, err
 	}
-	sources, err := a.documentSource(ctx, pf)
+	src, err := a.documentSource(ctx, pf)
 	if err != nil {
-		return nil, err
+		return nil, docSource{}, err
 	}
 	models, err := a.models(pf)
 	if err != nil {
-		return nil, err
+		return nil, docSource{}, err
 	}
 
-	opts := append(sources,
+	opts := append(src.opts,
 		docmind.WithMaxRetries(pf.maxRetries),
 		docmind.WithMinConfidence(pf.minConf),
 		docmind.WithLogger(a.logger()),
@@ -83,7 +91,8 @@ func (a *app) buildPipeline(ctx context.Context, cmd *cobra.Command, pf *pipelin
 			opts = append(opts, docmind.WithoutStreaming())
 		}
 	}
-	return docmind.New(append(opts, extra...)...)
+	p, err := docmind.New(append(opts, extra...)...)
+	return p, src, err
 }
 
 // models picks the LLM (or none: offline) from the flags and environment,
@@ -170,25 +179,33 @@ func (pf *pipelineFlags) tokenLimits(cmd *cobra.Command) (docmind.TokenLimits, e
 	return l, nil
 }
 
+// docSource is where answers come from: the pipeline's options, the open
+// index and how a document path stored in it is shown to the user.
+type docSource struct {
+	opts    []docmind.Option
+	index   *index.Index
+	display func(path string) string
+}
+
 // documentSource returns where answers come from: the persistent index
 // (--index or the default location), or the documents of --docs brought
 // into a per-folder cached index by the same ingest — one walker, one
 // parser, one BM25, so that a folder gets the same answers either way. The
 // index is opened for this command and closed when it ends.
-func (a *app) documentSource(ctx context.Context, pf *pipelineFlags) ([]docmind.Option, error) {
+func (a *app) documentSource(ctx context.Context, pf *pipelineFlags) (docSource, error) {
 	if pf.docs == "" {
 		emb, err := a.embedding(pf.embed.config(providers.Config{Provider: pf.provider, BaseURL: pf.baseURL}))
 		if err != nil {
-			return nil, err
+			return docSource{}, err
 		}
 		ix, err := a.openIndexEmbedded(ctx, pf.index, false, emb, false)
 		if err != nil {
-			return nil, err
+			return docSource{}, err
 		}
 		a.closers = append(a.closers, func() { ix.Close() })
 		docs, err := ix.Documents(ctx)
 		if err != nil {
-			return nil, err
+			return docSource{}, err
 		}
 		paths := make([]string, len(docs))
 		for i, d := range docs {
@@ -197,19 +214,20 @@ func (a *app) documentSource(ctx context.Context, pf *pipelineFlags) ([]docmind.
 		// the judge weighs the question's terms by their rarity in the whole
 		// index, as it does over the sections of --docs; prompts show the
 		// documents' paths relative to the folder the index was built from
-		return []docmind.Option{docmind.WithRetriever(ix.Retriever()), docmind.WithCorpus(ix.Corpus()),
-			docmind.WithSourceRoot(docmind.SourceRoot(paths...))}, nil
+		opts := []docmind.Option{docmind.WithRetriever(ix.Retriever()), docmind.WithCorpus(ix.Corpus()),
+			docmind.WithSourceRoot(docmind.SourceRoot(paths...))}
+		return docSource{opts: opts, index: ix, display: func(p string) string { return p }}, nil
 	}
 	if pf.embed.model != "" {
 		fmt.Fprintln(a.stderr, "docmind: --embed-model applies to the index; --docs answers with BM25 only")
 	}
 	ix, err := a.docsIndex(ctx, pf.docs, pf.followSymlinks)
 	if err != nil {
-		return nil, err
+		return docSource{}, err
 	}
 	root, err := filepath.Abs(pf.docs)
 	if err != nil {
-		return nil, err
+		return docSource{}, err
 	}
 	// sources show as paths under the folder typed; prompts show them
 	// relative to it
@@ -218,7 +236,8 @@ func (a *app) documentSource(ctx context.Context, pf *pipelineFlags) ([]docmind.
 	if fi, err := os.Stat(promptRoot); err == nil && !fi.IsDir() {
 		promptRoot = filepath.Dir(promptRoot)
 	}
-	return []docmind.Option{docmind.WithRetriever(ret), docmind.WithCorpus(ix.Corpus()), docmind.WithSourceRoot(promptRoot)}, nil
+	opts := []docmind.Option{docmind.WithRetriever(ret), docmind.WithCorpus(ix.Corpus()), docmind.WithSourceRoot(promptRoot)}
+	return docSource{opts: opts, index: ix, display: ret.display}, nil
 }
 
 // fallbackNotice says on stderr when a stage fell back from the model's

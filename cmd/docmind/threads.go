@@ -74,12 +74,21 @@ func (a *app) openStore(ctx context.Context, tf *threadFlags) (*checkpoint.SQLit
 // manager builds a thread manager. With pf nil it has no pipeline and
 // can only read the ledger and finish reviews.
 func (a *app) manager(ctx context.Context, c *cobra.Command, pf *pipelineFlags, obs schema.Observer, store checkpoint.Store, tf *threadFlags) (*threads.Manager, error) {
-	cfg := threads.Config{Store: store, Review: tf.review, MinConfidence: tf.minConfidence, Logger: a.logger()}
+	var p *docmind.Pipeline
 	if pf != nil {
-		p, err := a.buildPipeline(ctx, c, pf, obs)
-		if err != nil {
+		var err error
+		if p, err = a.buildPipeline(ctx, c, pf, obs); err != nil {
 			return nil, err
 		}
+	}
+	return a.managerFor(p, pf, store, tf)
+}
+
+// managerFor builds a thread manager running p (built from pf); with p nil
+// it only reads the ledger and finishes reviews.
+func (a *app) managerFor(p *docmind.Pipeline, pf *pipelineFlags, store checkpoint.Store, tf *threadFlags) (*threads.Manager, error) {
+	cfg := threads.Config{Store: store, Review: tf.review, MinConfidence: tf.minConfidence, Logger: a.logger()}
+	if p != nil {
 		cfg.Runner = p.Runner()
 		cfg.Rewriter = threads.Offline{}
 		if p.Mode() != docmind.ModeOffline {

@@ -1,0 +1,83 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"runtime/debug"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/spf13/cobra"
+
+	"github.com/docmind/docmind/mcpserver"
+)
+
+func (a *app) mcpCmd() *cobra.Command {
+	var pf pipelineFlags
+	var tf threadFlags
+	cmd := &cobra.Command{
+		Use:   "mcp [--index DIR | --docs DIR]",
+		Short: "Serve the documents to an AI assistant over the Model Context Protocol (stdio)",
+		Long: `mcp runs an MCP server on standard input and output for an assistant (Claude
+Desktop, an IDE, an agent) to start as a subprocess. It offers the tools ask
+(a judged, cited answer, or the fallback message), search (ranked sections)
+and get_section (a section's text), and the indexed documents as resources
+(docmind://documents/ID). Answers are recorded in the run database like
+ask --thread. Standard output carries only the protocol; diagnostics go to
+standard error.`,
+		Example: `  docmind mcp --docs ~/contracts
+  docmind mcp --index ~/.cache/docmind/index`,
+		Args: exactArgs(0, "no arguments (pass the documents with --docs or --index)"),
+		RunE: func(c *cobra.Command, _ []string) error {
+			ctx := c.Context()
+			p, src, err := a.openPipeline(ctx, c, &pf, nil)
+			if err != nil {
+				return err
+			}
+			store, err := a.openStore(ctx, &tf)
+			if err != nil {
+				return err
+			}
+			defer store.Close()
+			m, err := a.managerFor(p, &pf, store, &tf)
+			if err != nil {
+				return err
+			}
+			timeout := pf.timeout
+			if timeout <= 0 {
+				timeout = defaultRunTimeout
+			}
+			srv, err := mcpserver.New(ctx, mcpserver.Config{
+				Threads: m, Index: src.index, Display: src.display,
+				RunTimeout: timeout, Version: version(), Logger: a.logger(),
+			})
+			if err != nil {
+				return err
+			}
+			fmt.Fprintln(a.stderr, "docmind: serving MCP on stdio")
+			err = srv.Run(ctx, &mcp.IOTransport{Reader: io.NopCloser(a.stdin), Writer: nopWriteCloser{a.stdout}})
+			if errors.Is(err, io.EOF) {
+				// the client closed its end: a normal end of the session
+				return nil
+			}
+			return err
+		},
+	}
+	pf.register(cmd)
+	tf.registerData(cmd)
+	return cmd
+}
+
+// nopWriteCloser is a writer whose Close does nothing (stdout stays open
+// for the exit path).
+type nopWriteCloser struct{ io.Writer }
+
+func (nopWriteCloser) Close() error { return nil }
+
+// version is the module version the binary was built from, or "dev".
+func version() string {
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		return bi.Main.Version
+	}
+	return "dev"
+}

@@ -1,0 +1,246 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/docmind/docmind/internal/testenv"
+	"github.com/docmind/docmind/mcpserver"
+	"github.com/docmind/docmind/schema"
+)
+
+// The SDK's own client runs `docmind mcp` as a subprocess and speaks the
+// protocol to it over stdin/stdout, as an assistant would.
+func TestMCPStdio(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	cmd := exec.Command(binPath, "mcp", "--docs", "examples/contract")
+	cmd.Dir = testenv.RepoRoot(t)
+	cmd.Env = []string{"HOME=" + t.TempDir(), "PATH=" + os.Getenv("PATH"), "XDG_CACHE_HOME=" + cacheDir(t), "DOCMIND_DATA_DIR=" + t.TempDir()}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	client := mcp.NewClient(&mcp.Implementation{Name: "docmind-test", Version: "1"}, nil)
+	cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatalf("connect to docmind mcp: %v; stderr:\n%s", err, stderr.String())
+	}
+	defer func() {
+		if err := cs.Close(); err != nil {
+			t.Errorf("close: %v", err)
+		}
+		if !strings.Contains(stderr.String(), "docmind: serving MCP on stdio") {
+			t.Errorf("diagnostics should go to stderr, got:\n%s", stderr.String())
+		}
+	}()
+	if got := cs.InitializeResult().ServerInfo.Name; got != "docmind" {
+		t.Errorf("server name %q, want docmind", got)
+	}
+
+	tools, err := cs.ListTools(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	byName := map[string]*mcp.Tool{}
+	for _, tool := range tools.Tools {
+		byName[tool.Name] = tool
+	}
+	for _, name := range []string{"ask", "search", "get_section"} {
+		if byName[name] == nil {
+			t.Fatalf("tool %s not listed; got %v", name, tools.Tools)
+		}
+	}
+	if d := byName["ask"].Description; !strings.Contains(d, "judge") || !strings.Contains(d, schema.FallbackMessage) {
+		t.Errorf("ask's description should say answers are judged and may be refused: %q", d)
+	}
+
+	t.Run("ask answers with a citation", func(t *testing.T) {
+		res, out := callAsk(ctx, t, cs, map[string]any{"question": "What are the late payment penalties?"})
+		if !out.Answered || !out.Verdict.Grounded || !strings.Contains(out.Answer, "1.5%") {
+			t.Fatalf("want a grounded answer citing the 1.5%% late fee, got %+v", out)
+		}
+		cited := false
+		for _, c := range out.Citations {
+			if c.Page == 8 && strings.Contains(c.Quote, "1.5%") && strings.HasSuffix(c.Document, "master-services-agreement.md") {
+				cited = true
+			}
+		}
+		if !cited {
+			t.Errorf("no citation of page 8 quoting the 1.5%% fee: %+v", out.Citations)
+		}
+		if out.RunID == "" || out.Thread == "" || out.Verdict.Confidence <= 0 {
+			t.Errorf("run id, thread and confidence should be set: %+v", out)
+		}
+		if text := textOf(t, res); !strings.Contains(text, "1.5%") || !strings.Contains(text, "page 8") || !strings.Contains(text, out.RunID) {
+			t.Errorf("text content should carry the answer, its page and the run id:\n%s", text)
+		}
+	})
+
+	t.Run("ask falls back", func(t *testing.T) {
+		res, out := callAsk(ctx, t, cs, map[string]any{"question": "What is the warranty period?"})
+		if out.Answered || out.Answer != schema.FallbackMessage || len(out.Citations) != 0 || out.RunID == "" {
+			t.Fatalf("want the fallback message with a run id and no citations, got %+v", out)
+		}
+		if text := textOf(t, res); !strings.HasPrefix(text, schema.FallbackMessage) {
+			t.Errorf("text should start with the fallback message:\n%s", text)
+		}
+	})
+
+	var firstID string
+	t.Run("search", func(t *testing.T) {
+		res := callTool(ctx, t, cs, "search", map[string]any{"query": "late fee overdue", "limit": 3})
+		var out mcpserver.SearchOutput
+		decodeStructured(t, res, &out)
+		if len(out.Results) == 0 || len(out.Results) > 3 {
+			t.Fatalf("want 1 to 3 results, got %+v", out.Results)
+		}
+		top := out.Results[0]
+		if top.Title != "Late Payment Penalties" || top.Page != 8 || top.Pages != "page 8" || top.Score <= 0 || top.ID == "" ||
+			!strings.HasSuffix(top.Document, "master-services-agreement.md") {
+			t.Errorf("top result %+v, want Late Payment Penalties on page 8 with a score", top)
+		}
+		firstID = top.ID
+	})
+
+	t.Run("get_section", func(t *testing.T) {
+		if firstID == "" {
+			t.Skip("search found no section")
+		}
+		res := callTool(ctx, t, cs, "get_section", map[string]any{"id": firstID})
+		var out mcpserver.SectionOutput
+		decodeStructured(t, res, &out)
+		if out.ID != firstID || out.Title != "Late Payment Penalties" || out.Page != 8 || !strings.Contains(out.Text, "1.5% per month") {
+			t.Errorf("section %s: %+v", firstID, out)
+		}
+	})
+
+	t.Run("bad calls are one-line tool errors", func(t *testing.T) {
+		for _, c := range []struct {
+			tool string
+			args map[string]any
+			want string
+		}{
+			{"get_section", map[string]any{"id": "no-such-section"}, `no section with id "no-such-section"`},
+			{"search", map[string]any{"query": "fee", "limit": 500}, "limit must be between 1 and 50"},
+			{"ask", map[string]any{"question": "  "}, "question is empty"},
+		} {
+			res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: c.tool, Arguments: c.args})
+			if err != nil {
+				t.Fatalf("%s %v: protocol error %v, want a tool error", c.tool, c.args, err)
+			}
+			text := textOf(t, res)
+			if !res.IsError || !strings.Contains(text, c.want) || strings.Contains(strings.TrimSpace(text), "\n") {
+				t.Errorf("%s %v: want one-line tool error containing %q, got isError=%v %q", c.tool, c.args, c.want, res.IsError, text)
+			}
+		}
+	})
+
+	t.Run("documents are resources", func(t *testing.T) {
+		list, err := cs.ListResources(ctx, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var msa *mcp.Resource
+		for _, r := range list.Resources {
+			if !strings.HasPrefix(r.URI, mcpserver.DocumentURIPrefix) {
+				t.Errorf("resource URI %q does not start with %s", r.URI, mcpserver.DocumentURIPrefix)
+			}
+			if strings.HasSuffix(r.Name, "master-services-agreement.md") {
+				msa = r
+			}
+		}
+		if len(list.Resources) != 2 || msa == nil {
+			t.Fatalf("want the 2 contract documents, got %+v", list.Resources)
+		}
+		read, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: msa.URI})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(read.Contents) != 1 || !strings.Contains(read.Contents[0].Text, "## Late Payment Penalties (page 8") ||
+			!strings.Contains(read.Contents[0].Text, "1.5% per month") {
+			t.Errorf("reading %s: %+v", msa.URI, read.Contents)
+		}
+		if _, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: mcpserver.DocumentURIPrefix + "999999"}); err == nil {
+			t.Error("reading an unknown document should fail")
+		}
+	})
+}
+
+// callTool calls a tool and fails the test on a protocol or tool error.
+func callTool(ctx context.Context, t *testing.T, cs *mcp.ClientSession, name string, args map[string]any) *mcp.CallToolResult {
+	t.Helper()
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	if res.IsError {
+		t.Fatalf("%s: tool error %s", name, textOf(t, res))
+	}
+	return res
+}
+
+func callAsk(ctx context.Context, t *testing.T, cs *mcp.ClientSession, args map[string]any) (*mcp.CallToolResult, mcpserver.AskOutput) {
+	t.Helper()
+	res := callTool(ctx, t, cs, "ask", args)
+	var out mcpserver.AskOutput
+	decodeStructured(t, res, &out)
+	return res, out
+}
+
+// decodeStructured decodes a tool result's structured content into v.
+func decodeStructured(t *testing.T, res *mcp.CallToolResult, v any) {
+	t.Helper()
+	b, err := json.Marshal(res.StructuredContent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, v); err != nil {
+		t.Fatalf("structured content %s: %v", b, err)
+	}
+}
+
+// textOf is the text of a tool result's content.
+func textOf(t *testing.T, res *mcp.CallToolResult) string {
+	t.Helper()
+	var b strings.Builder
+	for _, c := range res.Content {
+		tc, ok := c.(*mcp.TextContent)
+		if !ok {
+			t.Fatalf("content %T, want text", c)
+		}
+		b.WriteString(tc.Text)
+	}
+	return b.String()
+}
+
+// README's MCP section has a client configuration that parses and starts
+// docmind mcp --docs.
+func TestREADMEMCPConfig(t *testing.T) {
+	section := readmeSection(t, "MCP")
+	start := strings.Index(section, "```json\n")
+	if start < 0 {
+		t.Fatal("README's MCP section has no JSON configuration")
+	}
+	block := section[start+len("```json\n"):]
+	block = block[:strings.Index(block, "```")]
+	var cfg struct {
+		MCPServers map[string]struct {
+			Command string   `json:"command"`
+			Args    []string `json:"args"`
+		} `json:"mcpServers"`
+	}
+	if err := json.Unmarshal([]byte(block), &cfg); err != nil {
+		t.Fatalf("README's MCP configuration is not JSON: %v\n%s", err, block)
+	}
+	s := cfg.MCPServers["docmind"]
+	if s.Command != "docmind" || strings.Join(s.Args, " ") != "mcp --docs /path/to/folder" {
+		t.Errorf("configuration should run docmind mcp --docs /path/to/folder, got %+v", s)
+	}
+}

@@ -1,0 +1,122 @@
+package mcpserver_test
+
+import (
+	"context"
+	"encoding/json"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/docmind/docmind"
+	"github.com/docmind/docmind/checkpoint"
+	"github.com/docmind/docmind/index"
+	"github.com/docmind/docmind/ingest"
+	"github.com/docmind/docmind/internal/testenv"
+	"github.com/docmind/docmind/mcpserver"
+	"github.com/docmind/docmind/schema"
+	"github.com/docmind/docmind/threads"
+)
+
+// contractConfig indexes examples/contract and builds the offline pipeline
+// and run ledger over it, as docmind mcp does.
+func contractConfig(t *testing.T) (mcpserver.Config, *checkpoint.Memory) {
+	t.Helper()
+	ctx := context.Background()
+	ix, err := index.Open(ctx, filepath.Join(t.TempDir(), index.FileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ix.Close() })
+	l, closeLoader := docmind.NewLoader()
+	defer closeLoader()
+	if _, err := ingest.Run(ctx, ix, []string{filepath.Join(testenv.RepoRoot(t), "examples", "contract")}, ingest.Options{Parser: ingest.LoaderParser(l)}); err != nil {
+		t.Fatal(err)
+	}
+	p, err := docmind.New(docmind.WithRetriever(ix.Retriever()), docmind.WithCorpus(ix.Corpus()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	store := checkpoint.NewMemory()
+	m, err := threads.New(threads.Config{Store: store, Runner: p.Runner(), Rewriter: threads.Rules{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return mcpserver.Config{Threads: m, Index: ix, RunTimeout: time.Minute}, store
+}
+
+func TestNewNeedsThreadsAndIndex(t *testing.T) {
+	if _, err := mcpserver.New(context.Background(), mcpserver.Config{}); err == nil {
+		t.Fatal("New without a run ledger and an index should fail")
+	}
+}
+
+// The SDK's client against the streamable HTTP handler, served by
+// httptest: an answer with its run recorded in the ledger, a follow-up in
+// the same thread, a search and a bad call.
+func TestStreamableHTTP(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cfg, store := contractConfig(t)
+	h, err := mcpserver.NewHTTPHandler(ctx, cfg, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(h)
+	defer ts.Close()
+	client := mcp.NewClient(&mcp.Implementation{Name: "docmind-test", Version: "1"}, nil)
+	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: ts.URL, MaxRetries: -1}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+
+	var out mcpserver.AskOutput
+	call(ctx, t, cs, "ask", map[string]any{"question": "What are the late payment penalties?"}, &out)
+	if !out.Answered || !strings.Contains(out.Answer, "1.5%") || len(out.Citations) == 0 || out.Citations[0].Page != 8 {
+		t.Fatalf("want the 1.5%% late fee cited on page 8, got %+v", out)
+	}
+	run, err := store.Run(ctx, out.RunID)
+	if err != nil || run.Thread != out.Thread || run.Question != "What are the late payment penalties?" || run.Status != checkpoint.StatusDone {
+		t.Fatalf("run %s in the ledger: %+v, %v", out.RunID, run, err)
+	}
+
+	var follow mcpserver.AskOutput
+	call(ctx, t, cs, "ask", map[string]any{"question": "What is the warranty period?", "thread": out.Thread}, &follow)
+	if follow.Answered || follow.Answer != schema.FallbackMessage || follow.Thread != out.Thread || follow.RunID == out.RunID {
+		t.Fatalf("want the fallback in thread %s, got %+v", out.Thread, follow)
+	}
+
+	var found mcpserver.SearchOutput
+	call(ctx, t, cs, "search", map[string]any{"query": "termination notice"}, &found)
+	if len(found.Results) == 0 || len(found.Results) > mcpserver.DefaultSearchLimit {
+		t.Fatalf("search: %+v", found)
+	}
+
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "get_section", Arguments: map[string]any{"id": "missing"}})
+	if err != nil || !res.IsError {
+		t.Fatalf("get_section of an unknown id: want a tool error, got %+v, %v", res, err)
+	}
+}
+
+// call calls a tool, fails on any error and decodes its structured content.
+func call(ctx context.Context, t *testing.T, cs *mcp.ClientSession, name string, args map[string]any, out any) {
+	t.Helper()
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	if res.IsError {
+		t.Fatalf("%s: tool error %+v", name, res.Content)
+	}
+	b, err := json.Marshal(res.StructuredContent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, out); err != nil {
+		t.Fatalf("%s: structured content %s: %v", name, b, err)
+	}
+}
