@@ -41,7 +41,7 @@ func contractConfig(t *testing.T) (mcpserver.Config, *checkpoint.Memory) {
 		t.Fatal(err)
 	}
 	store := checkpoint.NewMemory()
-	m, err := threads.New(threads.Config{Store: store, Runner: p.Runner(), Rewriter: threads.Rules{}})
+	m, err := threads.New(threads.Config{Store: store, Runner: p.Runner(), Rewriter: threads.Offline{}})
 	if err != nil {
 		t.Fatal(err)
 	}
