@@ -472,12 +472,10 @@ func DefaultDirIn(getenv func(string) string) (string, error) {
 	return filepath.Join(c, "docmind", "index"), nil
 }
 
-// CacheDirFor returns a per-folder index directory under the user cache
-// dir, for one-shot runs over a folder (`ask --docs DIR`): the same folder
-// maps to the same index, so repeated runs only re-parse changed files.
-func CacheDirFor(docsDir string) (string, error) { return CacheDirForIn(docsDir, os.Getenv) }
-
-// CacheDirForIn is CacheDirFor with the environment read through getenv.
+// CacheDirForIn returns a per-folder index directory under the user cache
+// dir (found through getenv: XDG_CACHE_HOME, HOME), for one-shot runs over
+// a folder (`ask --docs DIR`): the same folder maps to the same index, so
+// repeated runs only re-parse changed files.
 func CacheDirForIn(docsDir string, getenv func(string) string) (string, error) {
 	abs, err := filepath.Abs(docsDir)
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"math"
+	"os"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -484,11 +485,11 @@ func TestDefaultDirs(t *testing.T) {
 	if d, err := DefaultDir(); err != nil || d != "/cache/docmind/index" {
 		t.Fatalf("DefaultDir = %q, %v", d, err)
 	}
-	a, _ := CacheDirFor("/docs/a")
-	b, _ := CacheDirFor("/docs/b")
-	a2, _ := CacheDirFor("/docs/a/")
+	a, _ := CacheDirForIn("/docs/a", os.Getenv)
+	b, _ := CacheDirForIn("/docs/b", os.Getenv)
+	a2, _ := CacheDirForIn("/docs/a/", os.Getenv)
 	if a == b || a != a2 || filepath.Dir(a) != "/cache/docmind/folders" {
-		t.Fatalf("CacheDirFor: %q %q %q", a, b, a2)
+		t.Fatalf("CacheDirForIn: %q %q %q", a, b, a2)
 	}
 }
 

@@ -19,7 +19,7 @@ import (
 // docsIndex answers --docs PATH (a folder or one file) the way the
 // persistent index answers: it ingests PATH — same walker, parsers,
 // sectioning and BM25 as docmind ingest — into an index kept for that
-// folder under the user's cache directory (index.CacheDirFor), so that a
+// folder under the user's cache directory (index.CacheDirForIn), so that a
 // second run only re-reads changed files; files that are gone are pruned.
 // When the cache cannot be used (no cache directory, read-only, an index
 // this version cannot read) it builds the index in a temporary directory

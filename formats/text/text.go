@@ -1,5 +1,5 @@
-// Package text decodes plain-text files of unknown encoding and turns them
-// into a document.Document of paragraphs.
+// Package text decodes plain-text files of unknown encoding (Decode); the
+// loader sections the decoded text.
 //
 // Decode detects the encoding in this order:
 //
@@ -31,14 +31,12 @@ package text
 
 import (
 	"bytes"
-	"context"
 	"encoding/binary"
 	"strings"
 	"unicode"
 	"unicode/utf16"
 	"unicode/utf8"
 
-	"github.com/docmind/docmind/document"
 	"github.com/docmind/docmind/formats"
 	"golang.org/x/text/encoding"
 	"golang.org/x/text/encoding/charmap"
@@ -75,53 +73,6 @@ func Decode(data []byte) (s string, encodingName string, err error) {
 	}
 	name, s := legacy(data)
 	return s, name, nil
-}
-
-// Parse decodes data and splits it into paragraphs at blank lines. It
-// returns formats.ErrUnsupported for binary data and formats.ErrEmpty when
-// there is no text.
-func Parse(ctx context.Context, source string, data []byte) (*document.Document, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	s, _, err := Decode(data)
-	if err != nil {
-		return nil, formats.Errorf(source, formats.ErrUnsupported, "%s", formats.Reason(err))
-	}
-	doc := &document.Document{Source: source, Format: formats.Text}
-	for _, p := range Paragraphs(s) {
-		doc.Blocks = append(doc.Blocks, document.Block{Kind: document.Paragraph, Text: p})
-	}
-	if len(doc.Blocks) == 0 {
-		return nil, formats.Errorf(source, formats.ErrEmpty, "empty text file")
-	}
-	return doc, nil
-}
-
-// Paragraphs splits text at blank lines (or form feeds) and joins the lines
-// of each paragraph with single spaces. Line endings may be LF, CRLF or CR.
-func Paragraphs(s string) []string {
-	s = strings.ReplaceAll(s, "\r\n", "\n")
-	s = strings.ReplaceAll(s, "\r", "\n")
-	s = strings.ReplaceAll(s, "\f", "\n\n")
-	var out []string
-	var cur []string
-	flush := func() {
-		if len(cur) > 0 {
-			out = append(out, strings.Join(cur, " "))
-			cur = cur[:0]
-		}
-	}
-	for _, line := range strings.Split(s, "\n") {
-		line = formats.CleanText(line)
-		if line == "" {
-			flush()
-			continue
-		}
-		cur = append(cur, line)
-	}
-	flush()
-	return out
 }
 
 func bom(b []byte) (name string, n int, ok bool) {

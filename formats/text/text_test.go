@@ -2,13 +2,11 @@ package text
 
 import (
 	"bytes"
-	"context"
 	"errors"
 	"strings"
 	"testing"
 	"unicode/utf8"
 
-	"github.com/docmind/docmind/document"
 	"github.com/docmind/docmind/formats"
 	"github.com/docmind/docmind/formats/internal/fixture"
 	"golang.org/x/text/encoding"
@@ -129,50 +127,6 @@ func TestDecodeBinary(t *testing.T) {
 		if !errors.Is(err, formats.ErrUnsupported) {
 			t.Errorf("%s: err = %v, want ErrUnsupported", name, err)
 		}
-	}
-}
-
-func TestParse(t *testing.T) {
-	data := encode(t, charmap.Windows1252, "Title line\r\n\r\nFirst  paragraph,\r\nsecond line.\r\n\r\n\r\nLast – one\ffinal")
-	doc, err := Parse(context.Background(), "notes.txt", data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := []document.Block{
-		{Kind: document.Paragraph, Text: "Title line"},
-		{Kind: document.Paragraph, Text: "First paragraph, second line."},
-		{Kind: document.Paragraph, Text: "Last – one"},
-		{Kind: document.Paragraph, Text: "final"},
-	}
-	if doc.Format != "text" || doc.Source != "notes.txt" || doc.Pages != 0 {
-		t.Errorf("doc = %+v", doc)
-	}
-	if len(doc.Blocks) != len(want) {
-		t.Fatalf("blocks = %q, want %q", doc.Blocks, want)
-	}
-	for i := range want {
-		if doc.Blocks[i] != want[i] {
-			t.Errorf("block %d = %+v, want %+v", i, doc.Blocks[i], want[i])
-		}
-	}
-}
-
-func TestParseErrors(t *testing.T) {
-	ctx := context.Background()
-	if _, err := Parse(ctx, "e.txt", []byte(" \n\t\n")); !errors.Is(err, formats.ErrEmpty) {
-		t.Errorf("blank file: err = %v, want ErrEmpty", err)
-	}
-	_, err := Parse(ctx, "bin.txt", []byte("\x00\x01\x02\x03\x00\x00\x00\x05\x06"))
-	if !errors.Is(err, formats.ErrUnsupported) {
-		t.Fatalf("binary: err = %v, want ErrUnsupported", err)
-	}
-	if got := err.Error(); !strings.HasPrefix(got, "bin.txt: binary file") {
-		t.Errorf("message = %q", got)
-	}
-	cancelled, cancel := context.WithCancel(ctx)
-	cancel()
-	if _, err := Parse(cancelled, "a.txt", []byte("text")); !errors.Is(err, context.Canceled) {
-		t.Errorf("cancelled: err = %v", err)
 	}
 }
 
