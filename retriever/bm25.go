@@ -36,6 +36,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/docmind/docmind/internal/wordlists"
 	"github.com/docmind/docmind/lexicon"
 	"github.com/docmind/docmind/schema"
 	"github.com/docmind/docmind/textproc"
@@ -335,13 +336,15 @@ func (q *query) key() string {
 // fillerTerms are stems of question words that carry no topic ("how many
 // days", "how quickly", "what happens") and are not in textproc's stop
 // list. They are ignored when no section contains them; otherwise their
-// low IDF already makes them count little.
-var fillerTerms = map[string]bool{
-	"mani": true, "much": true, "happen": true, "describ": true, "explain": true,
-	"anyth": true, "someth": true, "know": true, "want": true, "say": true,
-	"regard": true, "concern": true, "quick": true, "quickli": true, "soon": true,
-	"often": true, "exact": true, "specif": true, "long": true, "get": true,
-}
+// low IDF already makes them count little. Edit
+// internal/wordlists/question_filler.txt.
+var fillerTerms = func() map[string]bool {
+	m := map[string]bool{}
+	for _, w := range wordlists.Words("question_filler") {
+		m[textproc.Stem(w)] = true
+	}
+	return m
+}()
 
 // scored is a section's relevance for one query.
 type scored struct {

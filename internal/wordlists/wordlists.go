@@ -2,8 +2,8 @@
 // embedded text files, one list a file, with one loader: the stop words
 // (stop.txt), the thesaurus (thesaurus.txt), the judge's discourse and
 // answer words, the relevance check's question-form words and measure
-// nouns. Each file documents its list in '#' comment lines; edit the
-// files, not code.
+// nouns, the retriever's question filler words. Each file documents its
+// list in '#' comment lines; edit the files, not code.
 package wordlists
 
 import (
