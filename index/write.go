@@ -572,6 +572,20 @@ func (ix *Index) Sections(ctx context.Context, path string) ([]schema.Section, e
 	return out, rows.Err()
 }
 
+// Section returns the section with this id (schema.Section.ID, the
+// stable id retrieval gives it); ok is false when no document has it.
+func (ix *Index) Section(ctx context.Context, id string) (sec schema.Section, ok bool, err error) {
+	var rowid int64
+	sec, err = scanSection(ix.db.QueryRowContext(ctx, `SELECT `+sectionColumns+` FROM sections s JOIN documents d ON d.id = s.doc_id WHERE s.key = ? ORDER BY s.id LIMIT 1`, id), &rowid)
+	if errors.Is(err, sql.ErrNoRows) {
+		return schema.Section{}, false, nil
+	}
+	if err != nil {
+		return schema.Section{}, false, fmt.Errorf("read section %s from index %s: %w", id, ix.path, err)
+	}
+	return sec, true, nil
+}
+
 const sectionColumns = `s.id, s.key, d.path, s.title, s.content, s.page, s.page_end, s.page_label, s.chunk, s.page_printed, s.doc_title, s.doc_entity, s.doc_period`
 
 func scanSection(sc interface{ Scan(...any) error }, rowid *int64) (schema.Section, error) {

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/docmind/docmind"
+	"github.com/docmind/docmind/index"
 	"github.com/docmind/docmind/judge"
 	"github.com/docmind/docmind/llm/providers"
 	"github.com/docmind/docmind/schema"
@@ -51,26 +52,33 @@ func (pf *pipelineFlags) register(cmd *cobra.Command) {
 // buildPipeline loads the documents, picks offline or LLM mode and builds
 // the pipeline. It prints one line on stderr saying which mode runs.
 func (a *app) buildPipeline(ctx context.Context, cmd *cobra.Command, pf *pipelineFlags, obs schema.Observer, extra ...docmind.Option) (*docmind.Pipeline, error) {
+	p, _, err := a.pipelineAndSource(ctx, cmd, pf, obs, extra...)
+	return p, err
+}
+
+// pipelineAndSource is buildPipeline that also returns where the pipeline
+// answers from (docmind serve lists its documents).
+func (a *app) pipelineAndSource(ctx context.Context, cmd *cobra.Command, pf *pipelineFlags, obs schema.Observer, extra ...docmind.Option) (*docmind.Pipeline, *docSource, error) {
 	if pf.maxRetries < 0 {
-		return nil, usageError{cmd: cmd.Name(), err: fmt.Errorf("--max-retries must be 0 or more, got %d", pf.maxRetries)}
+		return nil, nil, usageError{cmd: cmd.Name(), err: fmt.Errorf("--max-retries must be 0 or more, got %d", pf.maxRetries)}
 	}
 	if pf.minConf < 0 || pf.minConf > 1 {
-		return nil, usageError{cmd: cmd.Name(), err: fmt.Errorf("--min-confidence must be between 0 and 1, got %v", pf.minConf)}
+		return nil, nil, usageError{cmd: cmd.Name(), err: fmt.Errorf("--min-confidence must be between 0 and 1, got %v", pf.minConf)}
 	}
 	limits, err := pf.tokenLimits(cmd)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	sources, err := a.documentSource(ctx, pf)
+	src, err := a.documentSource(ctx, pf)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	models, err := a.models(pf)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 
-	opts := append(sources,
+	opts := append(src.opts,
 		docmind.WithMaxRetries(pf.maxRetries),
 		docmind.WithMinConfidence(pf.minConf),
 		docmind.WithLogger(a.logger()),
@@ -83,7 +91,8 @@ func (a *app) buildPipeline(ctx context.Context, cmd *cobra.Command, pf *pipelin
 			opts = append(opts, docmind.WithoutStreaming())
 		}
 	}
-	return docmind.New(append(opts, extra...)...)
+	p, err := docmind.New(append(opts, extra...)...)
+	return p, src, err
 }
 
 // models picks the LLM (or none: offline) from the flags and environment,
@@ -170,12 +179,21 @@ func (pf *pipelineFlags) tokenLimits(cmd *cobra.Command) (docmind.TokenLimits, e
 	return l, nil
 }
 
+// docSource is where a pipeline's answers come from: the options that
+// set its retriever, the index they search, and how the index's document
+// paths are shown (as the sources of answers show them).
+type docSource struct {
+	opts  []docmind.Option
+	index *index.Index
+	show  func(path string) string
+}
+
 // documentSource returns where answers come from: the persistent index
 // (--index or the default location), or the documents of --docs brought
 // into a per-folder cached index by the same ingest — one walker, one
 // parser, one BM25, so that a folder gets the same answers either way. The
 // index is opened for this command and closed when it ends.
-func (a *app) documentSource(ctx context.Context, pf *pipelineFlags) ([]docmind.Option, error) {
+func (a *app) documentSource(ctx context.Context, pf *pipelineFlags) (*docSource, error) {
 	if pf.docs == "" {
 		emb, err := a.embedding(pf.embed.config(providers.Config{Provider: pf.provider, BaseURL: pf.baseURL}))
 		if err != nil {
@@ -197,8 +215,9 @@ func (a *app) documentSource(ctx context.Context, pf *pipelineFlags) ([]docmind.
 		// the judge weighs the question's terms by their rarity in the whole
 		// index, as it does over the sections of --docs; prompts show the
 		// documents' paths relative to the folder the index was built from
-		return []docmind.Option{docmind.WithRetriever(ix.Retriever()), docmind.WithCorpus(ix.Corpus()),
-			docmind.WithSourceRoot(docmind.SourceRoot(paths...))}, nil
+		opts := []docmind.Option{docmind.WithRetriever(ix.Retriever()), docmind.WithCorpus(ix.Corpus()),
+			docmind.WithSourceRoot(docmind.SourceRoot(paths...))}
+		return &docSource{opts: opts, index: ix, show: func(p string) string { return p }}, nil
 	}
 	if pf.embed.model != "" {
 		fmt.Fprintln(a.stderr, "docmind: --embed-model applies to the index; --docs answers with BM25 only")
@@ -218,7 +237,8 @@ func (a *app) documentSource(ctx context.Context, pf *pipelineFlags) ([]docmind.
 	if fi, err := os.Stat(promptRoot); err == nil && !fi.IsDir() {
 		promptRoot = filepath.Dir(promptRoot)
 	}
-	return []docmind.Option{docmind.WithRetriever(ret), docmind.WithCorpus(ix.Corpus()), docmind.WithSourceRoot(promptRoot)}, nil
+	opts := []docmind.Option{docmind.WithRetriever(ret), docmind.WithCorpus(ix.Corpus()), docmind.WithSourceRoot(promptRoot)}
+	return &docSource{opts: opts, index: ix, show: ret.display}, nil
 }
 
 // fallbackNotice says on stderr when a stage fell back from the model's

@@ -74,38 +74,44 @@ func (a *app) openStore(ctx context.Context, tf *threadFlags) (*checkpoint.SQLit
 // manager builds a thread manager. With pf nil it has no pipeline and
 // can only read the ledger and finish reviews.
 func (a *app) manager(ctx context.Context, c *cobra.Command, pf *pipelineFlags, obs schema.Observer, store checkpoint.Store, tf *threadFlags) (*threads.Manager, error) {
+	m, _, err := a.managerAndSource(ctx, c, pf, obs, store, tf)
+	return m, err
+}
+
+// managerAndSource is manager that also returns where its pipeline
+// answers from (nil when pf is nil).
+func (a *app) managerAndSource(ctx context.Context, c *cobra.Command, pf *pipelineFlags, obs schema.Observer, store checkpoint.Store, tf *threadFlags) (*threads.Manager, *docSource, error) {
 	cfg := threads.Config{Store: store, Review: tf.review, MinConfidence: tf.minConfidence, Logger: a.logger()}
+	var src *docSource
 	if pf != nil {
-		p, err := a.buildPipeline(ctx, c, pf, obs)
+		p, s, err := a.pipelineAndSource(ctx, c, pf, obs)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
+		src = s
 		cfg.Runner = p.Runner()
 		cfg.Rewriter = threads.Rules{}
 		if p.Mode() != docmind.ModeOffline {
 			models, err := providers.FromEnv(a.getenv, providers.Config{Provider: pf.provider, Model: pf.model, BaseURL: pf.baseURL})
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			cfg.Rewriter = &threads.LLM{Model: models.Main, Fallback: threads.Rules{}, ModelName: models.Name}
 		}
 	}
-	return threads.New(cfg)
+	m, err := threads.New(cfg)
+	return m, src, err
 }
 
 // runOutput is the JSON form (stateOutput) of a run in the ledger and the
 // state it reached, with err, if any, that stopped it; res may be nil when
 // the run did not start.
 func runOutput(res *threads.Result, err error) stateOutput {
-	var out stateOutput
+	errText := ""
 	if err != nil {
-		out.Error = oneLine(err)
+		errText = oneLine(err)
 	}
-	if res != nil {
-		run := res.Run
-		out.Run, out.State = &run, res.State
-	}
-	return out
+	return threads.OutcomeOf(res, errText)
 }
 
 // askInThread runs ask --thread/--review: the question goes through the
