@@ -24,6 +24,7 @@ import (
 	"net"
 	"net/http"
 	"regexp"
+	"runtime"
 	"strconv"
 	"strings"
 	"time"
@@ -34,9 +35,6 @@ import (
 
 // Defaults of Config's limits.
 const (
-	// DefaultMaxRuns is how many runs (asks, resumes, chat completions)
-	// run at once.
-	DefaultMaxRuns = 8
 	// DefaultMaxQueue is how many more requests wait for a run slot
 	// before requests are refused with 429.
 	DefaultMaxQueue = 64
@@ -49,6 +47,13 @@ const (
 	// ModelName is the model the OpenAI-compatible API serves.
 	ModelName = "docmind"
 )
+
+// DefaultMaxRuns is how many runs run at once by default: one per CPU
+// (runtime.GOMAXPROCS), since offline runs are bound by the CPU. More
+// only queue for the CPU and the run ledger: on 2 cores, 8 at once
+// answered 7.7 questions a second where 2 answered 10.6 (BENCHMARKS.md).
+// Runs that wait on an LLM over the network can use more.
+func DefaultMaxRuns() int { return runtime.GOMAXPROCS(0) }
 
 // Config configures a Server.
 type Config struct {
@@ -70,7 +75,8 @@ type Config struct {
 	// CORSOrigin, when set, is the one origin (or "*") browsers may call
 	// the API from; cross-origin requests are refused otherwise.
 	CORSOrigin string
-	// MaxRuns is how many runs run at once (DefaultMaxRuns when 0).
+	// MaxRuns is how many runs (asks, resumes, chat completions) run at
+	// once; DefaultMaxRuns() when 0.
 	MaxRuns int
 	// MaxQueue is how many requests wait for a run slot beyond MaxRuns
 	// (DefaultMaxQueue when 0; -1: none wait); beyond it requests get 429.
@@ -102,7 +108,7 @@ func New(cfg Config) (*Server, error) {
 		return nil, errors.New("server: no threads manager configured")
 	}
 	if cfg.MaxRuns <= 0 {
-		cfg.MaxRuns = DefaultMaxRuns
+		cfg.MaxRuns = DefaultMaxRuns()
 	}
 	switch {
 	case cfg.MaxQueue == 0:

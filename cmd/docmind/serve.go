@@ -76,7 +76,7 @@ flight finish, for at most --shutdown-timeout.`,
 	f.StringVar(&sf.addr, "addr", "127.0.0.1:8080", "address to listen on (host:port); a non-loopback host needs --token")
 	f.StringVar(&sf.token, "token", "", "bearer token every request must send (default: $DOCMIND_TOKEN; required for a non-loopback --addr)")
 	f.StringVar(&sf.cors, "cors", "", "origin browsers may call the API from, e.g. http://localhost:3000 (default: none)")
-	f.IntVar(&sf.maxRuns, "max-runs", server.DefaultMaxRuns, "questions answered at once")
+	f.IntVar(&sf.maxRuns, "max-runs", server.DefaultMaxRuns(), "questions answered at once (default: one per CPU; raise it for an LLM, whose runs wait on the network)")
 	f.IntVar(&sf.maxQueue, "max-queue", server.DefaultMaxQueue, "questions waiting for a run beyond --max-runs before requests get 429")
 	f.DurationVar(&sf.grace, "shutdown-timeout", 30*time.Second, "how long Ctrl-C or SIGTERM waits for requests in flight")
 	return cmd
