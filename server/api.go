@@ -129,9 +129,8 @@ func (s *Server) run(ctx context.Context, run runFunc, sink func(schema.Event)) 
 // error when the run did not start). The run slot is taken first, so
 // that a busy server answers 429 before any stream starts.
 func (s *Server) respond(w http.ResponseWriter, r *http.Request, run runFunc) {
-	release, err := s.acquire(r.Context())
-	if err != nil {
-		busy(w, err)
+	release, ok := s.slot(w, r)
+	if !ok {
 		return
 	}
 	defer release()

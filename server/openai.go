@@ -128,9 +128,8 @@ func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
 		writeError(w, status, problem)
 		return
 	}
-	release, err := s.acquire(r.Context())
-	if err != nil {
-		busy(w, err)
+	release, ok := s.slot(w, r)
+	if !ok {
 		return
 	}
 	defer release()

@@ -27,6 +27,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/docmind/docmind/index"
@@ -85,6 +86,12 @@ type Config struct {
 	MaxBodyBytes int64
 	// RunTimeout bounds each run (DefaultRunTimeout when 0).
 	RunTimeout time.Duration
+	// UploadDir is where POST documents saves uploaded files before
+	// ingesting them into Index; empty: uploads are refused.
+	UploadDir string
+	// MaxUploadBytes limits an upload's body (DefaultMaxUploadBytes when
+	// 0).
+	MaxUploadBytes int64
 	// MCP, when set, is served at /mcp (behind the same token, CORS and
 	// body limits as the rest).
 	MCP http.Handler
@@ -100,6 +107,8 @@ type Server struct {
 	slots   chan struct{}
 	waiting chan struct{}
 	started time.Time
+	// uploads serialises uploads and deletions of documents.
+	uploads sync.Mutex
 }
 
 // New returns a Server for cfg.
@@ -118,6 +127,9 @@ func New(cfg Config) (*Server, error) {
 	}
 	if cfg.MaxBodyBytes <= 0 {
 		cfg.MaxBodyBytes = DefaultMaxBodyBytes
+	}
+	if cfg.MaxUploadBytes <= 0 {
+		cfg.MaxUploadBytes = DefaultMaxUploadBytes
 	}
 	if cfg.RunTimeout <= 0 {
 		cfg.RunTimeout = DefaultRunTimeout
@@ -147,7 +159,8 @@ func (s *Server) routes() {
 	s.handle("/api/v1/runs", route{http.MethodGet: s.listRuns})
 	s.handle("/api/v1/runs/{id}", route{http.MethodGet: s.showRun})
 	s.handle("/api/v1/runs/{id}/resume", route{http.MethodPost: s.resume})
-	s.handle("/api/v1/documents", route{http.MethodGet: s.listDocuments})
+	s.handle("/api/v1/documents", route{http.MethodGet: s.listDocuments, http.MethodPost: s.uploadDocuments})
+	s.handle("/api/v1/documents/{id}", route{http.MethodDelete: s.deleteDocument})
 	s.handle("/api/v1/sections/{id}", route{http.MethodGet: s.showSection})
 	s.handle("/v1/models", route{http.MethodGet: s.models})
 	s.handle("/v1/models/{id}", route{http.MethodGet: s.model})
@@ -203,11 +216,15 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if !s.authorized(w, r) {
 		return
 	}
-	if r.ContentLength > s.cfg.MaxBodyBytes {
-		writeError(w, http.StatusRequestEntityTooLarge, s.tooLarge())
+	limit := s.cfg.MaxBodyBytes
+	if r.Method == http.MethodPost && r.URL.Path == "/api/v1/documents" {
+		limit = s.cfg.MaxUploadBytes
+	}
+	if r.ContentLength > limit {
+		writeError(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("request body too large: at most %d bytes", limit))
 		return
 	}
-	r.Body = http.MaxBytesReader(w, r.Body, s.cfg.MaxBodyBytes)
+	r.Body = http.MaxBytesReader(w, r.Body, limit)
 	s.mux.ServeHTTP(w, r)
 }
 
@@ -316,6 +333,17 @@ func (s *Server) acquire(ctx context.Context) (func(), error) {
 		<-s.waiting
 		return nil, ctx.Err()
 	}
+}
+
+// slot takes a run slot for the request, or answers that none is free
+// (429, or 503 when the request ended first) and reports false.
+func (s *Server) slot(w http.ResponseWriter, r *http.Request) (func(), bool) {
+	release, err := s.acquire(r.Context())
+	if err != nil {
+		busy(w, err)
+		return nil, false
+	}
+	return release, true
 }
 
 // busy answers a request that found no run slot.

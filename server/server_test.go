@@ -55,9 +55,9 @@ func contractIndex(t *testing.T) *index.Index {
 			indexErr = err
 			return
 		}
-		l, closeLoader := docmind.NewLoader()
+		l, closeLoader := newLoader()
 		defer closeLoader()
-		_, indexErr = ingest.Run(ctx, ix, []string{filepath.Join(testenv.RepoRoot(t), "examples", "contract")}, ingest.Options{Parser: ingest.LoaderParser(l)})
+		_, indexErr = ingest.Run(ctx, ix, []string{contractDir(t)}, ingest.Options{Parser: ingest.LoaderParser(l)})
 		sharedIx = ix
 	})
 	if indexErr != nil {
@@ -66,11 +66,24 @@ func contractIndex(t *testing.T) *index.Index {
 	return sharedIx
 }
 
+// contractDir is examples/contract.
+func contractDir(t *testing.T) string {
+	return filepath.Join(testenv.RepoRoot(t), "examples", "contract")
+}
+
+// newLoader is the loader docmind ingest uses.
+var newLoader = docmind.NewLoader
+
 // newServer starts a Server over the contract index with a fresh run
 // ledger; adjust changes its config.
 func newServer(t *testing.T, adjust func(*Config)) (*httptest.Server, *Server) {
 	t.Helper()
-	ix := contractIndex(t)
+	return newServerOn(t, contractIndex(t), adjust)
+}
+
+// newServerOn is newServer answering from ix.
+func newServerOn(t *testing.T, ix *index.Index, adjust func(*Config)) (*httptest.Server, *Server) {
+	t.Helper()
 	p, err := docmind.New(docmind.WithRetriever(ix.Retriever()), docmind.WithCorpus(ix.Corpus()), docmind.WithObserver(Observer()))
 	if err != nil {
 		t.Fatal(err)

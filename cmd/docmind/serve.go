@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"path/filepath"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -44,7 +45,9 @@ func (a *app) serveCmd() *cobra.Command {
 		Short: "Answer questions over HTTP: a JSON API and an OpenAI-compatible chat API",
 		Long: `serve answers questions over HTTP with the same pipeline, index and run
 ledger as the other commands: a JSON API under /api/v1/ (ask, with
-server-sent events on request; runs; resume; documents; sections) and an
+server-sent events on request; runs; resume; documents, uploads (saved in
+the data directory's "uploads" folder and ingested) and deletions;
+sections) and an
 OpenAI-compatible API under /v1/ (chat/completions and models; the model is
 "docmind"). Every question is a run in the ledger (docmind runs ls).
 
@@ -95,13 +98,18 @@ func (a *app) serve(c *cobra.Command, pf *pipelineFlags, tf *threadFlags, sf *se
 	if err != nil {
 		return err
 	}
+	dir, err := a.dataDir(tf.dataDir)
+	if err != nil {
+		return err
+	}
 	queue := sf.maxQueue
 	if queue == 0 {
 		queue = -1 // none wait
 	}
 	h, err := server.New(server.Config{
 		Manager: m, Index: src.index, ShowSource: src.show,
-		Token: sf.token, CORSOrigin: sf.cors,
+		UploadDir: filepath.Join(dir, "uploads"),
+		Token:     sf.token, CORSOrigin: sf.cors,
 		MaxRuns: sf.maxRuns, MaxQueue: queue, RunTimeout: pf.timeout,
 		Logger: a.logger(),
 	})
