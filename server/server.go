@@ -30,6 +30,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/docmind/docmind/formats/pdf"
 	"github.com/docmind/docmind/index"
 	"github.com/docmind/docmind/threads"
 )
@@ -109,6 +110,10 @@ type Server struct {
 	started time.Time
 	// uploads serialises uploads and deletions of documents.
 	uploads sync.Mutex
+	// pdf renders pages, started on first use.
+	pdfOnce sync.Once
+	pdf     *pdf.Reader
+	pdfErr  error
 }
 
 // New returns a Server for cfg.
@@ -161,6 +166,7 @@ func (s *Server) routes() {
 	s.handle("/api/v1/runs/{id}/resume", route{http.MethodPost: s.resume})
 	s.handle("/api/v1/documents", route{http.MethodGet: s.listDocuments, http.MethodPost: s.uploadDocuments})
 	s.handle("/api/v1/documents/{id}", route{http.MethodDelete: s.deleteDocument})
+	s.handle("/api/v1/documents/{id}/pages/{n}", route{http.MethodGet: s.documentPage})
 	s.handle("/api/v1/sections/{id}", route{http.MethodGet: s.showSection})
 	s.handle("/v1/models", route{http.MethodGet: s.models})
 	s.handle("/v1/models/{id}", route{http.MethodGet: s.model})

@@ -74,6 +74,23 @@ func contractDir(t *testing.T) string {
 // newLoader is the loader docmind ingest uses.
 var newLoader = docmind.NewLoader
 
+// freshIndex is a new index of the files and folders at paths.
+func freshIndex(t *testing.T, paths ...string) (*index.Index, *ingest.Summary) {
+	t.Helper()
+	ix, err := index.Open(context.Background(), index.PathInDir(t.TempDir()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ix.Close() })
+	l, closeLoader := newLoader()
+	defer closeLoader()
+	sum, err := ingest.Run(context.Background(), ix, paths, ingest.Options{Parser: ingest.LoaderParser(l)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ix, sum
+}
+
 // newServer starts a Server over the contract index with a fresh run
 // ledger; adjust changes its config.
 func newServer(t *testing.T, adjust func(*Config)) (*httptest.Server, *Server) {

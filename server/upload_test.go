@@ -2,7 +2,6 @@ package server
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"mime/multipart"
@@ -13,8 +12,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/docmind/docmind/index"
-	"github.com/docmind/docmind/ingest"
 	"github.com/docmind/docmind/schema"
 )
 
@@ -52,16 +49,7 @@ The Provider warrants the Deliverables for a warranty period of twelve (12) mont
 // it, and deletes it: the answer comes from the upload, then the
 // question falls back again.
 func TestUploadAskDelete(t *testing.T) {
-	ix, err := index.Open(context.Background(), index.PathInDir(t.TempDir()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ix.Close()
-	l, closeLoader := newLoader()
-	defer closeLoader()
-	if _, err := ingest.Run(context.Background(), ix, []string{contractDir(t)}, ingest.Options{Parser: ingest.LoaderParser(l)}); err != nil {
-		t.Fatal(err)
-	}
+	ix, _ := freshIndex(t, contractDir(t))
 	uploads := t.TempDir()
 	ts, _ := newServerOn(t, ix, func(c *Config) { c.UploadDir = uploads; c.MaxUploadBytes = 4096 })
 

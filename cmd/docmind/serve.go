@@ -116,6 +116,7 @@ func (a *app) serve(c *cobra.Command, pf *pipelineFlags, tf *threadFlags, sf *se
 	if err != nil {
 		return err
 	}
+	defer h.Close()
 	ln, err := net.Listen("tcp", sf.addr)
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", sf.addr, err)
