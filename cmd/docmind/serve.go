@@ -45,11 +45,10 @@ func (a *app) serveCmd() *cobra.Command {
 		Short: "Answer questions over HTTP: a JSON API and an OpenAI-compatible chat API",
 		Long: `serve answers questions over HTTP with the same pipeline, index and run
 ledger as the other commands: a JSON API under /api/v1/ (ask, with
-server-sent events on request; runs; resume; documents, uploads (saved in
-the data directory's "uploads" folder and ingested) and deletions;
-sections) and an
-OpenAI-compatible API under /v1/ (chat/completions and models; the model is
-"docmind"). Every question is a run in the ledger (docmind runs ls).
+server-sent events on request; runs; resume; documents, their uploads,
+deletions and PDF pages; sections) and an OpenAI-compatible API under /v1/
+(chat/completions and models; the model is "docmind"). Every question is a
+run in the ledger (docmind runs ls).
 
 It binds to the loopback interface. Another --addr needs --token (or
 $DOCMIND_TOKEN), and every request must then send "Authorization: Bearer T".
@@ -79,7 +78,7 @@ flight finish, for at most --shutdown-timeout.`,
 	f.StringVar(&sf.addr, "addr", "127.0.0.1:8080", "address to listen on (host:port); a non-loopback host needs --token")
 	f.StringVar(&sf.token, "token", "", "bearer token every request must send (default: $DOCMIND_TOKEN; required for a non-loopback --addr)")
 	f.StringVar(&sf.cors, "cors", "", "origin browsers may call the API from, e.g. http://localhost:3000 (default: none)")
-	f.IntVar(&sf.maxRuns, "max-runs", server.DefaultMaxRuns(), "questions answered at once (default: one per CPU; raise it for an LLM, whose runs wait on the network)")
+	f.IntVar(&sf.maxRuns, "max-runs", server.DefaultMaxRuns(), "questions answered at once: one per CPU by default; raise it for an LLM, whose runs wait on the network")
 	f.IntVar(&sf.maxQueue, "max-queue", server.DefaultMaxQueue, "questions waiting for a run beyond --max-runs before requests get 429")
 	f.DurationVar(&sf.grace, "shutdown-timeout", 30*time.Second, "how long Ctrl-C or SIGTERM waits for requests in flight")
 	return cmd
