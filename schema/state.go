@@ -237,6 +237,25 @@ func (s *State) Answered() bool {
 	return s != nil && s.FinalOutput != nil && *s.FinalOutput != FallbackMessage
 }
 
+// CitedSections returns the retrieved sections the answer cites by title,
+// or every retrieved section when it cites none by title.
+func (s *State) CitedSections() []Section {
+	if s == nil {
+		return nil
+	}
+	ans := s.Answer()
+	var cited []Section
+	for _, sec := range s.RetrievedSections {
+		if strings.Contains(ans, sec.Title) {
+			cited = append(cited, sec)
+		}
+	}
+	if len(cited) == 0 {
+		return s.RetrievedSections
+	}
+	return cited
+}
+
 // Path renders the node history as "decompose → retrieve → ...".
 func (s *State) Path() string { return strings.Join(s.NodeHistory, " → ") }
 

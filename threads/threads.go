@@ -179,12 +179,24 @@ func (r *Result) Answer() string {
 type AskOption func(*askConfig)
 
 type askConfig struct {
-	review *bool
+	review  *bool
+	history []Turn
+	// historySet is true when WithHistory was given (even empty).
+	historySet bool
 }
 
 // WithReview turns human review on or off for one Ask.
 func WithReview(on bool) AskOption {
 	return func(c *askConfig) { c.review = &on }
+}
+
+// WithHistory gives the earlier questions of the conversation (oldest
+// first) instead of the thread's runs in the ledger: for a client that
+// keeps the conversation itself, such as an OpenAI-style chat request,
+// whose earlier messages are not runs. The follow-up is rewritten from
+// the last DefaultHistoryTurns (Config.HistoryTurns) of them.
+func WithHistory(turns []Turn) AskOption {
+	return func(c *askConfig) { c.history, c.historySet = turns, true }
 }
 
 // NewRunID returns a fresh random run id (12 hex digits).
@@ -218,13 +230,9 @@ func (m *Manager) Ask(ctx context.Context, thread, question string, opts ...AskO
 	if ac.review != nil {
 		review = *ac.review
 	}
-	prior, err := m.cfg.Store.Runs(ctx, checkpoint.RunFilter{Thread: thread, Limit: m.cfg.HistoryTurns})
+	turns, err := m.history(ctx, thread, ac)
 	if err != nil {
 		return nil, fmt.Errorf("ask in thread %s: %w", thread, err)
-	}
-	turns := make([]Turn, 0, len(prior))
-	for _, r := range prior {
-		turns = append(turns, Turn{Question: r.Question, Query: r.Query})
 	}
 	meter := &schema.Meter{}
 	query, err := m.cfg.Rewriter.Rewrite(schema.ContextWithMeter(ctx, meter), turns, question)
@@ -254,6 +262,27 @@ func (m *Manager) Ask(ctx context.Context, thread, question string, opts ...AskO
 		return nil, fmt.Errorf("ask in thread %s: %w", thread, err)
 	}
 	return m.execute(ctx, run, start, m.cfg.Runner)
+}
+
+// history returns the earlier questions the rewriter sees: those given
+// with WithHistory, else the thread's latest runs.
+func (m *Manager) history(ctx context.Context, thread string, ac askConfig) ([]Turn, error) {
+	if ac.historySet {
+		turns := ac.history
+		if n := m.cfg.HistoryTurns; len(turns) > n {
+			turns = turns[len(turns)-n:]
+		}
+		return turns, nil
+	}
+	prior, err := m.cfg.Store.Runs(ctx, checkpoint.RunFilter{Thread: thread, Limit: m.cfg.HistoryTurns})
+	if err != nil {
+		return nil, err
+	}
+	turns := make([]Turn, 0, len(prior))
+	for _, r := range prior {
+		turns = append(turns, Turn{Question: r.Question, Query: r.Query})
+	}
+	return turns, nil
 }
 
 // runnerFor builds the runner of a Manager given stages.

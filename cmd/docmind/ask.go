@@ -90,7 +90,7 @@ func printAnswer(w io.Writer, st *schema.State, streamed bool) {
 		fmt.Fprintln(w, st.Answer())
 	}
 	if st.Answered() {
-		if cited := citedSections(st); len(cited) > 0 {
+		if cited := st.CitedSections(); len(cited) > 0 {
 			fmt.Fprintln(w, "\nSources:")
 			for i, s := range cited {
 				fmt.Fprintf(w, "  [%d] %s — %s, %s\n", i+1, s.Title, s.Source, s.PageRef())
@@ -119,22 +119,6 @@ func printAnswer(w io.Writer, st *schema.State, streamed bool) {
 		}
 		fmt.Fprintln(w, line)
 	}
-}
-
-// citedSections returns the retrieved sections the answer cites, or all
-// retrieved sections when it cites none by title.
-func citedSections(st *schema.State) []schema.Section {
-	ans := st.Answer()
-	var cited []schema.Section
-	for _, s := range st.RetrievedSections {
-		if strings.Contains(ans, s.Title) {
-			cited = append(cited, s)
-		}
-	}
-	if len(cited) == 0 {
-		return st.RetrievedSections
-	}
-	return cited
 }
 
 func plural(n int, one, many string) string {

@@ -15,6 +15,7 @@ import (
 	"os/signal"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -37,6 +38,19 @@ const (
 // the middle of one leaves the files as they were before it.
 const interruptGrace = 200 * time.Millisecond
 
+// shutdownGrace, when a command sets it (docmind serve: the time it lets
+// requests in flight finish), is how long the process may wind down
+// after a signal instead of interruptGrace.
+var shutdownGrace atomic.Int64
+
+// graceAfterSignal is how long the process may wind down after a signal.
+func graceAfterSignal() time.Duration {
+	if g := time.Duration(shutdownGrace.Load()); g > interruptGrace {
+		return g
+	}
+	return interruptGrace
+}
+
 func main() {
 	ctx, cancel := context.WithCancel(context.Background())
 	sigs := make(chan os.Signal, 2)
@@ -47,7 +61,7 @@ func main() {
 		cancel()
 		select {
 		case <-sigs: // a second Ctrl-C: exit now
-		case <-time.After(interruptGrace):
+		case <-time.After(graceAfterSignal()):
 		}
 		exiting.Lock()
 		fmt.Fprintln(os.Stderr, "docmind: interrupted")

@@ -6,8 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/docmind/docmind/checkpoint"
-	"github.com/docmind/docmind/schema"
+	"github.com/docmind/docmind/threads"
 )
 
 // Output for scripts is defined here, in one place: every command that
@@ -49,16 +48,10 @@ func annotateJSON(cmd *cobra.Command, flag, what string) {
 
 // stateOutput is the one JSON shape of a question's outcome (ask --json,
 // with or without --thread/--review, chat --json lines, runs resume
-// --json): the state's fields at the top level (query, decomposition,
-// retrieved_sections, generated_response, judge_verdict, final_output,
-// retry_count, node_history, ...), "run" beside them when the run is in
-// the ledger (id, thread, status, steps, ...), and "error" when the run
-// failed (the state is then the one it reached).
-type stateOutput struct {
-	*schema.State
-	Run   *checkpoint.Run `json:"run,omitempty"`
-	Error string          `json:"error,omitempty"`
-}
+// --json, and the HTTP API of docmind serve): threads.Outcome, the
+// state's fields at the top level, "run" beside them when the run is in
+// the ledger, and "error" when the run failed.
+type stateOutput = threads.Outcome
 
 // writeJSON prints v as indented JSON.
 func writeJSON(w io.Writer, v any) error {

@@ -49,7 +49,7 @@ Exit codes: 0 answered, 1 error, 2 usage error, 3 no confident answer,
 		return usageError{cmd: c.Name(), err: err}
 	})
 	root.AddCommand(a.askCmd(), a.ingestCmd(), a.indexCmd(), a.evalCmd())
-	root.AddCommand(a.chatCmd(), a.resumeCmd(), a.runsCmd(), a.gcCmd(), a.mcpCmd())
+	root.AddCommand(a.chatCmd(), a.resumeCmd(), a.runsCmd(), a.gcCmd(), a.mcpCmd(), a.serveCmd())
 	return root
 }
 

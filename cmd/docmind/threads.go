@@ -106,15 +106,11 @@ func (a *app) managerFor(p *docmind.Pipeline, pf *pipelineFlags, store checkpoin
 // state it reached, with err, if any, that stopped it; res may be nil when
 // the run did not start.
 func runOutput(res *threads.Result, err error) stateOutput {
-	var out stateOutput
+	errText := ""
 	if err != nil {
-		out.Error = oneLine(err)
+		errText = oneLine(err)
 	}
-	if res != nil {
-		run := res.Run
-		out.Run, out.State = &run, res.State
-	}
-	return out
+	return threads.OutcomeOf(res, errText)
 }
 
 // askInThread runs ask --thread/--review: the question goes through the

@@ -45,6 +45,7 @@ import (
 	"github.com/docmind/docmind/formats"
 	pdfium "github.com/klippa-app/go-pdfium"
 	pdfiumerrors "github.com/klippa-app/go-pdfium/errors"
+	"github.com/klippa-app/go-pdfium/requests"
 	"github.com/klippa-app/go-pdfium/webassembly"
 	"github.com/tetratelabs/wazero"
 )
@@ -162,6 +163,21 @@ func (r *Reader) Close() error {
 // cancelled ctx is checked between pages and returns ctx.Err().
 func (r *Reader) Parse(ctx context.Context, source string, data []byte) (doc *document.Document, err error) {
 	defer formats.Recover(source, &err)
+	inst, err := r.instance(ctx, source, data)
+	if err != nil {
+		return nil, err
+	}
+	defer inst.Close()
+	raw, err := extract(ctx, inst, source, data)
+	if err != nil {
+		return nil, err
+	}
+	return build(source, raw, r.opts.IgnoreBookmarks)
+}
+
+// instance checks data's size and borrows a PDFium instance from the
+// pool; close it when done.
+func (r *Reader) instance(ctx context.Context, source string, data []byte) (pdfium.Pdfium, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -175,7 +191,7 @@ func (r *Reader) Parse(ctx context.Context, source string, data []byte) (doc *do
 	closed := r.done
 	r.mu.Unlock()
 	if closed {
-		return nil, errors.New("pdf: Parse on a closed Reader")
+		return nil, errors.New("pdf: use of a closed Reader")
 	}
 	inst, err := r.pool.GetInstanceWithContext(ctx)
 	if err != nil {
@@ -184,12 +200,49 @@ func (r *Reader) Parse(ctx context.Context, source string, data []byte) (doc *do
 		}
 		return nil, fmt.Errorf("pdf: %s: no PDFium instance available: %w", source, err)
 	}
-	defer inst.Close()
-	raw, err := extract(ctx, inst, source, data)
+	return inst, nil
+}
+
+// ErrNoPage is returned (wrapped) by RenderPage for a page the PDF does
+// not have.
+var ErrNoPage = errors.New("no such page")
+
+// RenderPage renders page n (1-based) of a PDF as a PNG image at dpi
+// dots per inch.
+func (r *Reader) RenderPage(ctx context.Context, source string, data []byte, n, dpi int) (png []byte, err error) {
+	defer formats.Recover(source, &err)
+	inst, err := r.instance(ctx, source, data)
 	if err != nil {
 		return nil, err
 	}
-	return build(source, raw, r.opts.IgnoreBookmarks)
+	defer inst.Close()
+	od, err := inst.OpenDocument(&requests.OpenDocument{File: &data})
+	if err != nil {
+		return nil, openError(source, err)
+	}
+	defer inst.FPDF_CloseDocument(&requests.FPDF_CloseDocument{Document: od.Document})
+	pc, err := inst.FPDF_GetPageCount(&requests.FPDF_GetPageCount{Document: od.Document})
+	if err != nil {
+		return nil, formats.Errorf(source, formats.ErrCorrupt, "damaged PDF: no readable pages")
+	}
+	if n < 1 || n > pc.PageCount {
+		return nil, fmt.Errorf("pdf: %s: page %d: %w (it has %d)", source, n, ErrNoPage, pc.PageCount)
+	}
+	out, err := inst.RenderToFile(&requests.RenderToFile{
+		RenderPageInDPI: &requests.RenderPageInDPI{
+			Page: requests.Page{ByIndex: &requests.PageByIndex{Document: od.Document, Index: n - 1}},
+			DPI:  dpi,
+		},
+		OutputFormat: requests.RenderToFileOutputFormatPNG,
+		OutputTarget: requests.RenderToFileOutputTargetBytes,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("pdf: %s: render page %d: %w", source, n, err)
+	}
+	if out.ImageBytes == nil {
+		return nil, fmt.Errorf("pdf: %s: render page %d: no image", source, n)
+	}
+	return *out.ImageBytes, nil
 }
 
 // openError turns PDFium's open failure into a formats error.

@@ -1,0 +1,448 @@
+// Package server serves DocMind over HTTP: a JSON API under /api/v1/
+// (ask, with server-sent events on request; the run ledger; review and
+// resume; the indexed documents and their sections) and an
+// OpenAI-compatible chat completions API under /v1/ (model "docmind"),
+// all answering with the same pipeline, index and run ledger as the CLI.
+//
+// A Server is an http.Handler. It is safe by default: requests need
+// "Authorization: Bearer TOKEN" when Config.Token is set, and otherwise
+// must name a loopback host (no DNS rebinding); request bodies are
+// limited (413); runs have a deadline; at most Config.MaxRuns run at once,
+// Config.MaxQueue more wait for a slot, and the rest are refused (429);
+// cross-origin requests are allowed only from Config.CORSOrigin. Every
+// error is one JSON object {"error": "one clear line"} with its status,
+// also when a handler panics.
+package server
+
+import (
+	"context"
+	"crypto/subtle"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"regexp"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/docmind/docmind/formats/pdf"
+	"github.com/docmind/docmind/index"
+	"github.com/docmind/docmind/threads"
+)
+
+// Defaults of Config's limits.
+const (
+	// DefaultMaxQueue is how many more requests wait for a run slot
+	// before requests are refused with 429.
+	DefaultMaxQueue = 64
+	// DefaultMaxBodyBytes is the largest request body accepted (413).
+	DefaultMaxBodyBytes = 1 << 20
+	// DefaultRunTimeout bounds one run, every retry included.
+	DefaultRunTimeout = 10 * time.Minute
+	// MaxQuestionBytes is the longest question accepted.
+	MaxQuestionBytes = 64 << 10
+	// ModelName is the model the OpenAI-compatible API serves.
+	ModelName = "docmind"
+)
+
+// DefaultMaxRuns is how many runs run at once by default: one per CPU
+// (runtime.GOMAXPROCS), since offline runs are bound by the CPU. More
+// only queue for the CPU and the run ledger: on 2 cores, 8 at once
+// answered 7.7 questions a second where 2 answered 10.6 (BENCHMARKS.md).
+// Runs that wait on an LLM over the network can use more.
+func DefaultMaxRuns() int { return runtime.GOMAXPROCS(0) }
+
+// Config configures a Server.
+type Config struct {
+	// Manager runs questions through the pipeline and keeps the run
+	// ledger (required). Build its pipeline with Observer() as (or
+	// passing events to) its observer, so that server-sent events report
+	// each node of a run.
+	Manager *threads.Manager
+	// Index is the index the pipeline answers from: GET documents and
+	// GET sections/{id} read it. Nil: they answer 404.
+	Index *index.Index
+	// ShowSource maps a document's path in the index to the form the
+	// answers' sources show (nil: as it is).
+	ShowSource func(path string) string
+	// Token, when set, is required of every request as
+	// "Authorization: Bearer TOKEN" (401 otherwise). Without it, requests
+	// must name a loopback host (localhost, 127.0.0.1, [::1]).
+	Token string
+	// CORSOrigin, when set, is the one origin (or "*") browsers may call
+	// the API from; cross-origin requests are refused otherwise.
+	CORSOrigin string
+	// MaxRuns is how many runs (asks, resumes, chat completions) run at
+	// once; DefaultMaxRuns() when 0.
+	MaxRuns int
+	// MaxQueue is how many requests wait for a run slot beyond MaxRuns
+	// (DefaultMaxQueue when 0; -1: none wait); beyond it requests get 429.
+	MaxQueue int
+	// MaxBodyBytes limits request bodies (DefaultMaxBodyBytes when 0).
+	MaxBodyBytes int64
+	// RunTimeout bounds each run (DefaultRunTimeout when 0).
+	RunTimeout time.Duration
+	// UploadDir is where POST documents saves uploaded files before
+	// ingesting them into Index; empty: uploads are refused.
+	UploadDir string
+	// MaxUploadBytes limits an upload's body (DefaultMaxUploadBytes when
+	// 0).
+	MaxUploadBytes int64
+	// MCP, when set, is served at /mcp (behind the same token, CORS and
+	// body limits as the rest).
+	MCP http.Handler
+	// Logger receives internal errors (slog.Default() when nil); clients
+	// get one line, never a stack trace.
+	Logger *slog.Logger
+}
+
+// Server is the HTTP handler of docmind serve.
+type Server struct {
+	cfg     Config
+	mux     *http.ServeMux
+	slots   chan struct{}
+	waiting chan struct{}
+	started time.Time
+	// uploads serialises uploads and deletions of documents.
+	uploads sync.Mutex
+	// pdf renders pages, started on first use.
+	pdfOnce sync.Once
+	pdf     *pdf.Reader
+	pdfErr  error
+}
+
+// New returns a Server for cfg.
+func New(cfg Config) (*Server, error) {
+	if cfg.Manager == nil {
+		return nil, errors.New("server: no threads manager configured")
+	}
+	if cfg.MaxRuns <= 0 {
+		cfg.MaxRuns = DefaultMaxRuns()
+	}
+	switch {
+	case cfg.MaxQueue == 0:
+		cfg.MaxQueue = DefaultMaxQueue
+	case cfg.MaxQueue < 0:
+		cfg.MaxQueue = 0
+	}
+	if cfg.MaxBodyBytes <= 0 {
+		cfg.MaxBodyBytes = DefaultMaxBodyBytes
+	}
+	if cfg.MaxUploadBytes <= 0 {
+		cfg.MaxUploadBytes = DefaultMaxUploadBytes
+	}
+	if cfg.RunTimeout <= 0 {
+		cfg.RunTimeout = DefaultRunTimeout
+	}
+	if cfg.ShowSource == nil {
+		cfg.ShowSource = func(p string) string { return p }
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	s := &Server{
+		cfg:     cfg,
+		mux:     http.NewServeMux(),
+		slots:   make(chan struct{}, cfg.MaxRuns),
+		waiting: make(chan struct{}, cfg.MaxRuns+cfg.MaxQueue),
+		started: time.Now(),
+	}
+	s.routes()
+	return s, nil
+}
+
+// routes registers the endpoints. Patterns carry no method, so that a
+// wrong method gets a JSON 405 from route rather than the mux's text.
+func (s *Server) routes() {
+	s.handle("/healthz", route{http.MethodGet: s.health})
+	s.handle("/api/v1/ask", route{http.MethodPost: s.ask})
+	s.handle("/api/v1/runs", route{http.MethodGet: s.listRuns})
+	s.handle("/api/v1/runs/{id}", route{http.MethodGet: s.showRun})
+	s.handle("/api/v1/runs/{id}/resume", route{http.MethodPost: s.resume})
+	s.handle("/api/v1/documents", route{http.MethodGet: s.listDocuments, http.MethodPost: s.uploadDocuments})
+	s.handle("/api/v1/documents/{id}", route{http.MethodDelete: s.deleteDocument})
+	s.handle("/api/v1/documents/{id}/pages/{n}", route{http.MethodGet: s.documentPage})
+	s.handle("/api/v1/sections/{id}", route{http.MethodGet: s.showSection})
+	s.handle("/v1/models", route{http.MethodGet: s.models})
+	s.handle("/v1/models/{id}", route{http.MethodGet: s.model})
+	s.handle("/v1/chat/completions", route{http.MethodPost: s.chatCompletions})
+	if s.cfg.MCP != nil {
+		s.mux.Handle("/mcp", s.cfg.MCP)
+		s.mux.Handle("/mcp/", s.cfg.MCP)
+	}
+	s.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, http.StatusNotFound, fmt.Sprintf("no endpoint %s (see /api/v1/ and /v1/ in the README, section \"Serving\")", r.URL.Path))
+	})
+}
+
+// route maps methods to the handlers of one path.
+type route map[string]http.HandlerFunc
+
+func (s *Server) handle(pattern string, rt route) {
+	s.mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
+		if h, ok := rt[r.Method]; ok {
+			h(w, r)
+			return
+		}
+		if r.Method == http.MethodHead {
+			if h, ok := rt[http.MethodGet]; ok {
+				h(w, r)
+				return
+			}
+		}
+		allowed := make([]string, 0, len(rt))
+		for m := range rt {
+			allowed = append(allowed, m)
+		}
+		w.Header().Set("Allow", strings.Join(allowed, ", "))
+		writeError(w, http.StatusMethodNotAllowed, fmt.Sprintf("%s %s is not supported; use %s", r.Method, r.URL.Path, strings.Join(allowed, ", ")))
+	})
+}
+
+// ServeHTTP implements http.Handler: recovery, CORS, host and token
+// checks and the body limit, then the endpoint.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	defer func() {
+		if v := recover(); v != nil {
+			if v == http.ErrAbortHandler {
+				panic(v)
+			}
+			s.cfg.Logger.Error("server: internal error", "method", r.Method, "path", r.URL.Path, "panic", fmt.Sprint(v))
+			writeError(w, http.StatusInternalServerError, "internal error (logged on the server)")
+		}
+	}()
+	if !s.cors(w, r) {
+		return
+	}
+	if !s.authorized(w, r) {
+		return
+	}
+	limit := s.cfg.MaxBodyBytes
+	if r.Method == http.MethodPost && r.URL.Path == "/api/v1/documents" {
+		limit = s.cfg.MaxUploadBytes
+	}
+	if r.ContentLength > limit {
+		writeError(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("request body too large: at most %d bytes", limit))
+		return
+	}
+	r.Body = http.MaxBytesReader(w, r.Body, limit)
+	s.mux.ServeHTTP(w, r)
+}
+
+func (s *Server) tooLarge() string {
+	return fmt.Sprintf("request body too large: at most %d bytes", s.cfg.MaxBodyBytes)
+}
+
+// cors answers preflight requests and sets the CORS headers for the
+// configured origin; it refuses other cross-origin requests. It reports
+// whether the request goes on.
+func (s *Server) cors(w http.ResponseWriter, r *http.Request) bool {
+	origin := r.Header.Get("Origin")
+	if origin == "" {
+		return true
+	}
+	allowed := s.cfg.CORSOrigin != "" && (s.cfg.CORSOrigin == "*" || s.cfg.CORSOrigin == origin)
+	if !allowed {
+		if sameOrigin(r, origin) {
+			return true
+		}
+		writeError(w, http.StatusForbidden, fmt.Sprintf("cross-origin requests from %s are not allowed (start the server with --cors ORIGIN)", origin))
+		return false
+	}
+	h := w.Header()
+	h.Set("Access-Control-Allow-Origin", origin)
+	h.Add("Vary", "Origin")
+	if r.Method == http.MethodOptions && r.Header.Get("Access-Control-Request-Method") != "" {
+		h.Set("Access-Control-Allow-Methods", "GET, POST, DELETE, OPTIONS")
+		h.Set("Access-Control-Allow-Headers", "Authorization, Content-Type, Accept")
+		h.Set("Access-Control-Max-Age", "600")
+		w.WriteHeader(http.StatusNoContent)
+		return false
+	}
+	return true
+}
+
+// sameOrigin reports whether origin is the server's own (a page it
+// served itself).
+func sameOrigin(r *http.Request, origin string) bool {
+	return origin == "http://"+r.Host || origin == "https://"+r.Host
+}
+
+// authorized checks the bearer token, or without one that the request
+// names a loopback host.
+func (s *Server) authorized(w http.ResponseWriter, r *http.Request) bool {
+	if s.cfg.Token == "" {
+		if !loopbackHost(r.Host) {
+			writeError(w, http.StatusForbidden, fmt.Sprintf("host %q is not a loopback address: without --token the server answers only requests to localhost", r.Host))
+			return false
+		}
+		return true
+	}
+	got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+	if !ok || subtle.ConstantTimeCompare([]byte(strings.TrimSpace(got)), []byte(s.cfg.Token)) != 1 {
+		w.Header().Set("WWW-Authenticate", `Bearer realm="docmind"`)
+		msg := "missing token: send Authorization: Bearer TOKEN"
+		if ok {
+			msg = "wrong token"
+		}
+		writeError(w, http.StatusUnauthorized, msg)
+		return false
+	}
+	return true
+}
+
+// loopbackHost reports whether a Host header names this machine's
+// loopback interface.
+func loopbackHost(hostport string) bool {
+	host := hostport
+	if h, _, err := net.SplitHostPort(hostport); err == nil {
+		host = h
+	}
+	host = strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// IsLoopbackAddr reports whether a listen address (host:port) binds
+// only the loopback interface; ":8080" (every interface) does not.
+func IsLoopbackAddr(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil || host == "" {
+		return false
+	}
+	return loopbackHost(host)
+}
+
+// errBusy is why a request found no run slot.
+var errBusy = errors.New("too many questions at once: try again shortly")
+
+// acquire takes a run slot, waiting behind at most MaxQueue others; it
+// returns the release function, or errBusy, or the context's error.
+func (s *Server) acquire(ctx context.Context) (func(), error) {
+	select {
+	case s.waiting <- struct{}{}:
+	default:
+		return nil, errBusy
+	}
+	select {
+	case s.slots <- struct{}{}:
+		return func() { <-s.slots; <-s.waiting }, nil
+	case <-ctx.Done():
+		<-s.waiting
+		return nil, ctx.Err()
+	}
+}
+
+// slot takes a run slot for the request, or answers that none is free
+// (429, or 503 when the request ended first) and reports false.
+func (s *Server) slot(w http.ResponseWriter, r *http.Request) (func(), bool) {
+	release, err := s.acquire(r.Context())
+	if err != nil {
+		busy(w, err)
+		return nil, false
+	}
+	return release, true
+}
+
+// busy answers a request that found no run slot.
+func busy(w http.ResponseWriter, err error) {
+	if errors.Is(err, errBusy) {
+		w.Header().Set("Retry-After", "1")
+		writeError(w, http.StatusTooManyRequests, err.Error())
+		return
+	}
+	writeError(w, http.StatusServiceUnavailable, "the request ended before a run slot was free: "+err.Error())
+}
+
+// writeJSON writes v with status.
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	enc.Encode(v)
+}
+
+// errorBody is every error's JSON.
+type errorBody struct {
+	Error string `json:"error"`
+}
+
+// writeError writes {"error": msg} (on one line) with status.
+func writeError(w http.ResponseWriter, status int, msg string) {
+	writeJSON(w, status, errorBody{Error: oneLine(msg)})
+}
+
+// oneLine folds a message onto one line.
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// decodeJSON reads the request body as one JSON value into v; strict
+// refuses unknown fields. It writes the error (400, 413, 415) and
+// reports false when the body is not acceptable.
+func (s *Server) decodeJSON(w http.ResponseWriter, r *http.Request, v any, strict bool) bool {
+	if ct := r.Header.Get("Content-Type"); ct != "" {
+		if mt, _, _ := strings.Cut(ct, ";"); !strings.EqualFold(strings.TrimSpace(mt), "application/json") {
+			writeError(w, http.StatusUnsupportedMediaType, fmt.Sprintf("Content-Type %s: send application/json", ct))
+			return false
+		}
+	}
+	dec := json.NewDecoder(r.Body)
+	if strict {
+		dec.DisallowUnknownFields()
+	}
+	err := dec.Decode(v)
+	if err == nil && dec.More() {
+		err = errors.New("more than one JSON value")
+	}
+	if err == nil {
+		return true
+	}
+	var mbe *http.MaxBytesError
+	if errors.As(err, &mbe) {
+		writeError(w, http.StatusRequestEntityTooLarge, s.tooLarge())
+		return false
+	}
+	writeError(w, http.StatusBadRequest, "malformed JSON body: "+err.Error())
+	return false
+}
+
+// idPattern is what run, thread and section ids may look like.
+var idPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$`)
+
+// validID reports whether id may name a run, thread or section, and
+// answers 400 when not.
+func validID(w http.ResponseWriter, what, id string) bool {
+	if idPattern.MatchString(id) {
+		return true
+	}
+	writeError(w, http.StatusBadRequest, fmt.Sprintf("invalid %s id %q: use letters, digits, '.', '_', ':' and '-' (at most 128)", what, id))
+	return false
+}
+
+// health answers GET /healthz.
+func (s *Server) health(w http.ResponseWriter, _ *http.Request) {
+	writeJSON(w, http.StatusOK, map[string]any{"status": "ok", "runs": len(s.slots), "uptime_ms": time.Since(s.started).Milliseconds()})
+}
+
+// queryInt reads an integer query parameter in [0, max], default def.
+func queryInt(w http.ResponseWriter, r *http.Request, name string, def, max int) (int, bool) {
+	v := r.URL.Query().Get(name)
+	if v == "" {
+		return def, true
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 0 || n > max {
+		writeError(w, http.StatusBadRequest, fmt.Sprintf("%s=%q: want a whole number from 0 to %d", name, v, max))
+		return 0, false
+	}
+	return n, true
+}
