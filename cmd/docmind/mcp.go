@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/docmind/docmind/mcpserver"
+	"github.com/docmind/docmind/threads"
 )
 
 func (a *app) mcpCmd() *cobra.Command {
@@ -43,14 +44,7 @@ standard error.`,
 			if err != nil {
 				return err
 			}
-			timeout := pf.timeout
-			if timeout <= 0 {
-				timeout = defaultRunTimeout
-			}
-			srv, err := mcpserver.New(ctx, mcpserver.Config{
-				Threads: m, Index: src.index, Display: src.display,
-				RunTimeout: timeout, Version: version(), Logger: a.logger(),
-			})
+			srv, err := mcpserver.New(ctx, a.mcpConfig(&pf, m, src))
 			if err != nil {
 				return err
 			}
@@ -80,4 +74,17 @@ func version() string {
 		return bi.Main.Version
 	}
 	return "dev"
+}
+
+// mcpConfig is the MCP server's configuration for docmind mcp and serve's
+// /mcp: the thread manager, the index it answers from and --timeout.
+func (a *app) mcpConfig(pf *pipelineFlags, m *threads.Manager, src docSource) mcpserver.Config {
+	timeout := pf.timeout
+	if timeout <= 0 {
+		timeout = defaultRunTimeout
+	}
+	return mcpserver.Config{
+		Threads: m, Index: src.index, Display: src.display,
+		RunTimeout: timeout, Version: version(), Logger: a.logger(),
+	}
 }

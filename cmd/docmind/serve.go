@@ -103,14 +103,7 @@ func (a *app) serve(c *cobra.Command, pf *pipelineFlags, tf *threadFlags, sf *se
 		return err
 	}
 	// /mcp: the same tools as docmind mcp, over MCP's streamable HTTP
-	runTimeout := pf.timeout
-	if runTimeout <= 0 {
-		runTimeout = defaultRunTimeout
-	}
-	mcpHandler, err := mcpserver.NewHTTPHandler(ctx, mcpserver.Config{
-		Threads: m, Index: src.index, Display: src.display,
-		RunTimeout: runTimeout, Version: version(), Logger: a.logger(),
-	}, 30*time.Minute)
+	mcpHandler, err := mcpserver.NewHTTPHandler(ctx, a.mcpConfig(pf, m, src), 30*time.Minute)
 	if err != nil {
 		return err
 	}
