@@ -11,7 +11,7 @@ import (
 
 // delimiter matches an opening or closing prompt delimiter as a model
 // would read it: "<document", "</documents", "< / ANSWER" ….
-var delimiter = regexp.MustCompile(`(?i)<\s*/?\s*(documents?|answer)\b`)
+var delimiter = regexp.MustCompile(`(?i)<[\s\v\x{85}\p{Z}]*/?[\s\v\x{85}\p{Z}]*(documents?|answer)\b`)
 
 // FuzzNeutralise checks the prompt delimiter neutralisation: neutralised
 // text never holds a delimiter, neutralising twice changes nothing, and

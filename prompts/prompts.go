@@ -224,7 +224,10 @@ func Documents(sections []schema.Section) string {
 // to the judge inside <answer>…</answer>.
 func Answer(text string) string { return Neutralise(strings.TrimSpace(text)) }
 
-var delimRE = regexp.MustCompile(`(?i)<\s*(/?)\s*(documents?|answer)\b`)
+// delimRE allows any Unicode space where a tag allows one (Go's \s is
+// ASCII only and omits \v), so collapsing whitespace later cannot turn
+// an unmatched "<\vdocument" into a delimiter.
+var delimRE = regexp.MustCompile(`(?i)<[\s\v\x{85}\p{Z}]*(/?)[\s\v\x{85}\p{Z}]*(documents?|answer)\b`)
 
 // Neutralise replaces anything that looks like one of the prompt's own
 // delimiters (<document>, </documents>, <answer>, …) with a harmless
@@ -234,7 +237,7 @@ func Neutralise(text string) string {
 }
 
 func attr(s string) string {
-	return strings.Join(strings.Fields(Neutralise(s)), " ")
+	return Neutralise(strings.Join(strings.Fields(Neutralise(s)), " "))
 }
 
 var citeRE = regexp.MustCompile(`\[\s*([Ss]\d+(?:\s*[,;]\s*[Ss]\d+)*)\s*\]`)
