@@ -242,3 +242,28 @@ func TestRetrieverOverAnyStore(t *testing.T) {
 		t.Fatalf("got %+v", got)
 	}
 }
+
+// With Widen, each retry returns TopK more sections than the pass before.
+func TestRetrieverWidenGrowsEachRetry(t *testing.T) {
+	ctx := context.Background()
+	ix, _ := openTest(t)
+	putLines(t, ix,
+		"late payment fee of 1.5% per month",
+		"late payment fee waived for enterprise clients",
+		"payment fee schedule for late invoices",
+		"late delivery fee",
+		"late payment interest and fee",
+		"warranty period of twelve months",
+	)
+	r := ix.Retriever()
+	r.TopK, r.Widen = 2, true
+	for attempt, want := range []int{2, 4, 5} {
+		got, err := r.Retrieve(ctx, schema.RetrieveRequest{Query: "late payment fee", Attempt: attempt, Feedback: &schema.Feedback{}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != want {
+			t.Errorf("attempt %d: %d sections, want %d", attempt, len(got), want)
+		}
+	}
+}
