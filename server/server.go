@@ -167,6 +167,7 @@ func (s *Server) routes() {
 	s.handle("/api/v1/documents", route{http.MethodGet: s.listDocuments, http.MethodPost: s.uploadDocuments})
 	s.handle("/api/v1/documents/{id}", route{http.MethodDelete: s.deleteDocument})
 	s.handle("/api/v1/documents/{id}/pages/{n}", route{http.MethodGet: s.documentPage})
+	s.handle("/api/v1/documents/{id}/pages/{n}/highlights", route{http.MethodGet: s.documentHighlights})
 	s.handle("/api/v1/sections/{id}", route{http.MethodGet: s.showSection})
 	s.handle("/v1/models", route{http.MethodGet: s.models})
 	s.handle("/v1/models/{id}", route{http.MethodGet: s.model})
