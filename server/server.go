@@ -176,6 +176,10 @@ func (s *Server) routes() {
 		s.mux.Handle("/mcp", s.cfg.MCP)
 		s.mux.Handle("/mcp/", s.cfg.MCP)
 	}
+	// the web page: "/{$}" is / alone; other paths fall through to 404
+	s.handle("/{$}", route{http.MethodGet: s.serveWeb})
+	s.handle("/app.js", route{http.MethodGet: s.serveWeb})
+	s.handle("/app.css", route{http.MethodGet: s.serveWeb})
 	s.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, fmt.Sprintf("no endpoint %s (see /api/v1/ and /v1/ in the README, section \"Serving\")", r.URL.Path))
 	})
@@ -275,8 +279,12 @@ func sameOrigin(r *http.Request, origin string) bool {
 }
 
 // authorized checks the bearer token, or without one that the request
-// names a loopback host.
+// names a loopback host. The web page's files need no token (they hold
+// no data; the page sends the token with its API calls).
 func (s *Server) authorized(w http.ResponseWriter, r *http.Request) bool {
+	if s.cfg.Token != "" && webAsset(r) {
+		return true
+	}
 	if s.cfg.Token == "" {
 		if !loopbackHost(r.Host) {
 			writeError(w, http.StatusForbidden, fmt.Sprintf("host %q is not a loopback address: without --token the server answers only requests to localhost", r.Host))
