@@ -171,6 +171,7 @@ class Turn {
     if (run.id) {
       this.answerBox.append(el("p", { class: "meta" }, `Run ${run.id} · ${run.status}${run.review_decision ? " · " + run.review_decision : ""}`));
     }
+    this.node.scrollIntoView({ block: "nearest" });
   }
 
   fail(msg) {
@@ -273,15 +274,17 @@ async function openViewer(cite) {
   if (!dlg.open) dlg.showModal();
   $("viewer-title").focus();
   try {
-    const doc = await documentFor(cite.source);
+    // the section names its document as GET documents lists it
+    const sec = await apiJSON(`/api/v1/sections/${encodeURIComponent(cite.section_id)}`);
+    const doc = await documentFor(sec.source);
     viewer.doc = doc;
     if (doc && doc.format === "pdf") {
       viewer.first = 1;
       viewer.last = doc.pages;
-      await showPage(cite.page || 1);
+      await showPage(cite.page || sec.page || 1);
     } else {
       viewer.first = viewer.last = 0;
-      await showSection(cite);
+      showSection(cite, sec);
     }
   } catch (err) {
     $("viewer-status").textContent = String(err.message || err);
@@ -339,8 +342,7 @@ async function showPage(n) {
 }
 
 // showSection shows a cited section's text with the quotes marked.
-async function showSection(cite) {
-  const sec = await apiJSON(`/api/v1/sections/${encodeURIComponent(cite.section_id)}`);
+function showSection(cite, sec) {
   const text = sec.content || "";
   // where each quote occurs (first occurrence), merged in order
   const spans = [];
