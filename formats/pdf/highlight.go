@@ -95,7 +95,7 @@ func (r *Reader) Highlight(ctx context.Context, source string, data []byte, n, d
 	if err != nil || cc.Count <= 0 {
 		return h, nil
 	}
-	runes, ok := pageRunes(inst, tp.TextPage, cc.Count)
+	runes, ok := textRunes(inst, tp.TextPage, cc.Count)
 	if !ok {
 		return nil, fmt.Errorf("pdf: %s: page %d: the text cannot be read", source, n)
 	}
@@ -118,6 +118,19 @@ func (r *Reader) Highlight(ctx context.Context, source string, data []byte, n, d
 		}
 	}
 	return h, nil
+}
+
+// textRunes returns the n characters of a text page, rune i for
+// character i: in one call (FPDFText_GetText) when that gives one rune
+// per character, else character by character (pageRunes).
+func textRunes(inst pdfium.Pdfium, tp references.FPDF_TEXTPAGE, n int) ([]rune, bool) {
+	gt, err := inst.FPDFText_GetText(&requests.FPDFText_GetText{TextPage: tp, StartIndex: 0, Count: n})
+	if err == nil {
+		if runes := []rune(strings.TrimRight(gt.Text, "\x00")); len(runes) == n {
+			return runes, true
+		}
+	}
+	return pageRunes(inst, tp, n)
 }
 
 // folded is text reduced to its letters and digits, case folded and
