@@ -56,24 +56,12 @@ const (
 // page is highlighted where its start or end is on this page.
 func (r *Reader) Highlight(ctx context.Context, source string, data []byte, n, dpi int, quotes []string) (h *Highlights, err error) {
 	defer formats.Recover(source, &err)
-	inst, err := r.instance(ctx, source, data)
+	inst, doc, done, err := r.openPage(ctx, source, data, n)
 	if err != nil {
 		return nil, err
 	}
-	defer inst.Close()
-	od, err := inst.OpenDocument(&requests.OpenDocument{File: &data})
-	if err != nil {
-		return nil, openError(source, err)
-	}
-	defer inst.FPDF_CloseDocument(&requests.FPDF_CloseDocument{Document: od.Document})
-	pc, err := inst.FPDF_GetPageCount(&requests.FPDF_GetPageCount{Document: od.Document})
-	if err != nil {
-		return nil, formats.Errorf(source, formats.ErrCorrupt, "damaged PDF: no readable pages")
-	}
-	if n < 1 || n > pc.PageCount {
-		return nil, fmt.Errorf("pdf: %s: page %d: %w (it has %d)", source, n, ErrNoPage, pc.PageCount)
-	}
-	pg, err := inst.FPDF_LoadPage(&requests.FPDF_LoadPage{Document: od.Document, Index: n - 1})
+	defer done()
+	pg, err := inst.FPDF_LoadPage(&requests.FPDF_LoadPage{Document: doc, Index: n - 1})
 	if err != nil {
 		return nil, fmt.Errorf("pdf: %s: load page %d: %w", source, n, err)
 	}
