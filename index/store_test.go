@@ -94,18 +94,20 @@ func putLines(t *testing.T, ix *Index, texts ...string) {
 	}
 }
 
+// feeLines are sections that all match "late payment fee", to different
+// degrees.
+var feeLines = []string{
+	"late payment fee of 1.5% per month",
+	"late payment fee waived for enterprise clients",
+	"payment fee schedule for late invoices",
+	"late delivery fee",
+	"late payment interest and fee",
+}
+
 func TestRetrieverHonoursRequest(t *testing.T) {
 	ctx := context.Background()
 	ix, _ := openTest(t)
-	putLines(t, ix,
-		"late payment fee of 1.5% per month",
-		"late payment fee waived for enterprise clients",
-		"payment fee schedule for late invoices",
-		"late delivery fee",
-		"late payment interest and fee",
-		"payment by wire transfer, fee included, never late",
-		"warranty period of twelve months",
-	)
+	putLines(t, ix, append(feeLines, "payment by wire transfer, fee included, never late", "warranty period of twelve months")...)
 	r := NewRetriever(NewStore(ix))
 	r.TopK = 3
 	first, err := r.Retrieve(ctx, schema.RetrieveRequest{Query: "late payment fee"})
@@ -247,14 +249,7 @@ func TestRetrieverOverAnyStore(t *testing.T) {
 func TestRetrieverWidenGrowsEachRetry(t *testing.T) {
 	ctx := context.Background()
 	ix, _ := openTest(t)
-	putLines(t, ix,
-		"late payment fee of 1.5% per month",
-		"late payment fee waived for enterprise clients",
-		"payment fee schedule for late invoices",
-		"late delivery fee",
-		"late payment interest and fee",
-		"warranty period of twelve months",
-	)
+	putLines(t, ix, append(feeLines, "warranty period of twelve months")...)
 	r := ix.Retriever()
 	r.TopK, r.Widen = 2, true
 	for attempt, want := range []int{2, 4, 5} {
