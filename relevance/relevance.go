@@ -32,6 +32,7 @@ import (
 	"math"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -630,6 +631,11 @@ func (f Frame) Check(c Context, ch Checks, match Matcher, weight Weigher) Result
 			}
 		}
 	}
+	if ch.Period && !c.Row {
+		if stated, ok := f.otherYears(c.Claim); !ok {
+			res.Findings = append(res.Findings, Finding{"period", fmt.Sprintf("the answer states %s, not %s, which the question asks about", strings.Join(stated, ", "), strings.Join(f.years(), ", "))})
+		}
+	}
 	if ch.Type && f.Type != TypeAny && f.Type != TypeYesNo {
 		if !states(f, c.Claim) {
 			res.Findings = append(res.Findings, Finding{"type", fmt.Sprintf("the question asks for %s %s, which the answer does not state", article(f.Type.String()), f.Type)})
@@ -666,6 +672,84 @@ func (f Frame) Check(c Context, ch Checks, match Matcher, weight Weigher) Result
 	}
 	return res
 }
+
+// years returns the years the question names.
+func (f Frame) years() []string {
+	var ys []string
+	for _, p := range f.Periods {
+		if len(p) == 4 && hasDigit(p) {
+			ys = append(ys, p)
+		}
+	}
+	return ys
+}
+
+// reRelativeYear matches a year the question names as a bound ("after
+// 1945", "since 2020"): a statement about another year may answer it.
+var reRelativeYear = regexp.MustCompile(`(?i)\b(?:after|before|since|until|till|by|from|prior\s+to|following|between|to|through)\s+(?:the\s+)?(?:(?:fiscal|calendar|financial)\s+)?(?:years?\s+)?(?:1[5-9]\d\d|20\d\d)`)
+
+// otherYears checks the years a statement dates itself by against the
+// years the question names: a statement that states years, none of them
+// one the question asks about, nor a span or decade holding one, is
+// about another period ("At December 31, 2022, ..." does not answer
+// "in 2023"), whatever its document's period. It returns the years the
+// statement states and false then. A statement that states no year says
+// nothing here: its document or passage dates it.
+func (f Frame) otherYears(claim string) ([]string, bool) {
+	asked := f.years()
+	if len(asked) == 0 || reRelativeYear.MatchString(f.Question) {
+		return nil, true
+	}
+	var stated []string
+	lo, hi := 9999, 0
+	seen := map[string]bool{}
+	for _, m := range reYear.FindAllStringSubmatchIndex(claim, -1) {
+		y := claim[m[2]:m[3]]
+		// a year inside a larger number ("1,2005") or a figure
+		// ("$2,019") is not a year
+		if m[0] > 0 && strings.ContainsAny(claim[m[0]-1:m[0]], ",.$") {
+			continue
+		}
+		n, _ := strconv.Atoi(y)
+		decade := m[1] > m[3] // "1940s"
+		for _, a := range asked {
+			an, _ := strconv.Atoi(a)
+			if a == y || decade && an/10 == n/10 {
+				return nil, true
+			}
+		}
+		lo, hi = min(lo, n), max(hi, n)
+		if !seen[y] {
+			seen[y] = true
+			stated = append(stated, claim[m[0]:m[1]])
+		}
+	}
+	if len(stated) == 0 {
+		return nil, true
+	}
+	if len(stated) > 1 {
+		for _, a := range asked {
+			if an, _ := strconv.Atoi(a); an > lo && an < hi {
+				return nil, true // "from 1939 to 1947"
+			}
+		}
+	}
+	// a fiscal year may end in the next calendar year ("fiscal 2023
+	// ended January 31, 2024"); an adjacent year in a fiscal question is
+	// not a mismatch
+	if reFiscal.MatchString(f.Question) {
+		for _, a := range asked {
+			an, _ := strconv.Atoi(a)
+			if hi == an+1 {
+				return nil, true
+			}
+		}
+	}
+	return stated, false
+}
+
+// reFiscal matches a question about a fiscal year.
+var reFiscal = regexp.MustCompile(`(?i)\b(?:fiscal|financial\s+year|fy)`)
 
 // missingQuantities returns the quantities the question states (numbers,
 // amounts, durations; not years, which are periods) that text does not
@@ -792,7 +876,9 @@ func states(f Frame, claim string) bool {
 		// "how much notice" may be answered by a length of time; "what
 		// was the cost" and "how many employees" are not
 		lq := strings.ToLower(f.Question)
-		periods := f.Type == TypeAmount && reHowMuch.MatchString(lq)
+		// unless the question names a measure ("how much revenue"): a
+		// length of time is not a sum of it
+		periods := f.Type == TypeAmount && reHowMuch.MatchString(lq) && !asksMeasure(lq)
 		// "what were the revenues" asks for what a measure was: a count
 		// of things ("across our three businesses") does not state it
 		figure := f.Type == TypeAmount && !reAmountQ.MatchString(lq)

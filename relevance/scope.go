@@ -76,13 +76,30 @@ func rowLabel(claim string) string {
 			return strings.Join(append(toks[:i:i], strings.TrimSuffix(t, ":")), " ")
 		}
 		if t == "$" || reValue.MatchString(t) {
-			if i == 0 {
+			if i > 0 && dateDay(toks[i-1], t) || i > 1 && dateDay(toks[i-2], toks[i-1]) && reYear.MatchString(t) {
+				continue // "December 31, 2022," is a date, not values
+			}
+			if i == 0 || proseLabel(toks[:i]) {
 				return ""
 			}
 			return strings.Join(toks[:i], " ")
 		}
 	}
 	return ""
+}
+
+// dateDay reports whether num is the day of a date after the month word
+// ("May 31,").
+func dateDay(word, num string) bool {
+	return months[strings.ToLower(strings.TrimSuffix(word, "."))] || word == "May" && reValue.MatchString(num)
+}
+
+// proseLabel reports whether the words before a number are a sentence's,
+// not a row's label: a label does not end with a function word ("…
+// carryforwards of $407.5 million", "revenues were 49,954").
+func proseLabel(words []string) bool {
+	last := strings.ToLower(strings.Trim(words[len(words)-1], ",;"))
+	return textproc.IsStopWord(last)
 }
 
 // rowIndex returns where the row labelled label starts in content: an

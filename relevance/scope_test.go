@@ -31,6 +31,9 @@ func TestRowScope(t *testing.T) {
 		{wholeTable, "Total revenues 49,954 18% 22% 42,440", "Total Revenues by Geography", true},
 		{segmentTable, "Our hardware revenues grew.", "", false},
 		{segmentTable, "Net income 812 790", "", false}, // not a row of this table
+		// a sentence with a date and figures is prose, not a row labelled "At May"
+		{"At May 31, 2023, we had $3,274 of cash. " + segmentTable, "At May 31, 2023, we had $3,274 of cash.", "", false},
+		{"Total revenues were 3,274 in 2023. " + segmentTable, "Total revenues were 3,274 in 2023.", "", false},
 		// a colon of prose a sentence before is no group label
 		{prose, "Total revenues 49,954", "", true},
 	} {
