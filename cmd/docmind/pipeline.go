@@ -25,6 +25,7 @@ type pipelineFlags struct {
 	// followSymlinks reads links out of the --docs folder.
 	followSymlinks bool
 	index          string
+	store          string
 	embed          embedFlags
 	maxRetries     int
 	minConf        float64
@@ -42,6 +43,7 @@ func (pf *pipelineFlags) register(cmd *cobra.Command) {
 	f.StringVar(&pf.docs, "docs", "", "folder (or file) of documents to answer from (default: the index built by docmind ingest)")
 	followFlag(cmd, &pf.followSymlinks)
 	indexFlag(cmd, &pf.index)
+	storeFlag(cmd, &pf.store)
 	pf.embed.register(cmd)
 	f.IntVar(&pf.maxRetries, "max-retries", 2, "judged retries before giving up")
 	f.Float64Var(&pf.minConf, "min-confidence", judge.DefaultMinConfidence, "least confidence (the offline judge's calibrated estimate that the answer is correct, 0-1) to return an answer rather than the fallback; higher answers fewer questions, more accurately")
@@ -68,6 +70,9 @@ func (a *app) openPipeline(ctx context.Context, cmd *cobra.Command, pf *pipeline
 	limits, err := pf.tokenLimits(cmd)
 	if err != nil {
 		return nil, docSource{}, err
+	}
+	if url := a.storeURL(pf.store); url != "" && (cmd.Name() == "serve" || cmd.Name() == "mcp") {
+		return nil, docSource{}, usageError{cmd: cmd.Name(), err: fmt.Errorf("%s serves the SQLite index only; --store (or $DOCMIND_STORE=%s) applies to ingest, ask, chat and eval qa", cmd.Name(), url)}
 	}
 	src, err := a.documentSource(ctx, pf)
 	if err != nil {
@@ -193,6 +198,9 @@ type docSource struct {
 // parser, one BM25, so that a folder gets the same answers either way. The
 // index is opened for this command and closed when it ends.
 func (a *app) documentSource(ctx context.Context, pf *pipelineFlags) (docSource, error) {
+	if url := a.storeURL(pf.store); url != "" {
+		return a.storeSource(ctx, pf, url)
+	}
 	if pf.docs == "" {
 		emb, err := a.embedding(pf.embed.config(providers.Config{Provider: pf.provider, BaseURL: pf.baseURL}))
 		if err != nil {
