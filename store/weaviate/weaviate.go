@@ -246,6 +246,13 @@ func (s *Store) Close() error { return nil }
 func (s *Store) Config() Config { return s.cfg }
 
 func (s *Store) docClass() string  { return s.cfg.Collection + "Doc" }
+
+// DocumentObject returns the collection and object id of the record of
+// the document at path (to read it from one node: GET
+// /v1/objects/CLASS/ID?node_name=NODE).
+func (s *Store) DocumentObject(path string) (class, id string) {
+	return s.docClass(), objectID("doc", path)
+}
 func (s *Store) metaClass() string { return s.cfg.Collection + "Meta" }
 
 func textProp(name, tokenization string, searchable, filterable bool) *models.Property {
@@ -267,7 +274,13 @@ func (s *Store) classes() []*models.Class {
 		}
 		return c
 	}
+	// with replicas, a node that was down catches up by itself (async
+	// replication) and a delete it missed wins over its stale copy
 	repl := &models.ReplicationConfig{Factor: int64(s.cfg.Replication)}
+	if s.cfg.Replication > 1 {
+		repl.AsyncEnabled = true
+		repl.DeletionStrategy = "TimeBasedResolution"
+	}
 	shard := map[string]any{"desiredCount": s.cfg.Shards}
 	return []*models.Class{{
 		Class:               s.cfg.Collection,
