@@ -245,7 +245,7 @@ func (s *Store) Close() error { return nil }
 // Config returns the store's configuration.
 func (s *Store) Config() Config { return s.cfg }
 
-func (s *Store) docClass() string  { return s.cfg.Collection + "Doc" }
+func (s *Store) docClass() string { return s.cfg.Collection + "Doc" }
 
 // DocumentObject returns the collection and object id of the record of
 // the document at path (to read it from one node: GET
