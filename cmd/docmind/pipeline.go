@@ -211,20 +211,12 @@ func (a *app) documentSource(ctx context.Context, pf *pipelineFlags) (docSource,
 			return docSource{}, err
 		}
 		a.closers = append(a.closers, func() { ix.Close() })
-		docs, err := ix.Documents(ctx)
+		src, _, err := storedSource(ctx, ix, ix.Retriever(), ix.Corpus())
 		if err != nil {
 			return docSource{}, err
 		}
-		paths := make([]string, len(docs))
-		for i, d := range docs {
-			paths[i] = d.Path
-		}
-		// the judge weighs the question's terms by their rarity in the whole
-		// index, as it does over the sections of --docs; prompts show the
-		// documents' paths relative to the folder the index was built from
-		opts := []docmind.Option{docmind.WithRetriever(ix.Retriever()), docmind.WithCorpus(ix.Corpus()),
-			docmind.WithSourceRoot(docmind.SourceRoot(paths...))}
-		return docSource{opts: opts, index: ix, display: func(p string) string { return p }}, nil
+		src.index = ix
+		return src, nil
 	}
 	if pf.embed.model != "" {
 		fmt.Fprintln(a.stderr, "docmind: --embed-model applies to the index; --docs answers with BM25 only")
@@ -246,6 +238,27 @@ func (a *app) documentSource(ctx context.Context, pf *pipelineFlags) (docSource,
 	}
 	opts := []docmind.Option{docmind.WithRetriever(ret), docmind.WithCorpus(ix.Corpus()), docmind.WithSourceRoot(promptRoot)}
 	return docSource{opts: opts, index: ix, display: ret.display}, nil
+}
+
+// storedSource is the source of a persistent store (the index, or a
+// --store): the judge weighs the question's terms by their rarity in the
+// whole store, as it does over the sections of --docs; prompts show the
+// documents' paths relative to the folder they were ingested from. It
+// also returns the number of documents.
+func storedSource(ctx context.Context, st interface {
+	Documents(context.Context) ([]index.Document, error)
+}, ret docmind.Retriever, corpus judge.Corpus) (docSource, int, error) {
+	docs, err := st.Documents(ctx)
+	if err != nil {
+		return docSource{}, 0, err
+	}
+	paths := make([]string, len(docs))
+	for i, d := range docs {
+		paths[i] = d.Path
+	}
+	opts := []docmind.Option{docmind.WithRetriever(ret), docmind.WithCorpus(corpus),
+		docmind.WithSourceRoot(docmind.SourceRoot(paths...))}
+	return docSource{opts: opts, display: func(p string) string { return p }}, len(docs), nil
 }
 
 // fallbackNotice says on stderr when a stage fell back from the model's

@@ -8,7 +8,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/docmind/docmind"
 	"github.com/docmind/docmind/llm/providers"
 	"github.com/docmind/docmind/store/weaviate"
 )
@@ -77,18 +76,9 @@ func (a *app) storeSource(ctx context.Context, pf *pipelineFlags, url string) (d
 		return docSource{}, err
 	}
 	a.closers = append(a.closers, func() { st.Close() })
-	docs, err := st.Documents(ctx)
-	if err != nil {
-		return docSource{}, err
-	}
-	if len(docs) == 0 {
+	src, n, err := storedSource(ctx, st, st.Retriever(), st.Corpus())
+	if err == nil && n == 0 {
 		return docSource{}, fmt.Errorf("the store %s holds no documents: run docmind ingest --store %s PATH first", st.Name(), url)
 	}
-	paths := make([]string, len(docs))
-	for i, d := range docs {
-		paths[i] = d.Path
-	}
-	opts := []docmind.Option{docmind.WithRetriever(st.Retriever()), docmind.WithCorpus(st.Corpus()),
-		docmind.WithSourceRoot(docmind.SourceRoot(paths...))}
-	return docSource{opts: opts, display: func(p string) string { return p }}, nil
+	return src, err
 }
