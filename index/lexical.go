@@ -649,11 +649,17 @@ func (ix *Index) lexical(ctx context.Context, query string, k int, opt SearchOpt
 	// one read transaction: the postings and the sections they point to
 	// are read from the same snapshot, so that a document replaced
 	// meanwhile is seen old or new, never as postings without sections
-	conn, err := ix.db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	// (a deferred BEGIN on one connection: the driver's transactions are
+	// BEGIN IMMEDIATE, which would take the write lock)
+	conn, err := ix.db.Conn(ctx)
 	if err != nil {
 		return nil, err
 	}
-	defer conn.Rollback()
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, `BEGIN DEFERRED`); err != nil {
+		return nil, err
+	}
+	defer conn.ExecContext(context.WithoutCancel(ctx), `ROLLBACK`)
 	cw := ix.contextWeight
 	if opt.SetContextWeight {
 		cw = opt.ContextWeight
