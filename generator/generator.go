@@ -83,12 +83,14 @@ func (g *Offline) answering(req schema.GenerateRequest, cands []candidate) []can
 			sents[c.section] = ss
 		}
 		lo, hi := max(c.pos-1, 0), min(c.pos+2, len(ss))
-		res := frame.Check(relevance.Context{
+		rc := relevance.Context{
 			Claim:    c.text,
 			Passage:  strings.Join(ss[lo:hi], " "),
 			Heading:  relevance.HeadingContext(s),
 			Document: relevance.DocumentContext(s),
-		}, checks, nil, nil)
+		}
+		rc.Scope, rc.Row = relevance.RowScope(s.Content, c.text)
+		res := frame.Check(rc, checks, nil, nil)
 		if !res.OK() {
 			continue
 		}
@@ -359,6 +361,13 @@ func (g *Offline) score(sent string, s schema.Section, q query) float64 {
 	for _, t := range textproc.Terms(s.Title) {
 		inTitle[t] = true
 	}
+	// the document's organisation and period are what every sentence of
+	// it is about; they add to a sentence's score, but never make it a
+	// candidate on their own
+	inDoc := map[string]bool{}
+	for _, t := range textproc.Terms(s.DocEntity + "\n" + s.DocPeriod) {
+		inDoc[t] = true
+	}
 	var sentLex, titleLex lexicon.Text
 	if len(q.syn) > 0 {
 		sentLex, titleLex = lexicon.NewText(sent), lexicon.NewText(s.Title)
@@ -393,6 +402,8 @@ func (g *Offline) score(sent string, s schema.Section, q query) float64 {
 			if q.key[t] {
 				titleKeyHits++
 			}
+		case inDoc[t]:
+			got += w
 		}
 	}
 	if len(q.key) > 0 && keyHits == 0 && titleKeyHits == 0 {

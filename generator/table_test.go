@@ -2,7 +2,10 @@ package generator
 
 import (
 	"reflect"
+	"strings"
 	"testing"
+
+	"github.com/docmind/docmind/schema"
 )
 
 func TestTableRows(t *testing.T) {
@@ -23,5 +26,29 @@ func TestTableRows(t *testing.T) {
 		if rows := tableRows(prose); rows != nil {
 			t.Errorf("prose split into rows: %q", rows)
 		}
+	}
+}
+
+// The organisation and period of a document are what each of its
+// sentences is about: a heading that happens to repeat the question's
+// period does not outweigh a row that states what was asked (Oracle's
+// fiscal 2023 Form 10-K, pages 45 and 89, as the PDF loader reads them).
+// A segment's row is not the company's total (relevance.RowScope).
+func TestGenerateTableRowsInTheirDocument(t *testing.T) {
+	doc := func(s schema.Section) schema.Section {
+		s.Source, s.DocTitle, s.DocEntity, s.DocPeriod = "ORACLE_2023_10K.pdf", "Oracle Corporation Form 10-K", "Oracle Corporation", "fiscal year ended May 31, 2023"
+		return s
+	}
+	secs := []schema.Section{
+		doc(schema.Section{ID: "plans", Title: "Summary of All Plans Fiscal 2023 Activity", Page: 91,
+			Content: "(in millions) May 31, 2022 Initial Costs Adj. to Cost Cash Payments Others May 31, 2023 Fiscal 2023 Oracle Restructuring Plan Cloud and license $ 34 $ 288 $ (6) $ (240) $ (10) $ 66 Oracle Restructuring Plan total $ 60 $ 496 $ (3) $ (412) $ (12) $ 129"}),
+		doc(schema.Section{ID: "hardware", Title: "Hardware Business", Page: 49,
+			Content: "Year Ended May 31, Percent Change (Dollars in millions) 2023 Actual Constant 2022 Hardware Revenues: Americas $ 1,702 9% 10% $ 1,558 EMEA 933 -2% 3% 949 Asia Pacific 639 -5% 3% 676 Total revenues 3,274 3% 6% 3,183 Expenses: Hardware products and support 1,011 7% 10% 944 Sales and marketing 331 -8% -5% 361 Total expenses 1,342 3% 6% 1,305"}),
+		doc(schema.Section{ID: "total", Title: "Total Revenues and Operating Expenses", Page: 45,
+			Content: "Year Ended May 31, Percent Change (Dollars in millions) 2023 Actual Constant 2022 Total Revenues by Geography: Americas $ 31,226 32% 32% $ 23,679 EMEA 12,109 1% 8% 12,011 Asia Pacific 6,619 -2% 8% 6,750 Total revenues 49,954 18% 22% 42,440 Total Operating Expenses 36,861 17% 19% 31,514"}),
+	}
+	a := generate(t, "What were Oracle's total revenues in fiscal 2023?", secs)
+	if !strings.HasPrefix(a, "Total revenues 49,954") {
+		t.Errorf("answer:\n%s", a)
 	}
 }

@@ -44,6 +44,14 @@ type Retriever struct {
 	MinRelevance float64
 	// Options are passed to every SimilaritySearch call.
 	Options []vectorstores.Option
+	// Widen makes each retry return TopK more sections than the pass
+	// before (TopK × (1 + attempt)): when the judge found that the best
+	// sections do not answer, the answer may sit further down the
+	// ranking (a company's total in a table that ranks below its
+	// segments' prose). Off by default: on the development sets it
+	// answered one more filings question correctly and two more wrongly
+	// (BENCHMARKS.md, "A segment's row is not the company's total").
+	Widen bool
 }
 
 var _ schema.Retriever = (*Retriever)(nil)
@@ -78,6 +86,9 @@ func (r *Retriever) Retrieve(ctx context.Context, req schema.RetrieveRequest) ([
 	k := r.TopK
 	if k <= 0 {
 		k = DefaultTopK
+	}
+	if r.Widen && req.Attempt > 0 {
+		k *= 1 + req.Attempt
 	}
 	excluded := map[string]bool{}
 	if req.Feedback != nil {

@@ -94,18 +94,20 @@ func putLines(t *testing.T, ix *Index, texts ...string) {
 	}
 }
 
+// feeLines are sections that all match "late payment fee", to different
+// degrees.
+var feeLines = []string{
+	"late payment fee of 1.5% per month",
+	"late payment fee waived for enterprise clients",
+	"payment fee schedule for late invoices",
+	"late delivery fee",
+	"late payment interest and fee",
+}
+
 func TestRetrieverHonoursRequest(t *testing.T) {
 	ctx := context.Background()
 	ix, _ := openTest(t)
-	putLines(t, ix,
-		"late payment fee of 1.5% per month",
-		"late payment fee waived for enterprise clients",
-		"payment fee schedule for late invoices",
-		"late delivery fee",
-		"late payment interest and fee",
-		"payment by wire transfer, fee included, never late",
-		"warranty period of twelve months",
-	)
+	putLines(t, ix, append(feeLines, "payment by wire transfer, fee included, never late", "warranty period of twelve months")...)
 	r := NewRetriever(NewStore(ix))
 	r.TopK = 3
 	first, err := r.Retrieve(ctx, schema.RetrieveRequest{Query: "late payment fee"})
@@ -240,5 +242,23 @@ func TestRetrieverOverAnyStore(t *testing.T) {
 	}
 	if len(got) != 1 || got[0].ID != "k2" || got[0].Page != 4 || got[0].RelevanceScore != float64(float32(0.8)) {
 		t.Fatalf("got %+v", got)
+	}
+}
+
+// With Widen, each retry returns TopK more sections than the pass before.
+func TestRetrieverWidenGrowsEachRetry(t *testing.T) {
+	ctx := context.Background()
+	ix, _ := openTest(t)
+	putLines(t, ix, append(feeLines, "warranty period of twelve months")...)
+	r := ix.Retriever()
+	r.TopK, r.Widen = 2, true
+	for attempt, want := range []int{2, 4, 5} {
+		got, err := r.Retrieve(ctx, schema.RetrieveRequest{Query: "late payment fee", Attempt: attempt, Feedback: &schema.Feedback{}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != want {
+			t.Errorf("attempt %d: %d sections, want %d", attempt, len(got), want)
+		}
 	}
 }

@@ -33,6 +33,7 @@ import (
 	"fmt"
 	"math"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/docmind/docmind/facts"
@@ -631,7 +632,8 @@ func (d *Offline) keyTerms(ctx context.Context, a *Assessment, req schema.JudgeR
 			texts = append(texts, prep[i].text)
 			supp = append(supp, &prep[i])
 		}
-		if cov, _, _ := d.weightedCoverage(a.KeyTerms, stems, weights, &prep[i]); cov < d.t.KeyTermCoverage {
+		if cov, _, _ := d.weightedCoverage(a.KeyTerms, stems, weights, &prep[i]); cov < d.t.KeyTermCoverage &&
+			!slices.Contains(a.RejectedSections, req.Sections[i].Key()) {
 			a.RejectedSections = append(a.RejectedSections, req.Sections[i].Key())
 		}
 	}

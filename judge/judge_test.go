@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -355,5 +356,23 @@ func BenchmarkJudge(b *testing.B) {
 		if _, err := j.Judge(ctx, req); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// A section from which the answer drew only claims that do not answer the
+// question is rejected, so that the retry looks elsewhere, even when it
+// mentions every key term.
+func TestJudgeRejectsSectionsThatDoNotAnswer(t *testing.T) {
+	secs := []schema.Section{
+		{ID: "fees", Title: "Fees", Page: 3, Source: "contract.pdf", Content: "The Client pays the fees monthly. A late fee is charged on overdue fees."},
+		{ID: "rates", Title: "Late Fee Rate", Page: 4, Source: "contract.pdf", Content: "The late fee is 1.5% per month of the overdue fees."},
+	}
+	v := judgeOf(t, "How much is the late fee?", "A late fee is charged on overdue fees. (See Fees, page 3)", secs)
+	if !v.IsHallucinated || !slices.Contains(v.RejectedSections, secs[0].Key()) || slices.Contains(v.RejectedSections, secs[1].Key()) {
+		t.Errorf("rejected %v (verdict %s), want the Fees section alone", v.RejectedSections, v.Reasoning)
+	}
+	v = judgeOf(t, "How much is the late fee?", "The late fee is 1.5% per month of the overdue fees. (See Late Fee Rate, page 4)", secs)
+	if v.IsHallucinated || slices.Contains(v.RejectedSections, secs[1].Key()) {
+		t.Errorf("the answering section is rejected: %v (%s)", v.RejectedSections, v.Reasoning)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/docmind/docmind/lexicon"
@@ -83,6 +84,7 @@ func (d *Offline) relevanceCheck(ctx context.Context, a *Assessment, req schema.
 	checks := relevance.AllChecks(d.minFocus)
 	answering, judged := 0, 0
 	var first []relevance.Finding
+	var drawn []int // the sections the judged claims were drawn from
 	bestFocus := 0.0
 	for ci := range a.Claims {
 		c := &a.Claims[ci]
@@ -100,10 +102,12 @@ func (d *Offline) relevanceCheck(ctx context.Context, a *Assessment, req schema.
 		}
 		rc := relevance.Context{Claim: c.Claim.Text}
 		if sec >= 0 {
+			drawn = append(drawn, sec)
 			s := req.Sections[sec]
 			rc.Passage = claimPassage(&prep[sec], c.Passage)
 			rc.Heading = relevance.HeadingContext(s)
 			rc.Document = relevance.DocumentContext(s)
+			rc.Scope, rc.Row = relevance.RowScope(s.Content, c.Claim.Text)
 		}
 		var res relevance.Result
 		for i, f := range frames {
@@ -151,6 +155,13 @@ func (d *Offline) relevanceCheck(ctx context.Context, a *Assessment, req schema.
 			}
 		}
 		a.Issues = append(a.Issues, Issue{IssueOffQuestion, -1, "the answer does not answer the question: " + strings.Join(parts, "; ")})
+		// the sections the answer drew from gave nothing that answers:
+		// a retry looks elsewhere
+		for _, i := range drawn {
+			if k := req.Sections[i].Key(); !slices.Contains(a.RejectedSections, k) {
+				a.RejectedSections = append(a.RejectedSections, k)
+			}
+		}
 	}
 	a.AnsweringClaims = answering
 	if judged > 0 {

@@ -16,6 +16,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -60,11 +61,14 @@ type Config struct {
 // server holds the configuration the handlers share.
 type server struct {
 	cfg Config
+	// mu guards listed: the document resources the server lists, by URI.
+	mu     sync.Mutex
+	listed map[string]mcp.Resource
 }
 
 // New builds the MCP server: the ask, search and get_section tools and a
-// resource for each document in the index when New is called (any
-// document's URI can be read later, also one indexed after New).
+// resource for each document in the index, kept current as documents are
+// indexed or deleted after New (see addResources).
 func New(ctx context.Context, cfg Config) (*mcp.Server, error) {
 	if cfg.Threads == nil {
 		return nil, errors.New("mcpserver: Config.Threads is required")

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -118,5 +119,93 @@ func call(ctx context.Context, t *testing.T, cs *mcp.ClientSession, name string,
 	}
 	if err := json.Unmarshal(b, out); err != nil {
 		t.Fatalf("%s: structured content %s: %v", name, b, err)
+	}
+}
+
+// TestResourcesFollowTheIndex: a document indexed after the server was
+// built (as docmind serve's uploads are) is listed as a resource and
+// readable, one deleted is no longer listed, and the client is told the
+// list changed.
+func TestResourcesFollowTheIndex(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cfg, _ := contractConfig(t)
+	h, err := mcpserver.NewHTTPHandler(ctx, cfg, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(h)
+	defer ts.Close()
+	changed := make(chan struct{}, 16)
+	client := mcp.NewClient(&mcp.Implementation{Name: "docmind-test", Version: "1"}, &mcp.ClientOptions{
+		ResourceListChangedHandler: func(context.Context, *mcp.ResourceListChangedRequest) { changed <- struct{}{} },
+	})
+	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: ts.URL, MaxRetries: -1}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	names := func() map[string]string {
+		t.Helper()
+		list, err := cs.ListResources(ctx, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := map[string]string{}
+		for _, r := range list.Resources {
+			out[filepath.Base(r.Name)] = r.URI
+		}
+		return out
+	}
+	if got := names(); len(got) != 2 {
+		t.Fatalf("resources %v, want the 2 contract documents", got)
+	}
+
+	file := filepath.Join(t.TempDir(), "holiday-policy.md")
+	if err := os.WriteFile(file, []byte("# Holiday Policy\n\nStaff receive twenty-five days of paid holiday a year.\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	l, closeLoader := docmind.NewLoader()
+	defer closeLoader()
+	if _, err := ingest.Run(ctx, cfg.Index, []string{file}, ingest.Options{Parser: ingest.LoaderParser(l)}); err != nil {
+		t.Fatal(err)
+	}
+	got := names()
+	uri, ok := got["holiday-policy.md"]
+	if len(got) != 3 || !ok {
+		t.Fatalf("resources after indexing a file %v, want it listed", got)
+	}
+	read, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: uri})
+	if err != nil || len(read.Contents) != 1 || !strings.Contains(read.Contents[0].Text, "twenty-five days of paid holiday") {
+		t.Fatalf("read %s: %+v, %v", uri, read, err)
+	}
+	select {
+	case <-changed:
+	case <-ctx.Done():
+		t.Fatal("no notifications/resources/list_changed after the index changed")
+	}
+	// (the SDK sends one notification for changes close together)
+	time.Sleep(200 * time.Millisecond)
+	for len(changed) > 0 {
+		<-changed
+	}
+
+	if _, err := cfg.Index.DeleteDocument(ctx, file); err != nil {
+		t.Fatal(err)
+	}
+	if got := names(); len(got) != 2 || got["holiday-policy.md"] != "" {
+		t.Fatalf("resources after deleting the file %v, want it gone", got)
+	}
+	select {
+	case <-changed:
+	case <-ctx.Done():
+		t.Fatal("no notifications/resources/list_changed after the deletion")
+	}
+	// An unchanged index changes nothing.
+	names()
+	select {
+	case <-changed:
+		t.Fatal("list_changed sent although the index did not change")
+	case <-time.After(500 * time.Millisecond):
 	}
 }

@@ -22,22 +22,14 @@ func DocumentURI(id int64) string { return DocumentURIPrefix + strconv.FormatInt
 // as Markdown headings and paragraphs.
 const documentMIME = "text/markdown"
 
-// addResources lists every indexed document and adds the template that
-// reads any of them.
+// addResources adds the template that reads any indexed document, a
+// resource for each document in the index now, and the middleware that
+// keeps that list current: before each request the server handles
+// (resources/list among them), documents indexed since are added and
+// documents deleted are removed, so that a file uploaded through docmind
+// serve, or ingested by another process, is listed at once and clients
+// get notifications/resources/list_changed.
 func (s *server) addResources(ctx context.Context, srv *mcp.Server) error {
-	docs, err := s.cfg.Index.Documents(ctx)
-	if err != nil {
-		return err
-	}
-	for _, d := range docs {
-		srv.AddResource(&mcp.Resource{
-			URI:         DocumentURI(d.ID),
-			Name:        s.cfg.Display(d.Path),
-			Title:       d.Title,
-			MIMEType:    documentMIME,
-			Description: fmt.Sprintf("%s document, %d page(s), %d section(s), as indexed by DocMind", d.Format, d.Pages, d.Sections),
-		}, s.readDocument)
-	}
 	srv.AddResourceTemplate(&mcp.ResourceTemplate{
 		URITemplate: DocumentURIPrefix + "{id}",
 		Name:        "document",
@@ -45,6 +37,60 @@ func (s *server) addResources(ctx context.Context, srv *mcp.Server) error {
 		MIMEType:    documentMIME,
 		Description: "The text of an indexed document, section by section with page numbers.",
 	}, s.readDocument)
+	if err := s.syncResources(ctx, srv); err != nil {
+		return err
+	}
+	srv.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if err := s.syncResources(ctx, srv); err != nil && method == "resources/list" {
+				return nil, errorLine(err)
+			}
+			return next(ctx, method, req)
+		}
+	})
+	return nil
+}
+
+// syncResources makes the server's document resources those of the
+// index: it adds or updates the documents whose resource is missing or
+// different and removes those no longer indexed. Nothing changes (and no
+// client is notified) when the list is current.
+func (s *server) syncResources(ctx context.Context, srv *mcp.Server) error {
+	docs, err := s.cfg.Index.Documents(ctx)
+	if err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.listed == nil {
+		s.listed = map[string]mcp.Resource{}
+	}
+	current := make(map[string]bool, len(docs))
+	for _, d := range docs {
+		r := mcp.Resource{
+			URI:         DocumentURI(d.ID),
+			Name:        s.cfg.Display(d.Path),
+			Title:       d.Title,
+			MIMEType:    documentMIME,
+			Description: fmt.Sprintf("%s document, %d page(s), %d section(s), as indexed by DocMind", d.Format, d.Pages, d.Sections),
+		}
+		current[r.URI] = true
+		if old, ok := s.listed[r.URI]; ok && old.Name == r.Name && old.Title == r.Title && old.Description == r.Description {
+			continue
+		}
+		s.listed[r.URI] = r
+		srv.AddResource(&r, s.readDocument)
+	}
+	var gone []string
+	for uri := range s.listed {
+		if !current[uri] {
+			gone = append(gone, uri)
+			delete(s.listed, uri)
+		}
+	}
+	if len(gone) > 0 {
+		srv.RemoveResources(gone...)
+	}
 	return nil
 }
 

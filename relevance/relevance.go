@@ -103,12 +103,19 @@ type Context struct {
 	// Document is the document's context: title, file name, the
 	// organisation and period it is about.
 	Document string
+	// Row is true when the claim is a row of a table (see RowScope); its
+	// subject is then its label, its group's label (Scope) and the
+	// heading, not the rest of the table.
+	Row bool
+	// Scope is the label of the group of table rows the claim belongs
+	// to, when it is a row.
+	Scope string
 }
 
 // Finding is one way a statement fails to answer the question.
 type Finding struct {
-	// Check is "entity", "period", "quantity", "type", "focus" or
-	// "polarity".
+	// Check is "entity", "period", "quantity", "type", "focus",
+	// "scope" or "polarity".
 	Check  string
 	Detail string
 }
@@ -226,7 +233,7 @@ func Analyze(question string) Frame {
 		if seen[t] || entityStems[t] || formWords[t] || hasDigit(t) || seenP[t] || months[t] {
 			continue
 		}
-		if f.Type == TypeDuration && durationVerbs[t] {
+		if f.Type == TypeDuration && durationVerbs[t] || len(f.Periods) > 0 && periodQualifiers[t] {
 			continue
 		}
 		seen[t] = true
@@ -235,6 +242,11 @@ func Analyze(question string) Frame {
 	}
 	return f
 }
+
+// periodQualifiers are stems of the words that say which kind of period
+// a question names ("fiscal 2023", "calendar year 2022"): part of the
+// period, not of the subject, when the question names one.
+var periodQualifiers = set(`fiscal calendar financi year quarter`)
 
 // durationVerbs are the verbs a question about a duration asks with
 // ("how long does it last / take / run").
@@ -559,7 +571,7 @@ func (x Text) hasPeriod(p string) bool {
 
 // Checks names the checks to run; the zero value runs none.
 type Checks struct {
-	Entity, Period, Quantity, Type, Focus, Polarity bool
+	Entity, Period, Quantity, Type, Focus, Scope, Polarity bool
 	// MinFocus is the least weighted share of the focus terms the passage
 	// (or heading) must address.
 	MinFocus float64
@@ -567,7 +579,7 @@ type Checks struct {
 
 // AllChecks runs every check with the given focus threshold.
 func AllChecks(minFocus float64) Checks {
-	return Checks{Entity: true, Period: true, Quantity: true, Type: true, Focus: true, Polarity: true, MinFocus: minFocus}
+	return Checks{Entity: true, Period: true, Quantity: true, Type: true, Focus: true, Scope: true, Polarity: true, MinFocus: minFocus}
 }
 
 // Matcher says whether a prepared text mentions a focus stem, possibly in
@@ -628,11 +640,22 @@ func (f Frame) Check(c Context, ch Checks, match Matcher, weight Weigher) Result
 			res.Findings = append(res.Findings, Finding{"quantity", fmt.Sprintf("the question states %s, which the answer's passage does not", quoteList(q))})
 		}
 	}
-	res.Focus, res.MissingFocus, _ = f.focus(around, match, weight)
+	subject := around
+	if c.Row {
+		subject = NewText(c.Claim + "\n" + c.Scope + "\n" + c.Heading)
+	}
+	res.Focus, res.MissingFocus, _ = f.focus(subject, match, weight)
 	res.ClaimFocus, _, _ = f.focus(NewText(c.Claim+"\n"+c.Heading), match, weight)
-	res.ExactFocus, _, res.MaxMissing = f.focus(around, nil, weight)
+	res.ExactFocus, _, res.MaxMissing = f.focus(subject, nil, weight)
 	if ch.Focus && res.Focus < ch.MinFocus {
 		res.Findings = append(res.Findings, Finding{"focus", fmt.Sprintf("the answer does not address %s", quoteList(res.MissingFocus))})
+	}
+	if ch.Scope && c.Row {
+		if n := f.narrowedBy(c.Scope); len(n) > 0 {
+			res.Findings = append(res.Findings, Finding{"scope", fmt.Sprintf("the answer's row is under %q, a part the question does not ask about", c.Scope)})
+		} else if label := ownLabel(c.Claim); f.memberRow(label, c.Scope) {
+			res.Findings = append(res.Findings, Finding{"scope", fmt.Sprintf("the answer's row %q is one part of %q", label, c.Scope)})
+		}
 	}
 	if ch.Polarity && f.Type != TypeYesNo && f.negatedAbout(c.Claim) != f.Negated {
 		what := "negates what the question asks"
@@ -770,7 +793,10 @@ func states(f Frame, claim string) bool {
 		// was the cost" and "how many employees" are not
 		lq := strings.ToLower(f.Question)
 		periods := f.Type == TypeAmount && reHowMuch.MatchString(lq)
-		return statesQuantity(qnums, claim, periods, asksChange(lq), asksPart(lq), f.Type == TypeCount)
+		// "what were the revenues" asks for what a measure was: a count
+		// of things ("across our three businesses") does not state it
+		figure := f.Type == TypeAmount && !reAmountQ.MatchString(lq)
+		return statesQuantity(qnums, claim, periods, asksChange(lq), asksPart(lq), f.Type == TypeCount, figure)
 	case TypePercent:
 		if strings.Contains(claim, "%") {
 			return true
@@ -824,14 +850,17 @@ var periodUnits = set(`year years month months week weeks day days hour hours mi
 // or how many there are (periods false; a "how much" question may be
 // answered by a length of time: periods true).
 //
-// A percentage is not a count (count true), nor an amount ("what were the
+// A percentage or a sum of money is not a count (count true), nor an amount ("what were the
 // revenues" is not answered by "contributed 84%, 10% and 6% of the
 // growth") unless it is a rate ("a late fee of 1.5% per month"). The size of a change ("sales increased 8% or $28.5 billion")
 // is not the level a question asks for unless it asks about the change
 // (change true), and neither is a part of the whole ("Cerner contributed
 // $5.9 billion to our total revenues" does not say what the total
-// revenues were) unless it asks about the part (part true).
-func statesQuantity(qnums map[string]bool, claim string, periods, change, part, count bool) bool {
+// revenues were) unless it asks about the part (part true). When the
+// question asks what a measure was (figure true), a spelled number states
+// it only with a scale ("two million"), not as a count of things ("three
+// businesses").
+func statesQuantity(qnums map[string]bool, claim string, periods, change, part, count, figure bool) bool {
 	lengthOfPeriod := func(rest string) bool {
 		if periods {
 			return false
@@ -875,13 +904,18 @@ func statesQuantity(qnums map[string]bool, claim string, periods, change, part, 
 		n := strings.ReplaceAll(claim[m[0]:m[1]], ",", "")
 		if qnums[n] || reYear.MatchString(n) && len(n) == 4 || lengthOfPeriod(claim[m[1]:]) ||
 			rePercentAfter.MatchString(claim[m[1]:]) && (count || !reRateAfter.MatchString(claim[m[1]:])) ||
-			notTheLevel(claim[:m[0]]) || reLabelBefore.MatchString(claim[:m[0]]) {
+			notTheLevel(claim[:m[0]]) || reLabelBefore.MatchString(claim[:m[0]]) ||
+			count && (reCurrencyBefore.MatchString(claim[:m[0]]) || reCurrencyAfter.MatchString(claim[m[1]:])) {
 			continue
 		}
 		return true
 	}
-	for _, m := range reWord.FindAllStringIndex(claim, -1) {
+	words := reWord.FindAllStringIndex(claim, -1)
+	for i, m := range words {
 		w := strings.ToLower(claim[m[0]:m[1]])
+		if figure && !scaleWords[w] && (i+1 == len(words) || !scaleWords[strings.ToLower(claim[words[i+1][0]:words[i+1][1]])]) {
+			continue
+		}
 		// "one" is more often a determiner ("under one brand") than a
 		// count; a scale after figures ("$28.5 billion") is part of
 		// the figure, which decided above
@@ -892,6 +926,16 @@ func statesQuantity(qnums map[string]bool, claim string, periods, change, part, 
 	}
 	return false
 }
+
+// reCurrencyBefore and reCurrencyAfter match what makes a number a sum of
+// money ("$84 million", "12 million euros"), which is not a count.
+var (
+	reCurrencyBefore = regexp.MustCompile(`(?i)(?:[$€£¥]|\b(?:usd|eur|gbp|us\$))\s*$`)
+	reCurrencyAfter  = regexp.MustCompile(`(?i)^(?:\.\d+)?\s*(?:(?:thousand|million|billion|trillion)\s+)?(?:dollars|euros|pounds|yen|usd|eur|gbp)\b`)
+)
+
+// scaleWords make a spelled number an amount ("two million").
+var scaleWords = set(`hundred thousand million billion trillion hundreds thousands millions billions`)
 
 // rateWords make the period after them the unit of a rate.
 var rateWords = set(`per a an each every`)

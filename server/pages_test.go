@@ -6,12 +6,15 @@ import (
 	"fmt"
 	"image/png"
 	"net/http"
+	"net/http/httptest"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/docmind/docmind/index"
+	"github.com/docmind/docmind/internal/testenv"
 )
 
 // twoPagePDF writes a US-letter PDF with one line of text on each page.
@@ -122,4 +125,134 @@ func TestDocumentPagesAsPNG(t *testing.T) {
 	os.Remove(file)
 	status, _, b = call(t, ts, "GET", page(pdfID, "1"), "")
 	wantError(t, status, b, 410, "no longer readable")
+}
+
+// TestPageHighlights finds quotes on real PDF pages: a generated page
+// whose text position is known, and page 8 of the sample contract PDF in
+// ../shared, where the quote runs over three lines.
+func TestPageHighlights(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "terms.pdf"), twoPagePDF("Late payment penalties apply after thirty days.", "Termination requires ninety days notice."), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "notes.md"), []byte("# Notes\n\nPlain text about invoices.\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ix, _ := freshIndex(t, dir)
+	ts, s := newServerOn(t, ix, nil)
+	defer s.Close()
+	pdfID, mdID := documentIDs(t, ts)
+	hl := func(id int64, page, query string) string {
+		return fmt.Sprintf("/api/v1/documents/%d/pages/%s/highlights?%s", id, page, query)
+	}
+	get := func(path string) PageHighlights {
+		t.Helper()
+		status, h, b := call(t, ts, "GET", path, "")
+		if status != 200 || h.Get("Content-Type") != "application/json" {
+			t.Fatalf("GET %s: %d %s", path, status, b)
+		}
+		var out PageHighlights
+		if err := json.Unmarshal(b, &out); err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	// The quote as the index holds it: other spacing and case.
+	out := get(hl(pdfID, "1", "q="+url.QueryEscape("penalties  APPLY after")))
+	if out.Width != 935 || out.Height != 1210 || out.Found != 1 || len(out.Rects) != 1 || out.Page != 1 || out.DPI != DefaultPageDPI {
+		t.Fatalf("highlights %+v, want one rectangle on the 935×1210 page", out)
+	}
+	// 14 pt Helvetica from x = 72 pt, baseline 92 pt below the top: at
+	// 110 dpi the text starts at 110 px and its baseline is at 140 px;
+	// "penalties" starts after "Late payment ".
+	r := out.Rects[0]
+	if r.X < 160 || r.X > 260 || r.Y < 110 || r.Y > 140 || r.Y+r.H < 135 || r.Y+r.H > 150 || r.W < 150 || r.W > 300 {
+		t.Errorf("rectangle %+v is not where the quote is drawn", r)
+	}
+	// At 36 dpi the rectangle scales with the PNG.
+	small := get(hl(pdfID, "1", "dpi=36&q=penalties+apply+after"))
+	if small.Width != 306 || len(small.Rects) != 1 || abs(small.Rects[0].X-r.X*36/110) > 2 || abs(small.Rects[0].Y-r.Y*36/110) > 2 {
+		t.Errorf("at 36 dpi: %+v, want %+v scaled by 36/110", small, r)
+	}
+	// Not on this page: no rectangles, not an error.
+	if none := get(hl(pdfID, "2", "q=penalties")); none.Found != 0 || len(none.Rects) != 0 || none.Rects == nil {
+		t.Errorf("quote from another page: %+v, want found 0 and rects []", none)
+	}
+
+	for _, tc := range []struct {
+		path, want string
+		status     int
+	}{
+		{hl(pdfID, "3", "q=x"), "it has 2 pages", 404},
+		{hl(pdfID, "0", "q=x"), "it has 2 pages", 404},
+		{hl(pdfID, "1", ""), "q is required", 400},
+		{hl(pdfID, "1", "q=+"), "each q must be", 400},
+		{hl(pdfID, "1", "q="+strings.Repeat("a", MaxHighlightQuoteBytes+1)), "each q must be", 400},
+		{hl(pdfID, "1", "q=x&dpi=9999"), "dpi=", 400},
+		{hl(mdID, "1", "q=x"), "only PDF pages", http.StatusUnsupportedMediaType},
+		{hl(999, "1", "q=x"), "no document 999", 404},
+		{"/api/v1/documents/abc/pages/1/highlights?q=x", "invalid document id", 400},
+	} {
+		status, _, b := call(t, ts, "GET", tc.path, "")
+		wantError(t, status, b, tc.status, tc.want)
+	}
+	status, _, b := call(t, ts, "POST", hl(pdfID, "1", "q=x"), `{}`)
+	wantError(t, status, b, 405, "use GET")
+}
+
+// TestPageHighlightsContractPDF highlights the judge's quote on page 8 of
+// the contract PDF (../shared/fixtures/docs/contract.pdf): three lines,
+// so three rectangles, one under the other, inside the page.
+func TestPageHighlightsContractPDF(t *testing.T) {
+	ix, _ := freshIndex(t, testenv.SharedPath(t, "fixtures", "docs", "contract.pdf"))
+	ts, s := newServerOn(t, ix, nil)
+	defer s.Close()
+	id, _ := documentIDs(t, ts)
+	quote := "If any undisputed invoice remains unpaid 30 days after the due date, the Customer shall pay interest on the overdue amount at the rate of 1.5% per month (18% per annum), accruing daily from the due date until payment in full."
+	status, _, b := call(t, ts, "GET", fmt.Sprintf("/api/v1/documents/%d/pages/8/highlights?q=%s", id, url.QueryEscape(quote)), "")
+	var out PageHighlights
+	if err := json.Unmarshal(b, &out); err != nil || status != 200 {
+		t.Fatalf("%d %s", status, b)
+	}
+	if out.Found != 1 || len(out.Rects) < 2 {
+		t.Fatalf("highlights %+v, want the quote's lines", out)
+	}
+	for i, r := range out.Rects {
+		if r.X < 0 || r.Y < 0 || r.X+r.W > out.Width || r.Y+r.H > out.Height {
+			t.Errorf("rectangle %+v outside the %d×%d page", r, out.Width, out.Height)
+		}
+		if i > 0 && r.Y <= out.Rects[i-1].Y {
+			t.Errorf("rectangle %d %+v is not below the one before %+v", i, r, out.Rects[i-1])
+		}
+	}
+	// The same quote is not on page 7.
+	status, _, b = call(t, ts, "GET", fmt.Sprintf("/api/v1/documents/%d/pages/7/highlights?q=%s", id, url.QueryEscape(quote)), "")
+	if status != 200 || !strings.Contains(string(b), `"rects":[]`) {
+		t.Errorf("page 7: %d %s", status, b)
+	}
+}
+
+// documentIDs returns the ids of the index's PDF and its other document.
+func documentIDs(t *testing.T, ts *httptest.Server) (pdfID, otherID int64) {
+	t.Helper()
+	status, _, b := call(t, ts, "GET", "/api/v1/documents", "")
+	var docs []index.Document
+	if err := json.Unmarshal(b, &docs); err != nil || status != 200 {
+		t.Fatalf("documents: %d %s", status, b)
+	}
+	for _, d := range docs {
+		if d.Format == "pdf" {
+			pdfID = d.ID
+		} else {
+			otherID = d.ID
+		}
+	}
+	return pdfID, otherID
+}
+
+func abs(n int) int {
+	if n < 0 {
+		return -n
+	}
+	return n
 }

@@ -167,6 +167,7 @@ func (s *Server) routes() {
 	s.handle("/api/v1/documents", route{http.MethodGet: s.listDocuments, http.MethodPost: s.uploadDocuments})
 	s.handle("/api/v1/documents/{id}", route{http.MethodDelete: s.deleteDocument})
 	s.handle("/api/v1/documents/{id}/pages/{n}", route{http.MethodGet: s.documentPage})
+	s.handle("/api/v1/documents/{id}/pages/{n}/highlights", route{http.MethodGet: s.documentHighlights})
 	s.handle("/api/v1/sections/{id}", route{http.MethodGet: s.showSection})
 	s.handle("/v1/models", route{http.MethodGet: s.models})
 	s.handle("/v1/models/{id}", route{http.MethodGet: s.model})
@@ -175,6 +176,10 @@ func (s *Server) routes() {
 		s.mux.Handle("/mcp", s.cfg.MCP)
 		s.mux.Handle("/mcp/", s.cfg.MCP)
 	}
+	// the web page: "/{$}" is / alone; other paths fall through to 404
+	s.handle("/{$}", route{http.MethodGet: s.serveWeb})
+	s.handle("/app.js", route{http.MethodGet: s.serveWeb})
+	s.handle("/app.css", route{http.MethodGet: s.serveWeb})
 	s.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, fmt.Sprintf("no endpoint %s (see /api/v1/ and /v1/ in the README, section \"Serving\")", r.URL.Path))
 	})
@@ -274,8 +279,12 @@ func sameOrigin(r *http.Request, origin string) bool {
 }
 
 // authorized checks the bearer token, or without one that the request
-// names a loopback host.
+// names a loopback host. The web page's files need no token (they hold
+// no data; the page sends the token with its API calls).
 func (s *Server) authorized(w http.ResponseWriter, r *http.Request) bool {
+	if s.cfg.Token != "" && webAsset(r) {
+		return true
+	}
 	if s.cfg.Token == "" {
 		if !loopbackHost(r.Host) {
 			writeError(w, http.StatusForbidden, fmt.Sprintf("host %q is not a loopback address: without --token the server answers only requests to localhost", r.Host))

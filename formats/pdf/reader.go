@@ -45,6 +45,7 @@ import (
 	"github.com/docmind/docmind/formats"
 	pdfium "github.com/klippa-app/go-pdfium"
 	pdfiumerrors "github.com/klippa-app/go-pdfium/errors"
+	"github.com/klippa-app/go-pdfium/references"
 	"github.com/klippa-app/go-pdfium/requests"
 	"github.com/klippa-app/go-pdfium/webassembly"
 	"github.com/tetratelabs/wazero"
@@ -207,30 +208,47 @@ func (r *Reader) instance(ctx context.Context, source string, data []byte) (pdfi
 // not have.
 var ErrNoPage = errors.New("no such page")
 
+// openPage borrows a PDFium instance and opens data in it, checking
+// that the document has page n (1-based; ErrNoPage otherwise). Call
+// done when finished with the document.
+func (r *Reader) openPage(ctx context.Context, source string, data []byte, n int) (inst pdfium.Pdfium, doc references.FPDF_DOCUMENT, done func(), err error) {
+	inst, err = r.instance(ctx, source, data)
+	if err != nil {
+		return nil, "", nil, err
+	}
+	od, err := inst.OpenDocument(&requests.OpenDocument{File: &data})
+	if err != nil {
+		inst.Close()
+		return nil, "", nil, openError(source, err)
+	}
+	done = func() {
+		inst.FPDF_CloseDocument(&requests.FPDF_CloseDocument{Document: od.Document})
+		inst.Close()
+	}
+	pc, err := inst.FPDF_GetPageCount(&requests.FPDF_GetPageCount{Document: od.Document})
+	if err != nil {
+		done()
+		return nil, "", nil, formats.Errorf(source, formats.ErrCorrupt, "damaged PDF: no readable pages")
+	}
+	if n < 1 || n > pc.PageCount {
+		done()
+		return nil, "", nil, fmt.Errorf("pdf: %s: page %d: %w (it has %d)", source, n, ErrNoPage, pc.PageCount)
+	}
+	return inst, od.Document, done, nil
+}
+
 // RenderPage renders page n (1-based) of a PDF as a PNG image at dpi
 // dots per inch.
 func (r *Reader) RenderPage(ctx context.Context, source string, data []byte, n, dpi int) (png []byte, err error) {
 	defer formats.Recover(source, &err)
-	inst, err := r.instance(ctx, source, data)
+	inst, doc, done, err := r.openPage(ctx, source, data, n)
 	if err != nil {
 		return nil, err
 	}
-	defer inst.Close()
-	od, err := inst.OpenDocument(&requests.OpenDocument{File: &data})
-	if err != nil {
-		return nil, openError(source, err)
-	}
-	defer inst.FPDF_CloseDocument(&requests.FPDF_CloseDocument{Document: od.Document})
-	pc, err := inst.FPDF_GetPageCount(&requests.FPDF_GetPageCount{Document: od.Document})
-	if err != nil {
-		return nil, formats.Errorf(source, formats.ErrCorrupt, "damaged PDF: no readable pages")
-	}
-	if n < 1 || n > pc.PageCount {
-		return nil, fmt.Errorf("pdf: %s: page %d: %w (it has %d)", source, n, ErrNoPage, pc.PageCount)
-	}
+	defer done()
 	out, err := inst.RenderToFile(&requests.RenderToFile{
 		RenderPageInDPI: &requests.RenderPageInDPI{
-			Page: requests.Page{ByIndex: &requests.PageByIndex{Document: od.Document, Index: n - 1}},
+			Page: requests.Page{ByIndex: &requests.PageByIndex{Document: doc, Index: n - 1}},
 			DPI:  dpi,
 		},
 		OutputFormat: requests.RenderToFileOutputFormatPNG,

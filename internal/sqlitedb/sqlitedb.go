@@ -68,8 +68,30 @@ func Open(path string, pragmas ...string) (*sql.DB, error) {
 		q.Add("_pragma", p)
 	}
 	q.Add("_txlock", "immediate")
-	return sql.Open("sqlite", DSN(abs)+"?"+q.Encode())
+	return sql.OpenDB(connector{dsn: DSN(abs) + "?" + q.Encode()}), nil
 }
+
+// openWait is how long opening a connection keeps retrying while SQLite
+// answers SQLITE_BUSY. Switching a new file to WAL (or recovering its
+// log) answers so at once, without waiting, to the connections that lose
+// the race, so two processes opening a new database together would
+// otherwise fail (TestConcurrentFirstOpen).
+const openWait = 10 * time.Second
+
+// connector opens connections to one database, retrying busy ones.
+type connector struct{ dsn string }
+
+func (c connector) Connect(ctx context.Context) (driver.Conn, error) {
+	var conn driver.Conn
+	err := Retry(ctx, openWait, func() error {
+		var err error
+		conn, err = c.Driver().Open(c.dsn)
+		return err
+	})
+	return conn, err
+}
+
+func (connector) Driver() driver.Driver { return &sqlite.Driver{} }
 
 // DSN is the SQLite URI naming the file at path (made absolute). The path
 // is percent-encoded, so that '?', '#' and '%' in a folder's or file's

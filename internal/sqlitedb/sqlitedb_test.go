@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+	"time"
 )
 
 // Any valid path works: characters that mean something in a URI ('?',
@@ -80,5 +81,41 @@ func TestOpenAnyPath(t *testing.T) {
 				t.Fatalf("reopened: got %q, %v; want %q", v, err, name)
 			}
 		})
+	}
+}
+
+// Handles opened at once on a new database (as two processes asking at
+// the same moment do) all connect: switching a new file to WAL makes
+// SQLite answer SQLITE_BUSY at once, without waiting, to the connections
+// that lose the race, and a connection is retried then like a busy write
+// (TestConcurrentProcesses in threads failed so in CI).
+func TestConcurrentFirstOpen(t *testing.T) {
+	ctx := context.Background()
+	for round := 0; round < 20; round++ {
+		path := filepath.Join(t.TempDir(), "new.db")
+		const n = 8
+		errs := make(chan error, n)
+		start := make(chan struct{})
+		for i := 0; i < n; i++ {
+			go func() {
+				<-start
+				db, err := Open(path, "auto_vacuum(INCREMENTAL)", "journal_mode(WAL)")
+				if err != nil {
+					errs <- err
+					return
+				}
+				defer db.Close()
+				errs <- WriteTx(ctx, db, 10*time.Second, func(tx *sql.Tx) error {
+					_, err := tx.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS t(v TEXT)`)
+					return err
+				})
+			}()
+		}
+		close(start)
+		for i := 0; i < n; i++ {
+			if err := <-errs; err != nil {
+				t.Fatalf("round %d: %v", round, err)
+			}
+		}
 	}
 }

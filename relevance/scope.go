@@ -1,0 +1,190 @@
+package relevance
+
+import (
+	"regexp"
+	"strings"
+
+	"github.com/docmind/docmind/internal/wordlists"
+	"github.com/docmind/docmind/textproc"
+	"github.com/docmind/docmind/wordvec"
+)
+
+// reValue matches a table value token: a number, possibly with a currency
+// sign, parentheses or a percent sign.
+var reValue = regexp.MustCompile(`^\(?\$?\(?[\d,]*\d(?:\.\d+)?\)?%?\)?[*,;]?$`)
+
+// maxScopeWords bounds the group label read before a colon.
+const maxScopeWords = 8
+
+// RowScope returns the label of the group of rows that claim, one row of
+// a table flattened into content, belongs to: for the row "Total revenues
+// 3,274" of "… 2023 2022 Hardware Revenues: Americas $ 1,702 … Total
+// revenues 3,274 …" it is "Hardware Revenues". A group label is the text
+// after the previous value and before a colon that is followed by rows of
+// values up to the claim's row. It returns "" when claim is not a row of
+// content or its rows have no group label.
+//
+// row reports whether claim is a row of a table of content at all.
+func RowScope(content, claim string) (scope string, row bool) {
+	label := rowLabel(claim)
+	if label == "" {
+		return "", false
+	}
+	at := rowIndex(content, label)
+	if at < 0 {
+		return "", false
+	}
+	// a row quoted with its group's label ("Expenses: Hardware products
+	// and support 1,011") is in that group
+	if i := strings.LastIndexByte(label, ':'); i >= 0 {
+		return strings.TrimSpace(label[:i]), true
+	}
+	return groupLabel(content[:at]), true
+}
+
+// groupLabel returns the label of the group of rows that ends before: the
+// words before its last colon, back to the previous value.
+func groupLabel(before string) string {
+	colon := strings.LastIndexByte(before, ':')
+	if colon < 0 {
+		return ""
+	}
+	// the rows between the label and the claim's row hold values, and no
+	// paragraph or sentence ends among them: a colon of prose ("as
+	// follows:") two paragraphs up is not a group label
+	between := before[colon+1:]
+	if strings.Contains(between, "\n\n") || strings.Contains(between, ". ") {
+		return ""
+	}
+	toks := strings.Fields(before[:colon])
+	start := len(toks)
+	for start > 0 && len(toks)-start < maxScopeWords && !reValue.MatchString(toks[start-1]) &&
+		!strings.ContainsAny(toks[start-1], ").") {
+		start--
+	}
+	return strings.Join(toks[start:], " ")
+}
+
+// rowLabel is the words of a row before its first value, or before a
+// colon that its values follow ("Total revenues" of "Total revenues 3,274
+// 3% 6% 3,183" or of "Total revenues: 2023 $49,954; 2022 $42,440"); ""
+// when the text is not a row.
+func rowLabel(claim string) string {
+	toks := strings.Fields(claim)
+	for i, t := range toks {
+		if strings.HasSuffix(t, ":") && (i+1 < len(toks) && reValue.MatchString(toks[i+1]) || i+1 == len(toks)) {
+			return strings.Join(append(toks[:i:i], strings.TrimSuffix(t, ":")), " ")
+		}
+		if t == "$" || reValue.MatchString(t) {
+			if i == 0 {
+				return ""
+			}
+			return strings.Join(toks[:i], " ")
+		}
+	}
+	return ""
+}
+
+// rowIndex returns where the row labelled label starts in content: an
+// occurrence of the label followed by a value; -1 if there is none.
+func rowIndex(content, label string) int {
+	from := 0
+	for {
+		i := strings.Index(content[from:], label)
+		if i < 0 {
+			return -1
+		}
+		i += from
+		rest := strings.Fields(content[i+len(label) : min(len(content), i+len(label)+40)])
+		if len(rest) > 0 && (rest[0] == "$" || rest[0] == ":" || reValue.MatchString(strings.TrimPrefix(rest[0], ":"))) {
+			return i
+		}
+		from = i + len(label)
+	}
+}
+
+// wholeModifiers qualify a measure without narrowing it ("Total
+// revenues"). Edit internal/wordlists/whole_modifiers.txt.
+var wholeModifiers = set(strings.Join(wordlists.Words("whole_modifiers"), " "))
+
+// narrowedBy returns the words of scope, a table rows' group label, that
+// narrow the question's focus to a part the question does not ask about:
+// "Hardware" of "Hardware Revenues" when the question asks for total
+// revenues. Only the words right before the first focus term of the label
+// count; words the question itself uses, its entities, periods, stop words
+// and modifiers that state the whole ("Total", "Consolidated") do not
+// narrow it.
+func (f Frame) narrowedBy(scope string) []string {
+	if scope == "" || len(f.Focus) == 0 {
+		return nil
+	}
+	focus := map[string]bool{}
+	for _, s := range f.Focus {
+		focus[s] = true
+	}
+	words := reWord.FindAllString(scope, -1)
+	head := -1
+	for i, w := range words {
+		if focus[textproc.Stem(wordvec.Fold(strings.ToLower(w)))] {
+			head = i
+			break
+		}
+	}
+	if head <= 0 {
+		return nil
+	}
+	q := NewText(f.Question)
+	var out []string
+	for _, w := range words[max(0, head-3):head] {
+		lw := wordvec.Fold(strings.ToLower(w))
+		if q.hasToken(lw) || textproc.IsStopWord(lw) || wholeModifiers[lw] || hasDigit(lw) || legalForms[lw] {
+			continue
+		}
+		out = append(out, w)
+	}
+	return out
+}
+
+// ownLabel is a row's label without its group's ("Americas" of "Total
+// Revenues by Geography: Americas $31,226").
+func ownLabel(claim string) string {
+	label := rowLabel(claim)
+	if i := strings.LastIndexByte(label, ':'); i >= 0 {
+		label = label[i+1:]
+	}
+	return strings.TrimSpace(label)
+}
+
+// memberRow reports whether a row labelled label is one member of its
+// group rather than the group's whole: the group's label (scope) names
+// the question's focus ("Revenues:", "Total Revenues by Geography:"), and
+// the row's own label names neither the focus nor the whole ("Total
+// revenues") nor anything else the question asks ("Americas" answers a
+// question about the Americas' revenues).
+func (f Frame) memberRow(label, scope string) bool {
+	if label == "" || scope == "" || len(f.Focus) == 0 {
+		return false
+	}
+	focus := map[string]bool{}
+	for _, s := range f.Focus {
+		focus[s] = true
+	}
+	inScope := false
+	for _, w := range reWord.FindAllString(scope, -1) {
+		if focus[textproc.Stem(wordvec.Fold(strings.ToLower(w)))] {
+			inScope = true
+			break
+		}
+	}
+	if !inScope {
+		return false
+	}
+	q := NewText(f.Question)
+	for _, w := range reWord.FindAllString(label, -1) {
+		lw := wordvec.Fold(strings.ToLower(w))
+		if focus[textproc.Stem(lw)] || wholeModifiers[lw] || !textproc.IsStopWord(lw) && q.hasToken(lw) {
+			return false
+		}
+	}
+	return true
+}

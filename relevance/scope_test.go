@@ -1,0 +1,130 @@
+package relevance
+
+import (
+	"slices"
+	"testing"
+)
+
+// Tables as the PDF loader flattens them (Oracle Corporation's fiscal
+// 2023 Form 10-K, pages 45 and 49).
+const (
+	segmentTable = "Year Ended May 31, Percent Change (Dollars in millions) 2023 Actual Constant 2022\n\n" +
+		"Hardware Revenues: Americas $ 1,702 9% 10% $ 1,558 EMEA 933 -2% 3% 949 Asia Pacific 639 -5% 3% 676 " +
+		"Total revenues 3,274 3% 6% 3,183 Expenses: Hardware products and support 1,011 7% 10% 944 " +
+		"Sales and marketing 331 -8% -5% 361 Total expenses 1,342 3% 6% 1,305"
+	wholeTable = "Year Ended May 31, Percent Change (Dollars in millions) 2023 Actual Constant 2022\n\n" +
+		"Total Revenues by Geography: Americas $ 31,226 32% 32% $ 23,679 EMEA 12,109 1% 8% 12,011 " +
+		"Asia Pacific 6,619 -2% 8% 6,750 Total revenues 49,954 18% 22% 42,440 Total Operating Expenses 36,861 17% 19% 31,514"
+	prose = "Our revenues are reported by geography as follows: Americas, EMEA and Asia Pacific. " +
+		"Total revenues 49,954 were reported in the table."
+)
+
+func TestRowScope(t *testing.T) {
+	for _, tt := range []struct {
+		content, claim, scope string
+		row                   bool
+	}{
+		{segmentTable, "Total revenues 3,274 3% 6% 3,183", "Hardware Revenues", true},
+		{segmentTable, "Total revenues: 2023 $3,274; 2022 $3,183", "Hardware Revenues", true},
+		{segmentTable, "Total expenses 1,342 3% 6% 1,305", "Expenses", true},
+		{segmentTable, "Expenses: Hardware products and support 1,011 7% 10% 944", "Expenses", true},
+		{wholeTable, "Total revenues 49,954 18% 22% 42,440", "Total Revenues by Geography", true},
+		{segmentTable, "Our hardware revenues grew.", "", false},
+		{segmentTable, "Net income 812 790", "", false}, // not a row of this table
+		// a colon of prose a sentence before is no group label
+		{prose, "Total revenues 49,954", "", true},
+	} {
+		scope, row := RowScope(tt.content, tt.claim)
+		if scope != tt.scope || row != tt.row {
+			t.Errorf("RowScope(%.30q…, %q) = %q, %v; want %q, %v", tt.content, tt.claim, scope, row, tt.scope, tt.row)
+		}
+	}
+}
+
+func TestScopeAndRowFocus(t *testing.T) {
+	doc := "Oracle Corporation Form 10-K\nORACLE_2023_10K\nOracle Corporation\nfiscal year ended May 31, 2023"
+	check := func(q, content, claim, heading string) Result {
+		c := Context{Claim: claim, Passage: content, Heading: heading, Document: doc}
+		c.Scope, c.Row = RowScope(content, claim)
+		return Analyze(q).Check(c, AllChecks(0.5), nil, nil)
+	}
+	total := "What were Oracle's total revenues in fiscal 2023?"
+	if res := check(total, wholeTable, "Total revenues 49,954 18% 22% 42,440", "Total Revenues and Operating Expenses"); !res.OK() {
+		t.Errorf("the company's total row is rejected: %v", res.Findings)
+	}
+	res := check(total, segmentTable, "Total revenues 3,274 3% 6% 3,183", "Hardware Business")
+	if !hasCheck(res, "scope") {
+		t.Errorf("a segment's total answers a question about the company's total: %v", res.Findings)
+	}
+	// the same row answers the question about the segment
+	if res := check("What were Oracle's hardware revenues in fiscal 2023?", segmentTable, "Total revenues 3,274 3% 6% 3,183", "Hardware Business"); !res.OK() {
+		t.Errorf("the segment's total does not answer the segment question: %v", res.Findings)
+	}
+	// a member of the company's total is a part of it
+	if res := check(total, wholeTable, "Total Revenues by Geography: Americas $31,226 32% 32% $23,679", "Total Revenues and Operating Expenses"); !hasCheck(res, "scope") {
+		t.Errorf("one region's revenues answer the total: %v", res.Findings)
+	}
+	if res := check("What were Oracle's revenues in the Americas in fiscal 2023?", wholeTable, "Total Revenues by Geography: Americas $31,226 32% 32% $23,679", "Total Revenues and Operating Expenses"); !res.OK() {
+		t.Errorf("the Americas row does not answer the question about the Americas: %v", res.Findings)
+	}
+	if res := check(total, wholeTable, "EMEA 12,109 1% 8% 12,011", "Total Revenues and Operating Expenses"); !hasCheck(res, "scope") {
+		t.Errorf("one region's revenues answer the total: %v", res.Findings)
+	}
+	// a row's subject is its label, group and heading: an expenses row of
+	// a table that also lists revenues does not address revenues
+	if res := check(total, segmentTable, "Expenses: Hardware products and support 1,011 7% 10% 944", "Hardware Business"); !hasCheck(res, "focus") {
+		t.Errorf("an expenses row addresses revenues: %v", res.Findings)
+	}
+}
+
+func TestFigureQuestionsWantFigures(t *testing.T) {
+	q := "What were Oracle's total revenues in fiscal 2023?"
+	c := Context{Claim: "Our total revenues increased across our three businesses during fiscal 2023.", Document: "Oracle Corporation\nfiscal year ended May 31, 2023"}
+	if res := Analyze(q).Check(c, AllChecks(0), nil, nil); !hasCheck(res, "type") {
+		t.Errorf("a count of businesses states the revenues: %v", res.Findings)
+	}
+	c.Claim = "Our total revenues were about fifty billion dollars in fiscal 2023."
+	if res := Analyze(q).Check(c, AllChecks(0), nil, nil); !res.OK() {
+		t.Errorf("a scaled spelled amount is rejected: %v", res.Findings)
+	}
+	// "how much" keeps accepting spelled counts
+	c = Context{Claim: "The Provider gives three weeks of notice."}
+	if res := Analyze("How much notice must the Provider give?").Check(c, AllChecks(0), nil, nil); hasCheck(res, "type") {
+		t.Errorf("how much: %v", res.Findings)
+	}
+}
+
+func TestMoneyIsNotACount(t *testing.T) {
+	q := Analyze("How many employees did Salesforce have as of October 31, 2022?")
+	for claim, want := range map[string]bool{
+		"The increase was due to approximately $84 million in employee related costs.": false,
+		"Employee related costs rose by 12 million dollars.":                           false,
+		"As of October 31, 2022, Salesforce had approximately 79,000 employees.":       true,
+	} {
+		if got := states(q, claim); got != want {
+			t.Errorf("%q states a count: %v, want %v", claim, got, want)
+		}
+	}
+}
+
+func TestPeriodQualifiersAreNotFocus(t *testing.T) {
+	for _, q := range []string{"What were Oracle's total revenues in fiscal 2023?", "What was revenue in calendar year 2022?"} {
+		for _, st := range Analyze(q).Focus {
+			if st != "revenu" {
+				t.Errorf("%q: focus %q", q, Analyze(q).Focus)
+			}
+		}
+	}
+	if f := Analyze("What is the company's fiscal policy?"); !slices.Contains(f.Focus, "fiscal") {
+		t.Errorf("without a period, \"fiscal\" is the subject: %q", f.Focus)
+	}
+}
+
+func hasCheck(r Result, check string) bool {
+	for _, f := range r.Findings {
+		if f.Check == check {
+			return true
+		}
+	}
+	return false
+}
