@@ -40,6 +40,9 @@ func (a *app) openDocStore(ctx context.Context, url string, emb providers.Embedd
 	if err != nil {
 		return nil, err
 	}
+	if w := st.Warning(); w != "" {
+		fmt.Fprintf(a.stderr, "docmind: warning: %s\n", w)
+	}
 	have, _, err := st.EmbeddingModel(ctx)
 	if err != nil {
 		return nil, err

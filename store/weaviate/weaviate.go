@@ -20,6 +20,7 @@
 package weaviate
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -166,6 +167,10 @@ type Store struct {
 	model    string
 	progress func(path string, sections int)
 
+	// blockMax is true when the sections' collection ranks with
+	// Weaviate's BlockMax WAND (see Warning).
+	blockMax bool
+
 	// writeMu serialises writers of this process (Weaviate serialises
 	// nothing; two writers of one document from different processes are
 	// the user's to avoid, as with two ingests of one folder).
@@ -301,7 +306,7 @@ func (s *Store) classes() []*models.Class {
 			textProp("entityKey", "field", false, true),
 			textProp("periodKey", "field", false, true),
 			textProp("terms", "whitespace", true, true),
-			textProp("contextTerms", "whitespace", true, false),
+			textProp("contextTerms", "whitespace", true, true),
 			intProp("length", true),
 		},
 	}, {
@@ -344,7 +349,28 @@ func (s *Store) ensureSchema(ctx context.Context) error {
 			return fmt.Errorf("create collection %s (replication %d, shards %d): %w", c.Class, s.cfg.Replication, s.cfg.Shards, err)
 		}
 	}
+	c, err := s.cl.Schema().ClassGetter().WithClassName(s.cfg.Collection).Do(ctx)
+	if err != nil {
+		return fmt.Errorf("read collection %s: %w", s.cfg.Collection, err)
+	}
+	s.blockMax = c.InvertedIndexConfig != nil && c.InvertedIndexConfig.UsingBlockMaxWAND
 	return nil
+}
+
+// Warning is a line for the user about the server, or "". Weaviate
+// v1.35.2's BlockMax WAND keyword search, on by default for new
+// collections, leaves out the best-scoring sections of queries of five
+// terms or more (a section holding all seven terms of a question ranked
+// below sections holding two: TestLongQueryFindsTheFullMatch), so a
+// collection created with it ranks worse than the SQLite index.
+// scripts/weaviate.sh starts servers with USE_INVERTED_SEARCHABLE=false,
+// which makes new collections use the exhaustive WAND.
+func (s *Store) Warning() string {
+	if !s.blockMax {
+		return ""
+	}
+	return fmt.Sprintf("the collection %s uses Weaviate's BlockMax WAND keyword search, which drops the best matches of long queries; "+
+		"start Weaviate with USE_INVERTED_SEARCHABLE=false (as scripts/weaviate.sh does) and ingest into a new collection", s.cfg.Collection)
 }
 
 // Drop deletes the store's collections and everything in them.
@@ -810,6 +836,7 @@ type secRec struct {
 	DocEntity   string  `json:"docEntity"`
 	DocPeriod   string  `json:"docPeriod"`
 	Terms       string  `json:"terms"`
+	Context     string  `json:"contextTerms"`
 	Length      int     `json:"length"`
 	Additional  secAddl `json:"_additional"`
 }
@@ -820,7 +847,7 @@ type secAddl struct {
 	Distance float64 `json:"distance"`
 }
 
-const secFields = `key doc version seq title content page pageEnd pageLabel chunk pagePrinted docTitle docEntity docPeriod terms length`
+const secFields = `key doc version seq title content page pageEnd pageLabel chunk pagePrinted docTitle docEntity docPeriod terms contextTerms length`
 
 func (r secRec) section() schema.Section {
 	return schema.Section{ID: r.Key, Title: r.Title, Content: r.Content, Source: r.Doc, Page: r.Page, PageEnd: r.PageEnd,
@@ -981,7 +1008,16 @@ func (s *Store) lexical(ctx context.Context, query string, k int, opt index.Sear
 	if stats.n == 0 {
 		return nil, nil
 	}
-	fetch := 2*k + len(opt.Exclude) + 8
+	cw := index.DefaultContextWeight
+	if opt.SetContextWeight {
+		cw = opt.ContextWeight
+	}
+	// Weaviate's BM25F weighs the context field into one score; the
+	// index adds it apart, unnormalised, to sections the text matched.
+	// Weaviate's ranking picks the candidates, a few times more than
+	// asked for, and they are ranked again with the index's own score, so
+	// that both stores rank alike (TestSameRankingAsSQLite).
+	fetch := max(4*k, k+40) + len(opt.Exclude)
 	var out []index.Hit
 	for range 6 {
 		q := fmt.Sprintf(`{Get{%s(limit:%d, bm25:{query:%q, properties:%s}, %s){%s _additional{id score}}}}`,
@@ -1000,19 +1036,18 @@ func (s *Store) lexical(ctx context.Context, query string, k int, opt index.Sear
 			if opt.Exclude[sec.Key()] || !opt.Where.Match(sec) {
 				continue
 			}
-			score, _ := strconv.ParseFloat(r.Additional.Score, 64)
-			sec.RelevanceScore = stats.relevance(r.Terms, r.Length)
+			score, rel := stats.score(r.Terms, r.Context, r.Length, cw)
+			sec.RelevanceScore = rel
 			out = append(out, index.Hit{Section: sec, Score: score, Lexical: score})
-			if len(out) == k {
-				return out, nil
-			}
 		}
-		if got < fetch {
-			return out, nil
+		if len(out) >= k || got < fetch {
+			slices.SortStableFunc(out, func(a, b index.Hit) int { return cmp.Compare(b.Score, a.Score) })
+			return out[:min(k, len(out))], nil
 		}
 		fetch *= 4
 	}
-	return out, nil
+	slices.SortStableFunc(out, func(a, b index.Hit) int { return cmp.Compare(b.Score, a.Score) })
+	return out[:min(k, len(out))], nil
 }
 
 func dedupe(terms []string) []string {
@@ -1027,6 +1062,7 @@ type termStats struct {
 	avgdl  float64
 	qtf    map[string]int
 	df     map[string]int64
+	ctxDF  map[string]int64
 	k1, b  float64
 	unitIn float64
 }
@@ -1034,7 +1070,7 @@ type termStats struct {
 // termStats reads, in one request, the number of sections with text,
 // their total length and each query term's document frequency.
 func (s *Store) termStats(ctx context.Context, qterms []string) (*termStats, error) {
-	st := &termStats{qtf: map[string]int{}, df: map[string]int64{}, k1: index.DefaultK1, b: index.DefaultB}
+	st := &termStats{qtf: map[string]int{}, df: map[string]int64{}, ctxDF: map[string]int64{}, k1: index.DefaultK1, b: index.DefaultB}
 	for _, t := range qterms {
 		st.qtf[t]++
 	}
@@ -1043,6 +1079,7 @@ func (s *Store) termStats(ctx context.Context, qterms []string) (*termStats, err
 	fmt.Fprintf(&b, `{Aggregate{all: %s(%s){meta{count} length{sum}}`, s.cfg.Collection, live().String())
 	for i, t := range uniq {
 		fmt.Fprintf(&b, ` t%d: %s(%s){meta{count}}`, i, s.cfg.Collection, and(live(), eq("terms", t)).String())
+		fmt.Fprintf(&b, ` c%d: %s(%s){meta{count}}`, i, s.cfg.Collection, and(live(), eq("contextTerms", t)).String())
 	}
 	b.WriteString(`}}`)
 	data, err := s.raw(ctx, b.String())
@@ -1070,6 +1107,9 @@ func (s *Store) termStats(ctx context.Context, qterms []string) (*termStats, err
 		if a := agg["t"+strconv.Itoa(i)]; len(a) > 0 {
 			st.df[t] = a[0].Meta.Count
 		}
+		if a := agg["c"+strconv.Itoa(i)]; len(a) > 0 {
+			st.ctxDF[t] = a[0].Meta.Count
+		}
 	}
 	n := float64(st.n)
 	for t, qtf := range st.qtf {
@@ -1084,32 +1124,51 @@ func (s *Store) termStats(ctx context.Context, qterms []string) (*termStats, err
 	return st, nil
 }
 
-// relevance is the index's RelevanceScore of a section with these terms:
-// its BM25 score over that of an average section holding every query term
-// once.
-func (st *termStats) relevance(terms string, length int) float64 {
+// score is the index's lexical score of a section with these text and
+// context terms and length (index.Index.HybridSearch without
+// embeddings): BM25 over the text, plus, when the text matched, the
+// context field's terms with weight cw and no length normalisation; rel
+// is its RelevanceScore, the text's score over that of an average
+// section holding every query term once.
+func (st *termStats) score(terms, context string, length int, cw float64) (score, rel float64) {
 	if st.unitIn == 0 || st.avgdl == 0 {
-		return 0
+		return 0, 0
 	}
-	tf := map[string]int{}
-	for _, t := range strings.Fields(terms) {
-		if _, ok := st.qtf[t]; ok {
-			tf[t]++
+	count := func(s string) map[string]int {
+		tf := map[string]int{}
+		for _, t := range strings.Fields(s) {
+			if _, ok := st.qtf[t]; ok {
+				tf[t]++
+			}
 		}
+		return tf
 	}
 	n := float64(st.n)
-	score := 0.0
+	idf := func(df float64) float64 {
+		df = min(df, n)
+		return math.Log(1 + (n-df+0.5)/(df+0.5))
+	}
+	tf := count(terms)
+	text := 0.0
 	for t, qtf := range st.qtf {
 		f := float64(tf[t])
-		df := float64(st.df[t])
-		if f == 0 || df == 0 {
+		if f == 0 || st.df[t] == 0 {
 			continue
 		}
-		df = min(df, n)
-		idf := math.Log(1 + (n-df+0.5)/(df+0.5))
-		score += idf * float64(qtf) * (st.k1 + 1) * f / (f + st.k1*(1-st.b) + st.k1*st.b*float64(length)/st.avgdl)
+		text += idf(float64(st.df[t])) * float64(qtf) * (st.k1 + 1) * f / (f + st.k1*(1-st.b) + st.k1*st.b*float64(length)/st.avgdl)
 	}
-	return min(1, score/st.unitIn)
+	score = text
+	if text > 0 && cw > 0 {
+		ctf := count(context)
+		for t, qtf := range st.qtf {
+			f := float64(ctf[t])
+			if f == 0 || st.ctxDF[t] == 0 {
+				continue
+			}
+			score += cw * idf(float64(st.ctxDF[t])) * float64(qtf) * (st.k1 + 1) * f / (f + st.k1)
+		}
+	}
+	return score, min(1, text/st.unitIn)
 }
 
 // live matches the sections that have text (the ones BM25 counts).

@@ -252,3 +252,31 @@ func formatFloat(f float64) string {
 	b, _ := json.Marshal(math.Round(f*1e4) / 1e4)
 	return string(b)
 }
+
+// TestLongQueryFindsTheFullMatch: a section holding all seven terms of a
+// question ranks first, above sections holding a few of them. Weaviate
+// v1.35.2's BlockMax WAND (its default for new collections) returned
+// sections holding two terms and left this one out; scripts/weaviate.sh
+// starts servers with USE_INVERTED_SEARCHABLE=false, and a collection
+// created with BlockMax WAND gets Store.Warning.
+func TestLongQueryFindsTheFullMatch(t *testing.T) {
+	u := serverURL(t, "DOCMIND_WEAVIATE_URL")
+	ctx := context.Background()
+	s := openTemp(t, u, "Long")
+	if s.Warning() != "" {
+		t.Logf("warning: %s", s.Warning())
+	}
+	ingestContract(t, s)
+	q := "What commercial general liability insurance and what professional liability insurance must the Provider maintain?"
+	hits, err := s.HybridSearch(ctx, q, 5, index.SearchOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(hits) == 0 || hits[0].Section.Title != "Insurance" {
+		var got []string
+		for _, h := range hits {
+			got = append(got, h.Section.Title)
+		}
+		t.Fatalf("%q ranks %q; want the Insurance section first (warning: %q)", q, got, s.Warning())
+	}
+}
