@@ -94,6 +94,15 @@ wait_ready() { # node index, seconds
   done
 }
 
+wait_port() { # node index, port, seconds: until the node listens on the port
+  local i=$1 p=$2 deadline=$((SECONDS + $3))
+  until (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; do
+    kill -0 "$(cat "$run/node$i.pid")" 2>/dev/null || die "node $i exited before it listened on $p (log: $run/node$i.log)"
+    (( SECONDS < deadline )) || die "node $i does not listen on $p after $3 s (log: $run/node$i.log)"
+    sleep 0.2
+  done
+}
+
 stop() {
   local f pid any=0
   shopt -s nullglob
@@ -136,7 +145,11 @@ case "$cmd" in
     fi
     echo "$nodes" >"$run/nodes"
     : >"$run/start.log"
-    for i in $(seq 1 "$nodes"); do start_node "$i" "$nodes"; done
+    # a node joins the cluster through node 1's gossip port, and gives up
+    # when it is not listening yet: node 1 first, the others once it is
+    start_node 1 "$nodes"
+    if [ "$nodes" -gt 1 ]; then wait_port 1 "$(port 1 1)" 120; fi
+    for i in $(seq 2 "$nodes"); do start_node "$i" "$nodes"; done
     for i in $(seq 1 "$nodes"); do wait_ready "$i" 180; done
     for i in $(seq 1 "$nodes"); do
       echo "node$i pid $(cat "$run/node$i.pid") http://127.0.0.1:$(port "$i" 0)" >&2
