@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -74,6 +75,12 @@ func TestStoreBenchmark(t *testing.T) {
 			}
 		}
 		ingest := time.Since(start)
+		if run := os.Getenv("DOCMIND_BENCH_WEAVIATE_RUN"); run != "" && s == store.Store(w) {
+			// the nodes' disk and memory after the ingest (scripts/weaviate.sh's run folder)
+			disk, rss := serverCost(t, run)
+			t.Logf("Weaviate after ingest: data folders %.1f MiB, nodes' resident memory %.1f MiB (%.0f MiB and %.0f MiB per million sections)",
+				disk, rss, disk*1e6/float64(want), rss*1e6/float64(want))
+		}
 		for i := range 10 { // warm up
 			_, _ = s.HybridSearch(ctx, queries[i]["text"], 10, index.SearchOptions{})
 		}
@@ -100,6 +107,38 @@ func TestStoreBenchmark(t *testing.T) {
 	}
 	a, b := results[0], results[1]
 	t.Logf("Weaviate / SQLite: ingest time x%.1f, p50 x%.1f, p99 x%.1f", b.ingest.Seconds()/a.ingest.Seconds(), ms(b.p50)/ms(a.p50), ms(b.p99)/ms(a.p99))
+}
+
+// serverCost returns the size of the nodes' data folders under run and
+// the sum of their resident memory, in MiB.
+func serverCost(t *testing.T, run string) (disk, rss float64) {
+	t.Helper()
+	_ = filepath.WalkDir(filepath.Join(run, "data"), func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			if fi, err := d.Info(); err == nil {
+				disk += float64(fi.Size())
+			}
+		}
+		return nil
+	})
+	pids, _ := filepath.Glob(filepath.Join(run, "node*.pid"))
+	for _, f := range pids {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		status, err := os.ReadFile("/proc/" + strings.TrimSpace(string(b)) + "/status")
+		if err != nil {
+			continue
+		}
+		for _, line := range strings.Split(string(status), "\n") {
+			if f := strings.Fields(line); len(f) >= 2 && f[0] == "VmRSS:" {
+				kb, _ := strconv.ParseFloat(f[1], 64)
+				rss += kb * 1024
+			}
+		}
+	}
+	return disk / (1 << 20), rss / (1 << 20)
 }
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
