@@ -212,7 +212,7 @@ func (ix *Index) searchVector(ctx context.Context, v []float32, k int, opt Searc
 		for i, c := range cand {
 			taken[c] = true
 			s, ok := secs[ids[i]]
-			if !ok || opt.Exclude[s.Key()] {
+			if !ok || opt.Exclude[s.Key()] || !opt.Where.Match(s) {
 				continue
 			}
 			sim := float64(sims[c])

@@ -509,6 +509,50 @@ type SearchOptions struct {
 	SetContextWeight bool
 	// Exclude drops sections whose key (Section.Key) is in the set.
 	Exclude map[string]bool
+	// Where keeps only the sections it matches (the zero Where matches
+	// every section).
+	Where Where
+}
+
+// Where restricts a search to some documents: every non-empty field must
+// match.
+type Where struct {
+	// Documents lists document paths (Section.Source).
+	Documents []string
+	// Folder keeps documents whose path is under this folder.
+	Folder string
+	// Entity and Period match the document context (Section.DocEntity,
+	// Section.DocPeriod), ignoring case.
+	Entity, Period string
+}
+
+// IsZero reports whether w matches every section.
+func (w Where) IsZero() bool {
+	return len(w.Documents) == 0 && w.Folder == "" && w.Entity == "" && w.Period == ""
+}
+
+// Match reports whether s passes w.
+func (w Where) Match(s schema.Section) bool {
+	if len(w.Documents) > 0 && !slices.Contains(w.Documents, s.Source) {
+		return false
+	}
+	if w.Folder != "" && !InFolder(s.Source, w.Folder) {
+		return false
+	}
+	if w.Entity != "" && !strings.EqualFold(w.Entity, s.DocEntity) {
+		return false
+	}
+	return w.Period == "" || strings.EqualFold(w.Period, s.DocPeriod)
+}
+
+// InFolder reports whether path is folder itself or lies under it
+// (compared on whole path elements: "/a/bc" is not under "/a/b").
+func InFolder(path, folder string) bool {
+	folder = strings.TrimRight(folder, "/")
+	if folder == "" {
+		return strings.HasPrefix(path, "/")
+	}
+	return path == folder || strings.HasPrefix(path, folder+"/")
 }
 
 // accumulator is a reusable dense score array indexed by section id.
@@ -602,11 +646,20 @@ func (ix *Index) lexical(ctx context.Context, query string, k int, opt SearchOpt
 	if len(tfs) == 0 {
 		return nil, nil
 	}
+	// one read transaction: the postings and the sections they point to
+	// are read from the same snapshot, so that a document replaced
+	// meanwhile is seen old or new, never as postings without sections
+	// (a deferred BEGIN on one connection: the driver's transactions are
+	// BEGIN IMMEDIATE, which would take the write lock)
 	conn, err := ix.db.Conn(ctx)
 	if err != nil {
 		return nil, err
 	}
 	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, `BEGIN DEFERRED`); err != nil {
+		return nil, err
+	}
+	defer conn.ExecContext(context.WithoutCancel(ctx), `ROLLBACK`)
 	cw := ix.contextWeight
 	if opt.SetContextWeight {
 		cw = opt.ContextWeight
@@ -707,14 +760,14 @@ func (ix *Index) lexical(ctx context.Context, query string, k int, opt SearchOpt
 			}
 		}
 	}
-	return ix.collectTop(ctx, conn, acc, k, unit, opt.Exclude)
+	return ix.collectTop(ctx, conn, acc, k, unit, opt)
 }
 
 // collectTop selects the k best live, non-excluded sections from the
 // accumulator and loads them. Postings of deleted sections (not yet merged
 // away) are skipped because their rows no longer exist.
-func (ix *Index) collectTop(ctx context.Context, conn *sql.Conn, acc *accumulator, k int, unit float64, exclude map[string]bool) ([]Hit, error) {
-	want := k + len(exclude) + 8
+func (ix *Index) collectTop(ctx context.Context, conn querier, acc *accumulator, k int, unit float64, opt SearchOptions) ([]Hit, error) {
+	want := k + len(opt.Exclude) + 8
 	var out []Hit
 	taken := map[int64]bool{}
 	for {
@@ -729,7 +782,7 @@ func (ix *Index) collectTop(ctx context.Context, conn *sql.Conn, acc *accumulato
 		for _, id := range cand {
 			taken[id] = true
 			s, ok := secs[id]
-			if !ok || exclude[s.Key()] {
+			if !ok || opt.Exclude[s.Key()] || !opt.Where.Match(s) {
 				continue
 			}
 			raw := float64(acc.scores[id])

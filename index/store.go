@@ -37,6 +37,8 @@ const (
 type Filter struct {
 	// Exclude lists section keys never to return.
 	Exclude []string
+	// Where keeps only the sections it matches.
+	Where Where
 }
 
 // Store implements langchaingo's vectorstores.VectorStore over an Index:
@@ -44,13 +46,36 @@ type Filter struct {
 // index has an embedder), SimilaritySearch runs HybridSearch (BM25 alone
 // without an embedder).
 type Store struct {
-	ix *Index
+	ix     *Index
+	search Searcher
+	name   string
+}
+
+// Searcher is what Store searches: an Index, or another store ranking the
+// same way (package store's backends).
+type Searcher interface {
+	HybridSearch(ctx context.Context, query string, k int, opt SearchOptions) ([]Hit, error)
+}
+
+// NewSearcherStore returns a read-only VectorStore over s (AddDocuments
+// fails); name says where s is, for messages.
+func NewSearcherStore(s Searcher, name string) *Store { return &Store{search: s, name: name} }
+
+// NewSearcherRetriever returns a retriever over s with the relevance
+// floor of Index.Retriever: LexicalMinRelevance when s ranks by BM25
+// alone, DefaultMinRelevance with dense vectors.
+func NewSearcherRetriever(s Searcher, name string, dense bool) *Retriever {
+	r := NewRetriever(NewSearcherStore(s, name))
+	if !dense {
+		r.MinRelevance = LexicalMinRelevance
+	}
+	return r
 }
 
 var _ vectorstores.VectorStore = (*Store)(nil)
 
 // NewStore returns a VectorStore over ix.
-func NewStore(ix *Index) *Store { return &Store{ix: ix} }
+func NewStore(ix *Index) *Store { return &Store{ix: ix, search: ix, name: ix.path} }
 
 // Index returns the underlying index.
 func (s *Store) Index() *Index { return s.ix }
@@ -74,6 +99,9 @@ func storeOptions(opts []vectorstores.Option) (vectorstores.Options, error) {
 // documents and appended to them. Other recognised metadata: title, page,
 // page_end, page_label, chunk, id, format. It returns the section keys.
 func (s *Store) AddDocuments(ctx context.Context, docs []lcschema.Document, opts ...vectorstores.Option) ([]string, error) {
+	if s.ix == nil {
+		return nil, fmt.Errorf("add documents to %s: this store is read-only (ingest the documents instead)", s.name)
+	}
 	o, err := storeOptions(opts)
 	if err != nil {
 		return nil, fmt.Errorf("add documents to index %s: %w", s.ix.path, err)
@@ -118,19 +146,19 @@ func (s *Store) AddDocuments(ctx context.Context, docs []lcschema.Document, opts
 func (s *Store) SimilaritySearch(ctx context.Context, query string, numDocuments int, opts ...vectorstores.Option) ([]lcschema.Document, error) {
 	o, err := storeOptions(opts)
 	if err != nil {
-		return nil, fmt.Errorf("search index %s: %w", s.ix.path, err)
+		return nil, fmt.Errorf("search %s: %w", s.name, err)
 	}
 	var so SearchOptions
 	switch f := o.Filters.(type) {
 	case nil:
 	case Filter:
-		so.Exclude = keySet(f.Exclude)
+		so.Exclude, so.Where = keySet(f.Exclude), f.Where
 	case *Filter:
-		so.Exclude = keySet(f.Exclude)
+		so.Exclude, so.Where = keySet(f.Exclude), f.Where
 	default:
-		return nil, fmt.Errorf("search index %s: unsupported filter type %T (use index.Filter)", s.ix.path, o.Filters)
+		return nil, fmt.Errorf("search %s: unsupported filter type %T (use index.Filter)", s.name, o.Filters)
 	}
-	hits, err := s.ix.HybridSearch(ctx, query, numDocuments, so)
+	hits, err := s.search.HybridSearch(ctx, query, numDocuments, so)
 	if err != nil {
 		return nil, err
 	}

@@ -13,6 +13,7 @@ import (
 	"unicode"
 
 	"github.com/docmind/docmind/schema"
+	"github.com/docmind/docmind/textproc"
 )
 
 // Document is one indexed file.
@@ -688,4 +689,43 @@ func digitRun(rs []rune) int {
 		n++
 	}
 	return n
+}
+
+// SectionTerms is how the index analyses a section for BM25, for other
+// stores that rank the same way: the stems of its title and text (with
+// repeats, in order) and its BM25 length, and the stems of its context
+// field (its document's title, entity, period and file name words,
+// without those of the section's own title).
+func SectionTerms(doc Document, s schema.Section) (terms []string, length int, context []string) {
+	an := newAnalyzer()
+	terms = an.terms(s.Title + "\n" + s.Content)
+	ctf, _ := contextTerms(an, doc, s)
+	for _, t := range ctf {
+		for range t.tf {
+			context = append(context, strings.TrimPrefix(t.term, contextPrefix))
+		}
+	}
+	return terms, textproc.BM25Length(terms), context
+}
+
+// SectionKeys returns the keys the index gives sections written for the
+// document at path: the section's ID, or StableID when it has none, with
+// "~2", "~3"... appended to repeats.
+func SectionKeys(path string, sections []schema.Section) []string {
+	seen := map[string]int{}
+	out := make([]string, len(sections))
+	for i, s := range sections {
+		key := s.ID
+		if key == "" {
+			key = StableID(path, s.Title, s.Page, s.Chunk)
+		}
+		if n := seen[key]; n > 0 {
+			seen[key] = n + 1
+			key += "~" + strconv.Itoa(n+1)
+		} else {
+			seen[key] = 1
+		}
+		out[i] = key
+	}
+	return out
 }

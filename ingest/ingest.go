@@ -191,18 +191,34 @@ type file struct {
 	outside bool
 }
 
+// Store is what ingest writes to: an *index.Index, or any store.Store
+// (the Weaviate store among them).
+type Store interface {
+	PutDocument(ctx context.Context, doc index.Document, sections []schema.Section) error
+	PutDocumentStream(ctx context.Context, doc index.Document, write func(doc *index.Document, put func(schema.Section) error) error) error
+	DeleteDocument(ctx context.Context, path string) (bool, error)
+	TouchDocument(ctx context.Context, path string, mtime time.Time) error
+	MissingVectors(ctx context.Context, path string) (bool, error)
+	Document(ctx context.Context, path string) (index.Document, bool, error)
+	Documents(ctx context.Context) ([]index.Document, error)
+}
+
 // Run ingests the given files and folders (folders recursively) into ix.
 // After a bulk load (at least half of the index's sections written by this
 // run) it merges the lexical segments (Index.Optimize). It returns an
 // error only when the index itself fails or ctx is cancelled; problems
 // with individual files are reported in the summary.
-func Run(ctx context.Context, ix *index.Index, paths []string, opt Options) (*Summary, error) {
+func Run(ctx context.Context, ix Store, paths []string, opt Options) (*Summary, error) {
 	if opt.Parser == nil {
 		return nil, errors.New("ingest: no parser configured")
 	}
 	opt = opt.withDefaults()
 	start := time.Now()
-	files, roots, err := walk(paths, ix.Path(), loader.WalkOptions{IncludeHidden: opt.IncludeHidden, FollowSymlinks: opt.FollowSymlinks})
+	indexPath := ""
+	if p, ok := ix.(interface{ Path() string }); ok {
+		indexPath = p.Path() // never ingest the index's own file
+	}
+	files, roots, err := walk(paths, indexPath, loader.WalkOptions{IncludeHidden: opt.IncludeHidden, FollowSymlinks: opt.FollowSymlinks})
 	if err != nil {
 		return nil, err
 	}
@@ -265,7 +281,7 @@ type prepared struct {
 // prepareAll reads and parses files with opt.Workers workers and returns
 // the prepared files, in the order they are done; the channel is closed
 // when all are, or early once ctx is cancelled.
-func prepareAll(ctx context.Context, ix *index.Index, files []file, opt Options) <-chan prepared {
+func prepareAll(ctx context.Context, ix Store, files []file, opt Options) <-chan prepared {
 	type job struct {
 		i int
 		f file
@@ -305,7 +321,7 @@ func prepareAll(ctx context.Context, ix *index.Index, files []file, opt Options)
 // progress after each, and returns their results in walk order. On the
 // first write error it cancels the run (cancel), drains the rest without
 // writing them and returns the error.
-func writeAll(ctx context.Context, cancel context.CancelFunc, ix *index.Index, files []file, results <-chan prepared, opt Options, start time.Time) ([]Result, error) {
+func writeAll(ctx context.Context, cancel context.CancelFunc, ix Store, files []file, results <-chan prepared, opt Options, start time.Time) ([]Result, error) {
 	var total int64
 	for _, f := range files {
 		total += f.size
@@ -334,7 +350,7 @@ func writeAll(ctx context.Context, cancel context.CancelFunc, ix *index.Index, f
 // (writeStream) when it streams, else its document and sections in one
 // transaction; a file with nothing to write is left alone. It returns the
 // file's result.
-func writePrepared(ctx context.Context, ix *index.Index, d prepared, opt Options) (Result, error) {
+func writePrepared(ctx context.Context, ix Store, d prepared, opt Options) (Result, error) {
 	switch {
 	case d.str != nil:
 		res, err := writeStream(ctx, ix, *d.doc, d.res, d.str, maxSize(opt))
@@ -365,16 +381,17 @@ func (p *Progress) record(r Result, start time.Time) {
 // optimizeAfterBulkLoad merges the lexical segments into one after a bulk
 // load (at least half of the index written by this run): queries are
 // fastest then, and the cost is proportional to what was just ingested.
-func optimizeAfterBulkLoad(ctx context.Context, ix *index.Index, sum *Summary) error {
-	if sum.Indexed <= 1 {
+func optimizeAfterBulkLoad(ctx context.Context, ix Store, sum *Summary) error {
+	sq, ok := ix.(*index.Index) // other stores merge on their own
+	if sum.Indexed <= 1 || !ok {
 		return nil
 	}
-	st, err := ix.Stats(ctx)
+	st, err := sq.Stats(ctx)
 	if err != nil {
 		return err
 	}
 	if st.Segments > 1 && 2*sum.Sections >= st.Sections {
-		return ix.Optimize(ctx)
+		return sq.Optimize(ctx)
 	}
 	return nil
 }
@@ -383,7 +400,7 @@ func optimizeAfterBulkLoad(ctx context.Context, ix *index.Index, sum *Summary) e
 // to write (nil when there is nothing to write) with its sections, or,
 // for a file to section while writing it, the document (without title,
 // pages and format) and how to section it.
-func prepareFile(ctx context.Context, ix *index.Index, f file, opt Options) (Result, *index.Document, []schema.Section, StreamFunc) {
+func prepareFile(ctx context.Context, ix Store, f file, opt Options) (Result, *index.Document, []schema.Section, StreamFunc) {
 	res := Result{Path: f.path, Bytes: f.size}
 	skip := func(reason string) (Result, *index.Document, []schema.Section, StreamFunc) {
 		res.Status, res.Reason = Skipped, reason
@@ -520,7 +537,7 @@ type fileError struct{ error }
 // transaction (index.PutDocumentStream): a file that turns out unusable
 // (or changed since it was hashed) leaves the index as it was and is
 // reported as skipped. An error is the index's, or ctx's.
-func writeStream(ctx context.Context, ix *index.Index, doc index.Document, res Result, stream StreamFunc, max int64) (Result, error) {
+func writeStream(ctx context.Context, ix Store, doc index.Document, res Result, stream StreamFunc, max int64) (Result, error) {
 	var pages, n int
 	var format string
 	err := ix.PutDocumentStream(ctx, doc, func(d *index.Document, put func(schema.Section) error) error {
@@ -662,7 +679,7 @@ func walk(paths []string, indexPath string, wo loader.WalkOptions) ([]file, []st
 // Prune removes the indexed documents whose files no longer exist. With
 // roots, only documents at or under one of them are considered; without,
 // every document is.
-func Prune(ctx context.Context, ix *index.Index, roots []string) ([]Result, error) {
+func Prune(ctx context.Context, ix Store, roots []string) ([]Result, error) {
 	docs, err := ix.Documents(ctx)
 	if err != nil {
 		return nil, err

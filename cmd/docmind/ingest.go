@@ -50,7 +50,7 @@ func (a *app) openIndex(ctx context.Context, flag string, create bool, opts ...i
 }
 
 func (a *app) ingestCmd() *cobra.Command {
-	var indexDir string
+	var indexDir, storeArg string
 	var ef embedFlags
 	var asJSON bool
 	opt := ingest.Options{}
@@ -76,11 +76,27 @@ Interrupting an ingest leaves the index as it was before the file in progress.`,
 			if err != nil {
 				return err
 			}
-			ix, err := a.openIndexEmbedded(ctx, indexDir, true, emb, true)
-			if err != nil {
-				return err
+			var target ingest.Store
+			var where string
+			var ix *index.Index
+			if url := a.storeURL(storeArg); url != "" {
+				if indexDir != "" {
+					return usageError{cmd: c.Name(), err: fmt.Errorf("--index and --store (or $DOCMIND_STORE) both name the index: pass one")}
+				}
+				st, err := a.openDocStore(ctx, url, emb, true)
+				if err != nil {
+					return err
+				}
+				defer st.Close()
+				target, where = st, st.Name()
+			} else {
+				ix, err = a.openIndexEmbedded(ctx, indexDir, true, emb, true)
+				if err != nil {
+					return err
+				}
+				defer ix.Close()
+				target, where = ix, ix.Path()
 			}
-			defer ix.Close()
 			l, closeLoader := docmind.NewLoader()
 			defer closeLoader()
 			opt.Parser = ingest.LoaderParser(l)
@@ -94,22 +110,25 @@ Interrupting an ingest leaves the index as it was before the file in progress.`,
 				// No terminal to redraw a bar on: a line per file.
 				opt.Progress = func(pr ingest.Progress) { printFileLine(a.stderr, pr) }
 			}
-			sum, err := ingest.Run(ctx, ix, args, opt)
+			sum, err := ingest.Run(ctx, target, args, opt)
 			if bar != nil {
 				bar.finish()
 			}
 			if err != nil {
 				return err
 			}
-			a.warnUnembedded(ctx, ix, emb)
+			if ix != nil {
+				a.warnUnembedded(ctx, ix, emb)
+			}
 			if asJSON {
 				return writeJSON(a.stdout, sum)
 			}
-			printIngestSummary(a.stdout, sum, ix.Path())
+			printIngestSummary(a.stdout, sum, where)
 			return nil
 		},
 	}
 	indexFlag(cmd, &indexDir)
+	storeFlag(cmd, &storeArg)
 	ef.register(cmd)
 	f := cmd.Flags()
 	addJSONFlag(cmd, &asJSON, "the summary")

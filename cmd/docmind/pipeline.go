@@ -25,6 +25,7 @@ type pipelineFlags struct {
 	// followSymlinks reads links out of the --docs folder.
 	followSymlinks bool
 	index          string
+	store          string
 	embed          embedFlags
 	maxRetries     int
 	minConf        float64
@@ -42,6 +43,7 @@ func (pf *pipelineFlags) register(cmd *cobra.Command) {
 	f.StringVar(&pf.docs, "docs", "", "folder (or file) of documents to answer from (default: the index built by docmind ingest)")
 	followFlag(cmd, &pf.followSymlinks)
 	indexFlag(cmd, &pf.index)
+	storeFlag(cmd, &pf.store)
 	pf.embed.register(cmd)
 	f.IntVar(&pf.maxRetries, "max-retries", 2, "judged retries before giving up")
 	f.Float64Var(&pf.minConf, "min-confidence", judge.DefaultMinConfidence, "least confidence (the offline judge's calibrated estimate that the answer is correct, 0-1) to return an answer rather than the fallback; higher answers fewer questions, more accurately")
@@ -68,6 +70,9 @@ func (a *app) openPipeline(ctx context.Context, cmd *cobra.Command, pf *pipeline
 	limits, err := pf.tokenLimits(cmd)
 	if err != nil {
 		return nil, docSource{}, err
+	}
+	if url := a.storeURL(pf.store); url != "" && (cmd.Name() == "serve" || cmd.Name() == "mcp") {
+		return nil, docSource{}, usageError{cmd: cmd.Name(), err: fmt.Errorf("%s serves the SQLite index only; --store (or $DOCMIND_STORE=%s) applies to ingest, ask, chat and eval qa", cmd.Name(), url)}
 	}
 	src, err := a.documentSource(ctx, pf)
 	if err != nil {
@@ -193,6 +198,9 @@ type docSource struct {
 // parser, one BM25, so that a folder gets the same answers either way. The
 // index is opened for this command and closed when it ends.
 func (a *app) documentSource(ctx context.Context, pf *pipelineFlags) (docSource, error) {
+	if url := a.storeURL(pf.store); url != "" {
+		return a.storeSource(ctx, pf, url)
+	}
 	if pf.docs == "" {
 		emb, err := a.embedding(pf.embed.config(providers.Config{Provider: pf.provider, BaseURL: pf.baseURL}))
 		if err != nil {
@@ -203,20 +211,12 @@ func (a *app) documentSource(ctx context.Context, pf *pipelineFlags) (docSource,
 			return docSource{}, err
 		}
 		a.closers = append(a.closers, func() { ix.Close() })
-		docs, err := ix.Documents(ctx)
+		src, _, err := storedSource(ctx, ix, ix.Retriever(), ix.Corpus())
 		if err != nil {
 			return docSource{}, err
 		}
-		paths := make([]string, len(docs))
-		for i, d := range docs {
-			paths[i] = d.Path
-		}
-		// the judge weighs the question's terms by their rarity in the whole
-		// index, as it does over the sections of --docs; prompts show the
-		// documents' paths relative to the folder the index was built from
-		opts := []docmind.Option{docmind.WithRetriever(ix.Retriever()), docmind.WithCorpus(ix.Corpus()),
-			docmind.WithSourceRoot(docmind.SourceRoot(paths...))}
-		return docSource{opts: opts, index: ix, display: func(p string) string { return p }}, nil
+		src.index = ix
+		return src, nil
 	}
 	if pf.embed.model != "" {
 		fmt.Fprintln(a.stderr, "docmind: --embed-model applies to the index; --docs answers with BM25 only")
@@ -238,6 +238,27 @@ func (a *app) documentSource(ctx context.Context, pf *pipelineFlags) (docSource,
 	}
 	opts := []docmind.Option{docmind.WithRetriever(ret), docmind.WithCorpus(ix.Corpus()), docmind.WithSourceRoot(promptRoot)}
 	return docSource{opts: opts, index: ix, display: ret.display}, nil
+}
+
+// storedSource is the source of a persistent store (the index, or a
+// --store): the judge weighs the question's terms by their rarity in the
+// whole store, as it does over the sections of --docs; prompts show the
+// documents' paths relative to the folder they were ingested from. It
+// also returns the number of documents.
+func storedSource(ctx context.Context, st interface {
+	Documents(context.Context) ([]index.Document, error)
+}, ret docmind.Retriever, corpus judge.Corpus) (docSource, int, error) {
+	docs, err := st.Documents(ctx)
+	if err != nil {
+		return docSource{}, 0, err
+	}
+	paths := make([]string, len(docs))
+	for i, d := range docs {
+		paths[i] = d.Path
+	}
+	opts := []docmind.Option{docmind.WithRetriever(ret), docmind.WithCorpus(corpus),
+		docmind.WithSourceRoot(docmind.SourceRoot(paths...))}
+	return docSource{opts: opts, display: func(p string) string { return p }}, len(docs), nil
 }
 
 // fallbackNotice says on stderr when a stage fell back from the model's

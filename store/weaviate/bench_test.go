@@ -1,0 +1,170 @@
+package weaviate_test
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/docmind/docmind/index"
+	"github.com/docmind/docmind/schema"
+	"github.com/docmind/docmind/store"
+)
+
+// TestStoreBenchmark compares ingest throughput and search latency of the
+// SQLite index and Weaviate in the same run, over real text: the BEIR
+// SciFact abstracts (../shared/data/scifact), repeated under new document
+// paths up to $DOCMIND_BENCH_SECTIONS sections (default: the 5,183
+// abstracts once), 50 sections per document, and SciFact's claims as
+// queries (top 10). It runs only with $DOCMIND_BENCH_WEAVIATE=1 and
+// $DOCMIND_WEAVIATE_URL set, and prints a table for BENCHMARKS.md.
+func TestStoreBenchmark(t *testing.T) {
+	if os.Getenv("DOCMIND_BENCH_WEAVIATE") != "1" {
+		t.Skip("set DOCMIND_BENCH_WEAVIATE=1 (and DOCMIND_WEAVIATE_URL) to run the store benchmark")
+	}
+	u := serverURL(t, "DOCMIND_WEAVIATE_URL")
+	ctx := context.Background()
+	abstracts := readJSONL(t, "../../../shared/data/scifact/corpus.jsonl")
+	queries := readJSONL(t, "../../../shared/data/scifact/queries.jsonl")
+	want := len(abstracts)
+	if n, err := strconv.Atoi(os.Getenv("DOCMIND_BENCH_SECTIONS")); err == nil && n > 0 {
+		want = n
+	}
+	const perDoc = 50
+	var docs [][]schema.Section
+	for i := 0; i < want; i += perDoc {
+		var secs []schema.Section
+		for j := i; j < min(i+perDoc, want); j++ {
+			a := abstracts[j%len(abstracts)]
+			secs = append(secs, schema.Section{Title: a["title"], Content: a["text"], Chunk: j - i})
+		}
+		docs = append(docs, secs)
+	}
+	nq := min(len(queries), 300)
+
+	ix, err := index.Open(ctx, filepath.Join(t.TempDir(), index.FileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	w := openTemp(t, u, "Bench")
+	type result struct {
+		name          string
+		ingest        time.Duration
+		p50, p99, avg time.Duration
+	}
+	var results []result
+	for _, s := range []store.Store{store.SQLite{Index: ix}, w} {
+		start := time.Now()
+		for d, secs := range docs {
+			doc := index.Document{Path: fmt.Sprintf("/bench/scifact-%05d.txt", d), Hash: strconv.Itoa(d), Format: "text", Title: "SciFact " + strconv.Itoa(d)}
+			if err := s.PutDocument(ctx, doc, secs); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if sq, ok := s.(store.SQLite); ok {
+			if err := sq.Optimize(ctx); err != nil {
+				t.Fatal(err)
+			}
+		}
+		ingest := time.Since(start)
+		if run := os.Getenv("DOCMIND_BENCH_WEAVIATE_RUN"); run != "" && s == store.Store(w) {
+			// the nodes' disk and memory after the ingest (scripts/weaviate.sh's run folder)
+			disk, rss := serverCost(t, run)
+			t.Logf("Weaviate after ingest: data folders %.1f MiB, nodes' resident memory %.1f MiB (%.0f MiB and %.0f MiB per million sections)",
+				disk, rss, disk*1e6/float64(want), rss*1e6/float64(want))
+		}
+		for i := range 10 { // warm up
+			_, _ = s.HybridSearch(ctx, queries[i]["text"], 10, index.SearchOptions{})
+		}
+		lat := make([]time.Duration, nq)
+		var total time.Duration
+		for i := range nq {
+			qs := time.Now()
+			hits, err := s.HybridSearch(ctx, queries[i]["text"], 10, index.SearchOptions{})
+			lat[i] = time.Since(qs)
+			total += lat[i]
+			if err != nil {
+				t.Fatal(err)
+			}
+			_ = hits
+		}
+		slices.Sort(lat)
+		results = append(results, result{name: s.Name(), ingest: ingest, p50: lat[nq/2], p99: lat[nq*99/100], avg: total / time.Duration(nq)})
+	}
+	t.Logf("%d sections (%d documents), %d queries, top 10", want, len(docs), nq)
+	t.Logf("| store | ingest | sections/s | search p50 | search p99 | mean |")
+	for _, r := range results {
+		t.Logf("| %s | %v | %.0f | %.1f ms | %.1f ms | %.1f ms |", r.name, r.ingest.Round(time.Millisecond),
+			float64(want)/r.ingest.Seconds(), ms(r.p50), ms(r.p99), ms(r.avg))
+	}
+	a, b := results[0], results[1]
+	t.Logf("Weaviate / SQLite: ingest time x%.1f, p50 x%.1f, p99 x%.1f", b.ingest.Seconds()/a.ingest.Seconds(), ms(b.p50)/ms(a.p50), ms(b.p99)/ms(a.p99))
+}
+
+// serverCost returns the size of the nodes' data folders under run and
+// the sum of their resident memory, in MiB.
+func serverCost(t *testing.T, run string) (disk, rss float64) {
+	t.Helper()
+	_ = filepath.WalkDir(filepath.Join(run, "data"), func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			if fi, err := d.Info(); err == nil {
+				disk += float64(fi.Size())
+			}
+		}
+		return nil
+	})
+	pids, _ := filepath.Glob(filepath.Join(run, "node*.pid"))
+	for _, f := range pids {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		status, err := os.ReadFile("/proc/" + strings.TrimSpace(string(b)) + "/status")
+		if err != nil {
+			continue
+		}
+		for _, line := range strings.Split(string(status), "\n") {
+			if f := strings.Fields(line); len(f) >= 2 && f[0] == "VmRSS:" {
+				kb, _ := strconv.ParseFloat(f[1], 64)
+				rss += kb * 1024
+			}
+		}
+	}
+	return disk / (1 << 20), rss / (1 << 20)
+}
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+func readJSONL(t *testing.T, path string) []map[string]string {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Skipf("benchmark data absent: %v", err)
+	}
+	defer f.Close()
+	var out []map[string]string
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 1<<24)
+	for sc.Scan() {
+		var row map[string]any
+		if err := json.Unmarshal(sc.Bytes(), &row); err != nil {
+			t.Fatal(err)
+		}
+		m := map[string]string{}
+		for k, v := range row {
+			if s, ok := v.(string); ok {
+				m[k] = s
+			}
+		}
+		out = append(out, m)
+	}
+	return out
+}
