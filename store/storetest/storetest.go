@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/docmind/docmind/index"
+	"github.com/docmind/docmind/lexicon"
 	"github.com/docmind/docmind/schema"
 	"github.com/docmind/docmind/store"
 )
@@ -293,6 +294,16 @@ func Run(t *testing.T, newStore func(t *testing.T) store.Store) {
 			n, err := c.GroupDocFreq(ctx, term, nil)
 			if err != nil || n != want {
 				t.Errorf("GroupDocFreq(%q) = %d, %v; want %d", term, n, err, want)
+			}
+		}
+		// a synonym phrase counts where its words stand in order: Globex's
+		// "late payment penalty", not Acme's "payments incur a penalty";
+		// so does a phrase holding one indexed word and a stop word
+		// (Acme's "Invoices are payable", not Globex's "pays invoices")
+		lex := lexicon.New([][]string{{"surcharge", "payment penalty"}, {"levy", "invoices are"}})
+		for term, phrase := range map[string]string{"surcharge": "payment penalty", "levy": "invoices are"} {
+			if n, err := c.GroupDocFreq(ctx, term, lex); err != nil || n != 1 {
+				t.Errorf("GroupDocFreq(%q) with the synonym phrase %q = %d, %v; want 1", term, phrase, n, err)
 			}
 		}
 	})

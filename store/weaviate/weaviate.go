@@ -1344,11 +1344,27 @@ func (c corpus) GroupDocFreq(ctx context.Context, term string, lex *lexicon.Thes
 			for _, t := range terms {
 				all = append(all, eq("terms", t))
 			}
-			if len(all) == 1 {
-				alts = append(alts, all[0])
-			} else {
-				alts = append(alts, and(all...))
+			alt := all[0]
+			if len(all) > 1 {
+				alt = and(all...)
 			}
+			if e.IsPhrase() {
+				// (a phrase may hold one indexed word: "time off")
+				// as the index does: the sections holding the phrase's
+				// words are read, up to phraseVerifyLimit, and only those
+				// with the words in order count
+				keys, ok, err := c.withPhrase(ctx, and(live(), alt), e)
+				if err != nil {
+					return 0, fmt.Errorf("%s: count the sections that mention %q: %w", c.s.name, term, err)
+				}
+				if ok {
+					if len(keys) == 0 {
+						continue
+					}
+					alt = filters.Where().WithPath([]string{"key"}).WithOperator(filters.ContainsAny).WithValueText(keys...)
+				}
+			}
+			alts = append(alts, alt)
 		}
 		if len(alts) == 1 {
 			ops = append(ops, alts[0])
@@ -1361,6 +1377,35 @@ func (c corpus) GroupDocFreq(ctx context.Context, term string, lex *lexicon.Thes
 		return 0, fmt.Errorf("%s: count the sections that mention %q: %w", c.s.name, term, err)
 	}
 	return n, nil
+}
+
+// phraseVerifyLimit is how many candidate sections of a synonym phrase
+// are read to check that the phrase occurs, as index.Corpus does; beyond
+// it every candidate counts.
+const phraseVerifyLimit = 256
+
+// withPhrase returns the keys of the current sections matching where
+// (the phrase's words) whose title or text has the phrase's words in
+// order, exactly as lexicon.Text.HasEntry decides; ok is false when more
+// than phraseVerifyLimit sections match, and then none is checked.
+func (c corpus) withPhrase(ctx context.Context, where *filters.WhereBuilder, e lexicon.Entry) (keys []string, ok bool, err error) {
+	q := fmt.Sprintf(`{Get{%s(limit:%d, %s){%s}}}`, c.s.cfg.Collection, phraseVerifyLimit+1, where.String(), secFields)
+	var recs []secRec
+	if err := c.s.get(ctx, q, c.s.cfg.Collection, &recs); err != nil {
+		return nil, false, err
+	}
+	if len(recs) > phraseVerifyLimit {
+		return nil, false, nil
+	}
+	if recs, err = c.s.current(ctx, recs); err != nil {
+		return nil, false, err
+	}
+	for _, r := range recs {
+		if lexicon.NewText(r.Title + "\n" + r.Content).HasEntry(e) {
+			keys = append(keys, r.Key)
+		}
+	}
+	return keys, true, nil
 }
 
 // --- helpers ---
