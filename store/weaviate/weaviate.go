@@ -962,7 +962,10 @@ func whereOf(w index.Where, extra ...*filters.WhereBuilder) *filters.WhereBuilde
 		f := strings.TrimRight(w.Folder, "/")
 		ops = append(ops, filters.Where().WithOperator(filters.Or).WithOperands([]*filters.WhereBuilder{
 			eq("doc", f),
-			filters.Where().WithPath([]string{"doc"}).WithOperator(filters.Like).WithValueText(likeEscape(f) + "/*"),
+			// Weaviate's Like has no escape: a folder name with * or ?
+			// matches a little more, which opt.Where.Match after the
+			// search removes
+			filters.Where().WithPath([]string{"doc"}).WithOperator(filters.Like).WithValueText(f + "/*"),
 		}))
 	}
 	if w.Entity != "" {
@@ -979,11 +982,6 @@ func whereOf(w index.Where, extra ...*filters.WhereBuilder) *filters.WhereBuilde
 	}
 	return and(ops...)
 }
-
-// likeEscape neutralises Like's wildcards in a literal prefix (Weaviate's
-// Like has no escape: a folder name with * or ? matches a little more,
-// which the exact check after the search removes).
-func likeEscape(s string) string { return s }
 
 func (s *Store) lexical(ctx context.Context, query string, k int, opt index.SearchOptions) ([]index.Hit, error) {
 	qterms := textproc.Terms(query)
@@ -1019,7 +1017,7 @@ func (s *Store) lexical(ctx context.Context, query string, k int, opt index.Sear
 	// that both stores rank alike (TestSameRankingAsSQLite).
 	fetch := max(4*k, k+40) + len(opt.Exclude)
 	var out []index.Hit
-	for range 6 {
+	for attempt := 0; ; attempt++ {
 		q := fmt.Sprintf(`{Get{%s(limit:%d, bm25:{query:%q, properties:%s}, %s){%s _additional{id score}}}}`,
 			s.cfg.Collection, fetch, strings.Join(qterms, " "), props, where.String(), secFields)
 		var recs []secRec
@@ -1040,9 +1038,8 @@ func (s *Store) lexical(ctx context.Context, query string, k int, opt index.Sear
 			sec.RelevanceScore = rel
 			out = append(out, index.Hit{Section: sec, Score: score, Lexical: score})
 		}
-		if len(out) >= k || got < fetch {
-			slices.SortStableFunc(out, func(a, b index.Hit) int { return cmp.Compare(b.Score, a.Score) })
-			return out[:min(k, len(out))], nil
+		if len(out) >= k || got < fetch || attempt == 5 {
+			break
 		}
 		fetch *= 4
 	}
