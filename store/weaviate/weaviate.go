@@ -1028,6 +1028,10 @@ func (s *Store) lexical(ctx context.Context, query string, k int, opt index.Sear
 		if recs, err = s.current(ctx, recs); err != nil {
 			return nil, err
 		}
+		// sections of a version replaced between the search and the
+		// version check are dropped; the search is asked again, which
+		// finds the new version's (TestConformance/AtomicReplace)
+		stale := len(recs) < got
 		out = out[:0]
 		for _, r := range recs {
 			sec := r.section()
@@ -1038,10 +1042,12 @@ func (s *Store) lexical(ctx context.Context, query string, k int, opt index.Sear
 			sec.RelevanceScore = rel
 			out = append(out, index.Hit{Section: sec, Score: score, Lexical: score})
 		}
-		if len(out) >= k || got < fetch || attempt == 5 {
+		if attempt == 5 || len(out) >= k || got < fetch && !stale {
 			break
 		}
-		fetch *= 4
+		if !stale {
+			fetch *= 4
+		}
 	}
 	slices.SortStableFunc(out, func(a, b index.Hit) int { return cmp.Compare(b.Score, a.Score) })
 	return out[:min(k, len(out))], nil
