@@ -62,6 +62,29 @@ func Truncated(c *llms.ContentChoice) bool {
 	return false
 }
 
+// CutOff returns the *TruncatedError of a response whose first choice
+// stopped at its token limit, or nil. maxTokens is the max_tokens the
+// request sent; when it is 0 the completion tokens the endpoint reported
+// name the limit instead.
+func CutOff(resp *llms.ContentResponse, maxTokens int) *TruncatedError {
+	if resp == nil || len(resp.Choices) == 0 || !Truncated(resp.Choices[0]) {
+		return nil
+	}
+	if maxTokens <= 0 {
+		maxTokens = UsageOf(resp, "").CompletionTokens
+	}
+	return &TruncatedError{MaxTokens: maxTokens}
+}
+
+// MaxTokensOf returns the max_tokens that opts set (0 when none).
+func MaxTokensOf(opts []llms.CallOption) int {
+	var o llms.CallOptions
+	for _, opt := range opts {
+		opt(&o)
+	}
+	return o.MaxTokens
+}
+
 // StructuredCall describes a call whose answer must be a JSON document.
 type StructuredCall struct {
 	Messages []llms.MessageContent
@@ -92,11 +115,7 @@ func GenerateStructured(ctx context.Context, m llms.Model, call StructuredCall, 
 	if call.Repair != nil {
 		attempts = 2
 	}
-	var probe llms.CallOptions
-	for _, o := range opts {
-		o(&probe)
-	}
-	maxTokens, widened := probe.MaxTokens, false
+	maxTokens, widened := MaxTokensOf(opts), false
 	calls := 0
 	var raw string
 	var problem error
@@ -123,12 +142,8 @@ func GenerateStructured(ctx context.Context, m llms.Model, call StructuredCall, 
 			RecordUsage(ctx, resp, call.ModelName)
 		}
 		raw = resp.Choices[0].Content
-		if Truncated(resp.Choices[0]) {
-			limit := maxTokens
-			if limit <= 0 {
-				limit = UsageOf(resp, "").CompletionTokens
-			}
-			return raw, &ParseError{Schema: call.Schema.Name, Raw: raw, Attempts: calls, Err: &TruncatedError{MaxTokens: limit}}
+		if te := CutOff(resp, maxTokens); te != nil {
+			return raw, &ParseError{Schema: call.Schema.Name, Raw: raw, Attempts: calls, Err: te}
 		}
 		problem = decodeSafely(raw, decode)
 		if problem == nil {
