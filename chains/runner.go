@@ -190,6 +190,7 @@ func (r *Runner) RunFrom(ctx context.Context, st *schema.State, next string, opt
 		st = next2
 		usage := meter.Usage()
 		recordUsage(st, node, usage, meter.PromptVersions())
+		recordNote(st, node, meter.Notes())
 		r.emit(ctx, schema.Event{Type: schema.EventNodeEnd, Node: node, Attempt: attempt, State: st, Duration: took})
 
 		next = r.edge(ctx, node, st)
@@ -246,6 +247,23 @@ func recordUsage(st *schema.State, node string, u schema.Usage, prompts map[stri
 		}
 		for k, v := range prompts {
 			st.PromptVersions[k] = v
+		}
+	}
+}
+
+// recordNote stores the notes a node recorded as its entry in State.Notes,
+// replacing the one of its previous pass (a pass with none removes it).
+func recordNote(st *schema.State, node, note string) {
+	switch {
+	case note != "":
+		if st.Notes == nil {
+			st.Notes = map[string]string{}
+		}
+		st.Notes[node] = note
+	case st.Notes[node] != "":
+		delete(st.Notes, node)
+		if len(st.Notes) == 0 {
+			st.Notes = nil
 		}
 	}
 }

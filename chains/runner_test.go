@@ -383,3 +383,33 @@ func mustJSON(t *testing.T, v any) string {
 	}
 	return string(b)
 }
+
+// A note a stage records (schema.RecordNote) is kept in State.Notes under
+// its node, and each pass of the node replaces it: a first answer cut off
+// leaves a note, a second complete one removes it.
+func TestNotesAreKeptPerNodeAndReplacedByTheNextPass(t *testing.T) {
+	var notesAfter [][]string
+	gen := generateFunc(func(ctx context.Context, req schema.GenerateRequest) (string, error) {
+		if req.Attempt == 0 {
+			schema.RecordNote(ctx, "cut off")
+			schema.RecordNote(ctx, "twice")
+		}
+		return echoGenerator()(ctx, req)
+	})
+	obs := schema.ObserverFunc(func(_ context.Context, ev schema.Event) {
+		if ev.Type == schema.EventNodeEnd && ev.Node == schema.NodeGenerate {
+			notesAfter = append(notesAfter, []string{ev.State.Notes[schema.NodeGenerate]})
+		}
+	})
+	r := newRunner(t, constJudge(true), DefaultMaxRetries, func(c *Config) { c.Observer = obs; c.Generator = gen })
+	st, err := r.Run(context.Background(), schema.NewState("q"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(notesAfter) != "[[cut off; twice] []]" {
+		t.Errorf("generate notes after each pass = %q, want the first pass's, then none", notesAfter)
+	}
+	if st.Notes != nil {
+		t.Errorf("final notes = %v, want none", st.Notes)
+	}
+}

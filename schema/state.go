@@ -201,6 +201,12 @@ type State struct {
 	Usage *RunUsage `json:"usage,omitempty"`
 	// PromptVersions records the version of each prompt template used.
 	PromptVersions map[string]string `json:"prompt_versions,omitempty"`
+	// Notes says, by stage, what the reader of the run should know about
+	// that stage's output that its fields do not show: "generate" when the
+	// answer was cut off at its token limit (and kept as it stands),
+	// "rewrite" when a follow-up's rewrite fell back from the model's
+	// reply. A node's next pass replaces its note (or removes it).
+	Notes map[string]string `json:"notes,omitempty"`
 	// ExcludedSections accumulates the keys of sections rejected on earlier
 	// passes, so that a retry never hands back the same sections.
 	ExcludedSections []string `json:"excluded_sections,omitempty"`
@@ -310,6 +316,7 @@ func (s *State) Clone() *State {
 			c.PromptVersions[k] = v
 		}
 	}
+	c.Notes = maps.Clone(s.Notes)
 	c.ExcludedSections = cloneStrings(s.ExcludedSections)
 	return &c
 }

@@ -2,6 +2,7 @@ package schema
 
 import (
 	"context"
+	"strings"
 	"sync"
 )
 
@@ -51,6 +52,7 @@ type Meter struct {
 	mu      sync.Mutex
 	usage   Usage
 	prompts map[string]string
+	notes   []string
 }
 
 // Add records u.
@@ -103,4 +105,24 @@ func (m *Meter) PromptVersions() map[string]string {
 		out[k] = v
 	}
 	return out
+}
+
+// RecordNote reports what the reader of a run should know about the
+// running node's output that its fields do not show, such as an answer
+// cut off at its token limit; the pipeline stores the node's notes in
+// State.Notes.
+func RecordNote(ctx context.Context, note string) {
+	if m, ok := ctx.Value(meterKey{}).(*Meter); ok && m != nil && note != "" {
+		m.mu.Lock()
+		m.notes = append(m.notes, note)
+		m.mu.Unlock()
+	}
+}
+
+// Notes returns the notes recorded, in order, joined by "; " ("" when
+// none).
+func (m *Meter) Notes() string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return strings.Join(m.notes, "; ")
 }
