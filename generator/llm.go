@@ -50,7 +50,12 @@ func NewLLM(model llms.Model, opts LLMOptions) *LLM {
 var _ schema.Generator = (*LLM)(nil)
 
 // Generate implements schema.Generator. With req.OnToken set it streams the
-// answer, already with citations rendered as references.
+// answer, already with citations rendered as references. A reply cut off
+// at its token limit (finish_reason "length") is asked again once with
+// twice the max_tokens, its draft streamed on from where the first one
+// stopped; a reply cut off again is kept as it stands and the run is told
+// with a note ("the model's reply was cut off at 2048 tokens …", see
+// schema.RecordNote), which the pipeline keeps in State.Notes["generate"].
 func (g *LLM) Generate(ctx context.Context, req schema.GenerateRequest) (string, error) {
 	if len(req.Sections) == 0 {
 		if req.OnToken != nil {
@@ -70,31 +75,111 @@ func (g *LLM) Generate(ctx context.Context, req schema.GenerateRequest) (string,
 	if err != nil {
 		return "", err
 	}
+	maxTokens := g.opts.MaxTokens
 	opts := g.opts.CallOptions()
 	var cs *citeStream
+	var rd *redraft
+	var shown strings.Builder
 	if req.OnToken != nil && !g.opts.NoStream {
-		cs = &citeStream{sections: req.Sections, emit: req.OnToken}
-		opts = append(opts, llms.WithStreamingFunc(func(_ context.Context, chunk []byte) error {
-			cs.write(string(chunk))
-			return nil
-		}))
+		cs = &citeStream{sections: req.Sections, emit: func(s string) { shown.WriteString(s); req.OnToken(s) }}
+		opts = append(opts, streamTo(cs))
 	}
-	resp, err := g.model.GenerateContent(ctx, msgs, opts...)
+	resp, err := g.call(ctx, msgs, opts)
 	if err != nil {
 		return "", err // the pipeline names the stage
 	}
-	llm.RecordUsage(ctx, resp, g.opts.ModelName)
-	if len(resp.Choices) == 0 {
-		return "", errors.New("generate: the model returned no answer")
+	cut := llm.CutOff(resp, maxTokens)
+	widened := ""
+	if cut != nil && maxTokens > 0 {
+		// Cut off: the same request again with twice the room, its
+		// draft streamed on from where the first one stopped.
+		maxTokens *= 2
+		opts = append(g.opts.CallOptions(), llms.WithMaxTokens(maxTokens))
+		if cs != nil {
+			rd = &redraft{shown: shown.String(), emit: req.OnToken}
+			cs = &citeStream{sections: req.Sections, emit: rd.write}
+			opts = append(opts, streamTo(cs))
+		}
+		if resp, err = g.call(ctx, msgs, opts); err != nil {
+			return "", err
+		}
+		cut, widened = llm.CutOff(resp, maxTokens), " (sent again with twice the room and cut off again)"
+	}
+	if cut != nil {
+		schema.RecordNote(ctx, cut.Error()+widened+", so the answer is incomplete")
 	}
 	answer, _ := prompts.RenderCitations(strings.TrimSpace(resp.Choices[0].Content), req.Sections)
 	switch {
 	case cs != nil:
 		cs.flush()
+		if rd != nil {
+			rd.end()
+		}
 	case req.OnToken != nil:
 		req.OnToken(answer)
 	}
 	return answer, nil
+}
+
+// call sends one request and records its usage.
+func (g *LLM) call(ctx context.Context, msgs []llms.MessageContent, opts []llms.CallOption) (*llms.ContentResponse, error) {
+	resp, err := g.model.GenerateContent(ctx, msgs, opts...)
+	if err != nil {
+		return nil, err
+	}
+	llm.RecordUsage(ctx, resp, g.opts.ModelName)
+	if len(resp.Choices) == 0 {
+		return nil, errors.New("generate: the model returned no answer")
+	}
+	return resp, nil
+}
+
+// streamTo streams a reply's chunks into cs.
+func streamTo(cs *citeStream) llms.CallOption {
+	return llms.WithStreamingFunc(func(_ context.Context, chunk []byte) error {
+		cs.write(string(chunk))
+		return nil
+	})
+}
+
+// redraft passes on the draft of a reply asked again after the first was
+// cut off, whose draft was already shown: while the new reply repeats the
+// shown text nothing is passed on, and once it goes past it only the rest
+// is. A reply that differs from the shown text is passed on whole, from
+// its start, on a line of its own.
+type redraft struct {
+	shown    string
+	held     strings.Builder
+	diverged bool
+	emit     func(string)
+}
+
+func (r *redraft) write(s string) {
+	if r.diverged {
+		r.emit(s)
+		return
+	}
+	r.held.WriteString(s)
+	h := r.held.String()
+	switch {
+	case strings.HasPrefix(r.shown, h):
+		// still repeating the shown draft
+	case strings.HasPrefix(h, r.shown):
+		r.diverged = true
+		r.emit(h[len(r.shown):])
+	default:
+		r.diverged = true
+		r.emit("\n" + h)
+	}
+}
+
+// end passes on a reply that stopped within the shown draft (shorter than
+// it), so that the draft ends as the answer does.
+func (r *redraft) end() {
+	if !r.diverged && r.held.Len() < len(r.shown) {
+		r.diverged = true
+		r.emit("\n" + r.held.String())
+	}
 }
 
 // citeStream renders [Sk] markers in streamed text as references: text from

@@ -3,6 +3,7 @@ package generator_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -11,6 +12,7 @@ import (
 	"github.com/docmind/docmind/llm"
 	"github.com/docmind/docmind/llm/openai"
 	"github.com/docmind/docmind/llm/openaitest"
+	"github.com/docmind/docmind/prompts"
 	"github.com/docmind/docmind/schema"
 )
 
@@ -182,6 +184,92 @@ func TestGenerateSendsMaxTokens(t *testing.T) {
 		}
 		if r, _ := srv.Last(""); r.MaxTokens() != generator.DefaultMaxTokens {
 			t.Errorf("no-stream=%v: max tokens = %d, want %d", noStream, r.MaxTokens(), generator.DefaultMaxTokens)
+		}
+	}
+}
+
+// maxTokensSent returns the max_tokens of every request srv received.
+func maxTokensSent(srv *openaitest.Server) []int {
+	var out []int
+	for _, r := range srv.Requests() {
+		out = append(out, r.MaxTokens())
+	}
+	return out
+}
+
+// An answer cut off at its token limit (finish_reason "length") is asked
+// again once with twice the max_tokens, streamed or not; the complete
+// second reply is the answer and no note is recorded. The draft already
+// shown is continued where the second reply repeats it, and shown again
+// from its start, on a line of its own, where it does not.
+func TestGenerateCutOffAsksAgainWithTwiceTheRoom(t *testing.T) {
+	const (
+		cut  = "A late fee of 1.5% per month applies [S1]. It is"
+		full = "A late fee of 1.5% per month applies [S1]. It is charged monthly [S1]."
+		want = "A late fee of 1.5% per month applies (See Late Payment Penalties, page 8). It is charged monthly (See Late Payment Penalties, page 8)."
+	)
+	tests := []struct {
+		name, second, wantDraft string
+		noStream                bool
+	}{
+		{name: "streamed, the second reply repeats the draft", second: full, wantDraft: want},
+		{name: "streamed, the second reply differs", second: "Late fees are 1.5% a month [S1].",
+			wantDraft: "A late fee of 1.5% per month applies (See Late Payment Penalties, page 8). It is\nLate fees are 1.5% a month (See Late Payment Penalties, page 8)."},
+		{name: "not streamed", second: full, noStream: true, wantDraft: want},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := openaitest.New(t)
+			srv.Script(openaitest.RouteGenerate, openaitest.Reply{Content: cut, FinishReason: "length"}, openaitest.Reply{Content: tc.second})
+			meter := &schema.Meter{}
+			var draft strings.Builder
+			got, err := newGen(t, srv, generator.LLMOptions{NoStream: tc.noStream}).Generate(schema.ContextWithMeter(context.Background(), meter),
+				schema.GenerateRequest{Query: "What are the late payment penalties?", Sections: contract, OnToken: func(s string) { draft.WriteString(s) }})
+			if err != nil {
+				t.Fatal(err)
+			}
+			wantAnswer, _ := prompts.RenderCitations(tc.second, contract)
+			if got != wantAnswer {
+				t.Errorf("answer = %q, want the second reply %q", got, wantAnswer)
+			}
+			if draft.String() != tc.wantDraft {
+				t.Errorf("draft = %q\nwant    %q", draft.String(), tc.wantDraft)
+			}
+			if sent := maxTokensSent(srv); len(sent) != 2 || sent[0] != generator.DefaultMaxTokens || sent[1] != 2*generator.DefaultMaxTokens {
+				t.Errorf("max_tokens sent = %v, want [%d %d]", sent, generator.DefaultMaxTokens, 2*generator.DefaultMaxTokens)
+			}
+			if n := meter.Notes(); n != "" {
+				t.Errorf("note %q for a complete answer", n)
+			}
+			if c := meter.Usage().Calls; c != 2 {
+				t.Errorf("usage counts %d calls, want 2", c)
+			}
+		})
+	}
+}
+
+// An answer cut off again after the second request is kept as it stands,
+// and the run is told so with a note naming the limit it reached.
+func TestGenerateCutOffTwiceKeepsTheAnswerWithANote(t *testing.T) {
+	for _, noStream := range []bool{false, true} {
+		srv := openaitest.New(t)
+		srv.Always(openaitest.RouteGenerate, openaitest.Reply{Content: "A late fee of 1.5% per month applies [S1]. It is", FinishReason: "length"})
+		meter := &schema.Meter{}
+		var draft strings.Builder
+		got, err := newGen(t, srv, generator.LLMOptions{NoStream: noStream, Settings: llm.Settings{MaxTokens: 300}}).Generate(schema.ContextWithMeter(context.Background(), meter),
+			schema.GenerateRequest{Query: "What are the late payment penalties?", Sections: contract, OnToken: func(s string) { draft.WriteString(s) }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		const want = "A late fee of 1.5% per month applies (See Late Payment Penalties, page 8). It is"
+		if got != want || draft.String() != want {
+			t.Errorf("no-stream=%v: answer %q, draft %q, want %q", noStream, got, draft.String(), want)
+		}
+		if sent := maxTokensSent(srv); fmt.Sprint(sent) != "[300 600]" {
+			t.Errorf("no-stream=%v: max_tokens sent = %v, want [300 600]", noStream, sent)
+		}
+		if n, want := meter.Notes(), "the model's reply was cut off at 600 tokens (sent again with twice the room and cut off again), so the answer is incomplete"; n != want {
+			t.Errorf("no-stream=%v: note %q\nwant %q", noStream, n, want)
 		}
 	}
 }
