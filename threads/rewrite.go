@@ -10,6 +10,7 @@ import (
 
 	"github.com/tmc/langchaingo/llms"
 
+	"github.com/docmind/docmind/internal/redact"
 	"github.com/docmind/docmind/llm"
 	"github.com/docmind/docmind/schema"
 	"github.com/docmind/docmind/textproc"
@@ -249,6 +250,10 @@ func replacePronouns(words, topic []string) []string {
 	return out
 }
 
+// StageRewrite is the stage name of a follow-up's rewrite in a run's
+// State.Notes and State.Usage.ByNode.
+const StageRewrite = "rewrite"
+
 // RewritePromptVersion is the version of the LLM rewriting prompt, recorded
 // in the run's prompt versions as "rewrite".
 const RewritePromptVersion = "rewrite/v1"
@@ -265,8 +270,10 @@ type LLM struct {
 	// Model is the language model to call.
 	Model llms.Model
 	// Fallback, when set, rewrites the question when the model fails or
-	// replies with nothing usable (Offline{} is a good choice); otherwise the
-	// model's error is returned.
+	// replies with nothing usable, a reply cut off at its token limit
+	// included (Offline{} is a good choice), and the run is told why with a
+	// note (schema.RecordNote, kept in State.Notes["rewrite"]); otherwise
+	// the model's error is returned.
 	Fallback FollowUpRewriter
 	// Options are passed to every call (for example llms.WithModel).
 	Options []llms.CallOption
@@ -289,16 +296,21 @@ func (l *LLM) Rewrite(ctx context.Context, history []Turn, question string) (str
 	out, err := l.ask(ctx, history, q)
 	if err != nil {
 		if l.Fallback != nil {
+			by := "the fallback rewriter's question"
+			if _, ok := l.Fallback.(Offline); ok {
+				by = "the rule-based rewrite"
+			}
+			schema.RecordNote(ctx, redact.String(err.Error())+"; used "+by+" instead")
 			return l.Fallback.Rewrite(ctx, history, q)
 		}
-		return "", err
+		return "", fmt.Errorf("rewrite follow-up question: %w", err)
 	}
 	return out, nil
 }
 
 func (l *LLM) ask(ctx context.Context, history []Turn, q string) (string, error) {
 	if l.Model == nil {
-		return "", errors.New("rewrite follow-up question: no language model configured")
+		return "", errors.New("no language model configured")
 	}
 	maxTurns := l.MaxTurns
 	if maxTurns <= 0 {
@@ -319,15 +331,19 @@ func (l *LLM) ask(ctx context.Context, history []Turn, q string) (string, error)
 		llms.TextParts(llms.ChatMessageTypeHuman, b.String()),
 	}, l.Options...)
 	if err != nil {
-		return "", fmt.Errorf("rewrite follow-up question: model call failed: %w", err)
+		return "", fmt.Errorf("model call failed: %w", err)
 	}
 	if resp == nil || len(resp.Choices) == 0 || resp.Choices[0] == nil {
-		return "", errors.New("rewrite follow-up question: the model returned no choices")
+		return "", errors.New("the model returned no choices")
 	}
 	llm.RecordUsage(ctx, resp, l.ModelName)
+	if te := llm.CutOff(resp, llm.MaxTokensOf(l.Options)); te != nil {
+		// Half a question is not the question.
+		return "", te
+	}
 	out := cleanRewrite(resp.Choices[0].Content)
 	if out == "" {
-		return "", fmt.Errorf("rewrite follow-up question: the model's reply %q holds no question", resp.Choices[0].Content)
+		return "", fmt.Errorf("the model's reply %q holds no question", resp.Choices[0].Content)
 	}
 	return out, nil
 }

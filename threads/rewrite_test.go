@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tmc/langchaingo/llms"
+
 	"github.com/docmind/docmind/checkpoint"
 	"github.com/docmind/docmind/llm/openaitest"
 )
@@ -110,6 +112,9 @@ func TestLLMRewriter(t *testing.T) {
 	if third.Run.Query != "What happens if payment is still unpaid after 60 days for enterprise clients?" {
 		t.Fatalf("fallback query %q", third.Run.Query)
 	}
+	if note := third.State.Notes[StageRewrite]; !strings.HasPrefix(note, "model call failed: ") || !strings.HasSuffix(note, "; used the rule-based rewrite instead") {
+		t.Errorf("fallback note %q", note)
+	}
 	// Without a fallback the model's failure is an error.
 	srv.Script(openaitest.RouteGenerate, openaitest.Reply{Status: 400, Message: "bad request"})
 	_, err = (&LLM{Model: model}).Rewrite(ctx, []Turn{{Question: "q"}}, "and then?")
@@ -155,4 +160,38 @@ func FuzzCleanRewrite(f *testing.F) {
 			}
 		}
 	})
+}
+
+// A rewrite cut off at its token limit is half a question: it is not used
+// as the standalone question; the rules rewrite the follow-up instead, and
+// the run's notes say why, as for any unusable rewrite.
+func TestLLMRewriterCutOffFallsBack(t *testing.T) {
+	ctx := context.Background()
+	srv := openaitest.New(t)
+	srv.Script(openaitest.RouteGenerate, openaitest.Reply{Content: "What happens if payment is still unpaid after", FinishReason: "length"})
+	model, err := newLLMModel(srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, _ := pipeline(grounded(0.9))
+	m := newManager(t, checkpoint.NewMemory(), cfg, func(c *Config) {
+		c.Rewriter = &LLM{Model: model, Fallback: Offline{}, Options: []llms.CallOption{llms.WithMaxTokens(100)}}
+	})
+	if _, err := m.Ask(ctx, "t", "What are the late payment penalties?"); err != nil {
+		t.Fatal(err)
+	}
+	res, err := m.Ask(ctx, "t", "And what if it is still unpaid after 60 days?")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if srv.Calls(openaitest.RouteGenerate) != 1 {
+		t.Fatalf("%d rewrite calls, want 1", srv.Calls(openaitest.RouteGenerate))
+	}
+	if res.Run.Query != "What happens if payment is still unpaid after 60 days?" || res.State.Query != res.Run.Query {
+		t.Errorf("query %q (state %q), want the rule-based rewrite", res.Run.Query, res.State.Query)
+	}
+	want := "the model's reply was cut off at 100 tokens; used the rule-based rewrite instead"
+	if got := res.State.Notes[StageRewrite]; got != want {
+		t.Errorf("rewrite note %q\nwant %q", got, want)
+	}
 }

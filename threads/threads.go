@@ -244,10 +244,13 @@ func (m *Manager) Ask(ctx context.Context, thread, question string, opts ...AskO
 	}
 	st := schema.NewState(query)
 	if u := meter.Usage(); u.Calls > 0 || u.TotalTokens > 0 {
-		st.Usage = &schema.RunUsage{Total: u, ByNode: map[string]schema.Usage{"rewrite": u}}
+		st.Usage = &schema.RunUsage{Total: u, ByNode: map[string]schema.Usage{StageRewrite: u}}
 	}
 	if pv := meter.PromptVersions(); len(pv) > 0 {
 		st.PromptVersions = pv
+	}
+	if note := meter.Notes(); note != "" {
+		st.Notes = map[string]string{StageRewrite: note}
 	}
 	now := time.Now().UTC()
 	run := checkpoint.Run{
