@@ -124,6 +124,12 @@ func RecordPromptVersion(ctx context.Context, name, version string) {
 	schema.RecordPromptVersion(ctx, name, version)
 }
 
+// RecordNote reports what the reader of a run should know about the
+// running stage's output that its fields do not show (such as an answer
+// cut off at its token limit); the run stores it in State.Notes under the
+// stage's node.
+func RecordNote(ctx context.Context, note string) { schema.RecordNote(ctx, note) }
+
 // Mode says whether a Pipeline calls a language model.
 type Mode string
 
