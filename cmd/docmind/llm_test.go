@@ -54,6 +54,13 @@ func promptSectionID(prompt, title string) string {
 // inside a Respond callback (it holds the server's lock).
 func contractModel(t *testing.T, srv *openaitest.Server, rates ...string) *atomic.Int32 {
 	t.Helper()
+	return editedContractModel(t, srv, nil, rates...)
+}
+
+// editedContractModel is contractModel whose every reply edit may change
+// (edit nil changes none).
+func editedContractModel(t *testing.T, srv *openaitest.Server, edit func(openaitest.Request, *openaitest.Reply), rates ...string) *atomic.Int32 {
+	t.Helper()
 	dec, err := json.Marshal(map[string]any{
 		"intent": "amount", "sub_queries": []string{"What are the penalties?"}, "entities": []string{},
 		"constraints": []string{}, "temporals": []string{}, "key_terms": []string{"penalties"},
@@ -63,7 +70,7 @@ func contractModel(t *testing.T, srv *openaitest.Server, rates ...string) *atomi
 	}
 	srv.Always(openaitest.RouteDecomposition, openaitest.Reply{Content: string(dec)})
 	var generations atomic.Int32
-	srv.Respond(func(req openaitest.Request) openaitest.Reply {
+	respond := func(req openaitest.Request) openaitest.Reply {
 		text := req.Text()
 		id := promptSectionID(text, "Late Payment Penalties")
 		switch req.Route {
@@ -90,6 +97,13 @@ func contractModel(t *testing.T, srv *openaitest.Server, rates ...string) *atomi
 			return openaitest.Reply{Content: string(v)}
 		}
 		return openaitest.Reply{Status: 500, Message: "unscripted route " + req.Route}
+	}
+	srv.Respond(func(req openaitest.Request) openaitest.Reply {
+		r := respond(req)
+		if edit != nil {
+			edit(req, &r)
+		}
+		return r
 	})
 	return &generations
 }
@@ -283,6 +297,74 @@ func TestAskLLMModeTruncatedVerdict(t *testing.T) {
 	}
 	if fmt.Sprint(maxTokens) != "[300 600]" {
 		t.Errorf("verdict requests' max tokens = %v, want [300 600] (once more with twice the room)", maxTokens)
+	}
+}
+
+// An answer cut off at its token limit twice (once more with twice the
+// room) is kept as it stands and judged, and the run says so: the state's
+// notes in ask --json, and stderr.
+func TestAskLLMModeAnswerCutOffTwice(t *testing.T) {
+	srv := openaitest.New(t)
+	editedContractModel(t, srv, func(req openaitest.Request, r *openaitest.Reply) {
+		if req.Route == openaitest.RouteGenerate && strings.Contains(req.Text(), "<documents>") {
+			r.Content = strings.TrimSuffix(r.Content, ".") + " and the Provider may"
+			r.FinishReason = "length"
+		}
+	}, "1.5%")
+	r := runCLI(t, llmEnv(srv), "ask", "--docs", "examples/contract", "--json", "--max-retries", "0", "--max-tokens", "generate=300", "What are the penalties?")
+	if r.code != exitOK {
+		t.Fatalf("exit %d; stderr:\n%s\nstdout:\n%s", r.code, r.stderr, r.stdout)
+	}
+	st := decodeState(t, r.stdout)
+	const note = "the model's reply was cut off at 600 tokens (sent again with twice the room and cut off again), so the answer is incomplete"
+	if got := st.Notes[schema.NodeGenerate]; got != note {
+		t.Errorf("state notes %v, want generate: %q", st.Notes, note)
+	}
+	if !strings.HasSuffix(st.Response(), "and the Provider may") {
+		t.Errorf("generated response %q, want the cut-off answer kept", st.Response())
+	}
+	if !strings.Contains(r.stdout, `"notes": {`) {
+		t.Errorf("ask --json does not print the notes:\n%s", r.stdout)
+	}
+	if !strings.Contains(r.stderr, "docmind: generate: "+note) {
+		t.Errorf("stderr does not say the answer was cut off:\n%s", r.stderr)
+	}
+	var maxTokens []int
+	for _, req := range srv.Requests() {
+		if req.Route == openaitest.RouteGenerate {
+			maxTokens = append(maxTokens, req.MaxTokens())
+		}
+	}
+	if fmt.Sprint(maxTokens) != "[300 600]" {
+		t.Errorf("answer requests' max tokens = %v, want [300 600] (once more with twice the room)", maxTokens)
+	}
+}
+
+// A follow-up whose rewrite is cut off at its token limit is rewritten by
+// the rules instead, and stderr says so, as for the decomposition.
+func TestChatLLMModeRewriteCutOff(t *testing.T) {
+	srv := openaitest.New(t)
+	editedContractModel(t, srv, func(req openaitest.Request, r *openaitest.Reply) {
+		if req.Route == openaitest.RouteGenerate && strings.Contains(req.Text(), "Follow-up question:") {
+			*r = openaitest.Reply{Content: "What are the late payment penalties after", FinishReason: "length"}
+		}
+	}, "1.5%")
+	r := runCLIInput(t, llmEnv(srv), "What are the late payment penalties?\nAnd after 60 days?\n",
+		"chat", "--docs", "examples/contract", "--json", "--thread", "t")
+	if r.code != exitOK && r.code != exitFallback {
+		t.Fatalf("exit %d; stderr:\n%s", r.code, r.stderr)
+	}
+	lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
+	if len(lines) != 2 {
+		t.Fatalf("want 2 JSON lines, got:\n%s", r.stdout)
+	}
+	st := decodeState(t, lines[1])
+	if st.Query == "What are the late payment penalties after" || !strings.Contains(st.Notes["rewrite"], "cut off at") {
+		t.Errorf("query %q, notes %v: the cut-off rewrite was used or not noted", st.Query, st.Notes)
+	}
+	if !strings.Contains(r.stderr, "docmind: rewrite: the model's reply was cut off at") ||
+		!strings.Contains(r.stderr, "used the rule-based rewrite instead") {
+		t.Errorf("stderr does not say the rewrite fell back:\n%s", r.stderr)
 	}
 }
 

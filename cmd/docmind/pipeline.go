@@ -16,6 +16,7 @@ import (
 	"github.com/docmind/docmind/judge"
 	"github.com/docmind/docmind/llm/providers"
 	"github.com/docmind/docmind/schema"
+	"github.com/docmind/docmind/threads"
 )
 
 // pipelineFlags are the flags of every command that runs the pipeline
@@ -262,7 +263,9 @@ func storedSource(ctx context.Context, st interface {
 }
 
 // fallbackNotice says on stderr when a stage fell back from the model's
-// reply (the decomposition's Fallback), then passes events on to next.
+// reply (the decomposition's Fallback, a follow-up's rewrite) or kept one
+// cut off at its token limit (the state's notes), then passes events on
+// to next.
 type fallbackNotice struct {
 	w    io.Writer
 	next schema.Observer
@@ -270,11 +273,25 @@ type fallbackNotice struct {
 
 // OnEvent implements schema.Observer.
 func (f fallbackNotice) OnEvent(ctx context.Context, ev schema.Event) {
-	if ev.Type == schema.EventNodeEnd && ev.Node == schema.NodeDecompose && ev.State != nil &&
-		ev.State.Decomposition != nil && ev.State.Decomposition.Fallback != "" {
+	switch {
+	case ev.State == nil:
+	case ev.Type == schema.EventNodeStart && ev.Node == schema.NodeDecompose:
+		// The rewrite ran before the pipeline.
+		f.note(threads.StageRewrite, ev.State.Notes[threads.StageRewrite])
+	case ev.Type != schema.EventNodeEnd:
+	case ev.Node == schema.NodeDecompose && ev.State.Decomposition != nil && ev.State.Decomposition.Fallback != "":
 		fmt.Fprintf(f.w, "docmind: %s\n", oneLineText(ev.State.Decomposition.Fallback))
+	default:
+		f.note(ev.Node, ev.State.Notes[ev.Node])
 	}
 	if f.next != nil {
 		f.next.OnEvent(ctx, ev)
+	}
+}
+
+// note says a stage's note, if any.
+func (f fallbackNotice) note(stage, note string) {
+	if note != "" {
+		fmt.Fprintf(f.w, "docmind: %s: %s\n", stage, oneLineText(note))
 	}
 }
