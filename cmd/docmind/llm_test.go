@@ -289,15 +289,20 @@ func TestAskLLMModeTruncatedVerdict(t *testing.T) {
 	if !strings.Contains(r.stdout, "unverified: the model's reply was cut off at 600 tokens") {
 		t.Errorf("stdout does not name the truncation:\n%s", r.stdout)
 	}
+	if got := maxTokensSent(srv, openaitest.RouteVerdict); got != "[300 600]" {
+		t.Errorf("verdict requests' max tokens = %s, want [300 600] (once more with twice the room)", got)
+	}
+}
+
+// maxTokensSent lists the max tokens of the route's requests, "[300 600]".
+func maxTokensSent(srv *openaitest.Server, route string) string {
 	var maxTokens []int
 	for _, req := range srv.Requests() {
-		if req.Route == openaitest.RouteVerdict {
+		if req.Route == route {
 			maxTokens = append(maxTokens, req.MaxTokens())
 		}
 	}
-	if fmt.Sprint(maxTokens) != "[300 600]" {
-		t.Errorf("verdict requests' max tokens = %v, want [300 600] (once more with twice the room)", maxTokens)
-	}
+	return fmt.Sprint(maxTokens)
 }
 
 // An answer cut off at its token limit twice (once more with twice the
@@ -329,14 +334,8 @@ func TestAskLLMModeAnswerCutOffTwice(t *testing.T) {
 	if !strings.Contains(r.stderr, "docmind: generate: "+note) {
 		t.Errorf("stderr does not say the answer was cut off:\n%s", r.stderr)
 	}
-	var maxTokens []int
-	for _, req := range srv.Requests() {
-		if req.Route == openaitest.RouteGenerate {
-			maxTokens = append(maxTokens, req.MaxTokens())
-		}
-	}
-	if fmt.Sprint(maxTokens) != "[300 600]" {
-		t.Errorf("answer requests' max tokens = %v, want [300 600] (once more with twice the room)", maxTokens)
+	if got := maxTokensSent(srv, openaitest.RouteGenerate); got != "[300 600]" {
+		t.Errorf("answer requests' max tokens = %s, want [300 600] (once more with twice the room)", got)
 	}
 }
 
