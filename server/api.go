@@ -333,7 +333,13 @@ func (s *Server) showRun(w http.ResponseWriter, r *http.Request) {
 
 // internal answers 500 for an unexpected error, logged on the server.
 func (s *Server) internal(w http.ResponseWriter, what string, err error) {
+	writeJSON(w, http.StatusInternalServerError, s.internalError(what, err))
+}
+
+// internalError logs an unexpected error and returns the one line a
+// client gets for it.
+func (s *Server) internalError(what string, err error) errorBody {
 	msg := redact.String(oneLine(err.Error()))
 	s.cfg.Logger.Error("server: "+what, "err", msg)
-	writeError(w, http.StatusInternalServerError, what+": "+msg)
+	return errorBody{Error: oneLine(what + ": " + msg)}
 }
