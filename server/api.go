@@ -108,7 +108,10 @@ type runFunc func(ctx context.Context) (*threads.Result, error)
 
 // run runs a question under the run timeout, sending its events to sink
 // when not nil. The caller holds a run slot.
+// Server.Shutdown interrupts it.
 func (s *Server) run(ctx context.Context, run runFunc, sink func(schema.Event)) (*threads.Result, error) {
+	ctx, stop := s.interruptible(ctx)
+	defer stop()
 	ctx, cancel := context.WithTimeoutCause(ctx, s.cfg.RunTimeout, &deadlineError{s.cfg.RunTimeout})
 	defer cancel()
 	if sink != nil {
@@ -163,7 +166,7 @@ func (s *Server) outcome(res *threads.Result, err error) (int, any) {
 	}
 	msg := redact.String(oneLine(err.Error()))
 	status := errorStatus(err)
-	if status >= 500 && status != http.StatusGatewayTimeout {
+	if status >= 500 && status != http.StatusGatewayTimeout && status != http.StatusServiceUnavailable {
 		s.cfg.Logger.Error("server: run failed", "err", msg)
 	}
 	if res == nil {
@@ -182,6 +185,8 @@ func errorStatus(err error) int {
 		return http.StatusBadRequest
 	case errors.Is(err, checkpoint.ErrNotFound):
 		return http.StatusNotFound
+	case errors.Is(err, threads.ErrInterrupted):
+		return http.StatusServiceUnavailable
 	case errors.Is(err, threads.ErrAwaitingReview), errors.Is(err, threads.ErrRunBusy):
 		return http.StatusConflict
 	case errors.Is(err, context.Canceled):

@@ -204,6 +204,8 @@ func (s *Server) receive(w http.ResponseWriter, mr *multipart.Reader) ([]string,
 // 201 and Uploaded, or an errorBody (422 when nothing was indexed, 500
 // when the index failed). Skipped files leave the upload directory.
 func (s *Server) ingestUpload(ctx context.Context, saved []string, opt ingest.Options) (int, any) {
+	ctx, stop := s.interruptible(ctx)
+	defer stop()
 	l, closeLoader := docmind.NewLoader()
 	defer closeLoader()
 	opt.Parser = ingest.LoaderParser(l)
