@@ -143,10 +143,8 @@ func (s *Server) respond(w http.ResponseWriter, r *http.Request, run runFunc) {
 		writeJSON(w, status, body)
 		return
 	}
-	out := startSSE(w)
-	stop := make(chan struct{})
-	defer close(stop)
-	go out.keepAlive(keepAliveInterval, stop)
+	out, stop := startStream(w)
+	defer stop()
 	res, err := s.run(r.Context(), run, pipelineEvents(out))
 	_, body := s.outcome(res, err)
 	if res != nil && res.State != nil && res.State.JudgeVerdict != nil {

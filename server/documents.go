@@ -141,10 +141,8 @@ func (s *Server) uploadDocuments(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, status, body)
 		return
 	}
-	out := startSSE(w)
-	stop := make(chan struct{})
-	defer close(stop)
-	go out.keepAlive(keepAliveInterval, stop)
+	out, stop := startStream(w)
+	defer stop()
 	status, body := s.ingestUpload(r.Context(), saved, uploadEvents(out, len(saved)))
 	if status != http.StatusCreated {
 		out.event("error", body)

@@ -21,15 +21,7 @@ import (
 // join to the draft the result reports.
 func TestAskTokenEvents(t *testing.T) {
 	ts, _ := newServer(t, nil)
-	req, _ := http.NewRequest("POST", ts.URL+"/api/v1/ask", strings.NewReader(`{"question": "`+lateFee+`"}`))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "text/event-stream")
-	resp, err := ts.Client().Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	evs := readEvents(t, resp.Body)
+	evs := askEvents(t, ts, lateFee)
 	var draft strings.Builder
 	inGenerate, tokens := false, 0
 	for _, e := range evs {

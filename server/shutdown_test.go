@@ -11,10 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/docmind/docmind"
 	"github.com/docmind/docmind/checkpoint"
 	"github.com/docmind/docmind/schema"
-	"github.com/docmind/docmind/threads"
 )
 
 // heldRetriever holds every retrieval until its context ends, telling
@@ -34,21 +32,8 @@ func (h heldRetriever) Retrieve(ctx context.Context, _ schema.RetrieveRequest) (
 // retriever, its run ledger at path.
 func ledgerServer(t *testing.T, path string, retriever schema.Retriever) (*Server, checkpoint.Store) {
 	t.Helper()
-	ix := contractIndex(t)
-	p, err := docmind.New(docmind.WithRetriever(retriever), docmind.WithCorpus(ix.Corpus()), docmind.WithObserver(Observer()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	store, err := checkpoint.OpenSQLite(context.Background(), path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { store.Close() })
-	m, err := threads.New(threads.Config{Store: store, Runner: p.Runner()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := New(Config{Manager: m, Index: ix})
+	m, store := newManager(t, contractIndex(t), retriever, path)
+	s, err := New(Config{Manager: m, Index: contractIndex(t)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -130,17 +130,7 @@ func TestUploadAskDelete(t *testing.T) {
 // and returns the stream's events (framing checked by readEvents).
 func uploadStream(t *testing.T, ts *httptest.Server, files ...[2]string) []sseEvent {
 	t.Helper()
-	req := uploadRequest(t, ts, files...)
-	req.Header.Set("Accept", "text/event-stream")
-	resp, err := ts.Client().Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	if ct := resp.Header.Get("Content-Type"); resp.StatusCode != 200 || ct != "text/event-stream" {
-		t.Fatalf("status %d, Content-Type %q: want an event stream", resp.StatusCode, ct)
-	}
-	return readEvents(t, resp.Body)
+	return streamEvents(t, ts, uploadRequest(t, ts, files...))
 }
 
 // TestUploadProgressEvents uploads two files, one of which cannot be
