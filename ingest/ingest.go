@@ -117,6 +117,10 @@ type Options struct {
 	MaxFileSize int64
 	// Progress, when set, is called after every file, from one goroutine.
 	Progress func(Progress)
+	// Started, when set, is called with a file's path as a worker starts
+	// reading it, before the Progress call that reports it; the workers
+	// call it concurrently.
+	Started func(path string)
 	// Prune removes, after ingesting, the indexed documents under the given
 	// paths whose files no longer exist.
 	Prune bool
@@ -294,6 +298,9 @@ func prepareAll(ctx context.Context, ix Store, files []file, opt Options) <-chan
 		go func() {
 			defer wg.Done()
 			for j := range jobs {
+				if opt.Started != nil {
+					opt.Started(j.f.path)
+				}
 				res, doc, secs, str := prepareFile(ctx, ix, j.f, opt)
 				select {
 				case results <- prepared{j.i, res, doc, secs, str}:

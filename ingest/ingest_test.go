@@ -98,7 +98,17 @@ func TestIngestIncrementalAndPrune(t *testing.T) {
 	ix := openIndex(t, ixPath)
 
 	var progress []Progress
-	opt := Options{Parser: textParser(0), MaxFileSize: 1000, Progress: func(p Progress) { progress = append(progress, p) }}
+	var mu sync.Mutex
+	started := map[string]bool{}
+	startedFirst := true // every file's Started comes before the Progress reporting it
+	opt := Options{Parser: textParser(0), MaxFileSize: 1000,
+		Started: func(path string) { mu.Lock(); started[path] = true; mu.Unlock() },
+		Progress: func(p Progress) {
+			mu.Lock()
+			startedFirst = startedFirst && started[p.Current]
+			mu.Unlock()
+			progress = append(progress, p)
+		}}
 	sum, err := Run(ctx, ix, []string{docs}, opt)
 	if err != nil {
 		t.Fatal(err)
@@ -131,6 +141,9 @@ func TestIngestIncrementalAndPrune(t *testing.T) {
 	}
 	if c := got["contract.txt"]; c.Pages != 2 || c.Sections != 2 || c.Format != "text" {
 		t.Errorf("contract result: %+v", c)
+	}
+	if len(started) != 8 || !startedFirst {
+		t.Errorf("Started called for %d files (want 8), before their Progress: %v", len(started), startedFirst)
 	}
 	if len(progress) != 8 || progress[7].FilesDone != 8 || progress[7].FilesTotal != 8 || progress[7].Sections != 4 || progress[7].Bytes != progress[7].BytesTotal {
 		t.Errorf("progress: %+v", progress)

@@ -108,7 +108,10 @@ type runFunc func(ctx context.Context) (*threads.Result, error)
 
 // run runs a question under the run timeout, sending its events to sink
 // when not nil. The caller holds a run slot.
+// Server.Shutdown interrupts it.
 func (s *Server) run(ctx context.Context, run runFunc, sink func(schema.Event)) (*threads.Result, error) {
+	ctx, stop := s.interruptible(ctx)
+	defer stop()
 	ctx, cancel := context.WithTimeoutCause(ctx, s.cfg.RunTimeout, &deadlineError{s.cfg.RunTimeout})
 	defer cancel()
 	if sink != nil {
@@ -140,10 +143,8 @@ func (s *Server) respond(w http.ResponseWriter, r *http.Request, run runFunc) {
 		writeJSON(w, status, body)
 		return
 	}
-	out := startSSE(w)
-	stop := make(chan struct{})
-	defer close(stop)
-	go out.keepAlive(keepAliveInterval, stop)
+	out, stop := startStream(w)
+	defer stop()
 	res, err := s.run(r.Context(), run, pipelineEvents(out))
 	_, body := s.outcome(res, err)
 	if res != nil && res.State != nil && res.State.JudgeVerdict != nil {
@@ -163,7 +164,7 @@ func (s *Server) outcome(res *threads.Result, err error) (int, any) {
 	}
 	msg := redact.String(oneLine(err.Error()))
 	status := errorStatus(err)
-	if status >= 500 && status != http.StatusGatewayTimeout {
+	if status >= 500 && status != http.StatusGatewayTimeout && status != http.StatusServiceUnavailable {
 		s.cfg.Logger.Error("server: run failed", "err", msg)
 	}
 	if res == nil {
@@ -182,6 +183,8 @@ func errorStatus(err error) int {
 		return http.StatusBadRequest
 	case errors.Is(err, checkpoint.ErrNotFound):
 		return http.StatusNotFound
+	case errors.Is(err, threads.ErrInterrupted):
+		return http.StatusServiceUnavailable
 	case errors.Is(err, threads.ErrAwaitingReview), errors.Is(err, threads.ErrRunBusy):
 		return http.StatusConflict
 	case errors.Is(err, context.Canceled):
@@ -333,7 +336,13 @@ func (s *Server) showRun(w http.ResponseWriter, r *http.Request) {
 
 // internal answers 500 for an unexpected error, logged on the server.
 func (s *Server) internal(w http.ResponseWriter, what string, err error) {
+	writeJSON(w, http.StatusInternalServerError, s.internalError(what, err))
+}
+
+// internalError logs an unexpected error and returns the one line a
+// client gets for it.
+func (s *Server) internalError(what string, err error) errorBody {
 	msg := redact.String(oneLine(err.Error()))
 	s.cfg.Logger.Error("server: "+what, "err", msg)
-	writeError(w, http.StatusInternalServerError, what+": "+msg)
+	return errorBody{Error: oneLine(what + ": " + msg)}
 }

@@ -1,9 +1,11 @@
 package server
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
+	"mime/multipart"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -107,7 +109,9 @@ type Uploaded struct {
 
 // uploadDocuments answers POST /api/v1/documents: each multipart "file"
 // part is saved in Config.UploadDir and ingested into the index (a file
-// of the same name replaces the earlier upload).
+// of the same name replaces the earlier upload). The answer is one JSON
+// Uploaded (201), or, when the client accepts text/event-stream, the
+// ingest's progress as server-sent events (see uploadEvents).
 func (s *Server) uploadDocuments(w http.ResponseWriter, r *http.Request) {
 	if s.noIndex(w) {
 		return
@@ -128,9 +132,32 @@ func (s *Server) uploadDocuments(w http.ResponseWriter, r *http.Request) {
 	defer release()
 	s.uploads.Lock()
 	defer s.uploads.Unlock()
+	saved, ok := s.receive(w, mr)
+	if !ok {
+		return
+	}
+	if !wantsEvents(r) {
+		status, body := s.ingestUpload(r.Context(), saved, ingest.Options{})
+		writeJSON(w, status, body)
+		return
+	}
+	out, stop := startStream(w)
+	defer stop()
+	status, body := s.ingestUpload(r.Context(), saved, uploadEvents(out, len(saved)))
+	if status != http.StatusCreated {
+		out.event("error", body)
+		return
+	}
+	out.event("summary", body)
+}
+
+// receive saves the "file" parts of an upload in the upload directory
+// and returns their paths, or answers the error (400, 413) and reports
+// false, leaving no file behind.
+func (s *Server) receive(w http.ResponseWriter, mr *multipart.Reader) ([]string, bool) {
 	if err := os.MkdirAll(s.cfg.UploadDir, 0o700); err != nil {
 		s.internal(w, "create the upload directory", err)
-		return
+		return nil, false
 	}
 	var saved []string
 	for {
@@ -141,7 +168,7 @@ func (s *Server) uploadDocuments(w http.ResponseWriter, r *http.Request) {
 		if err != nil {
 			s.removeAll(saved)
 			s.uploadError(w, err)
-			return
+			return nil, false
 		}
 		if part.FormName() != "file" {
 			part.Close()
@@ -152,28 +179,38 @@ func (s *Server) uploadDocuments(w http.ResponseWriter, r *http.Request) {
 			part.Close()
 			s.removeAll(saved)
 			writeError(w, http.StatusBadRequest, fmt.Sprintf("file name %q: use letters, digits, '.', '_', '-' and spaces, not starting with '.' (at most 200)", name))
-			return
+			return nil, false
 		}
 		path, err := s.save(name, part)
 		part.Close()
 		if err != nil {
 			s.removeAll(saved)
 			s.uploadError(w, err)
-			return
+			return nil, false
 		}
 		saved = append(saved, path)
 	}
 	if len(saved) == 0 {
 		writeError(w, http.StatusBadRequest, `no file: send each file in a multipart part named "file"`)
-		return
+		return nil, false
 	}
+	return saved, true
+}
+
+// ingestUpload ingests the saved files of an upload with opt's Started
+// and Progress hooks, and returns the status and JSON of the answer:
+// 201 and Uploaded, or an errorBody (422 when nothing was indexed, 500
+// when the index failed). Skipped files leave the upload directory.
+func (s *Server) ingestUpload(ctx context.Context, saved []string, opt ingest.Options) (int, any) {
+	ctx, stop := s.interruptible(ctx)
+	defer stop()
 	l, closeLoader := docmind.NewLoader()
 	defer closeLoader()
-	sum, err := ingest.Run(r.Context(), s.cfg.Index, saved, ingest.Options{Parser: ingest.LoaderParser(l)})
+	opt.Parser = ingest.LoaderParser(l)
+	sum, err := ingest.Run(ctx, s.cfg.Index, saved, opt)
 	if err != nil {
 		s.removeAll(saved)
-		s.internal(w, "ingest the upload", err)
-		return
+		return http.StatusInternalServerError, s.internalError("ingest the upload", err)
 	}
 	out := Uploaded{Ingest: sum, Documents: []index.Document{}}
 	var skipped []string
@@ -183,16 +220,51 @@ func (s *Server) uploadDocuments(w http.ResponseWriter, r *http.Request) {
 			skipped = append(skipped, filepath.Base(res.Path)+": "+res.Reason)
 		}
 		sum.Results[i].Path = s.cfg.ShowSource(res.Path)
-		if doc, ok, err := s.cfg.Index.Document(r.Context(), res.Path); err == nil && ok {
+		if doc, ok, err := s.cfg.Index.Document(ctx, res.Path); err == nil && ok {
 			doc.Path = s.cfg.ShowSource(doc.Path)
 			out.Documents = append(out.Documents, doc)
 		}
 	}
 	if len(out.Documents) == 0 && len(skipped) > 0 {
-		writeError(w, http.StatusUnprocessableEntity, "nothing indexed: "+strings.Join(skipped, "; "))
-		return
+		return http.StatusUnprocessableEntity, errorBody{Error: oneLine("nothing indexed: " + strings.Join(skipped, "; "))}
 	}
-	writeJSON(w, http.StatusCreated, out)
+	return http.StatusCreated, out
+}
+
+// UploadEvent is the data of the per-file events of POST
+// /api/v1/documents with Accept: text/event-stream: "started" as the
+// file is read, then "indexed", "unchanged" or "skipped" (with the
+// reason) once it is in the index or not. A final "summary" event
+// carries the Uploaded JSON (or "error" carries {"error": ...}).
+type UploadEvent struct {
+	File   string `json:"file"`
+	Status string `json:"status"`
+	Reason string `json:"reason,omitempty"`
+	Format string `json:"format,omitempty"`
+	Pages  int    `json:"pages,omitempty"`
+	// Sections is how many sections the file gave.
+	Sections int `json:"sections,omitempty"`
+	// FilesDone of FilesTotal are through the ingest.
+	FilesDone  int `json:"files_done"`
+	FilesTotal int `json:"files_total"`
+}
+
+// uploadEvents returns the ingest hooks that send an upload's progress
+// to out.
+func uploadEvents(out *sseWriter, total int) ingest.Options {
+	return ingest.Options{
+		Started: func(path string) {
+			out.event("started", UploadEvent{File: filepath.Base(path), Status: "started", FilesTotal: total})
+		},
+		Progress: func(p ingest.Progress) {
+			r := p.Last
+			out.event(string(r.Status), UploadEvent{
+				File: filepath.Base(r.Path), Status: string(r.Status), Reason: oneLine(r.Reason),
+				Format: r.Format, Pages: r.Pages, Sections: r.Sections,
+				FilesDone: p.FilesDone, FilesTotal: p.FilesTotal,
+			})
+		},
+	}
 }
 
 // save writes an uploaded file into the upload directory (through a

@@ -59,6 +59,15 @@ func startSSE(w http.ResponseWriter) *sseWriter {
 	return s
 }
 
+// startStream starts an event stream that sends a keep-alive comment
+// while quiet; stop ends the keep-alives.
+func startStream(w http.ResponseWriter) (out *sseWriter, stop func()) {
+	out = startSSE(w)
+	done := make(chan struct{})
+	go out.keepAlive(keepAliveInterval, done)
+	return out, func() { close(done) }
+}
+
 // event sends one event named name (none when "") with v as JSON data.
 func (s *sseWriter) event(name string, v any) {
 	b, err := json.Marshal(v)

@@ -147,7 +147,7 @@ func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, chatCompletion(res, created))
 		return
 	}
-	out := startSSE(w)
+	out, stop := startStream(w)
 	id := "chatcmpl-" + thread
 	chunk := func(delta openai.ChatCompletionStreamChoiceDelta, finish openai.FinishReason, ext *Extension) ChatCompletionChunk {
 		return ChatCompletionChunk{ChatCompletionStreamResponse: openai.ChatCompletionStreamResponse{
@@ -156,10 +156,8 @@ func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
 		}, Docmind: ext}
 	}
 	out.event("", chunk(openai.ChatCompletionStreamChoiceDelta{Role: openai.ChatMessageRoleAssistant}, "", nil))
-	stop := make(chan struct{})
-	go out.keepAlive(keepAliveInterval, stop)
 	res, err := s.run(r.Context(), run, nil)
-	close(stop)
+	stop()
 	if err != nil {
 		// The status was sent: the error goes in the stream, in OpenAI's
 		// shape, so that clients report it.

@@ -110,6 +110,10 @@ type Server struct {
 	started time.Time
 	// uploads serialises uploads and deletions of documents.
 	uploads sync.Mutex
+	// halt is cancelled (cause threads.ErrInterrupted) when Shutdown
+	// cuts off the runs and uploads still in flight.
+	halt     context.Context
+	haltRuns context.CancelCauseFunc
 	// pdf renders pages, started on first use.
 	pdfOnce sync.Once
 	pdf     *pdf.Reader
@@ -152,6 +156,7 @@ func New(cfg Config) (*Server, error) {
 		waiting: make(chan struct{}, cfg.MaxRuns+cfg.MaxQueue),
 		started: time.Now(),
 	}
+	s.halt, s.haltRuns = context.WithCancelCause(context.Background())
 	s.routes()
 	return s, nil
 }
@@ -454,4 +459,41 @@ func queryInt(w http.ResponseWriter, r *http.Request, name string, def, max int)
 		return 0, false
 	}
 	return n, true
+}
+
+// runsStopWait bounds how long Shutdown waits for the runs it
+// interrupted to stop (each stops at its next node boundary or
+// cancellable call) and their requests to be answered.
+const runsStopWait = 5 * time.Second
+
+// Shutdown stops srv, which serves s: it stops accepting requests and
+// lets those in flight finish until ctx ends (http.Server.Shutdown).
+// Runs still in flight then are interrupted (threads.ErrInterrupted):
+// their clients get a 503 (or an "error" event) saying so, and the run
+// ledger keeps them, with the checkpoints of their completed nodes, as
+// interrupted runs that POST runs/{id}/resume (or docmind resume)
+// finishes; uploads in flight are abandoned. Once every run slot is free
+// (at most runsStopWait) the remaining connections are closed. It
+// returns ctx's error when requests were cut off.
+func (s *Server) Shutdown(ctx context.Context, srv *http.Server) error {
+	err := srv.Shutdown(ctx)
+	if err == nil {
+		return nil
+	}
+	s.haltRuns(threads.ErrInterrupted)
+	deadline := time.Now().Add(runsStopWait)
+	for len(s.slots) > 0 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	srv.Close()
+	return err
+}
+
+// interruptible returns ctx, cancelled also when Shutdown cuts off the
+// work in flight (with its cause, threads.ErrInterrupted); stop releases
+// it.
+func (s *Server) interruptible(ctx context.Context) (context.Context, func()) {
+	ctx, interrupt := context.WithCancelCause(ctx)
+	unhook := context.AfterFunc(s.halt, func() { interrupt(context.Cause(s.halt)) })
+	return ctx, func() { unhook(); interrupt(nil) }
 }

@@ -101,19 +101,7 @@ func newServer(t *testing.T, adjust func(*Config)) (*httptest.Server, *Server) {
 // newServerOn is newServer answering from ix.
 func newServerOn(t *testing.T, ix *index.Index, adjust func(*Config)) (*httptest.Server, *Server) {
 	t.Helper()
-	p, err := docmind.New(docmind.WithRetriever(ix.Retriever()), docmind.WithCorpus(ix.Corpus()), docmind.WithObserver(Observer()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	store, err := checkpoint.OpenSQLite(context.Background(), checkpoint.PathInDir(t.TempDir()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { store.Close() })
-	m, err := threads.New(threads.Config{Store: store, Runner: p.Runner()})
-	if err != nil {
-		t.Fatal(err)
-	}
+	m, _ := newManager(t, ix, ix.Retriever(), checkpoint.PathInDir(t.TempDir()))
 	cfg := Config{Manager: m, Index: ix}
 	if adjust != nil {
 		adjust(&cfg)
@@ -125,6 +113,27 @@ func newServerOn(t *testing.T, ix *index.Index, adjust func(*Config)) (*httptest
 	ts := httptest.NewServer(s)
 	t.Cleanup(ts.Close)
 	return ts, s
+}
+
+// newManager is a threads manager over the offline pipeline answering
+// from retriever (and ix's corpus), its run ledger at ledger; the store
+// is closed when the test ends.
+func newManager(t *testing.T, ix *index.Index, retriever schema.Retriever, ledger string) (*threads.Manager, checkpoint.Store) {
+	t.Helper()
+	p, err := docmind.New(docmind.WithRetriever(retriever), docmind.WithCorpus(ix.Corpus()), docmind.WithObserver(Observer()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	store, err := checkpoint.OpenSQLite(context.Background(), ledger)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { store.Close() })
+	m, err := threads.New(threads.Config{Store: store, Runner: p.Runner()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m, store
 }
 
 // call sends a request and returns the status and body.
@@ -286,10 +295,10 @@ func readEvents(t *testing.T, r io.Reader) []sseEvent {
 	return evs
 }
 
-func TestAskServerSentEvents(t *testing.T) {
-	ts, _ := newServer(t, nil)
-	req, _ := http.NewRequest("POST", ts.URL+"/api/v1/ask", strings.NewReader(`{"question": "`+warranty+`"}`))
-	req.Header.Set("Content-Type", "application/json")
+// streamEvents sends req accepting text/event-stream and returns the
+// events of the stream, which must be one (200, text/event-stream).
+func streamEvents(t *testing.T, ts *httptest.Server, req *http.Request) []sseEvent {
+	t.Helper()
 	req.Header.Set("Accept", "text/event-stream")
 	resp, err := ts.Client().Do(req)
 	if err != nil {
@@ -297,9 +306,24 @@ func TestAskServerSentEvents(t *testing.T) {
 	}
 	defer resp.Body.Close()
 	if ct := resp.Header.Get("Content-Type"); resp.StatusCode != 200 || ct != "text/event-stream" {
-		t.Fatalf("status %d, Content-Type %q", resp.StatusCode, ct)
+		b, _ := io.ReadAll(resp.Body)
+		t.Fatalf("status %d, Content-Type %q: want an event stream (%s)", resp.StatusCode, ct, b)
 	}
-	evs := readEvents(t, resp.Body)
+	return readEvents(t, resp.Body)
+}
+
+// askEvents asks a question accepting text/event-stream and returns the
+// stream's events.
+func askEvents(t *testing.T, ts *httptest.Server, question string) []sseEvent {
+	t.Helper()
+	req, _ := http.NewRequest("POST", ts.URL+"/api/v1/ask", strings.NewReader(`{"question": "`+question+`"}`))
+	req.Header.Set("Content-Type", "application/json")
+	return streamEvents(t, ts, req)
+}
+
+func TestAskServerSentEvents(t *testing.T) {
+	ts, _ := newServer(t, nil)
+	evs := askEvents(t, ts, warranty)
 	var names []string
 	for _, e := range evs {
 		names = append(names, e.name)

@@ -49,6 +49,14 @@ var ErrNoPipeline = errors.New("no pipeline configured (documents and stages are
 // this one stops and records nothing over the other's work.
 var ErrRunBusy = errors.New("another process is running it and saved the next step first; this one stopped")
 
+// ErrInterrupted, as the cause of a run's cancelled context
+// (context.WithCancelCause), stops the run without recording an outcome:
+// the ledger keeps it as running, reported interrupted once its process
+// ends or its store is closed, and Resume finishes it from its last
+// completed node. A server cutting off the runs still in flight at
+// shutdown uses it; any other cancellation records the run as failed.
+var ErrInterrupted = errors.New("the run was interrupted (the server stopped); resume it to finish")
+
 // busyError is ErrRunBusy with the step that was taken.
 type busyError struct {
 	step int
@@ -349,6 +357,11 @@ func (m *Manager) finish(ctx context.Context, run checkpoint.Run, st *schema.Sta
 			run = saved
 		}
 		return &Result{Run: run, State: st}, fmt.Errorf("run %s: %w", run.ID, busy)
+	}
+	if runErr != nil && errors.Is(context.Cause(ctx), ErrInterrupted) {
+		// Left as running, with the checkpoints of its completed nodes.
+		run.Status = checkpoint.StatusInterrupted
+		return &Result{Run: run, State: st}, fmt.Errorf("run %s: %w", run.ID, ErrInterrupted)
 	}
 	// Record the outcome even when ctx was cancelled.
 	sctx := context.WithoutCancel(ctx)

@@ -150,8 +150,7 @@ func (a *app) serve(c *cobra.Command, pf *pipelineFlags, tf *threadFlags, sf *se
 	fmt.Fprintf(a.stderr, "docmind: shutting down: waiting up to %s for requests in flight\n", sf.grace)
 	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), sf.grace)
 	defer cancel()
-	if err := srv.Shutdown(sctx); err != nil {
-		srv.Close()
+	if err := h.Shutdown(sctx, srv); err != nil {
 		return fmt.Errorf("requests still running after --shutdown-timeout %s were cut off (their runs can be resumed: docmind runs ls --status interrupted)", sf.grace)
 	}
 	fmt.Fprintln(a.stderr, "docmind: stopped")

@@ -69,15 +69,12 @@ function postJSON(path, body, accept) {
   return api(path, { method: "POST", headers, body: JSON.stringify(body) });
 }
 
-// readEvents reads a text/event-stream response, calling onEvent(name,
-// data) for each event.
-async function readEvents(res, onEvent) {
-  const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
+// eventParser returns a function fed the text of an event stream as it
+// arrives, calling onEvent(name, data) for each complete event.
+function eventParser(onEvent) {
   let buf = "";
-  for (;;) {
-    const { value, done } = await reader.read();
-    if (done) break;
-    buf += value;
+  return (text) => {
+    buf += text;
     let i;
     while ((i = buf.indexOf("\n\n")) >= 0) {
       const block = buf.slice(0, i);
@@ -90,6 +87,18 @@ async function readEvents(res, onEvent) {
       }
       if (data.length) onEvent(name, JSON.parse(data.join("\n")));
     }
+  };
+}
+
+// readEvents reads a text/event-stream response, calling onEvent(name,
+// data) for each event.
+async function readEvents(res, onEvent) {
+  const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
+  const feed = eventParser(onEvent);
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    feed(value);
   }
 }
 
@@ -498,8 +507,10 @@ async function refreshDocuments() {
   if (!state.documents.length) $("documents").append(el("li", { class: "hint" }, "No documents yet."));
 }
 
-// upload sends files as multipart with a progress bar (XMLHttpRequest
-// reports upload progress; fetch does not).
+// upload sends files as multipart with a progress bar for the bytes
+// (XMLHttpRequest reports upload progress; fetch does not), then shows
+// the server's ingest progress: it asks for server-sent events, one per
+// file started, indexed, unchanged or skipped, then the summary.
 function upload(files) {
   if (!files.length) return;
   const form = new FormData();
@@ -507,39 +518,91 @@ function upload(files) {
   const names = Array.from(files, (f) => f.name).join(", ");
   const bar = el("progress", { max: 100, value: 0, "aria-label": `Uploading ${names}` });
   const label = el("span", {}, `Uploading ${names}…`);
-  const row = el("div", { class: "upload" }, label, bar);
+  const steps = el("ul", { class: "ingest-steps" });
+  const row = el("div", { class: "upload" }, label, bar, steps);
   $("uploads").append(row);
+  const step = (file) => {
+    let li = Array.from(steps.children).find((x) => x.dataset.file === file);
+    if (!li) {
+      li = el("li", { "data-file": file });
+      steps.append(li);
+    }
+    return li;
+  };
+  let finished = false;
+  const finish = (ok, text) => {
+    finished = true;
+    bar.remove();
+    label.textContent = text;
+    if (!ok) row.classList.add("error");
+    refreshDocuments();
+  };
+  const added = (body) => {
+    const n = (body.documents || []).length;
+    finish(true, `Added ${n} document${n === 1 ? "" : "s"}: ${names}.`);
+  };
+  const onEvent = (name, data) => {
+    switch (name) {
+      case "started":
+        step(data.file).textContent = `${data.file}: reading…`;
+        break;
+      case "indexed":
+      case "unchanged":
+      case "skipped": {
+        const li = step(data.file);
+        li.className = `step-${name}`;
+        li.textContent = name === "indexed"
+          ? `${data.file}: indexed, ${data.sections} section${data.sections === 1 ? "" : "s"}${data.pages ? `, ${data.pages} page${data.pages === 1 ? "" : "s"}` : ""}`
+          : name === "skipped" ? `${data.file}: skipped (${data.reason})` : `${data.file}: unchanged`;
+        bar.max = data.files_total;
+        bar.value = data.files_done;
+        label.textContent = `Indexing ${names}: ${data.files_done} of ${data.files_total} files…`;
+        break;
+      }
+      case "summary":
+        added(data);
+        break;
+      case "error":
+        finish(false, `Upload failed: ${data.error}`);
+        break;
+    }
+  };
+  const feed = eventParser(onEvent);
+  let seen = 0;
   const xhr = new XMLHttpRequest();
   xhr.open("POST", "/api/v1/documents");
+  xhr.setRequestHeader("Accept", "text/event-stream");
   const token = sessionStorage.getItem(tokenKey);
   if (token) xhr.setRequestHeader("Authorization", "Bearer " + token);
   xhr.upload.onprogress = (e) => {
     if (e.lengthComputable) bar.value = Math.round((100 * e.loaded) / e.total);
   };
   xhr.upload.onload = () => {
-    bar.removeAttribute("value"); // indeterminate while the server ingests
+    bar.removeAttribute("value"); // indeterminate until the server reports a file
     label.textContent = `Indexing ${names}…`;
   };
+  const events = () => (xhr.getResponseHeader("Content-Type") || "").startsWith("text/event-stream");
+  xhr.onprogress = () => {
+    if (!events()) return;
+    feed(xhr.responseText.slice(seen));
+    seen = xhr.responseText.length;
+  };
   xhr.onload = () => {
+    if (events()) {
+      feed(xhr.responseText.slice(seen));
+      seen = xhr.responseText.length;
+      if (!finished) finish(false, "Upload failed: the server stopped before the summary.");
+      return;
+    }
+    // an error answered before the ingest started: one JSON object
     let body = {};
     try {
       body = JSON.parse(xhr.responseText);
     } catch {}
-    bar.remove();
-    if (xhr.status === 201) {
-      const n = (body.documents || []).length;
-      label.textContent = `Added ${n} document${n === 1 ? "" : "s"}: ${names}.`;
-    } else {
-      label.textContent = `Upload failed: ${body.error || xhr.status}`;
-      row.classList.add("error");
-    }
-    refreshDocuments();
+    if (xhr.status === 201) added(body);
+    else finish(false, `Upload failed: ${body.error || xhr.status}`);
   };
-  xhr.onerror = () => {
-    bar.remove();
-    label.textContent = "Upload failed: the connection dropped.";
-    row.classList.add("error");
-  };
+  xhr.onerror = () => finish(false, "Upload failed: the connection dropped.");
   xhr.send(form);
 }
 

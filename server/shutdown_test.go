@@ -1,0 +1,113 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/docmind/docmind/checkpoint"
+	"github.com/docmind/docmind/schema"
+)
+
+// heldRetriever holds every retrieval until its context ends, telling
+// entered when one starts.
+type heldRetriever struct{ entered chan struct{} }
+
+func (h heldRetriever) Retrieve(ctx context.Context, _ schema.RetrieveRequest) ([]schema.Section, error) {
+	select {
+	case h.entered <- struct{}{}:
+	default:
+	}
+	<-ctx.Done()
+	return nil, ctx.Err()
+}
+
+// ledgerServer is a Server over the contract index answering with
+// retriever, its run ledger at path.
+func ledgerServer(t *testing.T, path string, retriever schema.Retriever) (*Server, checkpoint.Store) {
+	t.Helper()
+	m, store := newManager(t, contractIndex(t), retriever, path)
+	s, err := New(Config{Manager: m, Index: contractIndex(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, store
+}
+
+// TestShutdownCutsOffRunsResumable: a run still in flight when the
+// shutdown's wait ends is interrupted, not failed: its client gets a 503
+// saying so, the ledger keeps it with its completed steps, reported
+// interrupted once the process (here: the store) is gone, and a server
+// started again finishes it with POST runs/{id}/resume.
+func TestShutdownCutsOffRunsResumable(t *testing.T) {
+	ledger := checkpoint.PathInDir(t.TempDir())
+	held := heldRetriever{entered: make(chan struct{}, 1)}
+	s, store := ledgerServer(t, ledger, held)
+	ts := httptest.NewServer(s)
+	defer ts.Close()
+
+	type answer struct {
+		status int
+		body   []byte
+	}
+	answered := make(chan answer, 1)
+	go func() {
+		resp, err := ts.Client().Post(ts.URL+"/api/v1/ask", "application/json", strings.NewReader(`{"question": "`+lateFee+`"}`))
+		if err != nil {
+			answered <- answer{0, []byte(err.Error())}
+			return
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		answered <- answer{resp.StatusCode, b}
+	}()
+	select {
+	case <-held.entered:
+	case <-time.After(time.Minute):
+		t.Fatal("the run never reached the retriever")
+	}
+
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	if err := s.Shutdown(ctx, ts.Config); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("Shutdown: %v, want the wait's deadline (a run was in flight)", err)
+	}
+	if took := time.Since(start); took > 3*time.Second {
+		t.Errorf("Shutdown took %s after its 200ms wait", took)
+	}
+	a := <-answered
+	var out Outcome
+	if err := json.Unmarshal(a.body, &out); err != nil || a.status != http.StatusServiceUnavailable || out.Run == nil ||
+		!strings.Contains(out.Error, "interrupted") || out.Run.Status != checkpoint.StatusInterrupted {
+		t.Fatalf("the cut-off request got %d %s: want 503, the run interrupted", a.status, a.body)
+	}
+	id := out.Run.ID
+	if r, err := store.Run(context.Background(), id); err != nil || r.Status == checkpoint.StatusFailed || r.Error != "" {
+		t.Fatalf("run %s in the ledger: %+v %v: want it left running, not failed", id, r, err)
+	}
+	cps, err := store.List(context.Background(), id)
+	if err != nil || len(cps) < 2 || cps[len(cps)-1].Node != schema.NodeDecompose {
+		t.Fatalf("checkpoints of the cut-off run: %d %v, want the start and decompose", len(cps), err)
+	}
+
+	// The process ends (its store closes): the run is interrupted.
+	store.Close()
+	again, store2 := ledgerServer(t, ledger, contractIndex(t).Retriever())
+	if r, err := store2.Run(context.Background(), id); err != nil || r.Status != checkpoint.StatusInterrupted {
+		t.Fatalf("run %s after a restart: %+v %v, want interrupted", id, r, err)
+	}
+	ts2 := httptest.NewServer(again)
+	defer ts2.Close()
+	status, _, b := call(t, ts2, "POST", "/api/v1/runs/"+id+"/resume", "")
+	res := decodeOutcome(t, b)
+	if status != 200 || res.Run.Status != checkpoint.StatusDone || !strings.Contains(res.Answer(), "1.5%") {
+		t.Fatalf("resume %s: %d %s", id, status, b)
+	}
+}
