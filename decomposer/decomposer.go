@@ -16,6 +16,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/docmind/docmind/internal/wordlists"
 	"github.com/docmind/docmind/question"
 	"github.com/docmind/docmind/schema"
 	"github.com/docmind/docmind/textproc"
@@ -57,23 +58,16 @@ func normalizeSpace(s string) string { return strings.Join(strings.Fields(s), " 
 // words returns the lower-case word tokens of s (textproc.Tokens).
 func words(s string) []string { return textproc.Tokens(s) }
 
-func set(s string) map[string]bool {
-	m := map[string]bool{}
-	for _, w := range strings.Fields(s) {
-		m[w] = true
-	}
-	return m
-}
-
 var (
 	reQuestionEnd = regexp.MustCompile(`[?;]+`)
 	// reConj finds coordinating conjunctions that may join two questions.
 	reConj = regexp.MustCompile(`(?i),?\s+\b(and also|and|as well as|plus)\s+`)
 )
 
-var clauseStarters = set(`what which who whom whose when where why how is are was were do does did can could will would should shall may might must has have had`)
+// clauseStarters open a new question: a wh-word or an auxiliary.
+var clauseStarters = wordlists.Set(question.WhWords, question.Auxiliaries)
 
-var determiners = set(`the a an any its their his her our this that these those`)
+var determiners = wordlists.Set(`the a an any its their his her our this that these those`)
 
 // SplitQuestion splits a multi-part question into self-contained
 // questions. Parts are separated by '?' or ';', or joined by "and",
