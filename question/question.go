@@ -1,5 +1,6 @@
 // Package question reads what a question asks for: its intent, the kind of
-// answer it wants, and its key terms, the words an answer must address.
+// answer it wants, its key terms, the words an answer must address, and
+// the self-contained questions a multi-part question is made of (Split).
 // The decomposer, the generator and the judge share these rules. Intents,
 // in the order they are tried:
 //
