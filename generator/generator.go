@@ -15,7 +15,6 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/docmind/docmind/decomposer"
 	"github.com/docmind/docmind/facts"
 	"github.com/docmind/docmind/lexicon"
 	"github.com/docmind/docmind/question"
@@ -52,7 +51,10 @@ func WithMinScore(v float64) Option { return func(g *Offline) { g.minScore = v }
 func WithRelativeCutoff(v float64) Option { return func(g *Offline) { g.relCutoff = v } }
 
 // WithDecomposer sets the decomposer used when a request carries no
-// decomposition (default decomposer.NewOffline()).
+// decomposition. By default the question is read by package question: its
+// parts (question.Split), the intent of the first part and its key terms,
+// the fields the offline decomposer reads the same way and the extractive
+// answer uses.
 func WithDecomposer(d schema.Decomposer) Option { return func(g *Offline) { g.dec = d } }
 
 // Offline is the extractive generator, which needs no model. It is safe for concurrent use.
@@ -112,7 +114,7 @@ var _ schema.Generator = (*Offline)(nil)
 
 // NewOffline returns the extractive generator.
 func NewOffline(opts ...Option) *Offline {
-	g := &Offline{maxSentences: 3, maxSections: 2, minScore: 0.3, relCutoff: 0.6, dec: decomposer.NewOffline(),
+	g := &Offline{maxSentences: 3, maxSections: 2, minScore: 0.3, relCutoff: 0.6,
 		lex: lexicon.Default(), synWeight: lexicon.SynonymWeight}
 	for _, o := range opts {
 		o(g)
@@ -138,9 +140,13 @@ func (g *Offline) Generate(ctx context.Context, req schema.GenerateRequest) (str
 	}
 	d := req.Decomposition
 	if d == nil && strings.TrimSpace(req.Query) != "" {
-		var err error
-		if d, err = g.dec.Decompose(ctx, req.Query); err != nil {
-			return "", fmt.Errorf("generate: reading the question: %w", err)
+		if g.dec == nil {
+			d = read(req.Query)
+		} else {
+			var err error
+			if d, err = g.dec.Decompose(ctx, req.Query); err != nil {
+				return "", fmt.Errorf("generate: reading the question: %w", err)
+			}
 		}
 	}
 	if d == nil {
@@ -151,6 +157,15 @@ func (g *Offline) Generate(ctx context.Context, req schema.GenerateRequest) (str
 		req.OnToken(answer)
 	}
 	return answer, nil
+}
+
+// read reads a non-blank question as the offline decomposer does, in the
+// fields the answer uses: its parts, their first part's intent and its key
+// terms.
+func read(query string) *schema.Decomposition {
+	q := strings.Join(strings.Fields(query), " ")
+	parts := question.Split(q)
+	return &schema.Decomposition{Intent: question.Intent(parts[0]), SubQueries: parts, KeyTerms: question.KeyTerms(q)}
 }
 
 func (g *Offline) answer(req schema.GenerateRequest, d *schema.Decomposition) string {

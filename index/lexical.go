@@ -124,23 +124,17 @@ func newSegmentBuilder() *segmentBuilder {
 // order.
 func (b *segmentBuilder) add(id int64, tfs []termFreq, length int) {
 	b.sections++
-	for _, t := range tfs {
-		tp := b.terms[t.term]
-		if tp == nil {
-			tp = &termPostings{}
-			b.terms[t.term] = tp
-		}
-		n := len(tp.buf)
-		tp.buf = appendPosting(tp.buf, tp.last, posting{id: id, tf: uint32(t.tf), length: uint32(length)})
-		b.size += len(tp.buf) - n
-		tp.last = id
-		tp.df++
-	}
+	b.post(id, tfs, length)
 }
 
 // addContext records a section's context terms (already prefixed); it
 // does not count as a section of its own.
 func (b *segmentBuilder) addContext(id int64, tfs []termFreq, length int) {
+	b.post(id, tfs, length)
+}
+
+// post appends a posting of section id to the list of each of its terms.
+func (b *segmentBuilder) post(id int64, tfs []termFreq, length int) {
 	for _, t := range tfs {
 		tp := b.terms[t.term]
 		if tp == nil {

@@ -1,5 +1,6 @@
 // Package question reads what a question asks for: its intent, the kind of
-// answer it wants, and its key terms, the words an answer must address.
+// answer it wants, its key terms, the words an answer must address, and
+// the self-contained questions a multi-part question is made of (Split).
 // The decomposer, the generator and the judge share these rules. Intents,
 // in the order they are tried:
 //
@@ -19,6 +20,7 @@ package question
 import (
 	"strings"
 
+	"github.com/docmind/docmind/internal/wordlists"
 	"github.com/docmind/docmind/textproc"
 )
 
@@ -56,17 +58,19 @@ func normalizeSpace(s string) string { return strings.Join(strings.Fields(s), " 
 // words returns the lower-case word tokens of s (textproc.Tokens).
 func words(s string) []string { return textproc.Tokens(s) }
 
-var auxiliaries = set(`is are was were do does did can could will would should shall may might must has have had`)
+// WhWords are the question words, space-separated: a question that starts
+// with one asks for a fact ("What ...", "How ..."). The decomposer, the
+// follow-up rewriter and the relevance check read them from here.
+const WhWords = `what which who whom whose when where why how`
 
-var whWords = set(`what which who whom whose when where why how`)
+// Auxiliaries are the auxiliary verbs, space-separated, that open a
+// yes/no question ("Is ...", "Can ...", "Must ...").
+const Auxiliaries = `is are was were do does did can could will would should shall may might must has have had`
 
-func set(s string) map[string]bool {
-	m := map[string]bool{}
-	for _, w := range strings.Fields(s) {
-		m[w] = true
-	}
-	return m
-}
+var (
+	auxiliaries = wordlists.Set(Auxiliaries)
+	whWords     = wordlists.Set(WhWords)
+)
 
 func containsAny(s string, phrases ...string) bool {
 	for _, p := range phrases {
@@ -87,13 +91,13 @@ func hasWord(ws []string, vocab map[string]bool) bool {
 }
 
 var (
-	penaltyWords  = set(`penalty penalties fine fines sanction sanctions penalised penalized penalise penalize forfeit forfeiture`)
-	amountWords   = set(`cost costs price prices fee fees charge charges rate rates amount amounts percentage percent cap caps limit limits salary salaries pay payment payments wage wages compensation deposit interest discount credit credits budget total sum`)
-	durationWords = set(`period periods duration term length`)
-	deadlineWords = set(`deadline deadlines date dates due expiry expiration`)
-	procWords     = set(`steps step process procedure procedures instructions`)
-	listWords     = set(`list types kinds categories options examples`)
-	defWords      = set(`mean means meaning define definition defined`)
+	penaltyWords  = wordlists.Set(`penalty penalties fine fines sanction sanctions penalised penalized penalise penalize forfeit forfeiture`)
+	amountWords   = wordlists.Set(`cost costs price prices fee fees charge charges rate rates amount amounts percentage percent cap caps limit limits salary salaries pay payment payments wage wages compensation deposit interest discount credit credits budget total sum`)
+	durationWords = wordlists.Set(`period periods duration term length`)
+	deadlineWords = wordlists.Set(`deadline deadlines date dates due expiry expiration`)
+	procWords     = wordlists.Set(`steps step process procedure procedures instructions`)
+	listWords     = wordlists.Set(`list types kinds categories options examples`)
+	defWords      = wordlists.Set(`mean means meaning define definition defined`)
 )
 
 // Intent classifies one question; see the package documentation for the
@@ -141,7 +145,7 @@ func Intent(question string) string {
 // ("period", "amount", "details") or name the document itself, rather than
 // what the answer is about. They are not key terms: in "What is the
 // warranty period?" only "warranty" must be addressed.
-var genericWords = set(`much many long often soon kind kinds type types sort mean means meaning meant define definition
+var genericWords = wordlists.Set(`much many long often soon kind kinds type types sort mean means meaning meant define definition
 explain describe description list tell give say says said happen happens happened exist exists get gets
 document documents contract contracts agreement agreements text section sections clause clauses page pages
 info information detail details period periods amount amounts date dates time times number numbers length duration

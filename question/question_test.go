@@ -50,3 +50,33 @@ func TestKeyTerms(t *testing.T) {
 		}
 	}
 }
+
+func TestSplit(t *testing.T) {
+	cases := []struct {
+		in   string
+		want []string
+	}{
+		{"What are the late payment penalties?", []string{"What are the late payment penalties?"}},
+		{"What is the notice period and how much is the termination fee?",
+			[]string{"What is the notice period?", "How much is the termination fee?"}},
+		{"What is the notice period, and the termination fee?",
+			[]string{"What is the notice period?", "What is the termination fee?"}},
+		{"What is the late fee as well as the suspension period?",
+			[]string{"What is the late fee?", "What is the suspension period?"}},
+		{"How much is the termination fee and when is it due?",
+			[]string{"How much is the termination fee?", "When is the termination fee due?"}},
+		{"What is the liability cap? When does the agreement renew?",
+			[]string{"What is the liability cap?", "When does the agreement renew?"}},
+		{"What is the governing law; who pays for audits?",
+			[]string{"What is the governing law?", "Who pays for audits?"}},
+		{"What are the terms and conditions of renewal?", []string{"What are the terms and conditions of renewal?"}},
+		{"Who are Smith and Jones?", []string{"Who are Smith and Jones?"}},
+		{"late payment penalties", []string{"Late payment penalties"}},
+		{"  what   is the cap?  ", []string{"What is the cap?"}},
+	}
+	for _, c := range cases {
+		if got := Split(c.in); !reflect.DeepEqual(got, c.want) {
+			t.Errorf("Split(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}

@@ -39,6 +39,7 @@ import (
 
 	"github.com/docmind/docmind/facts"
 	"github.com/docmind/docmind/internal/wordlists"
+	"github.com/docmind/docmind/question"
 	"github.com/docmind/docmind/schema"
 	"github.com/docmind/docmind/textproc"
 	"github.com/docmind/docmind/wordvec"
@@ -137,27 +138,18 @@ var (
 
 // legalForms are words of company names that do not identify the company
 // ("Inc.", "Corporation"): a name matches without them.
-var legalForms = set(`inc incorporated corp corporation co company companies ltd limited llc lp plc group holdings holding sa ag nv the`)
+var legalForms = wordlists.Set(`inc incorporated corp corporation co company companies ltd limited llc lp plc group holdings holding sa ag nv the`)
 
 // questionOpeners are the words a question may start with that are
 // capitalised only because they start it.
-var questionOpeners = set(`what which who whom whose when where why how is are was were do does did can could should would will
-has have had may might must shall in on at for by during according under the a an from to with after before as of approximately
-about roughly list name describe explain give`)
+var questionOpeners = wordlists.Set(question.WhWords, question.Auxiliaries, `in on at for by during according under the a an
+from to with after before as of approximately about roughly list name describe explain give`)
 
 // termSet returns the terms (textproc.Terms) of word list name.
 func termSet(name string) map[string]bool {
 	m := map[string]bool{}
 	for _, t := range textproc.Terms(strings.Join(wordlists.Lines(name), "\n")) {
 		m[t] = true
-	}
-	return m
-}
-
-func set(s string) map[string]bool {
-	m := map[string]bool{}
-	for _, w := range strings.Fields(s) {
-		m[w] = true
 	}
 	return m
 }
@@ -247,11 +239,11 @@ func Analyze(question string) Frame {
 // periodQualifiers are stems of the words that say which kind of period
 // a question names ("fiscal 2023", "calendar year 2022"): part of the
 // period, not of the subject, when the question names one.
-var periodQualifiers = set(`fiscal calendar financi year quarter`)
+var periodQualifiers = wordlists.Set(`fiscal calendar financi year quarter`)
 
 // durationVerbs are the verbs a question about a duration asks with
 // ("how long does it last / take / run").
-var durationVerbs = set(`last take run remain continu endur`)
+var durationVerbs = wordlists.Set(`last take run remain continu endur`)
 
 // formWords are stems of the words that frame a question rather than name
 // its subject ("how many", "what percentage", "approximately", "what
@@ -355,7 +347,7 @@ func answerType(q string) AnswerType {
 	return TypeAny
 }
 
-var negations = set(`not no never none neither nor without cannot can't don't doesn't didn't isn't aren't wasn't weren't won't
+var negations = wordlists.Set(`not no never none neither nor without cannot can't don't doesn't didn't isn't aren't wasn't weren't won't
 wouldn't shouldn't couldn't mustn't needn't hasn't haven't hadn't nobody nothing nowhere`)
 
 // negated reports whether text negates its statement.
@@ -371,7 +363,7 @@ func negated(text string) bool {
 
 // boundWords follow a negation that bounds an amount rather than negates
 // the statement ("not less than thirty days", "no later than").
-var boundWords = set(`less more later earlier fewer greater exceed exceeding exceeds only longer shorter sooner than`)
+var boundWords = wordlists.Set(`less more later earlier fewer greater exceed exceeding exceeds only longer shorter sooner than`)
 
 // negatedAbout reports whether text negates what the question is about: a
 // negation with one of the question's focus or entity words among the
@@ -844,8 +836,8 @@ func (x Text) Raw() string { return x.raw }
 
 var (
 	reNumber   = regexp.MustCompile(`\d[\d,]*(?:\.\d+)?`)
-	timeWords  = set(`century centuries decade decades era age ages year years month months week weeks day days today yesterday ago season spring summer autumn fall winter morning evening night dawn period reign during until since after before`)
-	spelledNum = set(`one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen nineteen twenty thirty forty fifty sixty seventy eighty ninety hundred thousand million billion trillion dozen dozens hundreds thousands millions billions several few`)
+	timeWords  = wordlists.Set(`century centuries decade decades era age ages year years month months week weeks day days today yesterday ago season spring summer autumn fall winter morning evening night dawn period reign during until since after before`)
+	spelledNum = wordlists.Set(`one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen nineteen twenty thirty forty fifty sixty seventy eighty ninety hundred thousand million billion trillion dozen dozens hundreds thousands millions billions several few`)
 )
 
 // states reports whether claim states an answer of the frame's type.
@@ -927,7 +919,7 @@ func states(f Frame, claim string) bool {
 var reHowMuch = regexp.MustCompile(`\bhow\s+much\b`)
 
 // periodUnits are the words that make a number the length of a period.
-var periodUnits = set(`year years month months week weeks day days hour hours minute minutes quarter quarters decade decades century centuries`)
+var periodUnits = wordlists.Set(`year years month months week weeks day days hour hours minute minutes quarter quarters decade decades century centuries`)
 
 // statesQuantity reports whether claim states an amount or a count: a
 // number the question does not state and that is not a year, or a spelled
@@ -1021,14 +1013,14 @@ var (
 )
 
 // scaleWords make a spelled number an amount ("two million").
-var scaleWords = set(`hundred thousand million billion trillion hundreds thousands millions billions`)
+var scaleWords = wordlists.Set(`hundred thousand million billion trillion hundreds thousands millions billions`)
 
 // rateWords make the period after them the unit of a rate.
-var rateWords = set(`per a an each every`)
+var rateWords = wordlists.Set(`per a an each every`)
 
 // rangeWords join the numbers of a range or a list ("three and nine
 // months").
-var rangeWords = set(`and or to through`)
+var rangeWords = wordlists.Set(`and or to through`)
 
 // reLabelBefore matches text that makes the number after it a day of a
 // date ("as of September 26") or the label of a reference ("Note 11",
@@ -1047,14 +1039,14 @@ var rePercentAfter = regexp.MustCompile(`(?i)^\s*(?:%|percent\b|per\s+cent\b|per
 
 // changeWords are the words that make the number after them the size of a
 // change rather than a level.
-var changeWords = set(`increase increased increases increasing decrease decreased decreases decreasing grew grow grows growth
+var changeWords = wordlists.Set(`increase increased increases increasing decrease decreased decreases decreasing grew grow grows growth
 rose rise rises fell fall falls declined decline declines improved improvement reduced reduction dropped drop drops
 change changed changes`)
 
 // partWords are the words that make the number after them a part of a
 // whole ("contributed $5.9 billion to total revenues", "accounted for
 // $2 billion of sales") rather than the whole's level.
-var partWords = set(`contributed contribute contributes contributing accounted attributable`)
+var partWords = wordlists.Set(`contributed contribute contributes contributing accounted attributable`)
 
 // asksPart reports whether a lower-cased question asks about a part of a
 // whole ("how much did Cerner contribute to revenues").

@@ -122,7 +122,7 @@ func rowIndex(content, label string) int {
 
 // wholeModifiers qualify a measure without narrowing it ("Total
 // revenues"). Edit internal/wordlists/whole_modifiers.txt.
-var wholeModifiers = set(strings.Join(wordlists.Words("whole_modifiers"), " "))
+var wholeModifiers = wordlists.Set(wordlists.Words("whole_modifiers")...)
 
 // narrowedBy returns the words of scope, a table rows' group label, that
 // narrow the question's focus to a part the question does not ask about:

@@ -11,7 +11,9 @@ import (
 	"github.com/tmc/langchaingo/llms"
 
 	"github.com/docmind/docmind/internal/redact"
+	"github.com/docmind/docmind/internal/wordlists"
 	"github.com/docmind/docmind/llm"
+	"github.com/docmind/docmind/question"
 	"github.com/docmind/docmind/schema"
 	"github.com/docmind/docmind/textproc"
 )
@@ -76,30 +78,29 @@ func (Offline) Rewrite(_ context.Context, history []Turn, question string) (stri
 }
 
 var (
-	connectors = set("and", "but", "also", "so", "then", "ok", "okay", "now", "well")
+	connectors = wordlists.Set(`and but also so then ok okay now well`)
 	// prepositions that open a constraint fragment.
-	prepositions = set("for", "in", "on", "with", "under", "during", "after", "before", "within", "without",
-		"regarding", "concerning", "about", "to", "at", "from", "by", "if", "when", "unless", "per", "outside", "inside", "beyond", "past")
-	// questionWords are skipped before a question's topic.
-	questionWords = set("what", "which", "who", "whom", "whose", "when", "where", "why", "how", "is", "are", "was",
-		"were", "do", "does", "did", "can", "could", "should", "would", "will", "shall", "may", "might", "must",
-		"the", "a", "an", "happens", "happen", "if", "much", "many", "long", "often", "there", "any", "my", "our",
-		"your", "their", "its", "all", "tell", "me", "us", "about", "explain", "describe", "list", "please", "get", "have", "has")
-	// leadVerbs start a full question; a fragment has none of them.
-	leadVerbs = set("what", "which", "who", "whom", "whose", "when", "where", "why", "how", "is", "are", "was",
-		"were", "do", "does", "did", "can", "could", "should", "would", "will", "shall", "may", "might", "must",
-		"has", "have", "tell", "explain", "describe", "list")
+	prepositions = wordlists.Set(`for in on with under during after before within without
+		regarding concerning about to at from by if when unless per outside inside beyond past`)
+	// questionWords are skipped before a question's topic: the wh-words and
+	// auxiliaries (package question) but "had", which the rules have never
+	// skipped, and the other words that frame a question.
+	questionWords = without(wordlists.Set(question.WhWords, question.Auxiliaries, `the a an happens happen if much many
+		long often there any my our your their its all tell me us about explain describe list please get`), "had")
+	// leadVerbs start a full question; a fragment has none of them. Only
+	// "when" is both a lead verb and a preposition.
+	leadVerbs = wordlists.Set(question.WhWords, question.Auxiliaries, `tell explain describe list`)
 	// verbsAfterDemonstrative mark "this"/"that" used as a pronoun.
-	verbsAfterDemonstrative = set("is", "was", "applies", "apply", "happens", "happen", "mean", "means", "cost",
-		"costs", "include", "includes", "cover", "covers", "change", "changes", "work", "works")
+	verbsAfterDemonstrative = wordlists.Set(`is was applies apply happens happen mean means cost
+		costs include includes cover covers change changes work works`)
 	// expletive "it": "is it possible to ...".
-	expletiveAfterIt = set("possible", "necessary", "required", "true", "allowed", "permitted", "ok", "okay", "likely", "important")
+	expletiveAfterIt = wordlists.Set(`possible necessary required true allowed permitted ok okay likely important`)
 )
 
-func set(words ...string) map[string]bool {
-	m := make(map[string]bool, len(words))
+// without deletes words from set m and returns it.
+func without(m map[string]bool, words ...string) map[string]bool {
 	for _, w := range words {
-		m[w] = true
+		delete(m, w)
 	}
 	return m
 }

@@ -40,3 +40,16 @@ func Lines(name string) []string {
 // Words returns the whitespace-separated words of list name, comments
 // excluded.
 func Words(name string) []string { return strings.Fields(strings.Join(Lines(name), "\n")) }
+
+// Set returns the set of the words of lists, each split at white space:
+// Set("a b", "c") holds a, b and c. It is the one way the offline stages
+// turn a word list, embedded or written in code, into a lookup.
+func Set(lists ...string) map[string]bool {
+	m := map[string]bool{}
+	for _, l := range lists {
+		for _, w := range strings.Fields(l) {
+			m[w] = true
+		}
+	}
+	return m
+}

@@ -50,3 +50,10 @@ func TestUnknownListPanics(t *testing.T) {
 	}()
 	Text("no-such-list")
 }
+
+func TestSet(t *testing.T) {
+	s := Set("a b\n c", "d", "", "a")
+	if len(s) != 4 || !s["a"] || !s["b"] || !s["c"] || !s["d"] {
+		t.Errorf("Set = %v", s)
+	}
+}
