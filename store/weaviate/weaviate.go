@@ -320,6 +320,10 @@ func (s *Store) classes() []*models.Class {
 			textProp("version", "field", false, true),
 			stored("hash"), stored("format"), stored("title"), stored("mtime"), stored("ingestedAt"),
 			intProp("size", false), intProp("pages", false), intProp("sections", false),
+			// the document's sections with text and their total length:
+			// the corpus totals BM25 and the judge read, summed over the
+			// documents instead of scanning every section
+			intProp("liveSections", true), intProp("textLength", true),
 		},
 	}, {
 		Class:               s.metaClass(),
@@ -339,6 +343,9 @@ func (s *Store) ensureSchema(ctx context.Context) error {
 			return fmt.Errorf("check collection %s: %w", c.Class, err)
 		}
 		if ok {
+			if err := s.addProperties(ctx, c); err != nil {
+				return err
+			}
 			continue
 		}
 		if err := s.cl.Schema().ClassCreator().WithClass(c).Do(ctx); err != nil {
@@ -354,6 +361,24 @@ func (s *Store) ensureSchema(ctx context.Context) error {
 		return fmt.Errorf("read collection %s: %w", s.cfg.Collection, err)
 	}
 	s.blockMax = c.InvertedIndexConfig != nil && c.InvertedIndexConfig.UsingBlockMaxWAND
+	return nil
+}
+
+// addProperties adds to an existing collection the properties of c it
+// lacks (a collection created by an earlier version).
+func (s *Store) addProperties(ctx context.Context, c *models.Class) error {
+	have, err := s.cl.Schema().ClassGetter().WithClassName(c.Class).Do(ctx)
+	if err != nil {
+		return fmt.Errorf("read collection %s: %w", c.Class, err)
+	}
+	for _, p := range c.Properties {
+		if slices.ContainsFunc(have.Properties, func(h *models.Property) bool { return strings.EqualFold(h.Name, p.Name) }) {
+			continue
+		}
+		if err := s.cl.Schema().PropertyCreator().WithClassName(c.Class).WithProperty(p).Do(ctx); err != nil {
+			return fmt.Errorf("add property %s to collection %s: %w", p.Name, c.Class, err)
+		}
+	}
 	return nil
 }
 
@@ -422,7 +447,7 @@ func (s *Store) PutDocumentStream(ctx context.Context, doc index.Document, write
 	defer s.writeMu.Unlock()
 	version := newVersion()
 	d := doc
-	w := &sectionWriter{s: s, doc: &d, version: version, seen: map[string]int{}}
+	w := &sectionWriter{s: s, doc: &d, version: version, seen: map[string]int{}, text: textTotals{known: true}}
 	var ierr error
 	put := func(sec schema.Section) error {
 		w.pending = append(w.pending, sec)
@@ -441,7 +466,7 @@ func (s *Store) PutDocumentStream(ctx context.Context, doc index.Document, write
 	}
 	if err == nil && werr == nil {
 		d.Sections = w.seq
-		err = s.putDocRecord(ctx, d, version)
+		err = s.putDocRecord(ctx, d, version, w.text)
 	}
 	if err != nil || werr != nil {
 		// best effort: the new version's sections are invisible anyway
@@ -471,6 +496,7 @@ type sectionWriter struct {
 	seen    map[string]int
 	seq     int
 	dim     int
+	text    textTotals // known from the start
 }
 
 func (w *sectionWriter) flush(ctx context.Context) error {
@@ -518,6 +544,14 @@ func (w *sectionWriter) flush(ctx context.Context) error {
 			w.seen[key] = 1
 		}
 		terms, length, ctxTerms := index.SectionTerms(*w.doc, sec)
+		if length > 0 {
+			w.text.Live++
+			w.text.Length += int64(length)
+		} else {
+			// the context field counts only for sections with text
+			// (termStats counts it without a range filter on length)
+			ctxTerms = nil
+		}
 		props := map[string]any{
 			"key": key, "doc": w.doc.Path, "version": w.version, "seq": w.seq,
 			"title": sec.Title, "content": sec.Content,
@@ -586,11 +620,14 @@ func (s *Store) importBatch(ctx context.Context, objs []*models.Object) error {
 	return nil
 }
 
-func (s *Store) putDocRecord(ctx context.Context, d index.Document, version string) error {
+func (s *Store) putDocRecord(ctx context.Context, d index.Document, version string, text textTotals) error {
 	props := map[string]any{
 		"path": d.Path, "version": version, "hash": d.Hash, "format": d.Format, "title": d.Title,
 		"mtime": d.ModTime.UTC().Format(time.RFC3339Nano), "ingestedAt": time.Now().UTC().Format(time.RFC3339Nano),
 		"size": d.Size, "pages": d.Pages, "sections": d.Sections,
+	}
+	if text.known {
+		props["liveSections"], props["textLength"] = text.Live, text.Length
 	}
 	obj := &models.Object{Class: s.docClass(), ID: strfmtUUID(objectID("doc", d.Path)), Properties: props}
 	if err := s.importBatch(ctx, []*models.Object{obj}); err != nil {
@@ -659,7 +696,7 @@ func (s *Store) TouchDocument(ctx context.Context, path string, mtime time.Time)
 		return err
 	}
 	rec.doc.ModTime = mtime
-	return s.putDocRecord(ctx, rec.doc, rec.version)
+	return s.putDocRecord(ctx, rec.doc, rec.version, rec.text)
 }
 
 // MissingVectors reports whether the store embeds and the document has a
@@ -734,20 +771,31 @@ type docRec struct {
 	Size       int64  `json:"size"`
 	Pages      int    `json:"pages"`
 	Sections   int    `json:"sections"`
+	Live       *int64 `json:"liveSections"`
+	TextLength *int64 `json:"textLength"`
 }
 
-const docFields = `path version hash format title mtime ingestedAt size pages sections`
+const docFields = `path version hash format title mtime ingestedAt size pages sections liveSections textLength`
 
 type record struct {
 	doc     index.Document
 	version string
+	text    textTotals
+}
+
+// textTotals are a document's sections with text and their total length
+// in stems; known is false for a record written before they were kept.
+type textTotals struct {
+	Live, Length int64
+	known        bool
 }
 
 func (r docRec) record() record {
 	mt, _ := time.Parse(time.RFC3339Nano, r.Mtime)
 	ing, _ := time.Parse(time.RFC3339Nano, r.IngestedAt)
 	return record{doc: index.Document{Path: r.Path, Hash: r.Hash, Size: r.Size, ModTime: mt, Format: r.Format,
-		Pages: r.Pages, Title: r.Title, IngestedAt: ing, Sections: r.Sections}, version: r.Version}
+		Pages: r.Pages, Title: r.Title, IngestedAt: ing, Sections: r.Sections}, version: r.Version,
+		text: textTotals{Live: deref(r.Live), Length: deref(r.TextLength), known: r.Live != nil && r.TextLength != nil}}
 }
 
 func (s *Store) docRecord(ctx context.Context, path string) (record, bool, error) {
@@ -1010,29 +1058,78 @@ func (s *Store) lexical(ctx context.Context, query string, k int, opt index.Sear
 	if opt.SetContextWeight {
 		cw = opt.ContextWeight
 	}
-	// Weaviate's BM25F weighs the context field into one score; the
-	// index adds it apart, unnormalised, to sections the text matched.
-	// Weaviate's ranking picks the candidates, a few times more than
-	// asked for, and they are ranked again with the index's own score, so
-	// that both stores rank alike (TestSameRankingAsSQLite).
-	fetch := max(4*k, k+40) + len(opt.Exclude)
+	// Weaviate's BM25F weighs the context field into one score, with its
+	// own length normalisation; the index adds it apart, unnormalised, to
+	// sections the text matched. The candidates are the best sections by
+	// the text alone and the best by Weaviate's BM25F, and they are ranked
+	// again with the index's own score, so that both stores rank alike
+	// (TestSameRankingAsSQLite). The context adds at most ctxBound to a
+	// section's text score, so once the k-th best score reaches the text
+	// score of the last text candidate plus ctxBound no unseen section can
+	// enter the top k; until then more text candidates are read, up to
+	// maxCandidates.
+	ctxBound := 0.0
+	if cw > 0 {
+		ctxBound = cw * stats.contextBound()
+	}
+	base := max(4*k, k+40) + len(opt.Exclude)
+	fetch, attempts := base, 0
 	var out []index.Hit
-	for attempt := 0; ; attempt++ {
-		q := fmt.Sprintf(`{Get{%s(limit:%d, bm25:{query:%q, properties:%s}, %s){%s _additional{id score}}}}`,
-			s.cfg.Collection, fetch, strings.Join(qterms, " "), props, where.String(), secFields)
-		var recs []secRec
-		if err := s.get(ctx, q, s.cfg.Collection, &recs); err != nil {
+	for {
+		var b strings.Builder
+		fmt.Fprintf(&b, `{Get{text: %s(limit:%d, bm25:{query:%q, properties:["terms"]}, %s){%s _additional{id score}}`,
+			s.cfg.Collection, fetch, strings.Join(qterms, " "), where.String(), secFields)
+		if props != `["terms"]` {
+			fmt.Fprintf(&b, ` both: %s(limit:%d, bm25:{query:%q, properties:%s}, %s){%s _additional{id score}}`,
+				s.cfg.Collection, base, strings.Join(qterms, " "), props, where.String(), secFields)
+		}
+		b.WriteString(`}}`)
+		data, err := s.raw(ctx, b.String())
+		if err != nil {
 			return nil, err
 		}
-		got := len(recs)
+		var get map[string][]secRec
+		if err := json.Unmarshal(data["Get"], &get); err != nil {
+			return nil, fmt.Errorf("decode the reply of %s: %w", s.name, err)
+		}
+		text := get["text"]
+		got := len(text)
+		// the text score of the last text candidate bounds every section
+		// not read (Weaviate's BM25 over the same stems, with a margin for
+		// its own document count and length average)
+		lastText := math.Inf(1)
+		if got > 0 {
+			last := text[got-1]
+			lastText, _ = stats.score(last.Terms, "", last.Length, 0)
+			if ws, err := strconv.ParseFloat(last.Additional.Score, 64); err == nil {
+				lastText = max(lastText, ws)
+			}
+			lastText *= 1.01
+		}
+		recs := text
+		seen := map[string]bool{}
+		for _, r := range text {
+			seen[r.Additional.ID] = true
+		}
+		for _, r := range get["both"] {
+			if !seen[r.Additional.ID] {
+				seen[r.Additional.ID] = true
+				recs = append(recs, r)
+			}
+		}
+		all := len(recs)
 		if recs, err = s.current(ctx, recs); err != nil {
 			return nil, err
 		}
 		// sections of a version replaced between the search and the
 		// version check are dropped; the search is asked again, which
 		// finds the new version's (TestConformance/AtomicReplace)
-		stale := len(recs) < got
-		out = out[:0]
+		stale := len(recs) < all
+		type ranked struct {
+			hit index.Hit
+			seq int
+		}
+		var rs []ranked
 		for _, r := range recs {
 			sec := r.section()
 			if opt.Exclude[sec.Key()] || !opt.Where.Match(sec) {
@@ -1040,18 +1137,42 @@ func (s *Store) lexical(ctx context.Context, query string, k int, opt index.Sear
 			}
 			score, rel := stats.score(r.Terms, r.Context, r.Length, cw)
 			sec.RelevanceScore = rel
-			out = append(out, index.Hit{Section: sec, Score: score, Lexical: score})
+			rs = append(rs, ranked{index.Hit{Section: sec, Score: score, Lexical: score}, r.Seq})
 		}
-		if attempt == 5 || len(out) >= k || got < fetch && !stale {
+		// ties in their order in the document, as the index breaks them
+		// (by insertion)
+		slices.SortFunc(rs, func(a, b ranked) int {
+			return cmp.Or(cmp.Compare(b.hit.Score, a.hit.Score), strings.Compare(a.hit.Section.Source, b.hit.Section.Source), cmp.Compare(a.seq, b.seq))
+		})
+		out = out[:0]
+		for _, r := range rs {
+			out = append(out, r.hit)
+		}
+		complete := got < fetch || len(out) >= k && out[k-1].Score >= lastText+ctxBound
+		if stale {
+			// (with a growing pause: under load a node can show the new
+			// record before it serves the new version's sections)
+			if attempts++; attempts < 6 {
+				select {
+				case <-ctx.Done():
+					return nil, ctx.Err()
+				case <-time.After(time.Duration(attempts) * 20 * time.Millisecond):
+				}
+				continue
+			}
+		}
+		if complete || fetch >= maxCandidates {
 			break
 		}
-		if !stale {
-			fetch *= 4
-		}
+		fetch = min(4*fetch, maxCandidates)
 	}
-	slices.SortStableFunc(out, func(a, b index.Hit) int { return cmp.Compare(b.Score, a.Score) })
 	return out[:min(k, len(out))], nil
 }
+
+// maxCandidates bounds the text candidates a search reads to rank the
+// best k exactly: past it (a corpus where many sections score alike) the
+// ranking is that of the candidates read.
+const maxCandidates = 1024
 
 func dedupe(terms []string) []string {
 	out := slices.Clone(terms)
@@ -1079,10 +1200,12 @@ func (s *Store) termStats(ctx context.Context, qterms []string) (*termStats, err
 	}
 	uniq := dedupe(qterms)
 	var b strings.Builder
-	fmt.Fprintf(&b, `{Aggregate{all: %s(%s){meta{count} length{sum}}`, s.cfg.Collection, live().String())
+	fmt.Fprintf(&b, `{Aggregate{%s`, s.totalsQuery())
 	for i, t := range uniq {
-		fmt.Fprintf(&b, ` t%d: %s(%s){meta{count}}`, i, s.cfg.Collection, and(live(), eq("terms", t)).String())
-		fmt.Fprintf(&b, ` c%d: %s(%s){meta{count}}`, i, s.cfg.Collection, and(live(), eq("contextTerms", t)).String())
+		// (a section holding a stem or a context stem has text: no
+		// filter on length, which costs a range scan)
+		fmt.Fprintf(&b, ` t%d: %s(%s){meta{count}}`, i, s.cfg.Collection, eq("terms", t).String())
+		fmt.Fprintf(&b, ` c%d: %s(%s){meta{count}}`, i, s.cfg.Collection, eq("contextTerms", t).String())
 	}
 	b.WriteString(`}}`)
 	data, err := s.raw(ctx, b.String())
@@ -1100,11 +1223,25 @@ func (s *Store) termStats(ctx context.Context, qterms []string) (*termStats, err
 	if err := json.Unmarshal(data["Aggregate"], &agg); err != nil {
 		return nil, fmt.Errorf("decode statistics: %w", err)
 	}
-	if a := agg["all"]; len(a) > 0 {
-		st.n = a[0].Meta.Count
-		if st.n > 0 {
-			st.avgdl = a[0].Length.Sum / float64(st.n)
+	n, length, ok, err := totals(data)
+	if err != nil {
+		return nil, err
+	}
+	if !ok { // a document record from an earlier version: count the sections
+		all, err := s.raw(ctx, fmt.Sprintf(`{Aggregate{all: %s(%s){meta{count} length{sum}}}}`, s.cfg.Collection, live().String()))
+		if err != nil {
+			return nil, err
 		}
+		if err := json.Unmarshal(all["Aggregate"], &agg); err != nil {
+			return nil, fmt.Errorf("decode statistics: %w", err)
+		}
+		if a := agg["all"]; len(a) > 0 {
+			n, length = a[0].Meta.Count, a[0].Length.Sum
+		}
+	}
+	st.n = n
+	if n > 0 {
+		st.avgdl = length / float64(n)
 	}
 	for i, t := range uniq {
 		if a := agg["t"+strconv.Itoa(i)]; len(a) > 0 {
@@ -1114,15 +1251,15 @@ func (s *Store) termStats(ctx context.Context, qterms []string) (*termStats, err
 			st.ctxDF[t] = a[0].Meta.Count
 		}
 	}
-	n := float64(st.n)
+	nf := float64(st.n)
 	for t, qtf := range st.qtf {
 		df := float64(st.df[t])
 		if df == 0 {
-			st.unitIn += math.Log(1+(n-0.5)/1.5) * float64(qtf)
+			st.unitIn += math.Log(1+(nf-0.5)/1.5) * float64(qtf)
 			continue
 		}
-		df = min(df, n)
-		st.unitIn += math.Log(1+(n-df+0.5)/(df+0.5)) * float64(qtf)
+		df = min(df, nf)
+		st.unitIn += math.Log(1+(nf-df+0.5)/(df+0.5)) * float64(qtf)
 	}
 	return st, nil
 }
@@ -1172,6 +1309,54 @@ func (st *termStats) score(terms, context string, length int, cw float64) (score
 		}
 	}
 	return score, min(1, text/st.unitIn)
+}
+
+// contextBound is the most the context field can add, with weight 1, to
+// a section's score: every query term in it, however often.
+func (st *termStats) contextBound() float64 {
+	n := float64(st.n)
+	bound := 0.0
+	for t, qtf := range st.qtf {
+		if df := float64(st.ctxDF[t]); df > 0 {
+			df = min(df, n)
+			bound += math.Log(1+(n-df+0.5)/(df+0.5)) * float64(qtf) * (st.k1 + 1)
+		}
+	}
+	return bound
+}
+
+// totalsQuery is a part of an Aggregate request that reads the corpus
+// totals from the document records (see totals).
+func (s *Store) totalsQuery() string {
+	return fmt.Sprintf(`docs: %s{meta{count} liveSections{sum count} textLength{sum count}}`, s.docClass())
+}
+
+// totals decodes the reply to totalsQuery: the number of current
+// sections with text and their total length, summed over the documents;
+// ok is false when a document's record predates these totals, and then
+// the sections must be counted.
+func totals(data map[string]json.RawMessage) (n int64, length float64, ok bool, err error) {
+	var agg map[string][]struct {
+		Meta struct {
+			Count int64 `json:"count"`
+		} `json:"meta"`
+		Live struct {
+			Sum   float64 `json:"sum"`
+			Count int64   `json:"count"`
+		} `json:"liveSections"`
+		Length struct {
+			Sum   float64 `json:"sum"`
+			Count int64   `json:"count"`
+		} `json:"textLength"`
+	}
+	if err := json.Unmarshal(data["Aggregate"], &agg); err != nil {
+		return 0, 0, false, fmt.Errorf("decode the corpus totals: %w", err)
+	}
+	d := agg["docs"]
+	if len(d) == 0 || d[0].Live.Count < d[0].Meta.Count || d[0].Length.Count < d[0].Meta.Count {
+		return 0, 0, false, nil
+	}
+	return int64(d[0].Live.Sum), d[0].Length.Sum, true, nil
 }
 
 // live matches the sections that have text (the ones BM25 counts).
@@ -1299,6 +1484,13 @@ type corpus struct{ s *Store }
 
 // Size returns the number of sections with text.
 func (c corpus) Size(ctx context.Context) (int, error) {
+	data, err := c.s.raw(ctx, `{Aggregate{`+c.s.totalsQuery()+`}}`)
+	if err != nil {
+		return 0, fmt.Errorf("%s: count the sections: %w", c.s.name, err)
+	}
+	if n, _, ok, err := totals(data); err != nil || ok {
+		return int(n), err
+	}
 	n, err := c.count(ctx, live())
 	if err != nil {
 		return 0, fmt.Errorf("%s: count the sections: %w", c.s.name, err)
@@ -1335,7 +1527,8 @@ func (c corpus) GroupDocFreq(ctx context.Context, term string, lex *lexicon.Thes
 	if len(stems) == 0 {
 		return c.Size(ctx)
 	}
-	ops := []*filters.WhereBuilder{live()}
+	// every operand requires a stem, so only sections with text match
+	var ops []*filters.WhereBuilder
 	for _, st := range stems {
 		alts := []*filters.WhereBuilder{eq("terms", st)}
 		for _, e := range lex.Synonyms(st) {
@@ -1356,7 +1549,7 @@ func (c corpus) GroupDocFreq(ctx context.Context, term string, lex *lexicon.Thes
 				// as the index does: the sections holding the phrase's
 				// words are read, up to phraseVerifyLimit, and only those
 				// with the words in order count
-				keys, ok, err := c.withPhrase(ctx, and(live(), alt), e)
+				keys, ok, err := c.withPhrase(ctx, alt, e)
 				if err != nil {
 					return 0, fmt.Errorf("%s: count the sections that mention %q: %w", c.s.name, term, err)
 				}
@@ -1375,7 +1568,11 @@ func (c corpus) GroupDocFreq(ctx context.Context, term string, lex *lexicon.Thes
 			ops = append(ops, filters.Where().WithOperator(filters.Or).WithOperands(alts))
 		}
 	}
-	n, err := c.count(ctx, and(ops...))
+	where := ops[0]
+	if len(ops) > 1 {
+		where = and(ops...)
+	}
+	n, err := c.count(ctx, where)
 	if err != nil {
 		return 0, fmt.Errorf("%s: count the sections that mention %q: %w", c.s.name, term, err)
 	}
@@ -1412,6 +1609,13 @@ func (c corpus) withPhrase(ctx context.Context, where *filters.WhereBuilder, e l
 }
 
 // --- helpers ---
+
+func deref(p *int64) int64 {
+	if p == nil {
+		return 0
+	}
+	return *p
+}
 
 func eq(path, value string) *filters.WhereBuilder {
 	return filters.Where().WithPath([]string{path}).WithOperator(filters.Equal).WithValueText(value)
