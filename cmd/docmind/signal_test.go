@@ -66,7 +66,7 @@ func (c *countingWriter) Write(p []byte) (int, error) {
 // doing — parsing, analysing or writing a large document — with a
 // one-line message and exit code 1.
 func TestInterruptEndsRunWithinASecond(t *testing.T) {
-	dir := bigTextFolder(t, 10<<20)
+	dir := bigTextFolder(t, 32<<20) // ingested in over 2 s even on a quiet machine
 	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
 		for _, after := range []time.Duration{0, time.Second, 2 * time.Second} {
 			t.Run(fmt.Sprintf("%s %s into the ingest", sig, after), func(t *testing.T) {
