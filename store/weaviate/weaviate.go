@@ -175,9 +175,144 @@ type Store struct {
 	// nothing; two writers of one document from different processes are
 	// the user's to avoid, as with two ingests of one folder).
 	writeMu sync.Mutex
+
+	stats statsCache
 }
 
 var _ store.Store = (*Store)(nil)
+
+// statsCache holds corpus statistics (document frequencies, totals) read
+// from the collection, valid while its generation — a token every writer
+// replaces after each change (bumpGeneration) — stays the same. A
+// collection whose writers predate the token has none, and nothing is
+// cached for it.
+type statsCache struct {
+	mu    sync.Mutex
+	gen   string
+	count map[string]int64 // by the Aggregate query part that counted it
+}
+
+// generationID is the Meta object holding the collection's generation.
+var generationID = objectID("meta", "generation")
+
+// generation reads the collection's generation token ("" when none).
+func (s *Store) generation(ctx context.Context) (string, error) {
+	q := fmt.Sprintf(`{Get{%s(limit:1, %s){value}}}`, s.metaClass(), filters.Where().WithPath([]string{"id"}).WithOperator(filters.Equal).WithValueText(generationID).String())
+	var recs []metaRec
+	if err := s.get(ctx, q, s.metaClass(), &recs); err != nil {
+		return "", err
+	}
+	if len(recs) == 0 {
+		return "", nil
+	}
+	return recs[0].Value, nil
+}
+
+// bumpGeneration gives the collection a new generation token after a
+// change, so that every process drops the statistics it cached, and drops
+// this process's at once.
+func (s *Store) bumpGeneration(ctx context.Context) {
+	s.stats.mu.Lock()
+	s.stats.gen, s.stats.count = "", nil
+	s.stats.mu.Unlock()
+	obj := &models.Object{Class: s.metaClass(), ID: strfmtUUID(generationID), Properties: map[string]any{"value": newVersion()}}
+	// best effort: a failure leaves the old token, and readers in other
+	// processes their statistics until the next write
+	_ = s.importBatch(context.WithoutCancel(ctx), []*models.Object{obj})
+}
+
+// cached returns the statistics cached under keys for the collection's
+// current generation, or computes them (one value per key) and caches
+// them when the collection has a generation.
+func (s *Store) cached(ctx context.Context, keys []string, compute func() ([]int64, error)) ([]int64, error) {
+	gen, err := s.generation(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]int64, len(keys))
+	s.stats.mu.Lock()
+	if gen == "" || gen != s.stats.gen {
+		s.stats.gen, s.stats.count = gen, map[string]int64{}
+	}
+	all := true
+	for i, k := range keys {
+		var ok bool
+		out[i], ok = s.stats.count[k]
+		all = all && ok
+	}
+	s.stats.mu.Unlock()
+	if all {
+		return out, nil
+	}
+	if out, err = compute(); err != nil {
+		return nil, err
+	}
+	s.stats.mu.Lock()
+	if gen != "" && gen == s.stats.gen {
+		for i, k := range keys {
+			s.stats.count[k] = out[i]
+		}
+	}
+	s.stats.mu.Unlock()
+	return out, nil
+}
+
+// counts runs the Aggregate count queries parts (alias -> query part,
+// each returning meta{count}) that the cache does not hold, in one
+// request, and returns every part's count.
+func (s *Store) counts(ctx context.Context, parts map[string]string) (map[string]int64, error) {
+	gen, err := s.generation(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]int64, len(parts))
+	var missing []string
+	s.stats.mu.Lock()
+	if gen == "" || gen != s.stats.gen {
+		s.stats.gen, s.stats.count = gen, map[string]int64{}
+	}
+	for alias, part := range parts {
+		if n, ok := s.stats.count[part]; ok {
+			out[alias] = n
+		} else {
+			missing = append(missing, alias)
+		}
+	}
+	s.stats.mu.Unlock()
+	if len(missing) == 0 {
+		return out, nil
+	}
+	slices.Sort(missing)
+	var b strings.Builder
+	b.WriteString("{Aggregate{")
+	for _, alias := range missing {
+		fmt.Fprintf(&b, " %s: %s", alias, parts[alias])
+	}
+	b.WriteString("}}")
+	data, err := s.raw(ctx, b.String())
+	if err != nil {
+		return nil, err
+	}
+	var agg map[string][]struct {
+		Meta struct {
+			Count int64 `json:"count"`
+		} `json:"meta"`
+	}
+	if err := json.Unmarshal(data["Aggregate"], &agg); err != nil {
+		return nil, fmt.Errorf("decode statistics: %w", err)
+	}
+	s.stats.mu.Lock()
+	defer s.stats.mu.Unlock()
+	for _, alias := range missing {
+		if a := agg[alias]; len(a) > 0 {
+			out[alias] = a[0].Meta.Count
+		}
+		if gen != "" && gen == s.stats.gen {
+			s.stats.count[parts[alias]] = out[alias]
+		}
+	}
+	return out, nil
+}
 
 // Open connects to the Weaviate of cfg (or fails at once with one line
 // saying so when it is unreachable) and creates the collections when
@@ -445,6 +580,9 @@ func (s *Store) PutDocumentStream(ctx context.Context, doc index.Document, write
 	}
 	s.writeMu.Lock()
 	defer s.writeMu.Unlock()
+	// whether it succeeds or not, the write may have changed what readers
+	// counted meanwhile
+	defer s.bumpGeneration(ctx)
 	version := newVersion()
 	d := doc
 	w := &sectionWriter{s: s, doc: &d, version: version, seen: map[string]int{}, text: textTotals{known: true}}
@@ -678,6 +816,7 @@ func (s *Store) DeleteDocument(ctx context.Context, path string) (bool, error) {
 	if err != nil || !ok {
 		return false, err
 	}
+	defer s.bumpGeneration(ctx)
 	if err := s.deleteWhere(ctx, s.docClass(), eq("path", path)); err != nil {
 		return false, fmt.Errorf("delete document %s from %s: %w", path, s.name, err)
 	}
@@ -1199,57 +1338,27 @@ func (s *Store) termStats(ctx context.Context, qterms []string) (*termStats, err
 		st.qtf[t]++
 	}
 	uniq := dedupe(qterms)
-	var b strings.Builder
-	fmt.Fprintf(&b, `{Aggregate{%s`, s.totalsQuery())
+	parts := map[string]string{}
 	for i, t := range uniq {
 		// (a section holding a stem or a context stem has text: no
 		// filter on length, which costs a range scan)
-		fmt.Fprintf(&b, ` t%d: %s(%s){meta{count}}`, i, s.cfg.Collection, eq("terms", t).String())
-		fmt.Fprintf(&b, ` c%d: %s(%s){meta{count}}`, i, s.cfg.Collection, eq("contextTerms", t).String())
+		parts["t"+strconv.Itoa(i)] = fmt.Sprintf(`%s(%s){meta{count}}`, s.cfg.Collection, eq("terms", t).String())
+		parts["c"+strconv.Itoa(i)] = fmt.Sprintf(`%s(%s){meta{count}}`, s.cfg.Collection, eq("contextTerms", t).String())
 	}
-	b.WriteString(`}}`)
-	data, err := s.raw(ctx, b.String())
+	counts, err := s.counts(ctx, parts)
 	if err != nil {
 		return nil, err
 	}
-	var agg map[string][]struct {
-		Meta struct {
-			Count int64 `json:"count"`
-		} `json:"meta"`
-		Length struct {
-			Sum float64 `json:"sum"`
-		} `json:"length"`
+	for i, t := range uniq {
+		st.df[t], st.ctxDF[t] = counts["t"+strconv.Itoa(i)], counts["c"+strconv.Itoa(i)]
 	}
-	if err := json.Unmarshal(data["Aggregate"], &agg); err != nil {
-		return nil, fmt.Errorf("decode statistics: %w", err)
-	}
-	n, length, ok, err := totals(data)
+	n, length, err := s.corpusTotals(ctx)
 	if err != nil {
 		return nil, err
-	}
-	if !ok { // a document record from an earlier version: count the sections
-		all, err := s.raw(ctx, fmt.Sprintf(`{Aggregate{all: %s(%s){meta{count} length{sum}}}}`, s.cfg.Collection, live().String()))
-		if err != nil {
-			return nil, err
-		}
-		if err := json.Unmarshal(all["Aggregate"], &agg); err != nil {
-			return nil, fmt.Errorf("decode statistics: %w", err)
-		}
-		if a := agg["all"]; len(a) > 0 {
-			n, length = a[0].Meta.Count, a[0].Length.Sum
-		}
 	}
 	st.n = n
 	if n > 0 {
-		st.avgdl = length / float64(n)
-	}
-	for i, t := range uniq {
-		if a := agg["t"+strconv.Itoa(i)]; len(a) > 0 {
-			st.df[t] = a[0].Meta.Count
-		}
-		if a := agg["c"+strconv.Itoa(i)]; len(a) > 0 {
-			st.ctxDF[t] = a[0].Meta.Count
-		}
+		st.avgdl = float64(length) / float64(n)
 	}
 	nf := float64(st.n)
 	for t, qtf := range st.qtf {
@@ -1325,10 +1434,54 @@ func (st *termStats) contextBound() float64 {
 	return bound
 }
 
-// totalsQuery is a part of an Aggregate request that reads the corpus
-// totals from the document records (see totals).
-func (s *Store) totalsQuery() string {
-	return fmt.Sprintf(`docs: %s{meta{count} liveSections{sum count} textLength{sum count}}`, s.docClass())
+// corpusTotals returns the number of current sections with text and
+// their total length, summed over the document records, or counted over
+// the sections when a record predates these totals.
+func (s *Store) corpusTotals(ctx context.Context) (n, length int64, err error) {
+	v, err := s.cached(ctx, []string{"totals:sections", "totals:length"}, func() ([]int64, error) {
+		n, length, ok, err := s.readTotals(ctx)
+		if err == nil && !ok {
+			n, length, err = s.countTotals(ctx)
+		}
+		return []int64{n, length}, err
+	})
+	if err != nil {
+		return 0, 0, err
+	}
+	return v[0], v[1], nil
+}
+
+// readTotals reads the corpus totals from the document records.
+func (s *Store) readTotals(ctx context.Context) (n, length int64, ok bool, err error) {
+	data, err := s.raw(ctx, fmt.Sprintf(`{Aggregate{docs: %s{meta{count} liveSections{sum count} textLength{sum count}}}}`, s.docClass()))
+	if err != nil {
+		return 0, 0, false, err
+	}
+	n2, l, ok, err := totals(data)
+	return n2, int64(l), ok, err
+}
+
+// countTotals counts the sections with text and their total length.
+func (s *Store) countTotals(ctx context.Context) (n, length int64, err error) {
+	data, err := s.raw(ctx, fmt.Sprintf(`{Aggregate{all: %s(%s){meta{count} length{sum}}}}`, s.cfg.Collection, live().String()))
+	if err != nil {
+		return 0, 0, err
+	}
+	var agg map[string][]struct {
+		Meta struct {
+			Count int64 `json:"count"`
+		} `json:"meta"`
+		Length struct {
+			Sum float64 `json:"sum"`
+		} `json:"length"`
+	}
+	if err := json.Unmarshal(data["Aggregate"], &agg); err != nil {
+		return 0, 0, fmt.Errorf("decode statistics: %w", err)
+	}
+	if a := agg["all"]; len(a) > 0 {
+		return a[0].Meta.Count, int64(a[0].Length.Sum), nil
+	}
+	return 0, 0, nil
 }
 
 // totals decodes the reply to totalsQuery: the number of current
@@ -1484,18 +1637,11 @@ type corpus struct{ s *Store }
 
 // Size returns the number of sections with text.
 func (c corpus) Size(ctx context.Context) (int, error) {
-	data, err := c.s.raw(ctx, `{Aggregate{`+c.s.totalsQuery()+`}}`)
+	n, _, err := c.s.corpusTotals(ctx)
 	if err != nil {
 		return 0, fmt.Errorf("%s: count the sections: %w", c.s.name, err)
 	}
-	if n, _, ok, err := totals(data); err != nil || ok {
-		return int(n), err
-	}
-	n, err := c.count(ctx, live())
-	if err != nil {
-		return 0, fmt.Errorf("%s: count the sections: %w", c.s.name, err)
-	}
-	return n, nil
+	return int(n), nil
 }
 
 func (c corpus) count(ctx context.Context, where *filters.WhereBuilder) (int, error) {
@@ -1523,6 +1669,17 @@ func (c corpus) count(ctx context.Context, where *filters.WhereBuilder) (int, er
 // overstate how common a term is, as the index does past its phrase
 // verification limit.
 func (c corpus) GroupDocFreq(ctx context.Context, term string, lex *lexicon.Thesaurus) (int, error) {
+	v, err := c.s.cached(ctx, []string{fmt.Sprintf("group\x00%p\x00%s", lex, term)}, func() ([]int64, error) {
+		n, err := c.groupDocFreq(ctx, term, lex)
+		return []int64{int64(n)}, err
+	})
+	if err != nil {
+		return 0, err
+	}
+	return int(v[0]), nil
+}
+
+func (c corpus) groupDocFreq(ctx context.Context, term string, lex *lexicon.Thesaurus) (int, error) {
 	stems := textproc.Terms(term)
 	if len(stems) == 0 {
 		return c.Size(ctx)

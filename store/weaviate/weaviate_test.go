@@ -5,11 +5,13 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"math"
 	"net"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -17,6 +19,8 @@ import (
 	"github.com/docmind/docmind"
 	"github.com/docmind/docmind/index"
 	"github.com/docmind/docmind/ingest"
+	"github.com/docmind/docmind/lexicon"
+	"github.com/docmind/docmind/schema"
 	"github.com/docmind/docmind/store"
 	"github.com/docmind/docmind/store/storetest"
 	"github.com/docmind/docmind/store/weaviate"
@@ -354,4 +358,55 @@ func TestLongQueryFindsTheFullMatch(t *testing.T) {
 		}
 		t.Fatalf("%q ranks %q; want the Insurance section first (warning: %q)", q, got, s.Warning())
 	}
+}
+
+// TestStatisticsSeeOtherWriters: the corpus statistics a store caches
+// (document frequencies, the corpus totals, synonym-group counts) are
+// read again after another process's store writes to or deletes from the
+// collection, and after its own writes.
+func TestStatisticsSeeOtherWriters(t *testing.T) {
+	u := serverURL(t, "DOCMIND_WEAVIATE_URL")
+	ctx := context.Background()
+	reader := openTemp(t, u, "Gen")
+	writer, err := weaviate.OpenURL(ctx, reader.Name())
+	if err != nil {
+		t.Fatal(err)
+	}
+	lex := lexicon.New([][]string{{"surcharge", "late fee"}})
+	doc := func(i int) index.Document {
+		return index.Document{Path: fmt.Sprintf("/gen/doc%d.md", i), Hash: strconv.Itoa(i), Format: "markdown", Title: "Doc"}
+	}
+	sections := []schema.Section{{Title: "Fees", Content: "A late fee of 1.5% applies to unpaid invoices."}}
+	check := func(step string, wantDocs, wantFee int) {
+		t.Helper()
+		c := reader.Corpus()
+		for range 2 { // the second read comes from the cache
+			if n, err := c.Size(ctx); err != nil || n != wantDocs {
+				t.Errorf("%s: Size = %d, %v; want %d", step, n, err, wantDocs)
+			}
+			if n, err := c.GroupDocFreq(ctx, "surcharge", lex); err != nil || n != wantFee {
+				t.Errorf("%s: GroupDocFreq(surcharge) = %d, %v; want %d", step, n, err, wantFee)
+			}
+			hits, err := reader.HybridSearch(ctx, "late fee invoices", 5, index.SearchOptions{})
+			if err != nil || len(hits) != wantFee {
+				t.Errorf("%s: %d hits, %v; want %d", step, len(hits), err, wantFee)
+			}
+		}
+	}
+	if err := reader.PutDocument(ctx, doc(1), sections); err != nil {
+		t.Fatal(err)
+	}
+	check("own write", 1, 1)
+	if err := writer.PutDocument(ctx, doc(2), sections); err != nil {
+		t.Fatal(err)
+	}
+	check("another store's write", 2, 2)
+	if err := writer.PutDocument(ctx, doc(2), []schema.Section{{Title: "Scope", Content: "The services are described in Schedule A."}}); err != nil {
+		t.Fatal(err)
+	}
+	check("another store's replacement", 2, 1)
+	if ok, err := writer.DeleteDocument(ctx, doc(2).Path); err != nil || !ok {
+		t.Fatalf("delete: %v, %v", ok, err)
+	}
+	check("another store's delete", 1, 1)
 }
