@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
@@ -24,7 +25,8 @@ import (
 // SQLite index and Weaviate in the same run, over real text: the BEIR
 // SciFact abstracts (../shared/data/scifact), repeated under new document
 // paths up to $DOCMIND_BENCH_SECTIONS sections (default: the 5,183
-// abstracts once), 50 sections per document, and SciFact's claims as
+// abstracts once; later copies each leave out one sentence and take one
+// from another abstract), 50 sections per document, and SciFact's claims as
 // queries (top 10 for the search; the first 100 through the offline
 // answer path: the store's retriever and the offline judge reading its
 // corpus statistics). It runs only with $DOCMIND_BENCH_WEAVIATE=1 and
@@ -43,11 +45,27 @@ func TestStoreBenchmark(t *testing.T) {
 	}
 	const perDoc = 50
 	var docs [][]schema.Section
+	rng := rand.New(rand.NewPCG(1, 2))
 	for i := 0; i < want; i += perDoc {
 		var secs []schema.Section
 		for j := i; j < min(i+perDoc, want); j++ {
 			a := abstracts[j%len(abstracts)]
-			secs = append(secs, schema.Section{Title: a["title"], Content: a["text"], Chunk: j - i})
+			text := a["text"]
+			if j >= len(abstracts) {
+				// a later copy of an abstract is not the same text: one
+				// of its sentences is left out and one of another
+				// abstract's added, so that sections do not tie
+				sents := textproc.Sentences(text)
+				if len(sents) > 1 {
+					drop := rng.IntN(len(sents))
+					sents = append(sents[:drop:drop], sents[drop+1:]...)
+				}
+				if other := textproc.Sentences(abstracts[rng.IntN(len(abstracts))]["text"]); len(other) > 0 {
+					sents = append(sents, other[rng.IntN(len(other))])
+				}
+				text = strings.Join(sents, " ")
+			}
+			secs = append(secs, schema.Section{Title: a["title"], Content: text, Chunk: j - i})
 		}
 		docs = append(docs, secs)
 	}
