@@ -192,6 +192,18 @@ type statsCache struct {
 	count map[string]int64 // by the Aggregate query part that counted it
 }
 
+// maxCachedStats bounds the statistics cached for one generation (a
+// long-running server asked many different questions between writes).
+const maxCachedStats = 100_000
+
+// room empties the cache when n more entries would exceed its bound; the
+// caller holds mu.
+func (c *statsCache) room(n int) {
+	if len(c.count)+n > maxCachedStats {
+		clear(c.count)
+	}
+}
+
 // generationID is the Meta object holding the collection's generation.
 var generationID = objectID("meta", "generation")
 
@@ -249,6 +261,7 @@ func (s *Store) cached(ctx context.Context, keys []string, compute func() ([]int
 	}
 	s.stats.mu.Lock()
 	if gen != "" && gen == s.stats.gen {
+		s.stats.room(len(keys))
 		for i, k := range keys {
 			s.stats.count[k] = out[i]
 		}
@@ -303,6 +316,9 @@ func (s *Store) counts(ctx context.Context, parts map[string]string) (map[string
 	}
 	s.stats.mu.Lock()
 	defer s.stats.mu.Unlock()
+	if gen != "" && gen == s.stats.gen {
+		s.stats.room(len(missing))
+	}
 	for _, alias := range missing {
 		if a := agg[alias]; len(a) > 0 {
 			out[alias] = a[0].Meta.Count
