@@ -1229,14 +1229,14 @@ func (s *Store) lexical(ctx context.Context, query string, k int, opt index.Sear
 	}
 	base := max(4*k, k+40) + len(opt.Exclude)
 	fetch, attempts := base, 0
-	var out []index.Hit
+	var best []ranked
 	for {
 		var b strings.Builder
 		fmt.Fprintf(&b, `{Get{text: %s(limit:%d, bm25:{query:%q, properties:["terms"]}, %s){%s _additional{id score}}`,
-			s.cfg.Collection, fetch, strings.Join(qterms, " "), where.String(), secFields)
+			s.cfg.Collection, fetch, strings.Join(qterms, " "), where.String(), candidateFields)
 		if props != `["terms"]` {
 			fmt.Fprintf(&b, ` both: %s(limit:%d, bm25:{query:%q, properties:%s}, %s){%s _additional{id score}}`,
-				s.cfg.Collection, base, strings.Join(qterms, " "), props, where.String(), secFields)
+				s.cfg.Collection, base, strings.Join(qterms, " "), props, where.String(), candidateFields)
 		}
 		b.WriteString(`}}`)
 		data, err := s.raw(ctx, b.String())
@@ -1280,10 +1280,6 @@ func (s *Store) lexical(ctx context.Context, query string, k int, opt index.Sear
 		// version check are dropped; the search is asked again, which
 		// finds the new version's (TestConformance/AtomicReplace)
 		stale := len(recs) < all
-		type ranked struct {
-			hit index.Hit
-			seq int
-		}
 		var rs []ranked
 		for _, r := range recs {
 			sec := r.section()
@@ -1292,18 +1288,15 @@ func (s *Store) lexical(ctx context.Context, query string, k int, opt index.Sear
 			}
 			score, rel := stats.score(r.Terms, r.Context, r.Length, cw)
 			sec.RelevanceScore = rel
-			rs = append(rs, ranked{index.Hit{Section: sec, Score: score, Lexical: score}, r.Seq})
+			rs = append(rs, ranked{index.Hit{Section: sec, Score: score, Lexical: score}, r.Seq, r.Additional.ID})
 		}
 		// ties in their order in the document, as the index breaks them
 		// (by insertion)
 		slices.SortFunc(rs, func(a, b ranked) int {
 			return cmp.Or(cmp.Compare(b.hit.Score, a.hit.Score), strings.Compare(a.hit.Section.Source, b.hit.Section.Source), cmp.Compare(a.seq, b.seq))
 		})
-		out = out[:0]
-		for _, r := range rs {
-			out = append(out, r.hit)
-		}
-		complete := got < fetch || len(out) >= k && out[k-1].Score >= lastText+ctxBound
+		best = rs[:min(k, len(rs))]
+		complete := got < fetch || len(best) >= k && best[k-1].hit.Score >= lastText+ctxBound
 		if stale {
 			// (with a growing pause: under load a node can show the new
 			// record before it serves the new version's sections)
@@ -1321,7 +1314,57 @@ func (s *Store) lexical(ctx context.Context, query string, k int, opt index.Sear
 		}
 		fetch = min(4*fetch, maxCandidates)
 	}
-	return out[:min(k, len(out))], nil
+	return s.withText(ctx, best)
+}
+
+// ranked is a search candidate, read with candidateFields and scored.
+type ranked struct {
+	hit index.Hit
+	seq int
+	id  string // the object's id
+}
+
+// candidateFields are the fields a search ranks its candidates with:
+// everything but the section's text, which is read for the best only
+// (withText).
+const candidateFields = `key doc version seq docEntity docPeriod terms contextTerms length`
+
+// withText returns the hits of rs with their sections read in full; a
+// section deleted since it was ranked is left out.
+func (s *Store) withText(ctx context.Context, rs []ranked) ([]index.Hit, error) {
+	if len(rs) == 0 {
+		return nil, nil
+	}
+	ids := make([]*filters.WhereBuilder, len(rs))
+	for i, r := range rs {
+		ids[i] = filters.Where().WithPath([]string{"id"}).WithOperator(filters.Equal).WithValueText(r.id)
+	}
+	where := ids[0]
+	if len(ids) > 1 {
+		where = filters.Where().WithOperator(filters.Or).WithOperands(ids)
+	}
+	q := fmt.Sprintf(`{Get{%s(limit:%d, %s){%s _additional{id}}}}`, s.cfg.Collection, len(rs), where.String(), secFields)
+	var recs []secRec
+	if err := s.get(ctx, q, s.cfg.Collection, &recs); err != nil {
+		return nil, err
+	}
+	full := make(map[string]secRec, len(recs))
+	for _, r := range recs {
+		full[r.Additional.ID] = r
+	}
+	out := make([]index.Hit, 0, len(rs))
+	for _, r := range rs {
+		f, ok := full[r.id]
+		if !ok {
+			continue
+		}
+		h := r.hit
+		rel := h.Section.RelevanceScore
+		h.Section = f.section()
+		h.Section.RelevanceScore = rel
+		out = append(out, h)
+	}
+	return out, nil
 }
 
 // maxCandidates bounds the text candidates a search reads to rank the
