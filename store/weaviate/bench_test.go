@@ -27,7 +27,8 @@ import (
 // paths up to $DOCMIND_BENCH_SECTIONS sections (default: the 5,183
 // abstracts once; later copies each leave out one sentence and take one
 // from another abstract), 50 sections per document, and SciFact's claims as
-// queries (top 10 for the search; the first 100 through the offline
+// queries (top 10 for the search, $DOCMIND_BENCH_QUERIES of them, 300 by
+// default; a third of them, 100 by default, through the offline
 // answer path: the store's retriever and the offline judge reading its
 // corpus statistics). It runs only with $DOCMIND_BENCH_WEAVIATE=1 and
 // $DOCMIND_WEAVIATE_URL set, and prints a table for BENCHMARKS.md.
@@ -69,8 +70,10 @@ func TestStoreBenchmark(t *testing.T) {
 		}
 		docs = append(docs, secs)
 	}
-	nq := min(len(queries), 300)
-	na := min(len(queries), 100)
+	nq, na := min(len(queries), 300), min(len(queries), 100)
+	if n, err := strconv.Atoi(os.Getenv("DOCMIND_BENCH_QUERIES")); err == nil && n > 0 {
+		nq, na = min(len(queries), n), min(len(queries), max(1, n/3))
+	}
 
 	ix, err := index.Open(ctx, filepath.Join(t.TempDir(), index.FileName))
 	if err != nil {
