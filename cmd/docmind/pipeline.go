@@ -26,17 +26,20 @@ type pipelineFlags struct {
 	// followSymlinks reads links out of the --docs folder.
 	followSymlinks bool
 	index          string
-	store          string
-	embed          embedFlags
-	maxRetries     int
-	minConf        float64
-	provider       string
-	model          string
-	judgeModel     string
-	baseURL        string
-	timeout        time.Duration
-	noStream       bool
-	maxTokens      map[string]int
+	// createIndex creates the index when there is none (serve, whose
+	// documents can be uploaded) instead of failing.
+	createIndex bool
+	store       string
+	embed       embedFlags
+	maxRetries  int
+	minConf     float64
+	provider    string
+	model       string
+	judgeModel  string
+	baseURL     string
+	timeout     time.Duration
+	noStream    bool
+	maxTokens   map[string]int
 }
 
 func (pf *pipelineFlags) register(cmd *cobra.Command) {
@@ -207,14 +210,17 @@ func (a *app) documentSource(ctx context.Context, pf *pipelineFlags) (docSource,
 		if err != nil {
 			return docSource{}, err
 		}
-		ix, err := a.openIndexEmbedded(ctx, pf.index, false, emb, false)
+		ix, err := a.openIndexEmbedded(ctx, pf.index, pf.createIndex, emb, false)
 		if err != nil {
 			return docSource{}, err
 		}
 		a.closers = append(a.closers, func() { ix.Close() })
-		src, _, err := storedSource(ctx, ix, ix.Retriever(), ix.Corpus())
+		src, n, err := storedSource(ctx, ix, ix.Retriever(), ix.Corpus())
 		if err != nil {
 			return docSource{}, err
+		}
+		if n == 0 && pf.createIndex {
+			fmt.Fprintf(a.stderr, "docmind: the index at %s has no documents yet: upload them on the page (or POST /api/v1/documents), or run docmind ingest PATH\n", ix.Path())
 		}
 		src.index = ix
 		return src, nil

@@ -94,6 +94,9 @@ func (a *app) serve(c *cobra.Command, pf *pipelineFlags, tf *threadFlags, sf *se
 		return err
 	}
 	defer store.Close()
+	// with no index yet, serve starts on an empty one: documents can be
+	// uploaded
+	pf.createIndex = true
 	p, src, err := a.openPipeline(ctx, c, pf, server.Observer())
 	if err != nil {
 		return err

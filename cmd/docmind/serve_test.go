@@ -8,9 +8,11 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"mime/multipart"
 	"net/http"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -145,5 +147,73 @@ func TestServeAnswersAndShutsDownGracefully(t *testing.T) {
 		if run.Status != checkpoint.StatusDone {
 			t.Errorf("run %s is %s, want done", run.ID, run.Status)
 		}
+	}
+}
+
+// TestServeWithoutIndexStartsEmpty: `docmind serve` with no index yet
+// (no --docs, nothing ingested) starts on a new, empty index and says so;
+// a document uploaded through the API is then answered from.
+func TestServeWithoutIndexStartsEmpty(t *testing.T) {
+	cmd := exec.Command(binPath, "serve", "--addr", "127.0.0.1:0", "--data-dir", t.TempDir())
+	cmd.Dir = testenv.RepoRoot(t)
+	cmd.Env = []string{"HOME=" + t.TempDir(), "PATH=" + os.Getenv("PATH"), "XDG_CACHE_HOME=" + t.TempDir()}
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		cmd.Process.Signal(syscall.SIGTERM)
+		cmd.Wait()
+	}()
+	lines := bufio.NewScanner(stderr)
+	base, empty := "", false
+	var log bytes.Buffer
+	for base == "" && lines.Scan() {
+		log.WriteString(lines.Text() + "\n")
+		empty = empty || strings.Contains(lines.Text(), "has no documents yet")
+		if _, after, ok := strings.Cut(lines.Text(), "serving on "); ok {
+			base = strings.Fields(after)[0]
+		}
+	}
+	if base == "" || !empty {
+		t.Fatalf("serve without an index did not start on an empty one; stderr:\n%s", log.String())
+	}
+	go io.Copy(io.Discard, stderr)
+
+	contract, err := os.ReadFile(filepath.Join(testenv.RepoRoot(t), "examples", "contract", "master-services-agreement.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var body bytes.Buffer
+	mw := multipart.NewWriter(&body)
+	fw, err := mw.CreateFormFile("file", "master-services-agreement.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fw.Write(contract)
+	mw.Close()
+	resp, err := http.Post(base+"/api/v1/documents", mw.FormDataContentType(), &body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusCreated {
+		t.Fatalf("upload: %d", resp.StatusCode)
+	}
+	resp, err = http.Post(base+"/api/v1/ask", "application/json", strings.NewReader(`{"question": "What are the late payment penalties?"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out struct {
+		FinalOutput string `json:"final_output"`
+	}
+	err = json.NewDecoder(resp.Body).Decode(&out)
+	resp.Body.Close()
+	if err != nil || !strings.Contains(out.FinalOutput, "1.5%") {
+		t.Fatalf("ask after the upload: %d %v %q", resp.StatusCode, err, out.FinalOutput)
 	}
 }
