@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"time"
 
 	lcchains "github.com/tmc/langchaingo/chains"
@@ -191,6 +192,9 @@ func (r *Runner) RunFrom(ctx context.Context, st *schema.State, next string, opt
 		usage := meter.Usage()
 		recordUsage(st, node, usage, meter.PromptVersions())
 		recordNote(st, node, meter.Notes())
+		if node == schema.NodeJudge {
+			noteInVerdict(st)
+		}
 		r.emit(ctx, schema.Event{Type: schema.EventNodeEnd, Node: node, Attempt: attempt, State: st, Duration: took})
 
 		next = r.edge(ctx, node, st)
@@ -249,6 +253,19 @@ func recordUsage(st *schema.State, node string, u schema.Usage, prompts map[stri
 			st.PromptVersions[k] = v
 		}
 	}
+}
+
+// noteInVerdict adds to the verdict's reasoning what the generate stage
+// noted about the answer it judged (an answer cut off at its token
+// limit), so that the verdict says the answer is incomplete.
+func noteInVerdict(st *schema.State) {
+	note := st.Notes[schema.NodeGenerate]
+	if note == "" || st.JudgeVerdict == nil {
+		return
+	}
+	v := *st.JudgeVerdict
+	v.Reasoning = strings.TrimSpace(v.Reasoning + " Note: " + note + ".")
+	st.JudgeVerdict = &v
 }
 
 // recordNote stores the notes a node recorded as its entry in State.Notes,

@@ -413,3 +413,34 @@ func TestNotesAreKeptPerNodeAndReplacedByTheNextPass(t *testing.T) {
 		t.Errorf("final notes = %v, want none", st.Notes)
 	}
 }
+
+// TestVerdictSaysTheAnswerWasCutOff: what the generate stage noted about
+// the answer it returned (cut off at its token limit) is in the verdict's
+// reasoning of that answer, and not in the verdict of a later, complete one.
+func TestVerdictSaysTheAnswerWasCutOff(t *testing.T) {
+	var reasons []string
+	gen := generateFunc(func(ctx context.Context, req schema.GenerateRequest) (string, error) {
+		if req.Attempt == 0 {
+			schema.RecordNote(ctx, "the model's reply was cut off at 64 tokens")
+		}
+		return echoGenerator()(ctx, req)
+	})
+	passes := 0
+	j := judgeFunc(func(context.Context, schema.JudgeRequest) (*schema.Verdict, error) {
+		passes++
+		return &schema.Verdict{IsHallucinated: passes == 1, ShouldReturn: passes > 1, Reasoning: "judged"}, nil
+	})
+	obs := schema.ObserverFunc(func(_ context.Context, ev schema.Event) {
+		if ev.Type == schema.EventNodeEnd && ev.Node == schema.NodeJudge {
+			reasons = append(reasons, ev.State.JudgeVerdict.Reasoning)
+		}
+	})
+	r := newRunner(t, j, DefaultMaxRetries, func(c *Config) { c.Observer = obs; c.Generator = gen })
+	if _, err := r.Run(context.Background(), schema.NewState("q")); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"judged Note: the model's reply was cut off at 64 tokens.", "judged"}
+	if fmt.Sprint(reasons) != fmt.Sprint(want) {
+		t.Errorf("verdict reasoning per pass = %q, want %q", reasons, want)
+	}
+}
