@@ -37,7 +37,9 @@ func decodeVectorInto(dst []float32, b []byte) {
 	}
 }
 
-func normalize(v []float32) {
+// Normalize scales v to unit length (a zero vector stays as it is), as
+// stored vectors and queries are before their cosine is a dot product.
+func Normalize(v []float32) {
 	var s float64
 	for _, f := range v {
 		s += float64(f) * float64(f)
@@ -191,7 +193,7 @@ func (ix *Index) searchVector(ctx context.Context, v []float32, k int, opt Searc
 		return nil, fmt.Errorf("%w: query vector has dimension %d, index vectors %d", ErrModelMismatch, len(v), vc.dim)
 	}
 	q := slices.Clone(v)
-	normalize(q)
+	Normalize(q)
 	sims := scan(vc.data, q, vc.dim)
 	want := k + len(opt.Exclude) + 8
 	var out []Hit

@@ -127,7 +127,7 @@ func (ix *Index) prepare(ctx context.Context, batch []DocumentSections) (*prepar
 			if len(v) != p.dim || p.dim == 0 {
 				return nil, fmt.Errorf("embed %s with %s: vector %d has dimension %d, want %d", describeBatch(batch), ix.model, i, len(v), p.dim)
 			}
-			normalize(v)
+			Normalize(v)
 		}
 		p.vecs = vecs
 	}

@@ -682,7 +682,7 @@ func (w *sectionWriter) flush(ctx context.Context) error {
 			if len(v) != w.dim || w.dim == 0 {
 				return fmt.Errorf("%w: embed %s with %s: vectors of dimensions %d and %d", errWrite, w.doc.Path, s.model, w.dim, len(v))
 			}
-			normalize(v)
+			index.Normalize(v)
 		}
 	}
 	objs := make([]*models.Object, len(w.pending))
@@ -1594,7 +1594,7 @@ func (s *Store) dense(ctx context.Context, query string, k int, opt index.Search
 	if len(v) != dim {
 		return nil, fmt.Errorf("%w: query vector has dimension %d, the store's %d", index.ErrModelMismatch, len(v), dim)
 	}
-	normalize(v)
+	index.Normalize(v)
 	vec, _ := json.Marshal(v)
 	where := ""
 	if w := whereOf(opt.Where); w != nil {
@@ -1623,20 +1623,6 @@ func (s *Store) dense(ctx context.Context, query string, k int, opt index.Search
 		}
 	}
 	return out, nil
-}
-
-func normalize(v []float32) {
-	var n float64
-	for _, x := range v {
-		n += float64(x) * float64(x)
-	}
-	if n == 0 {
-		return
-	}
-	inv := float32(1 / math.Sqrt(n))
-	for i := range v {
-		v[i] *= inv
-	}
 }
 
 // Retriever returns the pipeline's retriever over the store, with the
