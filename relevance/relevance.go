@@ -208,6 +208,12 @@ func Analyze(question string) Frame {
 		}
 		flush()
 	}
+	// what a rate was in a period is a figure: a percentage, or an
+	// amount per unit ("the effective tax rate for fiscal 2022"), where
+	// "what is the time rate of change" asks what it is
+	if (f.Type == TypeAny || f.Type == TypeAmount) && len(f.Periods) > 0 && reRateQ.MatchString(lower) {
+		f.Type = TypePercent
+	}
 	flush()
 	entityStems := map[string]bool{}
 	for _, e := range f.Entities {
@@ -286,7 +292,10 @@ func isName(w string) bool {
 func hasDigit(s string) bool { return strings.ContainsAny(s, "0123456789") }
 
 var (
-	rePercentQ     = regexp.MustCompile(`\b(?:what|which)\s+(?:\w+\s+)?(?:percentage|percent|per cent|proportion|fraction|share|rate|ratio|margin)\b|\bhow\s+(?:high|low|big|large)\s+(?:a|an|the|is|was|were)?\s*(?:\w+\s+)?(?:percentage|rate|share|margin)\b|\bpercentage\b`)
+	rePercentQ = regexp.MustCompile(`\b(?:what|which)\s+(?:\w+\s+)?(?:percentage|percent|per cent|proportion|fraction|share|rate|ratio|margin)\b|\bhow\s+(?:high|low|big|large)\s+(?:a|an|the|is|was|were)?\s*(?:\w+\s+)?(?:percentage|rate|share|margin)\b|\bpercentage\b`)
+	// reRateQ matches a question asking what a rate was ("What was
+	// Apple's effective tax rate for fiscal 2022?")
+	reRateQ        = regexp.MustCompile(`^\s*what\s+(?:was|were|is|are|will\s+be|had\s+been)\s+(?:[\w'’\-]+\s+){0,5}?rates?\b(?:\s+(?:for|in|of|during|at|as|on|under|over)\b|\s*[?,.]|\s*$)`)
 	reCountQ       = regexp.MustCompile(`\bhow\s+many\b`)
 	reAmountQ      = regexp.MustCompile(`\bhow\s+much\b|\bhow\s+(?:big|large|high|low)\b|\bwhat\s+(?:\w+\s+)?(?:amount|sum|price|cost|value|number)\b`)
 	reDurationQ    = regexp.MustCompile(`\bhow\s+long\b|\bfor\s+how\s+many\s+(?:years|months|weeks|days|hours)\b`)
@@ -648,6 +657,11 @@ func (f Frame) Check(c Context, ch Checks, match Matcher, weight Weigher) Result
 	if ch.Focus && res.Focus < ch.MinFocus {
 		res.Findings = append(res.Findings, Finding{"focus", fmt.Sprintf("the answer does not address %s", quoteList(res.MissingFocus))})
 	}
+	if ch.Scope && (c.Row || tabular(c.Claim)) {
+		if w := f.complementOnly(c.Claim); w != "" {
+			res.Findings = append(res.Findings, Finding{"scope", fmt.Sprintf("the answer names what the question asks for only after %q: it states another measure", w)})
+		}
+	}
 	if ch.Scope && c.Row {
 		if n := f.narrowedBy(c.Scope); len(n) > 0 {
 			res.Findings = append(res.Findings, Finding{"scope", fmt.Sprintf("the answer's row is under %q, a part the question does not ask about", c.Scope)})
@@ -663,6 +677,49 @@ func (f Frame) Check(c Context, ch Checks, match Matcher, weight Weigher) Result
 		res.Findings = append(res.Findings, Finding{"polarity", "the answer " + what})
 	}
 	return res
+}
+
+// complementMarkers are words that make the measure after them the
+// complement of another ("Income before provision for income taxes").
+// Edit internal/wordlists/complement_markers.txt.
+var complementMarkers = wordlists.Set(wordlists.Words("complement_markers")...)
+
+// complementOnly returns, for a table's row or text, the marker word when claim names the question's
+// focus, its first focus term the claim names at all, only right after a
+// complement marker the question does not use: "Income before provision
+// for income taxes" states an income, not the provision a question about
+// the "provision for income taxes" asks for. Articles between the marker
+// and the term are skipped. It returns "" when the claim names none of the
+// focus terms, names that term once elsewhere, or the question uses the
+// marker itself ("income before taxes").
+func (f Frame) complementOnly(claim string) string {
+	toks := textproc.Tokens(wordvec.Fold(claim))
+	stems := make([]string, len(toks))
+	for i, t := range toks {
+		stems[i] = textproc.Stem(t)
+	}
+	q := NewText(f.Question)
+	for _, head := range f.Focus {
+		marker, named := "", false
+		for i, st := range stems {
+			if st != head {
+				continue
+			}
+			named = true
+			j := i - 1
+			for j >= 0 && (toks[j] == "the" || toks[j] == "a" || toks[j] == "an") {
+				j--
+			}
+			if j < 0 || !complementMarkers[toks[j]] || q.hasToken(toks[j]) {
+				return ""
+			}
+			marker = toks[j]
+		}
+		if named {
+			return marker
+		}
+	}
+	return ""
 }
 
 // years returns the years the question names.
@@ -876,7 +933,7 @@ func states(f Frame, claim string) bool {
 		figure := f.Type == TypeAmount && !reAmountQ.MatchString(lq)
 		return statesQuantity(qnums, claim, periods, asksChange(lq), asksPart(lq), f.Type == TypeCount, figure)
 	case TypePercent:
-		if strings.Contains(claim, "%") {
+		if strings.Contains(claim, "%") || newNumber && rePerUnit.MatchString(claim) {
 			return true
 		}
 		for _, t := range toks {
@@ -917,6 +974,11 @@ func states(f Frame, claim string) bool {
 }
 
 var reHowMuch = regexp.MustCompile(`\bhow\s+much\b`)
+
+// rePerUnit matches a rate stated per unit ("11.2 per 1,000 births",
+// "$20 an hour"), which answers a question about a rate as a percentage
+// does.
+var rePerUnit = regexp.MustCompile(`\d[)\]]?\s*(?:[\p{L}]+\s+)?(?:per|an|a)\s+(?:\d[\d,]*\s+)?(?:hour|day|week|month|year|annum|capita|head|person|people|person|thousand|million|unit|share|mile|kilometre|kilometer|barrel|ton|tonne)s?\b|\bper\s+\d`)
 
 // periodUnits are the words that make a number the length of a period.
 var periodUnits = wordlists.Set(`year years month months week weeks day days hour hours minute minutes quarter quarters decade decades century centuries`)

@@ -29,6 +29,12 @@ func TestAnalyze(t *testing.T) {
 		"Is the late fee 1.5% per month?":                       TypeYesNo,
 		"What is the purpose of the agreement?":                 TypeAny,
 		"What GAAP gross margin percentage did Intel forecast?": TypePercent,
+		// what a rate was in a period is a figure; what a rate is, is
+		// not necessarily
+		"What was Apple's effective tax rate for fiscal 2022?":               TypePercent,
+		"What was the unemployment rate in 2010?":                            TypePercent,
+		"What is the time rate of change of electric charge?":                TypeAny,
+		"What is the hourly rate for additional hours on the Standard tier?": TypeAny,
 	} {
 		if got := Analyze(q).Type; got != want {
 			t.Errorf("%q: type %v, want %v", q, got, want)

@@ -13,6 +13,22 @@ import (
 // sign, parentheses or a percent sign.
 var reValue = regexp.MustCompile(`^\(?\$?\(?[\d,]*\d(?:\.\d+)?\)?%?\)?[*,;]?$`)
 
+// tabular reports whether text is a table's text rather than prose: at
+// least three values, a fifth of its words or more ("In millions 2022 2021
+// U.S. $ 1,845.6 $ 2,413.9 Income before provision for income taxes $
+// 7,825.4 …"). In prose "after" and "before" are more often times than
+// the bounds of a measure.
+func tabular(text string) bool {
+	toks := strings.Fields(text)
+	n := 0
+	for _, t := range toks {
+		if reValue.MatchString(t) {
+			n++
+		}
+	}
+	return n >= 3 && 5*n >= len(toks)
+}
+
 // maxScopeWords bounds the group label read before a colon.
 const maxScopeWords = 8
 

@@ -131,3 +131,50 @@ func hasCheck(r Result, check string) bool {
 	}
 	return false
 }
+
+// A measure named only after "before", "after", "excluding" or "less" in a
+// table's text is the complement of another measure (McDonald's 2022 Form
+// 10-K, page 52).
+func TestComplementOfAnotherMeasure(t *testing.T) {
+	const taxTable = "In millions 2022 2021 2020 U.S. $ 1,845.6 $ 2,413.9 $ 1,390.4 Outside the U.S. 5,979.8 6,714.0 4,750.3 " +
+		"Income before provision for income taxes * $ 7,825.4 $ 9,127.9 $ 6,140.7"
+	doc := "McDonald's Corporation Form 10-K\nfiscal year ended December 31, 2022"
+	check := func(q, claim string) Result {
+		c := Context{Claim: claim, Passage: claim, Heading: "Income Taxes", Document: doc}
+		c.Scope, c.Row = RowScope(claim, claim)
+		return Analyze(q).Check(c, AllChecks(0.5), nil, nil)
+	}
+	provision := "What was McDonald's provision for income taxes in 2022?"
+	if res := check(provision, taxTable); !hasCheck(res, "scope") {
+		t.Errorf("the income before the provision answers a question about the provision: %v", res.Findings)
+	}
+	if res := check(provision, "Provision for income taxes 1,648.0 2,137.6 1,410.2 in 2022 2021 2020"); hasCheck(res, "scope") {
+		t.Errorf("the provision's own row is rejected: %v", res.Findings)
+	}
+	// the question asks for the income before taxes itself
+	if res := check("What was McDonald's income before provision for income taxes in 2022?", taxTable); hasCheck(res, "scope") {
+		t.Errorf("a question using the marker is rejected: %v", res.Findings)
+	}
+	// in prose "after" is a time, not a bound
+	prose := "Before this election, the IPCC was led by Ismail El Gizouli, who was designated acting Chair after the resignation of Rajendra K. Pachauri in February 2015."
+	if res := Analyze("When did Pachauri resign as chair of the IPCC?").Check(Context{Claim: prose, Passage: prose}, AllChecks(0.5), nil, nil); hasCheck(res, "scope") {
+		t.Errorf("prose with a time word is read as a complement: %v", res.Findings)
+	}
+}
+
+// A rate in a period is stated as a percentage or an amount per unit,
+// not by a sum that bears on it.
+func TestRateInAPeriodWantsAFigure(t *testing.T) {
+	f := Analyze("What was Apple's effective tax rate for fiscal 2022?")
+	for claim, want := range map[string]bool{
+		"Effective tax rate: 2022 16.2%; 2021 13.3%; 2020 14.4%":                                                                           true,
+		"the total amount of gross unrecognized tax benefits was $16.8 billion, of which $8.0 billion would impact the effective tax rate": false,
+	} {
+		if got := states(f, claim); got != want {
+			t.Errorf("states(%q) = %v, want %v", claim, got, want)
+		}
+	}
+	if !states(Analyze("What was the hourly rate in 2023?"), "Additional hours are charged at one hundred eighty-five US dollars (US$185) per hour.") {
+		t.Error("a sum per hour does not state a rate")
+	}
+}
