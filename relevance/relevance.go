@@ -91,6 +91,10 @@ type Frame struct {
 	FocusWords map[string]string
 	// entityTokens are the folded significant tokens of each entity.
 	entityTokens [][]string
+	// compounds are the pairs of focus stems the question puts side by
+	// side that end with a measure noun ("net income", "income taxes",
+	// "jet fuel cost"): one measure's name.
+	compounds [][2]string
 }
 
 // Context is what an answer sentence is checked in.
@@ -239,7 +243,67 @@ func Analyze(question string) Frame {
 		f.Focus = append(f.Focus, t)
 		f.FocusWords[t] = w
 	}
+	// a possessive ends a name ("the company's net sales")
+	prev := ""
+	for _, w := range reWord.FindAllString(wordvec.Fold(question), -1) {
+		lw := strings.ToLower(w)
+		poss := strings.HasSuffix(lw, "'s") || strings.HasSuffix(lw, "’s")
+		toks := textproc.Tokens(lw)
+		if len(toks) != 1 || textproc.IsStopWord(toks[0]) {
+			prev = ""
+			continue
+		}
+		t := textproc.Stem(toks[0])
+		if prev != "" && prev != t && seen[prev] && seen[t] && measureNouns[t] {
+			f.compounds = append(f.compounds, [2]string{prev, t})
+		}
+		prev = t
+		if poss {
+			prev = ""
+		}
+	}
 	return f
+}
+
+// reAsksPer matches a question about a measure per unit ("diluted
+// earnings per share", "revenue per square foot"); rePerWord the word
+// that states one.
+var (
+	reAsksPer = regexp.MustCompile(`(?i)\bper\s+\w`)
+	rePerWord = regexp.MustCompile(`(?i)\bper\b|/`)
+)
+
+// figureTypes are the answer types of a question asking what a measure
+// was: its name must be stated as the question names it.
+func figureType(t AnswerType) bool { return t == TypeAmount || t == TypeCount || t == TypePercent }
+
+// missingCompound returns the first of the question's compound names
+// ("net income") whose words the parts of a statement (its text, heading,
+// a row's group label before its own label) use apart, none side by side:
+// "net of offsetting tax benefits … income" does not name the net income.
+// A statement that lacks one of the words may still name the measure
+// ("Research and development 4,109" in a table of expenses).
+func (f Frame) missingCompound(parts ...string) string {
+	if len(f.compounds) == 0 {
+		return ""
+	}
+	pairs := map[[2]string]bool{}
+	stems := map[string]bool{}
+	for _, p := range parts {
+		toks := textproc.Tokens(wordvec.Fold(p))
+		for i, t := range toks {
+			stems[textproc.Stem(t)] = true
+			if i > 0 {
+				pairs[[2]string{textproc.Stem(toks[i-1]), textproc.Stem(t)}] = true
+			}
+		}
+	}
+	for _, c := range f.compounds {
+		if stems[c[0]] && stems[c[1]] && !pairs[c] {
+			return f.FocusWords[c[0]] + " " + f.FocusWords[c[1]]
+		}
+	}
+	return ""
 }
 
 // periodQualifiers are stems of the words that say which kind of period
@@ -642,6 +706,32 @@ func (f Frame) Check(c Context, ch Checks, match Matcher, weight Weigher) Result
 			res.Findings = append(res.Findings, Finding{"type", fmt.Sprintf("the question asks for %s %s, which the answer does not state", article(f.Type.String()), f.Type)})
 		}
 	}
+	if ch.Type && figureType(f.Type) {
+		// a row is named by its label (rows of a table run together into
+		// one claim name many measures), and its group's label before it
+		// (a sentence with a figure is read as a row at times: a row here
+		// is mostly values)
+		parts := []string{c.Claim, c.Heading}
+		row := c.Row && valueShare(c.Claim) >= minValueShare
+		if row {
+			parts = []string{ownLabel(c.Claim), c.Heading, c.Scope + " " + ownLabel(c.Claim)}
+		}
+		if m := f.missingCompound(parts...); m != "" && (row || !tabular(c.Claim)) {
+			res.Findings = append(res.Findings, Finding{"focus", fmt.Sprintf("the answer does not state the %s the question asks for", m)})
+		}
+		// a measure per unit ("earnings per share") is stated per unit:
+		// a row of its computation ("Net earnings allocable to common
+		// shares $3,966" under "Diluted earnings per common share:") is not
+		if reAsksPer.MatchString(f.Question) {
+			own := c.Claim
+			if i := strings.LastIndexByte(rowLabel(c.Claim), ':'); c.Row && i >= 0 {
+				own = c.Claim[i+1:] // the row without its group's label
+			}
+			if !rePerWord.MatchString(own) {
+				res.Findings = append(res.Findings, Finding{"focus", "the question asks for a measure per unit, which the answer does not state per unit"})
+			}
+		}
+	}
 	if ch.Quantity && f.Type != TypeYesNo {
 		if q := f.missingQuantities(c.Claim + "\n" + c.Passage + "\n" + c.Heading); len(q) > 0 {
 			res.Findings = append(res.Findings, Finding{"quantity", fmt.Sprintf("the question states %s, which the answer's passage does not", quoteList(q))})
@@ -656,6 +746,11 @@ func (f Frame) Check(c Context, ch Checks, match Matcher, weight Weigher) Result
 	res.ExactFocus, _, res.MaxMissing = f.focus(subject, nil, weight)
 	if ch.Focus && res.Focus < ch.MinFocus {
 		res.Findings = append(res.Findings, Finding{"focus", fmt.Sprintf("the answer does not address %s", quoteList(res.MissingFocus))})
+	}
+	if ch.Scope {
+		if b := f.otherBasis(c.Claim + "\n" + c.Heading); b != "" {
+			res.Findings = append(res.Findings, Finding{"scope", fmt.Sprintf("the answer states a %s figure, which the question does not ask for", b)})
+		}
 	}
 	if ch.Scope && (c.Row || tabular(c.Claim)) {
 		if w := f.complementOnly(c.Claim); w != "" {
@@ -677,6 +772,30 @@ func (f Frame) Check(c Context, ch Checks, match Matcher, weight Weigher) Result
 		res.Findings = append(res.Findings, Finding{"polarity", "the answer " + what})
 	}
 	return res
+}
+
+// otherBases are the phrases that state a figure on another basis than
+// the reported one ("pro forma", "non-GAAP"), as folded tokens. Edit
+// internal/wordlists/other_basis.txt.
+var otherBases = func() [][]string {
+	var out [][]string
+	for _, l := range wordlists.Lines("other_basis") {
+		out = append(out, textproc.Tokens(wordvec.Fold(l)))
+	}
+	return out
+}()
+
+// otherBasis returns the phrase of otherBases that text names and the
+// question does not: a pro forma net income does not answer what the net
+// income was, unless the question asks for the pro forma one.
+func (f Frame) otherBasis(text string) string {
+	x, q := NewText(text), NewText(f.Question)
+	for _, b := range otherBases {
+		if x.hasPhrase(b) && !q.hasPhrase(b) {
+			return strings.Join(b, " ")
+		}
+	}
+	return ""
 }
 
 // complementMarkers are words that make the measure after them the
@@ -1059,6 +1178,10 @@ func statesQuantity(qnums map[string]bool, claim string, periods, change, part, 
 		// "one" is more often a determiner ("under one brand") than a
 		// count; a scale after figures ("$28.5 billion") is part of
 		// the figure, which decided above
+		// "(in millions)" states a table's unit, not a figure
+		if scaleWords[w] && i > 0 && strings.EqualFold(claim[words[i-1][0]:words[i-1][1]], "in") {
+			continue
+		}
 		if spelledNum[w] && w != "one" && !reFigureBefore.MatchString(claim[:m[0]]) &&
 			!lengthOfPeriod(claim[m[1]:]) && !rePercentAfter.MatchString(claim[m[1]:]) {
 			return true

@@ -19,14 +19,30 @@ var reValue = regexp.MustCompile(`^\(?\$?\(?[\d,]*\d(?:\.\d+)?\)?%?\)?[*,;]?$`)
 // 7,825.4 …"). In prose "after" and "before" are more often times than
 // the bounds of a measure.
 func tabular(text string) bool {
-	toks := strings.Fields(text)
+	return valueShare(text) >= minValueShare && len(strings.Fields(text)) >= 3 && countValues(text) >= 3
+}
+
+// minValueShare is the least share of values among the words of a table's
+// text.
+const minValueShare = 0.2
+
+// valueShare is the share of text's words that are values.
+func valueShare(text string) float64 {
+	n := len(strings.Fields(text))
+	if n == 0 {
+		return 0
+	}
+	return float64(countValues(text)) / float64(n)
+}
+
+func countValues(text string) int {
 	n := 0
-	for _, t := range toks {
+	for _, t := range strings.Fields(text) {
 		if reValue.MatchString(t) {
 			n++
 		}
 	}
-	return n >= 3 && 5*n >= len(toks)
+	return n
 }
 
 // maxScopeWords bounds the group label read before a colon.

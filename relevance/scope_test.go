@@ -178,3 +178,47 @@ func TestRateInAPeriodWantsAFigure(t *testing.T) {
 		t.Error("a sum per hour does not state a rate")
 	}
 }
+
+// A figure answers only for the measure the question names, as it names
+// it: its compound name side by side, per unit when asked per unit, on
+// the reported basis unless asked otherwise (Oracle's, FedEx's and Intel's
+// filings).
+func TestMeasureAsNamed(t *testing.T) {
+	check := func(q, claim, heading, content string) Result {
+		doc := "Oracle Intel FedEx Form 10-K\nfiscal 2023"
+		c := Context{Claim: claim, Passage: claim, Heading: heading, Document: doc}
+		c.Scope, c.Row = RowScope(content, claim)
+		return Analyze(q).Check(c, AllChecks(0.5), nil, nil)
+	}
+	netIncome := "What was Oracle's net income for fiscal 2023?"
+	for _, tt := range []struct {
+		name, q, claim, heading, content, fail string
+	}{
+		{"net … income apart", netIncome, "In fiscal 2023 our gross unrecognized tax benefits could decrease by as much as $538 million ($442 million net of offsetting tax benefits).",
+			"INCOME TAXES", "", "focus"},
+		{"the net income row", netIncome, "Net income 8,503 6,717 13,746", "Consolidated Statements of Operations", "Net income 8,503 6,717 13,746", ""},
+		{"a row of a table of expenses", "What were Intel's research and development expenses in fiscal 2023?",
+			"Research and development 4,109 4,362 Operating expenses 5,476 4,903", "Business Highlights",
+			"Research and development 4,109 4,362 Operating expenses 5,476 4,903", ""},
+		{"a row of the computation of a per-share figure", "What were FedEx's diluted earnings per share for fiscal 2023?",
+			"Diluted earnings per common share: Net earnings allocable to common shares $3,966 $3,819 $5,221", "NOTE 11",
+			"Diluted earnings per common share: Net earnings allocable to common shares $3,966 $3,819 $5,221", "focus"},
+		{"the per-share figure", "What were FedEx's diluted earnings per share for fiscal 2023?",
+			"Diluted earnings per common share $ 15.48 $ 14.33 $ 19.45", "NOTE 11", "Diluted earnings per common share $ 15.48 $ 14.33 $ 19.45", ""},
+		{"a pro forma figure", netIncome, "Net income $8,456 $4,988", "Unaudited Pro Forma Financial Information", "Net income $8,456 $4,988", "scope"},
+		{"a pro forma figure asked for", "What was Oracle's pro forma net income for fiscal 2023?", "Net income $8,456 $4,988",
+			"Unaudited Pro Forma Financial Information", "Net income $8,456 $4,988", ""},
+	} {
+		res := check(tt.q, tt.claim, tt.heading, tt.content)
+		switch {
+		case tt.fail == "" && !res.OK():
+			t.Errorf("%s: rejected: %v", tt.name, res.Findings)
+		case tt.fail != "" && !hasCheck(res, tt.fail):
+			t.Errorf("%s: want a %s finding, got %v", tt.name, tt.fail, res.Findings)
+		}
+	}
+	// a table's unit is not a figure
+	if states(Analyze("What was FedEx Express's total jet fuel cost in fiscal 2023?"), "Total Jet Fuel Cost (in millions)") {
+		t.Error(`"(in millions)" states a cost`)
+	}
+}
