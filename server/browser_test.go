@@ -380,6 +380,12 @@ func TestBrowser(t *testing.T) {
 	if got := b.text("#uploads .ingest-steps li.step-indexed"); got != "holiday-policy.md: indexed, 1 section" {
 		t.Fatalf("the server's ingest progress shows %q, want the file indexed with its section", got)
 	}
+	// The progress is low in the sidebar, its own scrolling box: without
+	// scrolling to it the screenshot showed the page as after the reject.
+	b.do("scroll to the upload's progress", chromedp.ScrollIntoView(chromedp.ID("uploads")))
+	if !eval[bool](b, "upload in view", `(r => r.height > 0 && r.top >= 0 && r.bottom <= innerHeight)(document.getElementById("uploads").getBoundingClientRect())`) {
+		t.Fatal("the upload's progress is outside the window: the screenshot would not show it")
+	}
 	b.screenshot("browser-7-uploaded")
 
 	// The keyboard alone: from a fresh page, Tab reaches the question box

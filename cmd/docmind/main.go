@@ -3,7 +3,8 @@
 //
 // Exit codes: 0 answered, 1 error, 2 usage error, 3 the fallback message was
 // returned (the documents did not support a confident answer), 4 the run is
-// waiting for review (ask --review; resume it with runs resume).
+// waiting for review (ask --review; finish it with docmind resume RUN
+// --approve or --reject).
 package main
 
 import (

@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"runtime"
 	"strings"
 	"testing"
@@ -213,6 +215,30 @@ func TestOfflineNoticeOnStderr(t *testing.T) {
 	r := runCLI(t, nil, "ask", "--docs", "examples/contract", "--json", "What are the late payment penalties?")
 	if !strings.Contains(r.stderr, "offline") || strings.Count(strings.TrimSpace(r.stderr), "\n") != 0 {
 		t.Errorf("want one stderr line saying offline mode, got:\n%s", r.stderr)
+	}
+}
+
+// The exit codes in --help say how to finish a run waiting for review
+// with a command that exists: docmind resume, not "runs resume" (which
+// is no command: it printed the runs help and exited 0).
+func TestHelpReviewExitNamesTheResumeCommand(t *testing.T) {
+	r := runInProcess(t, nil, "--help")
+	help := strings.Join(strings.Fields(r.stdout), " ")
+	_, review, ok := strings.Cut(help, "4 waiting for review (")
+	if !ok {
+		t.Fatalf("--help has no exit code 4:\n%s", r.stdout)
+	}
+	review, _, _ = strings.Cut(review, ")")
+	if !strings.Contains(review, "docmind resume RUN --approve or --reject") {
+		t.Errorf("exit code 4 in --help says %q, want it to name docmind resume RUN --approve or --reject", review)
+	}
+	root := (&app{stdin: strings.NewReader(""), stdout: io.Discard, stderr: io.Discard, getenv: func(string) string { return "" }}).rootCmd()
+	for _, m := range regexp.MustCompile(`docmind ([a-z]+(?: [a-z]+)?)`).FindAllStringSubmatch(help, -1) {
+		words := strings.Fields(m[1])
+		c, rest, err := root.Find(words)
+		if err != nil || c == root || (len(rest) > 0 && c.HasSubCommands()) {
+			t.Errorf("--help names %q, which is no docmind command", "docmind "+m[1])
+		}
 	}
 }
 

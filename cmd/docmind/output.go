@@ -47,10 +47,10 @@ func annotateJSON(cmd *cobra.Command, flag, what string) {
 }
 
 // stateOutput is the one JSON shape of a question's outcome (ask --json,
-// with or without --thread/--review, chat --json lines, runs resume
-// --json, and the HTTP API of docmind serve): threads.Outcome, the
-// state's fields at the top level, "run" beside them when the run is in
-// the ledger, and "error" when the run failed.
+// with or without --thread/--review, chat --json lines, resume --json,
+// runs replay --json, and the HTTP API of docmind serve):
+// threads.Outcome, the state's fields at the top level, "run" beside them
+// when the run is in the ledger, and "error" when the run failed.
 type stateOutput = threads.Outcome
 
 // writeJSON prints v as indented JSON.

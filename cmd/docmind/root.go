@@ -37,7 +37,8 @@ uses that LLM; with nothing set it runs fully offline (BM25 retrieval,
 extractive answers, deterministic judge).
 
 Exit codes: 0 answered, 1 error, 2 usage error, 3 no confident answer,
-4 waiting for review (ask --review; see runs resume).`,
+4 waiting for review (ask --review; finish it with docmind resume RUN --approve
+or --reject).`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}

@@ -43,13 +43,15 @@ func (a *app) serveCmd() *cobra.Command {
 	)
 	cmd := &cobra.Command{
 		Use:   "serve [--addr 127.0.0.1:8080] [--docs DIR | --index DIR] [--token T] [--cors ORIGIN]",
-		Short: "Answer questions over HTTP: a JSON API and an OpenAI-compatible chat API",
+		Short: "Answer questions over HTTP: a web page, a JSON API, an OpenAI-compatible chat API and MCP",
 		Long: `serve answers questions over HTTP with the same pipeline, index and run
-ledger as the other commands: a JSON API under /api/v1/ (ask, with
+ledger as the other commands: a web page at / (ask, see the judged answer
+and open each citation at its page), a JSON API under /api/v1/ (ask, with
 server-sent events on request; runs; resume; documents, their uploads,
-deletions and PDF pages; sections) and an OpenAI-compatible API under /v1/
-(chat/completions and models; the model is "docmind"). Every question is a
-run in the ledger (docmind runs ls).
+deletions and PDF pages; sections), an OpenAI-compatible API under /v1/
+(chat/completions and models; the model is "docmind") and MCP at /mcp
+(streamable HTTP; the tools of docmind mcp). Every question is a run in
+the ledger (docmind runs ls).
 
 It binds to the loopback interface. Another --addr needs --token (or
 $DOCMIND_TOKEN), and every request must then send "Authorization: Bearer T".
@@ -57,7 +59,7 @@ Browsers may call it from another origin only with --cors ORIGIN. At most
 --max-runs questions run at once and --max-queue more wait; the rest get
 429. On Ctrl-C or SIGTERM it stops accepting requests and lets those in
 flight finish, for at most --shutdown-timeout.`,
-		Example: `  docmind serve --docs examples/contract
+		Example: `  docmind serve --docs examples/contract    # then open http://127.0.0.1:8080
   curl -s localhost:8080/api/v1/ask -H 'Content-Type: application/json' -d '{"question":"What are the late payment penalties?"}'`,
 		Args: exactArgs(0, "no arguments"),
 		RunE: func(c *cobra.Command, _ []string) error {
@@ -144,7 +146,7 @@ func (a *app) serve(c *cobra.Command, pf *pipelineFlags, tf *threadFlags, sf *se
 	shutdownGrace.Store(int64(sf.grace + time.Second))
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
-	fmt.Fprintf(a.stderr, "docmind: serving on http://%s (JSON API /api/v1/, OpenAI-compatible /v1/; Ctrl-C stops)\n", ln.Addr())
+	fmt.Fprintf(a.stderr, "docmind: serving on http://%s (open it in a browser for the web page; JSON API /api/v1/, OpenAI-compatible /v1/, MCP /mcp; Ctrl-C stops)\n", ln.Addr())
 	select {
 	case err := <-served:
 		return err

@@ -34,6 +34,26 @@ func TestServeRefusesPublicAddressWithoutToken(t *testing.T) {
 	}
 }
 
+// serve --help, and the command list of docmind --help, name every way
+// in: the web page at /, the JSON API, the OpenAI-compatible API and MCP
+// at /mcp (they named only the two APIs).
+func TestServeHelpNamesEveryWayIn(t *testing.T) {
+	help := runInProcess(t, nil, "serve", "--help").stdout
+	for _, want := range []string{"web page at /", "/api/v1/", "/v1/", "MCP at /mcp", "open http://127.0.0.1:8080"} {
+		if !strings.Contains(strings.Join(strings.Fields(help), " "), want) {
+			t.Errorf("serve --help does not mention %q:\n%s", want, help)
+		}
+	}
+	root := runInProcess(t, nil, "--help").stdout
+	_, line, _ := strings.Cut(root, "\n  serve ")
+	line, _, _ = strings.Cut(line, "\n")
+	for _, want := range []string{"web page", "MCP"} {
+		if !strings.Contains(line, want) {
+			t.Errorf("docmind --help lists serve as %q, without %q", line, want)
+		}
+	}
+}
+
 // TestServeAnswersAndShutsDownGracefully starts docmind serve on a free
 // loopback port, asks over the JSON API, and sends SIGTERM while an event
 // stream is running: the stream finishes with its result, the process
@@ -70,6 +90,12 @@ func TestServeAnswersAndShutsDownGracefully(t *testing.T) {
 	}
 	if base == "" {
 		t.Fatalf("no 'serving on' line; stderr:\n%s", log.String())
+	}
+	// It says where each way in is: the page, the two APIs and MCP.
+	for _, want := range []string{"web page", "/api/v1/", "/v1/", "/mcp"} {
+		if !strings.Contains(log.String(), want) {
+			t.Errorf("the 'serving on' line does not mention %s:\n%s", want, log.String())
+		}
 	}
 	rest := make(chan string, 1)
 	go func() {
