@@ -7,6 +7,7 @@ import (
 
 	"github.com/tmc/langchaingo/vectorstores"
 
+	"github.com/docmind/docmind/relevance"
 	"github.com/docmind/docmind/schema"
 )
 
@@ -30,6 +31,8 @@ const (
 	// widenRatio: on a retry, a section scoring at least widenRatio times
 	// the floor may join a set that would otherwise repeat the rejected one.
 	widenRatio = 0.5
+	// DefaultTableRows is Retriever.TableRows of NewRetriever.
+	DefaultTableRows = 20
 )
 
 // Retriever implements schema.Retriever over any langchaingo
@@ -52,13 +55,21 @@ type Retriever struct {
 	// answered one more filings question correctly and two more wrongly
 	// (BENCHMARKS.md, "A segment's row is not the company's total").
 	Widen bool
+	// TableRows is how deep in the ranking to look for a table row that
+	// states the figure a question asks for (relevance.Frame.TableRow:
+	// "Total revenues 49,954 …" for "What were Oracle's total revenues in
+	// fiscal 2023?") when none of the best TopK sections holds one; the
+	// best such section then takes the last place. BM25 ranks such a
+	// table below prose that repeats the measure's name. 0 turns it off;
+	// NewRetriever sets DefaultTableRows.
+	TableRows int
 }
 
 var _ schema.Retriever = (*Retriever)(nil)
 
 // NewRetriever returns a retriever over store with the defaults.
 func NewRetriever(store vectorstores.VectorStore) *Retriever {
-	return &Retriever{store: store, TopK: DefaultTopK, MinRelevance: DefaultMinRelevance}
+	return &Retriever{store: store, TopK: DefaultTopK, MinRelevance: DefaultMinRelevance, TableRows: DefaultTableRows}
 }
 
 // Retriever returns a retriever over the index with the relevance floor
@@ -137,6 +148,12 @@ func (r *Retriever) Retrieve(ctx context.Context, req schema.RetrieveRequest) ([
 			extra = append(extra, h.Section)
 		}
 	}
+	if r.TableRows > 0 {
+		var err error
+		if out, err = r.withTableRow(ctx, req.Query, out, k, floor, excluded, prev); err != nil {
+			return nil, err
+		}
+	}
 	if len(prev) == 0 {
 		return out, nil
 	}
@@ -152,6 +169,43 @@ func (r *Retriever) Retrieve(ctx context.Context, req schema.RetrieveRequest) ([
 		out = out[:k-1]
 	}
 	return append(out, extra[0]), nil
+}
+
+// withTableRow returns out with the best section of the first r.TableRows
+// of the ranking for query that holds a table row naming the figure the
+// question asks for (relevance.Frame.TableRow) in its last place, when no
+// section of out holds one; out unchanged otherwise, or when the question
+// does not ask what a measure was. Excluded sections, those of the
+// previous pass and those under the floor are not taken.
+func (r *Retriever) withTableRow(ctx context.Context, query string, out []schema.Section, k int, floor float64,
+	excluded, prev map[string]bool) ([]schema.Section, error) {
+	frame := relevance.Analyze(query)
+	if !frame.AsksFigure() {
+		return out, nil
+	}
+	in := map[string]bool{}
+	for _, s := range out {
+		if frame.TableRow(s.Content) != "" {
+			return out, nil
+		}
+		in[s.Key()] = true
+	}
+	docs, err := r.store.SimilaritySearch(ctx, query, r.TableRows+len(excluded)+len(prev), r.Options...)
+	if err != nil {
+		return nil, fmt.Errorf("retrieve sections for %q: %w", query, err)
+	}
+	for _, d := range docs {
+		s := SectionFromDocument(d)
+		key := s.Key()
+		if in[key] || excluded[key] || prev[key] || s.RelevanceScore < floor || frame.TableRow(s.Content) == "" {
+			continue
+		}
+		if len(out) >= k {
+			out = out[:k-1]
+		}
+		return append(out, s), nil
+	}
+	return out, nil
 }
 
 // retrievalQueries lists the distinct queries for a request: the question

@@ -262,3 +262,61 @@ func TestRetrieverWidenGrowsEachRetry(t *testing.T) {
 		}
 	}
 }
+
+// A question asking what a measure was gets the table row that states it,
+// although BM25 ranks that table below prose that repeats the measure's
+// name (Oracle's fiscal 2023 Form 10-K: "Total revenues 49,954" was 10th).
+func TestRetrieverFindsTheTableRow(t *testing.T) {
+	ctx := context.Background()
+	ix, _ := openTest(t)
+	prose := []string{
+		"Our total revenues increased in fiscal 2023, and revenues grew in every region as total revenues rose.",
+		"Total revenues from cloud services grew in fiscal 2023; revenues from licenses fell as total revenues shifted.",
+		"In fiscal 2023 total revenues reflected the acquisition, and revenues from hardware were flat.",
+		"Revenues and total revenues are discussed by business below for fiscal 2023 and fiscal 2022.",
+		"Hardware Revenues: Americas $ 1,702 EMEA 933 Total revenues 3,274 Expenses: Sales and marketing 331",
+	}
+	table := "Year Ended May 31 2023 2022 Total Revenues by Geography: Americas $ 31,226 $ 23,679 EMEA 12,109 12,011 " +
+		"Total revenues 49,954 42,440 Total operating expenses 36,861 31,514"
+	putLines(t, ix, append(prose, table, "Warranty claims are handled within thirty days.")...)
+	q := schema.RetrieveRequest{Query: "What were the total revenues in fiscal 2023?"}
+	r := ix.Retriever()
+	r.TopK = 3
+	got, err := r.Retrieve(ctx, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 3 || got[2].Content != table {
+		t.Fatalf("the table stating the total is not in the last place: %v", contents(got))
+	}
+	// off, the ranking is BM25's alone
+	r.TableRows = 0
+	got, err = r.Retrieve(ctx, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range got {
+		if s.Content == table {
+			t.Fatalf("the table ranks in the top 3 by BM25 alone; the test proves nothing: %v", contents(got))
+		}
+	}
+	// a question that asks for no figure keeps BM25's ranking
+	r.TableRows = DefaultTableRows
+	got, err = r.Retrieve(ctx, schema.RetrieveRequest{Query: "Why did total revenues grow in fiscal 2023?"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range got {
+		if s.Content == table {
+			t.Fatalf("a why question got the table: %v", contents(got))
+		}
+	}
+}
+
+func contents(ss []schema.Section) []string {
+	var out []string
+	for _, s := range ss {
+		out = append(out, s.Content)
+	}
+	return out
+}

@@ -237,3 +237,79 @@ func (f Frame) memberRow(label, scope string) bool {
 	}
 	return true
 }
+
+// maxRowLabelWords bounds the label read before a row's first value.
+const maxRowLabelWords = 10
+
+// TableRow returns the label of the first row of a table in content that
+// names the measure a figure question asks for, or "" when there is none
+// or the question does not ask what a measure was (an amount, a count or
+// a percentage). A row names the measure when its label, with its group's
+// label when it has one ("Total Revenues by Geography: Americas"), holds
+// every focus term of the question, its compound names side by side, and
+// its group does not narrow the measure to a part the question does not
+// ask about ("Hardware Revenues: … Total revenues"). Labels are the words
+// after the previous value (years are a header's, not values) and before a
+// value, at most maxRowLabelWords of them; a label of prose ("revenues
+// were", "In reported currency, Cerner contributed") is no row's.
+//
+// Retrieval uses it to find, among sections that share the question's
+// words, the table that states the figure asked for: BM25 ranks a table
+// below prose that repeats the measure's name.
+func (f Frame) TableRow(content string) string {
+	if !f.AsksFigure() {
+		return ""
+	}
+	toks := strings.Fields(content)
+	start := 0 // first word of the current label
+	for i, t := range toks {
+		if !reValue.MatchString(t) && t != "$" || reYear.MatchString(t) && len(strings.Trim(t, ",.;")) == 4 {
+			continue
+		}
+		if i > start && i-start <= maxRowLabelWords {
+			words := toks[start:i]
+			if label := strings.Join(words, " "); !proseLabel(words) && !clauseWords(words) && f.rowNames(content, label) {
+				return label
+			}
+		}
+		start = i + 1
+	}
+	return ""
+}
+
+// clauseWords reports whether words read as prose rather than a row's
+// label: one ends a clause or a sentence ("In reported currency, Cerner
+// contributed"), where "U.S." is an abbreviation.
+func clauseWords(words []string) bool {
+	for _, w := range words {
+		if strings.HasSuffix(w, ",") || strings.HasSuffix(w, ";") || strings.HasSuffix(w, ".") && strings.Count(w, ".") == 1 {
+			return true
+		}
+	}
+	return false
+}
+
+// AsksFigure reports whether the question asks what a measure it names
+// was: an amount, a count or a percentage of something (TableRow).
+func (f Frame) AsksFigure() bool { return figureType(f.Type) && len(f.Focus) > 0 }
+
+// rowNames reports whether a row labelled label in content names the
+// question's measure (see TableRow).
+func (f Frame) rowNames(content, label string) bool {
+	scope := ""
+	if i := strings.LastIndexByte(label, ':'); i >= 0 {
+		scope, label = strings.TrimSpace(label[:i]), strings.TrimSpace(label[i+1:])
+	} else if at := rowIndex(content, label); at >= 0 {
+		scope = groupLabel(content[:at])
+	}
+	x := NewText(scope + " " + label)
+	for _, st := range f.Focus {
+		if !x.stems[st] {
+			return false
+		}
+	}
+	if f.missingCompound(label, scope+" "+label) != "" || len(f.narrowedBy(scope)) > 0 {
+		return false
+	}
+	return !f.memberRow(label, scope)
+}

@@ -222,3 +222,20 @@ func TestMeasureAsNamed(t *testing.T) {
 		t.Error(`"(in millions)" states a cost`)
 	}
 }
+
+func TestTableRow(t *testing.T) {
+	for _, tt := range []struct{ q, content, want string }{
+		{"What were Oracle's total revenues in fiscal 2023?", wholeTable, "Total revenues"},
+		// a segment's total, and prose that names the measure before a year
+		{"What were Oracle's total revenues in fiscal 2023?", segmentTable, ""},
+		{"What were Oracle's total revenues in fiscal 2023?", "Our total revenues increased in fiscal 2023 by 18%.", ""},
+		{"What were Oracle's total revenues in fiscal 2023?", "In reported currency, Cerner contributed $5.9 billion to our total revenues.", ""},
+		{"What were the total operating expenses in fiscal 2023?", wholeTable, "Total Operating Expenses"},
+		// no figure asked for
+		{"Why did Oracle's total revenues grow in fiscal 2023?", wholeTable, ""},
+	} {
+		if got := Analyze(tt.q).TableRow(tt.content); got != tt.want {
+			t.Errorf("TableRow(%q, %.40q…) = %q, want %q", tt.q, tt.content, got, tt.want)
+		}
+	}
+}
