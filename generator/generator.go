@@ -96,6 +96,12 @@ func (g *Offline) answering(req schema.GenerateRequest, cands []candidate) []can
 		if !res.OK() {
 			continue
 		}
+		// a row of a table answers what a measure was only when its
+		// label names that measure: "Total Operating Expenses 36,861"
+		// beside "Total revenues 49,954" does not answer for revenues
+		if rc.Row && frame.AsksFigure() && c.text != "" && frame.TableRow(c.text) == "" && relevance.Tabular(c.text) {
+			continue
+		}
 		out = append(out, c)
 	}
 	if len(out) == 0 {

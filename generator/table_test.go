@@ -51,4 +51,8 @@ func TestGenerateTableRowsInTheirDocument(t *testing.T) {
 	if !strings.HasPrefix(a, "Total revenues 49,954") {
 		t.Errorf("answer:\n%s", a)
 	}
+	// the rows beside it state other measures: they are not quoted
+	if strings.Contains(a, "Operating Expenses 36,861") {
+		t.Errorf("a row of another measure pads the answer:\n%s", a)
+	}
 }

@@ -716,7 +716,7 @@ func (f Frame) Check(c Context, ch Checks, match Matcher, weight Weigher) Result
 		if row {
 			parts = []string{ownLabel(c.Claim), c.Heading, c.Scope + " " + ownLabel(c.Claim)}
 		}
-		if m := f.missingCompound(parts...); m != "" && (row || !tabular(c.Claim)) {
+		if m := f.missingCompound(parts...); m != "" && (row || !Tabular(c.Claim)) {
 			res.Findings = append(res.Findings, Finding{"focus", fmt.Sprintf("the answer does not state the %s the question asks for", m)})
 		}
 		// a measure per unit ("earnings per share") is stated per unit:
@@ -752,7 +752,7 @@ func (f Frame) Check(c Context, ch Checks, match Matcher, weight Weigher) Result
 			res.Findings = append(res.Findings, Finding{"scope", fmt.Sprintf("the answer states a %s figure, which the question does not ask for", b)})
 		}
 	}
-	if ch.Scope && (c.Row || tabular(c.Claim)) {
+	if ch.Scope && (c.Row || Tabular(c.Claim)) {
 		if w := f.complementOnly(c.Claim); w != "" {
 			res.Findings = append(res.Findings, Finding{"scope", fmt.Sprintf("the answer names what the question asks for only after %q: it states another measure", w)})
 		}

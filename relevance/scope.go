@@ -13,12 +13,12 @@ import (
 // sign, parentheses or a percent sign.
 var reValue = regexp.MustCompile(`^\(?\$?\(?[\d,]*\d(?:\.\d+)?\)?%?\)?[*,;]?$`)
 
-// tabular reports whether text is a table's text rather than prose: at
+// Tabular reports whether text is a table's text rather than prose: at
 // least three values, a fifth of its words or more ("In millions 2022 2021
 // U.S. $ 1,845.6 $ 2,413.9 Income before provision for income taxes $
 // 7,825.4 …"). In prose "after" and "before" are more often times than
 // the bounds of a measure.
-func tabular(text string) bool {
+func Tabular(text string) bool {
 	return valueShare(text) >= minValueShare && len(strings.Fields(text)) >= 3 && countValues(text) >= 3
 }
 
@@ -35,12 +35,18 @@ func valueShare(text string) float64 {
 	return float64(countValues(text)) / float64(n)
 }
 
+// countValues counts text's values, not the years and days of its dates
+// ("As of September 25, 2021, the Company had approximately 154,000
+// employees" states one value).
 func countValues(text string) int {
 	n := 0
-	for _, t := range strings.Fields(text) {
-		if reValue.MatchString(t) {
-			n++
+	toks := strings.Fields(text)
+	for i, t := range toks {
+		if !reValue.MatchString(t) || reYear.MatchString(strings.Trim(t, ",.;")) && len(strings.Trim(t, ",.;")) == 4 ||
+			i > 0 && dateDay(toks[i-1], t) {
+			continue
 		}
+		n++
 	}
 	return n
 }

@@ -239,3 +239,17 @@ func TestTableRow(t *testing.T) {
 		}
 	}
 }
+
+func TestTabular(t *testing.T) {
+	for text, want := range map[string]bool{
+		wholeTable:                             true,
+		"Total revenues 49,954 18% 22% 42,440": true,
+		// a date's day and year are no values
+		"As of September 25, 2021, the Company had approximately 154,000 full-time equivalent employees.": false,
+		"Our total revenues increased 18% in fiscal 2023.":                                                false,
+	} {
+		if got := Tabular(text); got != want {
+			t.Errorf("Tabular(%.50q) = %v, want %v", text, got, want)
+		}
+	}
+}
