@@ -141,10 +141,33 @@ const (
 	ModeLLM Mode = "llm"
 )
 
+// The run loop's vocabulary, re-exported from package chains so that a
+// checkpoint author (WithAfterStep) or a caller resuming runs
+// (Pipeline.Runner) needs only this package. Every chains type that an
+// exported name here uses has its alias
+// (TestRootReexportsChainsTypesItUses checks it).
+type (
+	// Step is what the run loop reports after each completed node, to a
+	// WithAfterStep hook or an AfterEachStep hook: the node, the next
+	// one, the state after the node, its duration and usage.
+	Step = chains.Step
+	// Runner is the run loop: the five nodes and the judge's retry edge.
+	// Pipeline.Runner returns it, for resuming (RunFrom) or forking runs.
+	Runner = chains.Runner
+	// RunOption configures one run of a Runner.
+	RunOption = chains.RunOption
+)
+
+// AfterEachStep calls f after every completed node of one run of a Runner,
+// before the hook set with WithAfterStep; an error from f stops the run.
+func AfterEachStep(f func(ctx context.Context, step Step) error) RunOption {
+	return chains.AfterEachStep(f)
+}
+
 // Pipeline answers questions. It is safe for concurrent use when its stages
 // are (the offline stages are).
 type Pipeline struct {
-	runner *chains.Runner
+	runner *Runner
 	mode   Mode
 }
 
@@ -191,7 +214,7 @@ func (p *Pipeline) Ask(ctx context.Context, query string) (*State, error) {
 }
 
 // Runner returns the underlying loop, for resuming or forking runs.
-func (p *Pipeline) Runner() *chains.Runner { return p.runner }
+func (p *Pipeline) Runner() *Runner { return p.runner }
 
 // Mode returns ModeOffline or ModeLLM.
 func (p *Pipeline) Mode() Mode { return p.mode }
@@ -211,7 +234,7 @@ type config struct {
 	minConfidence *float64
 	observer      schema.Observer
 	logger        *slog.Logger
-	afterStep     func(context.Context, chains.Step) error
+	afterStep     func(context.Context, Step) error
 	llm           llmConfig
 	// sourceRoot is WithSourceRoot's folder.
 	sourceRoot string
@@ -299,6 +322,6 @@ func WithLogger(l *slog.Logger) Option {
 
 // WithAfterStep calls f after every completed node with the state after it
 // (for checkpoints); an error from f stops the run.
-func WithAfterStep(f func(context.Context, chains.Step) error) Option {
+func WithAfterStep(f func(context.Context, Step) error) Option {
 	return func(c *config) error { c.afterStep = f; return nil }
 }

@@ -55,133 +55,192 @@ func ParseMarkdown(source, text string) *document.Document {
 		doc.Title = title
 		start = end
 	}
-
-	var para []string  // current paragraph's lines
-	var table []string // current table's rows
-	flush := func() {
-		if len(table) > 0 {
-			b.add(document.Table, 0, strings.Join(table, "\n"))
-			table = nil
-		}
-		if len(para) > 0 {
-			b.add(document.Paragraph, 0, strings.Join(para, "\n"))
-			para = nil
-		}
-	}
-
-	var fence string // the open fence's marker, "" outside code
-	var code []string
-	inComment := false
+	r := &mdReader{b: b, lines: lines}
 	for i := start; i < len(lines); i++ {
-		line := lines[i]
-		trimmed := strings.TrimSpace(line)
-		if line == "\f" {
-			if fence == "" {
-				flush()
-			}
-			b.nextPage()
-			continue
-		}
-		if fence != "" {
-			if strings.HasPrefix(trimmed, fence) && strings.Trim(trimmed, fence[:1]) == "" {
-				fence = ""
-				if len(code) > 0 {
-					b.add(document.Paragraph, 0, strings.Join(code, "\n"))
-				}
-				code = nil
-				continue
-			}
-			if trimmed != "" {
-				code = append(code, strings.TrimRight(line, " \t"))
-			}
-			continue
-		}
-		if inComment {
-			if idx := strings.Index(line, "-->"); idx >= 0 {
-				inComment = false
-			}
-			continue
-		}
-		if m := rePageMarker.FindStringSubmatch(trimmed); m != nil {
-			flush()
-			b.setPage(m[1])
-			continue
-		}
-		if m := reFenceOpen.FindStringSubmatch(line); m != nil {
-			flush()
-			fence = m[1]
-			continue
-		}
-		if trimmed == "" {
-			flush()
-			continue
-		}
-		if strings.HasPrefix(trimmed, "<!--") {
-			rest := reHTMLComment.ReplaceAllString(trimmed, "")
-			if !strings.Contains(rest, "<!--") && strings.TrimSpace(rest) == "" {
-				flush()
-				continue
-			}
-			if !strings.Contains(trimmed, "-->") {
-				flush()
-				inComment = true
-				continue
-			}
-		}
-		if len(table) > 0 {
-			if strings.Contains(line, "|") {
-				if !reTableDelimLine(trimmed) {
-					table = append(table, tableRow(trimmed))
-				}
-				continue
-			}
-			flush()
-		}
-		if m := reATXLine.FindStringSubmatch(line); m != nil {
-			flush()
-			title := reATXClose.ReplaceAllString(m[2], "")
-			if title = cleanInline(title); title != "" {
-				b.add(document.Heading, len(m[1]), title)
-			}
-			continue
-		}
-		if len(para) > 0 && (reSetextH1.MatchString(line) || (reSetextH2.MatchString(line) && !isListItem(para[0]))) {
-			level := 1
-			if strings.Contains(line, "-") {
-				level = 2
-			}
-			title := cleanInline(strings.Join(para, " "))
-			para = nil
-			if title != "" {
-				b.add(document.Heading, level, title)
-			}
-			continue
-		}
-		if reThematic.MatchString(line) {
-			flush()
-			continue
-		}
-		if len(para) == 0 && strings.Contains(line, "|") && i+1 < len(lines) && reTableDelimLine(strings.TrimSpace(lines[i+1])) {
-			table = append(table, tableRow(trimmed))
-			i++ // the delimiter row
-			continue
-		}
-		if strings.HasPrefix(trimmed, ">") {
-			trimmed = strings.TrimSpace(strings.TrimLeft(trimmed, "> \t"))
-			if trimmed == "" {
-				continue
-			}
-		}
-		if l := cleanInline(trimmed); l != "" {
-			para = append(para, l)
-		}
+		i = r.line(i)
 	}
-	if fence != "" && len(code) > 0 {
-		b.add(document.Paragraph, 0, strings.Join(code, "\n"))
+	if r.fence != "" && len(r.code) > 0 {
+		b.add(document.Paragraph, 0, strings.Join(r.code, "\n"))
 	}
-	flush()
+	r.flush()
 	b.finish()
 	return doc
+}
+
+// mdReader is ParseMarkdown's state as it reads the lines one by one.
+// Each of its steps after line handles the line when it is of the step's
+// kind and reports whether it did.
+type mdReader struct {
+	b         *builder
+	lines     []string
+	para      []string // current paragraph's lines
+	table     []string // current table's rows
+	fence     string   // the open fence's marker, "" outside code
+	code      []string // the open fence's lines
+	inComment bool     // inside a multi-line HTML comment
+}
+
+// flush adds the open table and paragraph as blocks.
+func (r *mdReader) flush() {
+	if len(r.table) > 0 {
+		r.b.add(document.Table, 0, strings.Join(r.table, "\n"))
+		r.table = nil
+	}
+	if len(r.para) > 0 {
+		r.b.add(document.Paragraph, 0, strings.Join(r.para, "\n"))
+		r.para = nil
+	}
+}
+
+// line reads line i and returns the index of the last line it used: i,
+// or i+1 when a table's delimiter row follows its header.
+func (r *mdReader) line(i int) int {
+	line := r.lines[i]
+	trimmed := strings.TrimSpace(line)
+	switch {
+	case line == "\f":
+		if r.fence == "" {
+			r.flush()
+		}
+		r.b.nextPage()
+	case r.fence != "":
+		r.codeLine(line, trimmed)
+	case r.inComment:
+		if strings.Contains(line, "-->") {
+			r.inComment = false
+		}
+	case r.markup(line, trimmed), r.tableLine(line, trimmed), r.atxHeading(line), r.setextHeading(line):
+		// Handled by the first step that took it, in this order; the
+		// steps after it were not called.
+	case reThematic.MatchString(line):
+		r.flush()
+	case r.tableHeader(i, line, trimmed):
+		return i + 1 // the delimiter row
+	default:
+		r.text(trimmed)
+	}
+	return i
+}
+
+// codeLine reads a line inside a fence: the closing fence adds the code
+// as a paragraph, any other non-blank line is kept.
+func (r *mdReader) codeLine(line, trimmed string) {
+	if strings.HasPrefix(trimmed, r.fence) && strings.Trim(trimmed, r.fence[:1]) == "" {
+		r.fence = ""
+		if len(r.code) > 0 {
+			r.b.add(document.Paragraph, 0, strings.Join(r.code, "\n"))
+		}
+		r.code = nil
+		return
+	}
+	if trimmed != "" {
+		r.code = append(r.code, strings.TrimRight(line, " \t"))
+	}
+}
+
+// markup handles a line that ends the open block without text of its
+// own: a page marker, a fence's opening, a blank line, a line of HTML
+// comments or the start of a multi-line one.
+func (r *mdReader) markup(line, trimmed string) bool {
+	if m := rePageMarker.FindStringSubmatch(trimmed); m != nil {
+		r.flush()
+		r.b.setPage(m[1])
+		return true
+	}
+	if m := reFenceOpen.FindStringSubmatch(line); m != nil {
+		r.flush()
+		r.fence = m[1]
+		return true
+	}
+	if trimmed == "" {
+		r.flush()
+		return true
+	}
+	if strings.HasPrefix(trimmed, "<!--") {
+		rest := reHTMLComment.ReplaceAllString(trimmed, "")
+		if !strings.Contains(rest, "<!--") && strings.TrimSpace(rest) == "" {
+			r.flush()
+			return true
+		}
+		if !strings.Contains(trimmed, "-->") {
+			r.flush()
+			r.inComment = true
+			return true
+		}
+	}
+	return false
+}
+
+// tableLine handles a row of the open table (its delimiter row is
+// dropped); a line without a pipe ends the table and is not handled.
+func (r *mdReader) tableLine(line, trimmed string) bool {
+	if len(r.table) == 0 {
+		return false
+	}
+	if strings.Contains(line, "|") {
+		if !reTableDelimLine(trimmed) {
+			r.table = append(r.table, tableRow(trimmed))
+		}
+		return true
+	}
+	r.flush()
+	return false
+}
+
+// atxHeading handles a "# Title" heading (an empty one adds nothing).
+func (r *mdReader) atxHeading(line string) bool {
+	m := reATXLine.FindStringSubmatch(line)
+	if m == nil {
+		return false
+	}
+	r.flush()
+	title := reATXClose.ReplaceAllString(m[2], "")
+	if title = cleanInline(title); title != "" {
+		r.b.add(document.Heading, len(m[1]), title)
+	}
+	return true
+}
+
+// setextHeading handles a "===" or "---" underline, which makes the open
+// paragraph a heading (a "---" under a list item does not).
+func (r *mdReader) setextHeading(line string) bool {
+	if len(r.para) == 0 || !(reSetextH1.MatchString(line) || (reSetextH2.MatchString(line) && !isListItem(r.para[0]))) {
+		return false
+	}
+	level := 1
+	if strings.Contains(line, "-") {
+		level = 2
+	}
+	title := cleanInline(strings.Join(r.para, " "))
+	r.para = nil
+	if title != "" {
+		r.b.add(document.Heading, level, title)
+	}
+	return true
+}
+
+// tableHeader handles line i, outside a paragraph, as a table's header
+// row when a delimiter row follows it.
+func (r *mdReader) tableHeader(i int, line, trimmed string) bool {
+	if len(r.para) == 0 && strings.Contains(line, "|") && i+1 < len(r.lines) && reTableDelimLine(strings.TrimSpace(r.lines[i+1])) {
+		r.table = append(r.table, tableRow(trimmed))
+		return true
+	}
+	return false
+}
+
+// text adds a line of text to the open paragraph, without a block
+// quote's markers and inline markup.
+func (r *mdReader) text(trimmed string) {
+	if strings.HasPrefix(trimmed, ">") {
+		trimmed = strings.TrimSpace(strings.TrimLeft(trimmed, "> \t"))
+		if trimmed == "" {
+			return
+		}
+	}
+	if l := cleanInline(trimmed); l != "" {
+		r.para = append(r.para, l)
+	}
 }
 
 func reTableDelimLine(s string) bool {

@@ -145,6 +145,16 @@ func TestParseMarkdownCases(t *testing.T) {
 			in:   "Pay *on time*, see `Section 9` and ![logo](x.png) \\# not heading",
 			want: []blk{{document.Paragraph, 0, "Pay on time, see Section 9 and logo # not heading", 0}},
 		},
+		{
+			name: "a line without a pipe ends a table and starts a paragraph",
+			in:   "| a | b |\n|---|---|\n| 1 | 2 |\nafter the table",
+			want: []blk{{document.Table, 0, "a | b\n1 | 2", 0}, {document.Paragraph, 0, "after the table", 0}},
+		},
+		{
+			name: "an empty quote line neither ends nor adds to the paragraph",
+			in:   "> one\n>\n> two",
+			want: []blk{{document.Paragraph, 0, "one\ntwo", 0}},
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

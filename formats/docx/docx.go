@@ -376,16 +376,18 @@ type body struct {
 	inSect    bool
 	sectTypes []string    // w:type of each w:sectPr, in document order
 	breaks    []sectBreak // section breaks where the page was advanced
+	skip      int         // depth inside elements whose text is not content
+	inText    bool        // inside a w:t, whose text is content
 }
 
 // sectBreak is a page advanced at the end of section sect, before block.
 type sectBreak struct{ block, sect int }
 
+// parseBody reads document.xml's body into blocks and returns them with
+// the number of pages.
 func parseBody(b []byte, styles map[string]*style) ([]document.Block, int, error) {
 	w := &body{styles: styles, page: 1, useLast: bytes.Contains(b, []byte("lastRenderedPageBreak"))}
 	d := newDecoder(b)
-	skip := 0 // depth inside elements whose text is not content
-	inText := false
 	for {
 		tok, err := d.Token()
 		if err == io.EOF {
@@ -396,118 +398,11 @@ func parseBody(b []byte, styles map[string]*style) ([]document.Block, int, error
 		}
 		switch t := tok.(type) {
 		case xml.StartElement:
-			if skip > 0 {
-				skip++
-				continue
-			}
-			if t.Name.Space == nsMC && t.Name.Local == "Fallback" {
-				skip = 1 // mc:Choice has the same content
-				continue
-			}
-			if !isW(t.Name) {
-				continue
-			}
-			switch t.Name.Local {
-			case "delText", "instrText", "footnoteReference", "endnoteReference", "commentReference":
-				skip = 1
-			case "t":
-				inText = true
-			case "tab", "ptab":
-				if len(w.paras) > 0 {
-					w.write(" ")
-				}
-			case "br", "cr":
-				typ, _ := attr(t, "type")
-				if typ == "page" {
-					if !w.useLast {
-						w.breakPage()
-					}
-				} else if typ != "column" {
-					w.write(" ")
-				}
-			case "noBreakHyphen":
-				w.write("-")
-			case "lastRenderedPageBreak":
-				if w.useLast {
-					w.breakPage()
-				}
-			case "p":
-				w.paras = append(w.paras, &para{outline: -1, pageBreakBefore: -1})
-			case "pStyle":
-				if p := w.curPara(); p != nil {
-					p.styleID, _ = attr(t, "val")
-				}
-			case "outlineLvl":
-				if p := w.curPara(); p != nil {
-					v, _ := attr(t, "val")
-					if n, err := strconv.Atoi(v); err == nil {
-						p.outline = n
-					}
-				}
-			case "pageBreakBefore":
-				if p := w.curPara(); p != nil {
-					p.pageBreakBefore = 0
-					if onOff(t) {
-						p.pageBreakBefore = 1
-					}
-				}
-			case "sectPr":
-				// Section properties: inside a paragraph they end a section.
-				w.sectTypes = append(w.sectTypes, "")
-				w.inSect = true
-				if p := w.curPara(); p != nil {
-					p.endsSection = true
-				}
-			case "type":
-				if n := len(w.sectTypes); n > 0 && w.inSect {
-					v, _ := attr(t, "val")
-					w.sectTypes[n-1] = v
-				}
-			case "tbl":
-				w.tables = append(w.tables, &table{page: w.page})
-				w.cellText = append(w.cellText, "")
-			case "tr":
-				if tb := w.curTable(); tb != nil {
-					tb.row = nil
-				}
-			case "tc":
-				if n := len(w.cellText); n > 0 {
-					w.cellText[n-1] = ""
-				}
-			}
+			w.startElement(t)
 		case xml.EndElement:
-			if skip > 0 {
-				skip--
-				continue
-			}
-			if !isW(t.Name) {
-				continue
-			}
-			switch t.Name.Local {
-			case "t":
-				inText = false
-			case "sectPr":
-				w.inSect = false
-			case "p":
-				w.endPara()
-			case "tc":
-				if tb := w.curTable(); tb != nil {
-					n := len(w.cellText)
-					tb.row = append(tb.row, strings.TrimSpace(w.cellText[n-1]))
-					w.cellText[n-1] = ""
-				}
-			case "tr":
-				if tb := w.curTable(); tb != nil {
-					if strings.TrimSpace(strings.Join(tb.row, "")) != "" {
-						tb.rows = append(tb.rows, tb.row)
-					}
-					tb.row = nil
-				}
-			case "tbl":
-				w.endTable()
-			}
+			w.endElement(t)
 		case xml.CharData:
-			if inText && skip == 0 {
+			if w.inText && w.skip == 0 {
 				w.write(string(t))
 			}
 		}
@@ -521,6 +416,166 @@ func parseBody(b []byte, styles map[string]*style) ([]document.Block, int, error
 	}
 	w.fixSections()
 	return w.blocks, w.page, nil
+}
+
+// startElement handles an opening tag: the text and breaks of a run, a
+// paragraph and its properties, section properties, a table's parts;
+// the text of deleted runs, field codes, note and comment references and
+// a markup-compatibility fallback is skipped.
+func (w *body) startElement(t xml.StartElement) {
+	if w.skip > 0 {
+		w.skip++
+		return
+	}
+	if t.Name.Space == nsMC && t.Name.Local == "Fallback" {
+		w.skip = 1 // mc:Choice has the same content
+		return
+	}
+	if !isW(t.Name) {
+		return
+	}
+	switch t.Name.Local {
+	case "delText", "instrText", "footnoteReference", "endnoteReference", "commentReference":
+		w.skip = 1
+	case "t":
+		w.inText = true
+	case "tab", "ptab":
+		if len(w.paras) > 0 {
+			w.write(" ")
+		}
+	case "br", "cr":
+		w.lineBreak(t)
+	case "noBreakHyphen":
+		w.write("-")
+	case "lastRenderedPageBreak":
+		if w.useLast {
+			w.breakPage()
+		}
+	case "p":
+		w.paras = append(w.paras, &para{outline: -1, pageBreakBefore: -1})
+	case "pStyle", "outlineLvl", "pageBreakBefore":
+		w.paraProperty(t)
+	case "sectPr", "type":
+		w.sectionProperty(t)
+	case "tbl", "tr", "tc":
+		w.startTablePart(t)
+	}
+}
+
+// sectionProperty handles a w:sectPr, which inside a paragraph ends a
+// section, and its w:type.
+func (w *body) sectionProperty(t xml.StartElement) {
+	switch t.Name.Local {
+	case "sectPr":
+		w.sectTypes = append(w.sectTypes, "")
+		w.inSect = true
+		if p := w.curPara(); p != nil {
+			p.endsSection = true
+		}
+	case "type":
+		if n := len(w.sectTypes); n > 0 && w.inSect {
+			v, _ := attr(t, "val")
+			w.sectTypes[n-1] = v
+		}
+	}
+}
+
+// startTablePart opens a table, a row or a cell.
+func (w *body) startTablePart(t xml.StartElement) {
+	switch t.Name.Local {
+	case "tbl":
+		w.tables = append(w.tables, &table{page: w.page})
+		w.cellText = append(w.cellText, "")
+	case "tr":
+		if tb := w.curTable(); tb != nil {
+			tb.row = nil
+		}
+	case "tc":
+		if n := len(w.cellText); n > 0 {
+			w.cellText[n-1] = ""
+		}
+	}
+}
+
+// lineBreak handles a w:br or w:cr: a page break (unless the rendered
+// page breaks are used instead) or a line break, read as a space; a
+// column break is ignored.
+func (w *body) lineBreak(t xml.StartElement) {
+	typ, _ := attr(t, "type")
+	if typ == "page" {
+		if !w.useLast {
+			w.breakPage()
+		}
+	} else if typ != "column" {
+		w.write(" ")
+	}
+}
+
+// paraProperty records a property of the open paragraph from its w:pPr:
+// its style, outline level or page break before.
+func (w *body) paraProperty(t xml.StartElement) {
+	p := w.curPara()
+	if p == nil {
+		return
+	}
+	switch t.Name.Local {
+	case "pStyle":
+		p.styleID, _ = attr(t, "val")
+	case "outlineLvl":
+		v, _ := attr(t, "val")
+		if n, err := strconv.Atoi(v); err == nil {
+			p.outline = n
+		}
+	case "pageBreakBefore":
+		p.pageBreakBefore = 0
+		if onOff(t) {
+			p.pageBreakBefore = 1
+		}
+	}
+}
+
+// endElement handles a closing tag: the end of a run's text, of section
+// properties, of a paragraph, or of a table's cell, row or whole.
+func (w *body) endElement(t xml.EndElement) {
+	if w.skip > 0 {
+		w.skip--
+		return
+	}
+	if !isW(t.Name) {
+		return
+	}
+	switch t.Name.Local {
+	case "t":
+		w.inText = false
+	case "sectPr":
+		w.inSect = false
+	case "p":
+		w.endPara()
+	case "tc", "tr", "tbl":
+		w.endTablePart(t)
+	}
+}
+
+// endTablePart closes a cell (its text becomes the row's next cell), a
+// row (kept unless all its cells are blank) or a table.
+func (w *body) endTablePart(t xml.EndElement) {
+	switch t.Name.Local {
+	case "tc":
+		if tb := w.curTable(); tb != nil {
+			n := len(w.cellText)
+			tb.row = append(tb.row, strings.TrimSpace(w.cellText[n-1]))
+			w.cellText[n-1] = ""
+		}
+	case "tr":
+		if tb := w.curTable(); tb != nil {
+			if strings.TrimSpace(strings.Join(tb.row, "")) != "" {
+				tb.rows = append(tb.rows, tb.row)
+			}
+			tb.row = nil
+		}
+	case "tbl":
+		w.endTable()
+	}
 }
 
 func (w *body) curPara() *para {

@@ -443,92 +443,15 @@ func detectHeadings(lines []line) []hline {
 		return out
 	}
 	isHead := make([]bool, len(lines))
-	for i, l := range lines {
-		if l.size == 0 || !headingShape(l.text) {
-			continue
-		}
-		num := numberDepth(l.text) > 0
-		ratio := l.size / body
-		switch {
-		case ratio >= 1.15:
-			isHead[i] = true
-		case ratio >= 1.05 && (num || isUpperText(l.text) || l.bold || namedPart.MatchString(l.text)):
-			isHead[i] = true
-		case ratio >= 0.95 && l.bold && (num || namedPart.MatchString(l.text)) && !strings.HasSuffix(l.text, "."):
-			isHead[i] = true
-		case ratio >= 0.95 && (itemHeading.MatchString(l.text) || partHeading.MatchString(l.text)) &&
-			len(strings.Fields(l.text)) <= 14 && !endsInNumber.MatchString(l.text):
-			// "Item 1. Business", "PART II" (not a contents row "Item 1.
-			// Business 3").
-			isHead[i] = true
-		case ratio >= 0.95 && l.bold && boldHeadingShape(l.text) && !nextBold(lines, i):
-			// A short bold line over body text: "Results of Operations",
-			// a table's title.
-			isHead[i] = true
-		}
-		if isHead[i] && junkHeading(l.text) {
-			isHead[i] = false
-		}
-	}
-	// Merge wrapped headings.
-	for i := 0; i < len(lines); i++ {
-		if !isHead[i] {
-			continue
-		}
-		for j := i + 1; j < len(lines) && j <= i+2 && isHead[j] && lines[j].page == lines[i].page &&
-			math.Abs(lines[j].size-lines[i].size) < 0.3 && numberDepth(lines[j].text) == 0 &&
-			!namedPart.MatchString(lines[j].text) && lines[j].text != lines[i].text &&
-			lines[j].y < lines[i].y && lines[j-1].y-lines[j].y <= 1.6*lines[j].size; j++ {
-			out[i].text += " " + lines[j].text
-			isHead[j] = false
-			out[j].level = -1 // merged away
-		}
-	}
-	// Levels.
-	sizeKey := func(s float64) float64 { return math.Round(s*2) / 2 }
-	levelBySize := map[float64]map[int]int{}
-	var sizes []float64
 	for i := range lines {
-		if !isHead[i] {
-			continue
-		}
-		k := sizeKey(lines[i].size)
-		if levelBySize[k] == nil {
-			levelBySize[k] = map[int]int{}
-			sizes = append(sizes, k)
-		}
-		if d := numberDepth(out[i].text); d > 0 {
-			levelBySize[k][d]++
-		}
+		isHead[i] = isHeadingLine(lines, i, body)
 	}
-	sort.Sort(sort.Reverse(sort.Float64Slice(sizes)))
+	mergeWrappedHeadings(lines, out, isHead)
+	levels := numberedLevelsBySize(lines, out, isHead)
 	for i := range lines {
-		if !isHead[i] {
-			continue
+		if isHead[i] {
+			out[i].level = levels.level(out[i].text, lines[i].size)
 		}
-		switch {
-		case partHeading.MatchString(out[i].text):
-			out[i].level = 1
-			continue
-		case itemHeading.MatchString(out[i].text):
-			out[i].level = 2
-			continue
-		}
-		if d := numberDepth(out[i].text); d > 0 {
-			out[i].level = min(d, 6)
-			continue
-		}
-		k := sizeKey(lines[i].size)
-		best, bestN := 0, 0
-		for lvl, n := range levelBySize[k] {
-			if n > bestN || n == bestN && lvl < best {
-				best, bestN = lvl, n
-			}
-		}
-		if best == 0 {
-			best = sort.Search(len(sizes), func(j int) bool { return sizes[j] <= k }) + 1
-		}
-		out[i].level = min(best, 6)
 	}
 	res := out[:0]
 	for _, h := range out {
@@ -537,6 +460,120 @@ func detectHeadings(lines []line) []hline {
 		}
 	}
 	return res
+}
+
+// isHeadingLine reports whether line i is a heading by detectHeadings's
+// rules, body being the font size of the body text.
+func isHeadingLine(lines []line, i int, body float64) bool {
+	l := lines[i]
+	if l.size == 0 || !headingShape(l.text) {
+		return false
+	}
+	num := numberDepth(l.text) > 0
+	ratio := l.size / body
+	// Each case is one way to be a heading; a line that meets none is
+	// body text.
+	switch {
+	case ratio >= 1.15:
+	case ratio >= 1.05 && (num || isUpperText(l.text) || l.bold || namedPart.MatchString(l.text)):
+	case ratio >= 0.95 && l.bold && (num || namedPart.MatchString(l.text)) && !strings.HasSuffix(l.text, "."):
+	case ratio >= 0.95 && (itemHeading.MatchString(l.text) || partHeading.MatchString(l.text)) &&
+		len(strings.Fields(l.text)) <= 14 && !endsInNumber.MatchString(l.text):
+		// "Item 1. Business", "PART II" (not a contents row "Item 1.
+		// Business 3").
+	case ratio >= 0.95 && l.bold && boldHeadingShape(l.text) && !nextBold(lines, i):
+		// A short bold line over body text: "Results of Operations",
+		// a table's title.
+	default:
+		return false
+	}
+	return !junkHeading(l.text)
+}
+
+// mergeWrappedHeadings joins to each heading the up to two heading lines
+// that continue it (a wrapped title): their text is appended to out[i],
+// and they stop being headings and are marked merged away (level -1).
+func mergeWrappedHeadings(lines []line, out []hline, isHead []bool) {
+	for i := 0; i < len(lines); i++ {
+		if !isHead[i] {
+			continue
+		}
+		for j := i + 1; j < len(lines) && j <= i+2 && isHead[j] && continuesHeading(lines, i, j); j++ {
+			out[i].text += " " + lines[j].text
+			isHead[j] = false
+			out[j].level = -1 // merged away
+		}
+	}
+}
+
+// continuesHeading reports whether heading line j, below the heading
+// starting at line i, is the next line of the same title: same page and
+// size, not numbered or named itself, not a repeat, and close below the
+// line before it.
+func continuesHeading(lines []line, i, j int) bool {
+	return lines[j].page == lines[i].page &&
+		math.Abs(lines[j].size-lines[i].size) < 0.3 && numberDepth(lines[j].text) == 0 &&
+		!namedPart.MatchString(lines[j].text) && lines[j].text != lines[i].text &&
+		lines[j].y < lines[i].y && lines[j-1].y-lines[j].y <= 1.6*lines[j].size
+}
+
+// sizeLevels is what levels the unnumbered headings of a file: per
+// heading font size (rounded to half a point), how many numbered headings
+// of that size have each level, and the heading sizes, largest first.
+type sizeLevels struct {
+	bySize map[float64]map[int]int
+	sizes  []float64
+}
+
+// headingSizeKey rounds a font size to half a point.
+func headingSizeKey(s float64) float64 { return math.Round(s*2) / 2 }
+
+// numberedLevelsBySize counts the levels of the numbered headings (after
+// merging, out's text) per heading size.
+func numberedLevelsBySize(lines []line, out []hline, isHead []bool) sizeLevels {
+	sl := sizeLevels{bySize: map[float64]map[int]int{}}
+	for i := range lines {
+		if !isHead[i] {
+			continue
+		}
+		k := headingSizeKey(lines[i].size)
+		if sl.bySize[k] == nil {
+			sl.bySize[k] = map[int]int{}
+			sl.sizes = append(sl.sizes, k)
+		}
+		if d := numberDepth(out[i].text); d > 0 {
+			sl.bySize[k][d]++
+		}
+	}
+	sort.Sort(sort.Reverse(sort.Float64Slice(sl.sizes)))
+	return sl
+}
+
+// level is the level of a heading with this text and font size: 1 for a
+// part, 2 for an item, the numbering depth, else the level most common
+// among numbered headings of its size, else the rank of its size (at most
+// 6).
+func (sl sizeLevels) level(text string, size float64) int {
+	switch {
+	case partHeading.MatchString(text):
+		return 1
+	case itemHeading.MatchString(text):
+		return 2
+	}
+	if d := numberDepth(text); d > 0 {
+		return min(d, 6)
+	}
+	k := headingSizeKey(size)
+	best, bestN := 0, 0
+	for lvl, n := range sl.bySize[k] {
+		if n > bestN || n == bestN && lvl < best {
+			best, bestN = lvl, n
+		}
+	}
+	if best == 0 {
+		best = sort.Search(len(sl.sizes), func(j int) bool { return sl.sizes[j] <= k }) + 1
+	}
+	return min(best, 6)
 }
 
 // paragraphs groups body lines into paragraph blocks. A new paragraph
