@@ -99,6 +99,10 @@ func TestNumberedLabelMustBeMentioned(t *testing.T) {
 	if got := missingNumbers("Severity 4 and Tier 2?", []string{"Tier 2 only"}); !reflect.DeepEqual(got, []string{"Severity 4"}) {
 		t.Errorf("missingNumbers = %v", got)
 	}
+	// a month and a year are a date, which a day may split
+	if got := missingNumbers("What did the Company sell in March 2015?", []string{"On March 17, 2015, the Company completed the sale."}); got != nil {
+		t.Errorf("missingNumbers of a date = %v", got)
+	}
 }
 
 func TestSynonymKeyTermCoverage(t *testing.T) {

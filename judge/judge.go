@@ -739,12 +739,19 @@ func quoteList(ws []string) string {
 // labels it ("Severity 4", "Tier 2"), not an amount ("5%", "14 days").
 var reLabelNumber = regexp.MustCompile(`\b([A-Z][a-z]+\s+\d+)\b(?:[^%.,\d]|$)`)
 
+// monthNames are the months, whose number is a date's, not a label's.
+var monthNames = wordlists.Set(`january february march april may june july august september october november december`)
+
 // missingNumbers returns the numbered labels of the question (see
 // reLabelNumber) that none of texts writes, word for word.
 func missingNumbers(query string, texts []string) []string {
 	var labels []string
 	for _, m := range reLabelNumber.FindAllStringSubmatch(query, -1) {
-		labels = append(labels, m[1])
+		// a month before a year or a day is a date ("March 2015" of
+		// "On March 17, 2015"): the relevance check's periods
+		if !monthNames[strings.ToLower(strings.Fields(m[1])[0])] {
+			labels = append(labels, m[1])
+		}
 	}
 	return missingPhrases(labels, texts)
 }

@@ -632,8 +632,27 @@ func (x Text) hasPeriod(p string) bool {
 		// fiscal years written "FY23" / "fiscal 23"
 		return x.tokens["fy"+p[2:]] || x.tokens["fy"+p]
 	}
-	return x.tokens[p]
+	if x.tokens[p] {
+		return true
+	}
+	// a month abbreviated before a day ("Three Months Ended Apr 1, 2023")
+	if abbr := monthAbbreviations[p]; abbr != "" {
+		for _, m := range reMonthDay.FindAllStringSubmatch(x.raw, -1) {
+			if strings.ToLower(m[1]) == abbr || strings.ToLower(m[1]) == "sept" && abbr == "sep" {
+				return true
+			}
+		}
+	}
+	return false
 }
+
+// monthAbbreviations are the months' usual abbreviations; reMonthDay
+// matches one before a day ("Apr 1", "Sept. 30").
+var (
+	monthAbbreviations = map[string]string{"january": "jan", "february": "feb", "march": "mar", "april": "apr",
+		"june": "jun", "july": "jul", "august": "aug", "september": "sep", "october": "oct", "november": "nov", "december": "dec"}
+	reMonthDay = regexp.MustCompile(`\b(Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sept|Sep|Oct|Nov|Dec|JAN|FEB|MAR|APR|JUN|JUL|AUG|SEPT|SEP|OCT|NOV|DEC)\.?\s+\d{1,2}\b`)
+)
 
 // Checks names the checks to run; the zero value runs none.
 type Checks struct {
