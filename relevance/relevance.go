@@ -32,6 +32,7 @@ import (
 	"math"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -236,7 +237,10 @@ func Analyze(question string) Frame {
 		if seen[t] || entityStems[t] || formWords[t] || hasDigit(t) || seenP[t] || months[t] {
 			continue
 		}
-		if f.Type == TypeDuration && durationVerbs[t] || len(f.Periods) > 0 && periodQualifiers[t] {
+		// the ordinal of a quarter the question names is part of the
+		// period ("the second quarter of 2023" is q2)
+		if f.Type == TypeDuration && durationVerbs[t] || len(f.Periods) > 0 && periodQualifiers[t] ||
+			ordinals[w] != "" && seenP["q"+ordinals[w]] {
 			continue
 		}
 		seen[t] = true
@@ -810,11 +814,24 @@ var otherBases = func() [][]string {
 func (f Frame) otherBasis(text string) string {
 	x, q := NewText(text), NewText(f.Question)
 	for _, b := range otherBases {
-		if x.hasPhrase(b) && !q.hasPhrase(b) {
+		if x.hasPhrase(b) && !q.hasPhrase(b) && !(b[0] == "non" && q.hasPhrase(b[1:]) && standsAlone(text, b[1:])) {
 			return strings.Join(b, " ")
 		}
 	}
 	return ""
+}
+
+// standsAlone reports whether text names phrase other than after "non":
+// a table of GAAP and non-GAAP figures states the GAAP one a question
+// about GAAP asks for.
+func standsAlone(text string, phrase []string) bool {
+	toks := textproc.Tokens(wordvec.Fold(text))
+	for i := range toks {
+		if i+len(phrase) <= len(toks) && slices.Equal(toks[i:i+len(phrase)], phrase) && (i == 0 || toks[i-1] != "non") {
+			return true
+		}
+	}
+	return false
 }
 
 // complementMarkers are words that make the measure after them the

@@ -16,6 +16,9 @@ func TestAnalyze(t *testing.T) {
 	if f := Analyze("What were Apple's iPhone net sales in fiscal 2022?"); !reflect.DeepEqual(f.Entities, []string{"Apple's", "iPhone"}) {
 		t.Errorf("a possessive ends a name: entities %q", f.Entities)
 	}
+	if f := Analyze("What gross margin did Intel forecast for the second quarter of 2023?"); !reflect.DeepEqual(f.Focus, []string{"gross", "margin", "forecast"}) {
+		t.Errorf("the ordinal of a quarter is part of the period: focus %q", f.Focus)
+	}
 	if f := Analyze("What happens if an invoice is unpaid?"); len(f.Focus) != 2 {
 		t.Errorf("\"what happens\" frames the question: focus %q", f.Focus)
 	}

@@ -206,6 +206,10 @@ func TestMeasureAsNamed(t *testing.T) {
 		{"the per-share figure", "What were FedEx's diluted earnings per share for fiscal 2023?",
 			"Diluted earnings per common share $ 15.48 $ 14.33 $ 19.45", "NOTE 11", "Diluted earnings per common share $ 15.48 $ 14.33 $ 19.45", ""},
 		{"a pro forma figure", netIncome, "Net income $8,456 $4,988", "Unaudited Pro Forma Financial Information", "Net income $8,456 $4,988", "scope"},
+		{"GAAP beside non-GAAP, GAAP asked for", "What GAAP gross margin percentage did Intel forecast for fiscal 2023?",
+			"GAAP* Non-GAAP* Approximately Approximately Revenue $11.5-12.5 billion $11.5-12.5 billion^ Gross margin 33.2% 37.5%", "Business Outlook", "", ""},
+		{"non-GAAP only, GAAP asked for", "What GAAP gross margin percentage did Intel forecast for fiscal 2023?",
+			"Non-GAAP gross margin 37.5%", "Business Outlook", "", "scope"},
 		{"a pro forma figure asked for", "What was Oracle's pro forma net income for fiscal 2023?", "Net income $8,456 $4,988",
 			"Unaudited Pro Forma Financial Information", "Net income $8,456 $4,988", ""},
 	} {
