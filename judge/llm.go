@@ -343,6 +343,16 @@ func (j *LLM) runGuards(ctx context.Context, req schema.JudgeRequest, lv *llmVer
 		g.claims = v.Claims
 		g.findings = append(g.findings, a.guardText(issues))
 	}
+	// the deterministic relevance check runs on top of the model's
+	// judgement, as the fact guards do: an answer every claim of which is
+	// about another entity or period than the question names does not
+	// answer it, whatever the model said
+	if issues := a.offEntityOrPeriod(); len(issues) > 0 {
+		v := &schema.Verdict{Claims: g.claims}
+		a.markClaims(v, issues)
+		g.claims = v.Claims
+		g.findings = append(g.findings, "the answer is not about what the question names: "+a.guardText(issues))
+	}
 	for i := range g.claims {
 		g.claims[i] = withScore(g.claims[i])
 	}

@@ -93,7 +93,8 @@ func relevanceCases() []relevanceCase {
 				return relVerdict(t, llmRelPtr(false), "the answer is about Microsoft Corporation; the question asks about Oracle",
 					relClaim("Total revenues were $211.9 billion in fiscal 2023", "S3", "Total revenues were $211.9 billion in fiscal 2023", false, "Microsoft Corporation", "fiscal year ended June 30, 2023"))
 			},
-			reasoning:   []string{"rejected by the LLM judge: the answer does not answer the question: the answer is about Microsoft Corporation; the question asks about Oracle"},
+			reasoning: []string{"rejected by the LLM judge and the guards", "the answer does not answer the question: the answer is about Microsoft Corporation; the question asks about Oracle",
+				"the answer is not about what the question names"},
 			claimReason: "does not address the question (it is about Microsoft Corporation, fiscal year ended June 30, 2023)",
 		},
 		{
@@ -128,6 +129,28 @@ func relevanceCases() []relevanceCase {
 			},
 			reasoning:   []string{"no claim of the answer addresses the question", "it is about Oracle Corporation, fiscal 2022"},
 			claimReason: "does not address the question",
+		},
+		{
+			name:     "another period the model accepts: the deterministic relevance guard rejects it",
+			sections: relFilings, query: oracleQuestion,
+			answer: "Total revenues were $42.4 billion in fiscal 2022 [S1].",
+			verdict: func(t *testing.T) string {
+				return relVerdict(t, llmRelPtr(true), "the answer gives Oracle's total revenues",
+					relClaim("Total revenues were $42.4 billion in fiscal 2022", "S1", "Total revenues were $42.4 billion in fiscal 2022", true, "Oracle Corporation", "fiscal 2022"))
+			},
+			reasoning:   []string{"rejected by the guards although the LLM judge accepted it", "the answer is not about what the question names", "2023"},
+			claimReason: "2023",
+		},
+		{
+			name:     "another company the model accepts: the deterministic relevance guard rejects it",
+			sections: relFilings, query: oracleQuestion,
+			answer: "Total revenues were $211.9 billion in fiscal 2023 [S3].",
+			verdict: func(t *testing.T) string {
+				return relVerdict(t, llmRelPtr(true), "the answer gives the total revenues in fiscal 2023",
+					relClaim("Total revenues were $211.9 billion in fiscal 2023", "S3", "Total revenues were $211.9 billion in fiscal 2023", true, "Microsoft Corporation", "fiscal 2023"))
+			},
+			reasoning:   []string{"rejected by the guards although the LLM judge accepted it", "the answer is not about what the question names", "Oracle"},
+			claimReason: "Oracle",
 		},
 		{
 			name:     "the right answer is accepted",
@@ -318,25 +341,30 @@ func TestLLMJudgeRequestCarriesRelevance(t *testing.T) {
 // TestLLMJudgeParsesRepliesWithoutRelevance: a reply in the pre-judge-v2
 // format (no addresses_question, about, answers_question,
 // relevance_reason) still parses, and since absence means "not judged"
-// the answer is decided on support alone, here accepted. Odd shapes of
-// "about" (a string, a list) parse too.
+// the answer is decided on support alone (and the deterministic guards),
+// here accepted. Odd shapes of "about" (a string, a list) parse too.
 func TestLLMJudgeParsesRepliesWithoutRelevance(t *testing.T) {
-	c := relevanceCases()[1] // fiscal 2022 for a fiscal 2023 question
+	var c relevanceCase
+	for _, rc := range relevanceCases() {
+		if rc.name == "the right answer is accepted" {
+			c = rc
+		}
+	}
 	answer, _ := prompts.RenderCitations(c.answer, c.sections)
-	quote := "Total revenues were $42.4 billion in fiscal 2022"
-	aboutString := relClaim(quote, "S1", quote, true, "", "")
-	aboutString["about"] = "Oracle Corporation, fiscal 2022"
-	aboutList := relClaim(quote, "S1", quote, false, "", "")
-	aboutList["about"] = []string{"Oracle Corporation", "fiscal 2022"}
+	quote := "Total revenues were $50.0 billion in fiscal 2023"
+	aboutString := relClaim(quote, "S2", quote, true, "", "")
+	aboutString["about"] = "Oracle Corporation, fiscal 2023"
+	aboutList := relClaim(quote, "S2", quote, false, "", "")
+	aboutList["about"] = []string{"Oracle Corporation", "fiscal 2023"}
 	for _, tc := range []struct {
 		name     string
 		reply    string
 		accepted bool
 		reason   string
 	}{
-		{name: "old format", reply: verdictJSON(t, false, 0.9, claim(quote, "S1", quote, true)), accepted: true},
+		{name: "old format", reply: verdictJSON(t, false, 0.9, claim(quote, "S2", quote, true)), accepted: true},
 		{name: "about as a string", reply: relVerdict(t, llmRelPtr(true), "", aboutString), accepted: true},
-		{name: "about as a list", reply: relVerdict(t, nil, "", aboutList), reason: "it is about Oracle Corporation, fiscal 2022"},
+		{name: "about as a list", reply: relVerdict(t, nil, "", aboutList), reason: "it is about Oracle Corporation, fiscal 2023"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			srv := openaitest.New(t)

@@ -170,6 +170,32 @@ func (d *Offline) relevanceCheck(ctx context.Context, a *Assessment, req schema.
 	return nil
 }
 
+// offEntityOrPeriod returns the relevance check's claim findings (another
+// entity or period than the question names, or without a quantity it
+// states) when every claim that is not an abstention has one: the answer
+// is about something else. It returns nil when a claim is about what the
+// question names, or when the check did not run. The LLM judge applies it
+// on top of the model's verdict; the focus, type and scope findings, which
+// read an extractive answer's words, are the model's call there.
+func (a *Assessment) offEntityOrPeriod() []Issue {
+	var out []Issue
+	for _, c := range a.Claims {
+		if c.Abstention {
+			continue
+		}
+		n := len(out)
+		for _, is := range c.Issues {
+			if is.Kind == IssueOffQuestion {
+				out = append(out, is)
+			}
+		}
+		if len(out) == n {
+			return nil
+		}
+	}
+	return out
+}
+
 // focusMatcher says whether a text addresses a focus stem through a
 // synonym of the judge's thesaurus or, failing that, a word whose GloVe
 // vector is close to the question word's (cosine at least
