@@ -1,8 +1,9 @@
 // Package wordlists holds the curated word lists of the offline stages as
 // embedded text files, one list a file, with one loader: the stop words
 // (stop.txt), the thesaurus (thesaurus.txt), the judge's discourse and
-// answer words, the relevance check's question-form words and measure
-// nouns, the retriever's question filler words. Each file documents its
+// answer words, the relevance check's question-form words, measure nouns,
+// whole modifiers, complement markers and other bases, the retriever's
+// question filler words. Each file documents its
 // list in '#' comment lines; edit the files, not code.
 package wordlists
 

@@ -16,7 +16,13 @@ func TestEveryListLoads(t *testing.T) {
 	for _, e := range entries {
 		name := e.Name()[:len(e.Name())-len(".txt")]
 		ws := Words(name)
-		if len(ws) < 10 {
+		// the short lists are closed classes: "before after excluding
+		// …", "pro forma / non gaap / constant currency"
+		least := 10
+		if name == "complement_markers" || name == "other_basis" {
+			least = 3
+		}
+		if len(ws) < least {
 			t.Errorf("%s: %d words", name, len(ws))
 		}
 		for _, w := range ws {
