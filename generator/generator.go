@@ -207,10 +207,20 @@ func (g *Offline) answer(req schema.GenerateRequest, d *schema.Decomposition) st
 	if len(queries) > 1 {
 		for _, q := range queries {
 			sub := g.withSynonyms(newQuery(q, question.KeyTerms(q), question.Intent(q)))
-			best, bestScore := -1, 0.0
+			// a sentence that answers this part (package relevance)
+			// before one that only shares its words
+			subReq := req
+			subReq.Query = q
+			answers := map[int]bool{}
+			for _, c := range g.answering(subReq, cands) {
+				answers[c.section<<20|c.pos] = true
+			}
+			best, bestScore, bestAnswers := -1, 0.0, false
 			for i, c := range cands {
-				if s := g.score(c.text, req.Sections[c.section], sub); s > bestScore && s >= g.minScore {
-					best, bestScore = i, s
+				s := g.score(c.text, req.Sections[c.section], sub)
+				a := answers[c.section<<20|c.pos] && !chosen[i]
+				if s >= g.minScore && (a && !bestAnswers || a == bestAnswers && s > bestScore) {
+					best, bestScore, bestAnswers = i, s, a
 				}
 			}
 			if best >= 0 {

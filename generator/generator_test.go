@@ -201,3 +201,15 @@ func BenchmarkGenerate(b *testing.B) {
 		}
 	}
 }
+
+// Each part of a two-part question gets the sentence that answers it, not
+// one sentence that shares both parts' words.
+func TestGenerateAnswersEachPart(t *testing.T) {
+	notice := "Provider may increase the Fees with effect from the start of any Renewal Term by giving Client at least sixty (60) days' prior written notice."
+	cap4 := "No increase shall exceed four percent (4%) of the Fees in effect immediately before the increase."
+	secs := []schema.Section{{Title: "Fee Adjustments", Page: 6, Source: "msa.md", Content: notice + " " + cap4}}
+	a := generate(t, "By how much may the Provider increase the Fees at renewal, and how much notice must it give?", secs)
+	if !strings.Contains(a, "sixty (60) days") || !strings.Contains(a, "four percent (4%)") {
+		t.Errorf("answer:\n%s", a)
+	}
+}

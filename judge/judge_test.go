@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/docmind/docmind/internal/samplecontract"
+	"github.com/docmind/docmind/question"
 	"github.com/docmind/docmind/schema"
 )
 
@@ -374,5 +375,36 @@ func TestJudgeRejectsSectionsThatDoNotAnswer(t *testing.T) {
 	v = judgeOf(t, "How much is the late fee?", "The late fee is 1.5% per month of the overdue fees. (See Late Fee Rate, page 4)", secs)
 	if v.IsHallucinated || slices.Contains(v.RejectedSections, secs[1].Key()) {
 		t.Errorf("the answering section is rejected: %v (%s)", v.RejectedSections, v.Reasoning)
+	}
+}
+
+// A question of two parts is not answered by an answer to one of them; an
+// elliptical part ("… and where else?") is not asked on its own.
+func TestJudgeMultiPartLeavesAPartUnanswered(t *testing.T) {
+	notice := "Provider may increase the Fees with effect from the start of any Renewal Term by giving Client at least sixty (60) days' prior written notice."
+	cap4 := "No increase shall exceed four percent (4%) of the Fees in effect immediately before the increase."
+	secs := []schema.Section{{Title: "Fee Adjustments", Page: 6, Source: "msa.md", Content: notice + " " + cap4}}
+	judge := func(q, answer string) *schema.Verdict {
+		t.Helper()
+		d := &schema.Decomposition{SubQueries: question.Split(q)}
+		if len(d.SubQueries) != 2 {
+			t.Fatalf("question.Split(%q) = %q, want two parts", q, d.SubQueries)
+		}
+		v, err := NewOffline().Judge(context.Background(), schema.JudgeRequest{Query: q, Response: answer, Sections: secs, Decomposition: d})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	const unanswered = "leaves part of the question unanswered"
+	q := "By how much may the Provider increase the Fees at renewal, and how much notice must it give?"
+	if v := judge(q, notice+" (See Fee Adjustments, page 6)"); !v.IsHallucinated || !strings.Contains(v.Reasoning, unanswered) {
+		t.Errorf("an answer to one part accepted or unexplained: %s", v.Reasoning)
+	}
+	if v := judge(q, notice+" (See Fee Adjustments, page 6)\n"+cap4+" (See Fee Adjustments, page 6)"); strings.Contains(v.Reasoning, unanswered) {
+		t.Errorf("an answer to both parts: %s", v.Reasoning)
+	}
+	if v := judge("By how much may the Provider increase the Fees at renewal and where else?", cap4+" (See Fee Adjustments, page 6)"); strings.Contains(v.Reasoning, unanswered) {
+		t.Errorf("an elliptical part is required on its own: %s", v.Reasoning)
 	}
 }

@@ -83,6 +83,7 @@ func (d *Offline) relevanceCheck(ctx context.Context, a *Assessment, req schema.
 	weigh := func(st string) float64 { return weights[st] }
 	checks := relevance.AllChecks(d.minFocus)
 	answering, judged := 0, 0
+	partAnswered := make([]bool, len(frames))
 	var first []relevance.Finding
 	var drawn []int // the sections the judged claims were drawn from
 	bestFocus := 0.0
@@ -116,7 +117,7 @@ func (d *Offline) relevanceCheck(ctx context.Context, a *Assessment, req schema.
 				res = r
 			}
 			if r.OK() {
-				break
+				partAnswered[i] = true
 			}
 		}
 		if judged == 0 {
@@ -161,6 +162,23 @@ func (d *Offline) relevanceCheck(ctx context.Context, a *Assessment, req schema.
 			if k := req.Sections[i].Key(); !slices.Contains(a.RejectedSections, k) {
 				a.RejectedSections = append(a.RejectedSections, k)
 			}
+		}
+	}
+	// a question of several parts is answered when each part is: an
+	// answer to one part alone ("at least sixty (60) days' notice" for
+	// "By how much may the Provider increase the Fees at renewal, and how
+	// much notice must it give?") leaves the other unanswered
+	if answering > 0 && len(frames) > 1 {
+		var open []string
+		for i, ok := range partAnswered {
+			// an elliptical part ("… and where else?") leans on the other
+			// part and is not asked on its own
+			if f := frames[i]; !ok && len(f.Focus)+len(f.Entities) >= 2 {
+				open = append(open, fmt.Sprintf("%q", frames[i].Question))
+			}
+		}
+		if len(open) > 0 {
+			a.Issues = append(a.Issues, Issue{IssueOffQuestion, -1, "the answer leaves part of the question unanswered: " + strings.Join(open, ", ")})
 		}
 	}
 	a.AnsweringClaims = answering

@@ -60,9 +60,10 @@ const (
 	TypeAgent
 	TypePlace
 	TypeYesNo
+	TypeFrequency
 )
 
-var typeNames = [...]string{"any", "amount", "count", "percentage", "duration", "time", "name", "place", "yes/no"}
+var typeNames = [...]string{"any", "amount", "count", "percentage", "duration", "time", "name", "place", "yes/no", "frequency"}
 
 // String names the type as the judge's reasoning uses it.
 func (t AnswerType) String() string {
@@ -365,6 +366,7 @@ var (
 	// Apple's effective tax rate for fiscal 2022?")
 	reRateQ        = regexp.MustCompile(`^\s*what\s+(?:was|were|is|are|will\s+be|had\s+been)\s+(?:[\w'’\-]+\s+){0,5}?rates?\b(?:\s+(?:for|in|of|during|at|as|on|under|over)\b|\s*[?,.]|\s*$)`)
 	reCountQ       = regexp.MustCompile(`\bhow\s+many\b`)
+	reFrequencyQ   = regexp.MustCompile(`\bhow\s+(?:often|frequently)\b|\bhow\s+many\s+times\b`)
 	reAmountQ      = regexp.MustCompile(`\bhow\s+much\b|\bhow\s+(?:big|large|high|low)\b|\bwhat\s+(?:\w+\s+)?(?:amount|sum|price|cost|value|number)\b`)
 	reDurationQ    = regexp.MustCompile(`\bhow\s+long\b|\bfor\s+how\s+many\s+(?:years|months|weeks|days|hours)\b`)
 	reTimeQ        = regexp.MustCompile(`^\s*when\b|\b(?:what|which)\s+(?:\w+\s+)?(?:year|years|date|day|month|century|decade|era|time|period)\b|\bin\s+what\s+year\b|\bwhen\s+(?:did|was|were|is|does|do|will|had|has)\b`)
@@ -399,6 +401,8 @@ func asksMeasure(q string) bool {
 // percentage" a percentage.
 func answerType(q string) AnswerType {
 	switch {
+	case reFrequencyQ.MatchString(q):
+		return TypeFrequency
 	case reDurationQ.MatchString(q):
 		return TypeDuration
 	case rePercentQ.MatchString(q) && !reCountQ.MatchString(q):
@@ -478,10 +482,25 @@ func (f Frame) negatedAbout(text string) bool {
 		if i+1 < len(toks) && boundWords[toks[i+1]] {
 			continue
 		}
+		// "no increase shall exceed four percent" bounds the increase
+		if boundWithin(toks[i+1:min(i+4, len(toks))]) {
+			continue
+		}
 		for j := i + 1; j < len(toks) && j <= i+4; j++ {
 			if about[textproc.Stem(toks[j])] {
 				return true
 			}
+		}
+	}
+	return false
+}
+
+// boundWithin reports whether words, the few after a negation, hold a
+// word that bounds an amount ("no increase shall exceed").
+func boundWithin(words []string) bool {
+	for _, w := range words {
+		if boundWords[w] && w != "only" && w != "than" {
+			return true
 		}
 	}
 	return false
@@ -1124,9 +1143,26 @@ func states(f Frame, claim string) bool {
 		return false
 	case TypeAgent, TypePlace:
 		return hasNewName(f, claim)
+	case TypeFrequency:
+		// "once in any twelve (12) month period", "every 90 days",
+		// "annually", "three times a year"
+		for _, t := range toks {
+			if frequencyWords[t] {
+				return true
+			}
+		}
+		return reEveryPeriod.MatchString(claim)
 	}
 	return true
 }
+
+// frequencyWords state how often something happens; reEveryPeriod a
+// period something recurs in ("each month", "per year", "a week").
+var (
+	frequencyWords = wordlists.Set(`once twice thrice times daily weekly fortnightly monthly quarterly annually yearly biannually biennially hourly nightly
+always never continuously regularly periodically frequently often seldom rarely occasionally`)
+	reEveryPeriod = regexp.MustCompile(`(?i)\b(?:every|each|per|a|an)\s+(?:\w+\s+)?(?:second|minute|hour|day|night|week|fortnight|month|quarter|year|decade|century|season)s?\b`)
+)
 
 var reHowMuch = regexp.MustCompile(`\bhow\s+much\b`)
 
@@ -1198,7 +1234,7 @@ func statesQuantity(qnums map[string]bool, claim string, periods, change, part, 
 	for _, m := range reNumber.FindAllStringIndex(claim, -1) {
 		n := strings.ReplaceAll(claim[m[0]:m[1]], ",", "")
 		if qnums[n] || reYear.MatchString(n) && len(n) == 4 || lengthOfPeriod(claim[m[1]:]) ||
-			rePercentAfter.MatchString(claim[m[1]:]) && (count || !reRateAfter.MatchString(claim[m[1]:])) ||
+			rePercentAfter.MatchString(claim[m[1]:]) && (count || !change && !reRateAfter.MatchString(claim[m[1]:])) ||
 			notTheLevel(claim[:m[0]]) || reLabelBefore.MatchString(claim[:m[0]]) ||
 			count && (reCurrencyBefore.MatchString(claim[:m[0]]) || reCurrencyAfter.MatchString(claim[m[1]:])) {
 			continue

@@ -38,6 +38,8 @@ func TestAnalyze(t *testing.T) {
 		"What was the unemployment rate in 2010?":                            TypePercent,
 		"What is the time rate of change of electric charge?":                TypeAny,
 		"What is the hourly rate for additional hours on the Standard tier?": TypeAny,
+		"How often may the Client audit the Provider's compliance?":          TypeFrequency,
+		"How many times may the Client audit the Provider?":                  TypeFrequency,
 	} {
 		if got := Analyze(q).Type; got != want {
 			t.Errorf("%q: type %v, want %v", q, got, want)
@@ -72,6 +74,12 @@ func TestCheck(t *testing.T) {
 			Context{Claim: "Assets Current assets: Cash and cash equivalents $ 8,232 $ 11,144", Heading: "(In Millions) Apr 1, 2023 Dec 31, 2022", Document: "Intel Corporation\nfirst quarter 2023"}, ""},
 		{"another month abbreviated", "What were Intel's cash and cash equivalents as of April 1, 2023?",
 			Context{Claim: "Assets Current assets: Cash and cash equivalents $ 8,232 $ 11,144", Heading: "(In Millions) Mar 1, 2023 Dec 31, 2022", Document: "Intel Corporation\nfirst quarter 2023"}, "period"},
+		{"a frequency", "How often may the Client audit the Provider's compliance?",
+			Context{Claim: "Client may audit Provider's compliance with this Addendum once in any twelve (12) month period."}, ""},
+		{"no frequency", "How often must authorised users change their passwords?",
+			Context{Claim: "Client shall ensure that each authorised user keeps its passwords confidential and changes them when compromised."}, "type"},
+		{"a negation that bounds the change asked about", "By how much may the Provider increase the Fees at renewal?",
+			Context{Claim: "No increase shall exceed four percent (4%) of the Fees in effect immediately before the increase.", Passage: "Provider may increase the Fees at the start of any Renewal Term."}, ""},
 		{"a year as a bound", "How many soldiers served after 1943?",
 			Context{Claim: "In 1944, 1.2 million soldiers served.", Document: "The army in 1943"}, ""},
 		{"another year in a span's place", "How many soldiers served in 1943?",
