@@ -91,7 +91,7 @@ func englishIndex(b *testing.B, n int) string {
 // contractQuestions reads the development questions over the example
 // contract.
 func contractQuestions(b *testing.B) []string {
-	data, err := os.ReadFile(filepath.Join("..", "eval", "testdata", "qa", "contract.jsonl"))
+	data, err := os.ReadFile(filepath.Join("..", "internal", "eval", "testdata", "qa", "contract.jsonl"))
 	if err != nil {
 		b.Skipf("questions: %v", err)
 	}
