@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -113,7 +114,10 @@ func contractQuestions(b *testing.B) []string {
 // development questions of the example contract, with an extractive
 // answer (the best section's first sentence, cited). It reports p50/p99 of
 // retrieval plus judging (wall time) and the process's CPU time per
-// question (cpu-ms/op, which a loaded machine distorts less).
+// question (cpu-ms/op, which a loaded machine distorts less), and the
+// garbage collections per question (gcs/op): on a loaded machine a
+// collection's stop-the-world phases can wait hundreds of milliseconds for
+// a descheduled thread, so they make the slow tail.
 //
 //	go test ./index -run '^$' -bench AnswerPath -benchtime 200x
 func BenchmarkAnswerPath(b *testing.B) {
@@ -148,6 +152,9 @@ func BenchmarkAnswerPath(b *testing.B) {
 			ask(q)
 		}
 		lat := make([]time.Duration, 0, b.N)
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+		gc0 := ms.NumGC
 		b.ResetTimer()
 		cpu0 := cpuTime()
 		for i := 0; i < b.N; i++ {
@@ -157,7 +164,9 @@ func BenchmarkAnswerPath(b *testing.B) {
 		}
 		cpu := cpuTime() - cpu0
 		b.StopTimer()
+		runtime.ReadMemStats(&ms)
 		b.ReportMetric(float64(cpu)/float64(time.Millisecond)/float64(b.N), "cpu-ms/op")
+		b.ReportMetric(float64(ms.NumGC-gc0)/float64(b.N), "gcs/op")
 		p50, p99 := percentiles(lat)
 		b.ReportMetric(p50, "p50-ms")
 		b.ReportMetric(p99, "p99-ms")
