@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"sort"
 	"strings"
@@ -517,5 +518,44 @@ func TestPageCacheBounded(t *testing.T) {
 	}
 	if b := pages * pageSize; b > 64<<20 {
 		t.Errorf("page cache %d pages × %d bytes = %d MiB per connection, want at most 64 MiB", pages, pageSize, b>>20)
+	}
+}
+
+// TestLexicalReusesAccumulator: a query's score array is kept for the
+// next one, cleared, instead of being left to the collector (a sync.Pool
+// lost it at every collection, and at 100k sections reallocating it was a
+// quarter of what a question allocated).
+func TestLexicalReusesAccumulator(t *testing.T) {
+	ctx := context.Background()
+	ix, err := Open(ctx, filepath.Join(t.TempDir(), "ix.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	secs := []schema.Section{{Title: "Fees", Content: "late fee of two percent"}, {Title: "Term", Content: "notice period of thirty days"}}
+	if err := ix.PutDocument(ctx, Document{Path: "/a.md", Hash: "x", Format: "md"}, secs); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ix.Search(ctx, "late fee", 5); err != nil {
+		t.Fatal(err)
+	}
+	runtime.GC()
+	runtime.GC()
+	acc := ix.getAccumulator()
+	if len(acc.scores) == 0 {
+		t.Fatal("the accumulator of the last query was not kept")
+	}
+	for id, s := range acc.scores {
+		if s != 0 || acc.content[id] != 0 {
+			t.Fatalf("kept accumulator not cleared: section %d scores %v", id, s)
+		}
+	}
+	if len(acc.touched) != 0 {
+		t.Fatalf("kept accumulator lists %d touched sections", len(acc.touched))
+	}
+	ix.putAccumulator(acc)
+	hits, err := ix.Search(ctx, "notice period", 5)
+	if err != nil || len(hits) != 1 || hits[0].Section.Title != "Term" {
+		t.Fatalf("search after reuse: %v, %v", hits, err)
 	}
 }

@@ -556,6 +556,36 @@ type accumulator struct {
 	touched []int64
 }
 
+// maxSpareAccumulators bounds the accumulators an Index keeps for reuse:
+// one per concurrent query up to this many.
+const maxSpareAccumulators = 4
+
+// getAccumulator returns a spare accumulator, or a new one.
+func (ix *Index) getAccumulator() *accumulator {
+	ix.accMu.Lock()
+	defer ix.accMu.Unlock()
+	if n := len(ix.accSpare); n > 0 {
+		acc := ix.accSpare[n-1]
+		ix.accSpare = ix.accSpare[:n-1]
+		return acc
+	}
+	return &accumulator{}
+}
+
+// putAccumulator clears acc and keeps it for reuse.
+func (ix *Index) putAccumulator(acc *accumulator) {
+	for _, id := range acc.touched {
+		acc.scores[id] = 0
+		acc.content[id] = 0
+	}
+	acc.touched = acc.touched[:0]
+	ix.accMu.Lock()
+	defer ix.accMu.Unlock()
+	if len(ix.accSpare) < maxSpareAccumulators {
+		ix.accSpare = append(ix.accSpare, acc)
+	}
+}
+
 // Search ranks sections by BM25 against the query and returns the best k.
 // RelevanceScore is the BM25 score divided by the score of a section of
 // average length holding every query term once (capped at 1).
@@ -675,18 +705,8 @@ func (ix *Index) lexical(ctx context.Context, query string, k int, opt SearchOpt
 	}
 	avgdl := float64(totalLen) / float64(n)
 
-	acc, _ := ix.accPool.Get().(*accumulator)
-	if acc == nil {
-		acc = &accumulator{}
-	}
-	defer func() {
-		for _, id := range acc.touched {
-			acc.scores[id] = 0
-			acc.content[id] = 0
-		}
-		acc.touched = acc.touched[:0]
-		ix.accPool.Put(acc)
-	}()
+	acc := ix.getAccumulator()
+	defer ix.putAccumulator(acc)
 	// unit is the score of an average-length section with every term once:
 	// RelevanceScore is the score over it. A term no section has counts in
 	// it with the weight of the rarest possible term, so a question about
