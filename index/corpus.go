@@ -91,18 +91,16 @@ func (c *Corpus) groupDocFreq(ctx context.Context, stems []string, lex *lexicon.
 		qts = append(qts, queryTerm{term: t})
 	}
 	slices.SortFunc(qts, func(a, b queryTerm) int { return strings.Compare(a.term, b.term) })
-	if _, _, err := readPostings(ctx, conn, qts); err != nil {
+	bits := make([]bitset, len(qts))
+	_, _, err = readPostings(ctx, conn, qts, func(i int, postings []byte) error {
+		return decodePostings(postings, func(p posting) { bits[i] = bits[i].add(p.id) })
+	})
+	if err != nil {
 		return 0, err
 	}
 	sets := make(map[string]bitset, len(qts))
-	for _, qt := range qts {
-		var set bitset
-		for _, data := range qt.blobs {
-			if err := decodePostings(data, func(p posting) { set = set.add(p.id) }); err != nil {
-				return 0, fmt.Errorf("term %q: %w", qt.term, err)
-			}
-		}
-		sets[qt.term] = set
+	for i, qt := range qts {
+		sets[qt.term] = bits[i]
 	}
 
 	var result bitset

@@ -1,6 +1,7 @@
 package index
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"encoding/binary"
@@ -609,12 +610,14 @@ type queryTerm struct {
 	blobs [][]byte
 }
 
-// readPostings fills the df and postings blobs of every term of qts
-// (sorted by term, distinct) from every segment, and returns the corpus
-// statistics. One statement, so that statistics and postings come from the
-// same snapshot even while a writer merges segments: for every segment and
-// term it returns the block that would hold the term.
-func readPostings(ctx context.Context, q querier, qts []queryTerm) (n, totalLen int64, err error) {
+// readPostings fills the df of every term of qts (sorted by term,
+// distinct) from every segment, calls each with the index in qts of a term
+// and one blob of its postings (valid only during the call: each decodes
+// or copies it), and returns the corpus statistics. One statement, so that
+// statistics and postings come from the same snapshot even while a writer
+// merges segments: for every segment and term it returns the block that
+// would hold the term.
+func readPostings(ctx context.Context, q querier, qts []queryTerm, each func(i int, postings []byte) error) (n, totalLen int64, err error) {
 	if len(qts) == 0 {
 		return 0, 0, nil
 	}
@@ -634,7 +637,7 @@ func readPostings(ctx context.Context, q querier, qts []queryTerm) (n, totalLen 
 	defer rows.Close()
 	for rows.Next() {
 		var term string
-		var data []byte
+		var data sql.RawBytes // not copied again: each reads it in place
 		if err := rows.Scan(&term, &n, &totalLen, &data); err != nil {
 			return 0, 0, err
 		}
@@ -642,14 +645,18 @@ func readPostings(ctx context.Context, q querier, qts []queryTerm) (n, totalLen 
 		if i == len(qts) || qts[i].term != term || data == nil {
 			continue
 		}
+		var eachErr error
 		err := decodeBlock(data, func(e blockEntry) bool {
 			if e.term == term {
 				qts[i].df += e.df
-				qts[i].blobs = append(qts[i].blobs, e.data)
+				eachErr = each(i, e.data)
 				return false
 			}
 			return e.term < term
 		})
+		if err == nil {
+			err = eachErr
+		}
 		if err != nil {
 			return 0, 0, fmt.Errorf("term %q: %w", term, err)
 		}
@@ -696,7 +703,10 @@ func (ix *Index) lexical(ctx context.Context, query string, k int, opt SearchOpt
 		}
 	}
 	slices.SortFunc(qts, func(a, b queryTerm) int { return strings.Compare(a.term, b.term) })
-	n, totalLen, err := readPostings(ctx, conn, qts)
+	n, totalLen, err := readPostings(ctx, conn, qts, func(i int, postings []byte) error {
+		qts[i].blobs = append(qts[i].blobs, bytes.Clone(postings))
+		return nil
+	})
 	if err != nil {
 		return nil, err
 	}
