@@ -559,3 +559,18 @@ func TestLexicalReusesAccumulator(t *testing.T) {
 		t.Fatalf("search after reuse: %v, %v", hits, err)
 	}
 }
+
+// TestBitsetAddAfterAnd: a set that an intersection shortened grows
+// again with zeroed words, not with the bits it held before (add reuses
+// the capacity beyond the length).
+func TestBitsetAddAfterAnd(t *testing.T) {
+	var b bitset
+	for id := int64(0); id < 1000; id++ {
+		b = b.add(id)
+	}
+	b = b.and(bitset(nil).add(3))
+	b = b.add(900)
+	if got := b.ids(10); !slices.Equal(got, []int64{3, 900}) {
+		t.Fatalf("ids = %v, want [3 900]", got)
+	}
+}
