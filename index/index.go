@@ -79,7 +79,12 @@ type Index struct {
 	// contextWeight weighs the context field in lexical ranking.
 	contextWeight float64
 	busy          time.Duration
-	accPool       sync.Pool // *accumulator, reused by lexical queries
+	// spare accumulators, reused by lexical queries (not a sync.Pool:
+	// the collector empties a pool, and a 100k-section accumulator
+	// reallocated after each collection was a quarter of a question's
+	// allocation, hence of its collections)
+	accMu    sync.Mutex
+	accSpare []*accumulator
 
 	vecMu sync.Mutex
 	vecs  *vectorCache

@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"sort"
 	"strings"
@@ -517,5 +518,59 @@ func TestPageCacheBounded(t *testing.T) {
 	}
 	if b := pages * pageSize; b > 64<<20 {
 		t.Errorf("page cache %d pages × %d bytes = %d MiB per connection, want at most 64 MiB", pages, pageSize, b>>20)
+	}
+}
+
+// TestLexicalReusesAccumulator: a query's score array is kept for the
+// next one, cleared, instead of being left to the collector (a sync.Pool
+// lost it at every collection, and at 100k sections reallocating it was a
+// quarter of what a question allocated).
+func TestLexicalReusesAccumulator(t *testing.T) {
+	ctx := context.Background()
+	ix, err := Open(ctx, filepath.Join(t.TempDir(), "ix.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	secs := []schema.Section{{Title: "Fees", Content: "late fee of two percent"}, {Title: "Term", Content: "notice period of thirty days"}}
+	if err := ix.PutDocument(ctx, Document{Path: "/a.md", Hash: "x", Format: "md"}, secs); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ix.Search(ctx, "late fee", 5); err != nil {
+		t.Fatal(err)
+	}
+	runtime.GC()
+	runtime.GC()
+	acc := ix.getAccumulator()
+	if len(acc.scores) == 0 {
+		t.Fatal("the accumulator of the last query was not kept")
+	}
+	for id, s := range acc.scores {
+		if s != 0 || acc.content[id] != 0 {
+			t.Fatalf("kept accumulator not cleared: section %d scores %v", id, s)
+		}
+	}
+	if len(acc.touched) != 0 {
+		t.Fatalf("kept accumulator lists %d touched sections", len(acc.touched))
+	}
+	ix.putAccumulator(acc)
+	hits, err := ix.Search(ctx, "notice period", 5)
+	if err != nil || len(hits) != 1 || hits[0].Section.Title != "Term" {
+		t.Fatalf("search after reuse: %v, %v", hits, err)
+	}
+}
+
+// TestBitsetAddAfterAnd: a set that an intersection shortened grows
+// again with zeroed words, not with the bits it held before (add reuses
+// the capacity beyond the length).
+func TestBitsetAddAfterAnd(t *testing.T) {
+	var b bitset
+	for id := int64(0); id < 1000; id++ {
+		b = b.add(id)
+	}
+	b = b.and(bitset(nil).add(3))
+	b = b.add(900)
+	if got := b.ids(10); !slices.Equal(got, []int64{3, 900}) {
+		t.Fatalf("ids = %v, want [3 900]", got)
 	}
 }

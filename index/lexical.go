@@ -1,6 +1,7 @@
 package index
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"encoding/binary"
@@ -556,6 +557,36 @@ type accumulator struct {
 	touched []int64
 }
 
+// maxSpareAccumulators bounds the accumulators an Index keeps for reuse:
+// one per concurrent query up to this many.
+const maxSpareAccumulators = 4
+
+// getAccumulator returns a spare accumulator, or a new one.
+func (ix *Index) getAccumulator() *accumulator {
+	ix.accMu.Lock()
+	defer ix.accMu.Unlock()
+	if n := len(ix.accSpare); n > 0 {
+		acc := ix.accSpare[n-1]
+		ix.accSpare = ix.accSpare[:n-1]
+		return acc
+	}
+	return &accumulator{}
+}
+
+// putAccumulator clears acc and keeps it for reuse.
+func (ix *Index) putAccumulator(acc *accumulator) {
+	for _, id := range acc.touched {
+		acc.scores[id] = 0
+		acc.content[id] = 0
+	}
+	acc.touched = acc.touched[:0]
+	ix.accMu.Lock()
+	defer ix.accMu.Unlock()
+	if len(ix.accSpare) < maxSpareAccumulators {
+		ix.accSpare = append(ix.accSpare, acc)
+	}
+}
+
 // Search ranks sections by BM25 against the query and returns the best k.
 // RelevanceScore is the BM25 score divided by the score of a section of
 // average length holding every query term once (capped at 1).
@@ -579,12 +610,14 @@ type queryTerm struct {
 	blobs [][]byte
 }
 
-// readPostings fills the df and postings blobs of every term of qts
-// (sorted by term, distinct) from every segment, and returns the corpus
-// statistics. One statement, so that statistics and postings come from the
-// same snapshot even while a writer merges segments: for every segment and
-// term it returns the block that would hold the term.
-func readPostings(ctx context.Context, q querier, qts []queryTerm) (n, totalLen int64, err error) {
+// readPostings fills the df of every term of qts (sorted by term,
+// distinct) from every segment, calls each with the index in qts of a term
+// and one blob of its postings (valid only during the call: each decodes
+// or copies it), and returns the corpus statistics. One statement, so that
+// statistics and postings come from the same snapshot even while a writer
+// merges segments: for every segment and term it returns the block that
+// would hold the term.
+func readPostings(ctx context.Context, q querier, qts []queryTerm, each func(i int, postings []byte) error) (n, totalLen int64, err error) {
 	if len(qts) == 0 {
 		return 0, 0, nil
 	}
@@ -604,7 +637,7 @@ func readPostings(ctx context.Context, q querier, qts []queryTerm) (n, totalLen 
 	defer rows.Close()
 	for rows.Next() {
 		var term string
-		var data []byte
+		var data sql.RawBytes // not copied again: each reads it in place
 		if err := rows.Scan(&term, &n, &totalLen, &data); err != nil {
 			return 0, 0, err
 		}
@@ -612,14 +645,18 @@ func readPostings(ctx context.Context, q querier, qts []queryTerm) (n, totalLen 
 		if i == len(qts) || qts[i].term != term || data == nil {
 			continue
 		}
+		var eachErr error
 		err := decodeBlock(data, func(e blockEntry) bool {
 			if e.term == term {
 				qts[i].df += e.df
-				qts[i].blobs = append(qts[i].blobs, e.data)
+				eachErr = each(i, e.data)
 				return false
 			}
 			return e.term < term
 		})
+		if err == nil {
+			err = eachErr
+		}
 		if err != nil {
 			return 0, 0, fmt.Errorf("term %q: %w", term, err)
 		}
@@ -666,7 +703,10 @@ func (ix *Index) lexical(ctx context.Context, query string, k int, opt SearchOpt
 		}
 	}
 	slices.SortFunc(qts, func(a, b queryTerm) int { return strings.Compare(a.term, b.term) })
-	n, totalLen, err := readPostings(ctx, conn, qts)
+	n, totalLen, err := readPostings(ctx, conn, qts, func(i int, postings []byte) error {
+		qts[i].blobs = append(qts[i].blobs, bytes.Clone(postings))
+		return nil
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -675,18 +715,8 @@ func (ix *Index) lexical(ctx context.Context, query string, k int, opt SearchOpt
 	}
 	avgdl := float64(totalLen) / float64(n)
 
-	acc, _ := ix.accPool.Get().(*accumulator)
-	if acc == nil {
-		acc = &accumulator{}
-	}
-	defer func() {
-		for _, id := range acc.touched {
-			acc.scores[id] = 0
-			acc.content[id] = 0
-		}
-		acc.touched = acc.touched[:0]
-		ix.accPool.Put(acc)
-	}()
+	acc := ix.getAccumulator()
+	defer ix.putAccumulator(acc)
 	// unit is the score of an average-length section with every term once:
 	// RelevanceScore is the score over it. A term no section has counts in
 	// it with the weight of the rarest possible term, so a question about
