@@ -483,7 +483,7 @@ func (f Frame) negatedAbout(text string) bool {
 			continue
 		}
 		// "no increase shall exceed four percent" bounds the increase
-		if boundWithin(toks[i+1:min(i+4, len(toks))]) {
+		if boundWithin(toks[i+1 : min(i+4, len(toks))]) {
 			continue
 		}
 		for j := i + 1; j < len(toks) && j <= i+4; j++ {
