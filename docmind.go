@@ -146,7 +146,8 @@ const (
 // checkpoint author (WithAfterStep) or a caller resuming runs
 // (Pipeline.Runner) needs only this package. Every chains type that an
 // exported name here uses has its alias
-// (TestRootReexportsChainsTypesItUses checks it).
+// (TestRootReexportsModuleTypesItUses checks it, as for every package
+// of this module).
 type (
 	// Step is what the run loop reports after each completed node, to a
 	// WithAfterStep hook or an AfterEachStep hook: the node, the next
