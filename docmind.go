@@ -27,6 +27,7 @@ import (
 
 	"github.com/docmind/docmind/chains"
 	"github.com/docmind/docmind/judge"
+	"github.com/docmind/docmind/lexicon"
 	"github.com/docmind/docmind/schema"
 )
 
@@ -145,7 +146,8 @@ const (
 // checkpoint author (WithAfterStep) or a caller resuming runs
 // (Pipeline.Runner) needs only this package. Every chains type that an
 // exported name here uses has its alias
-// (TestRootReexportsChainsTypesItUses checks it).
+// (TestRootReexportsModuleTypesItUses checks it, as for every package
+// of this module).
 type (
 	// Step is what the run loop reports after each completed node, to a
 	// WithAfterStep hook or an AfterEachStep hook: the node, the next
@@ -257,12 +259,30 @@ func WithSections(secs []Section) Option {
 	}
 }
 
+// The corpus statistics the offline judge weights a question's terms by
+// (WithCorpus), re-exported from packages judge and lexicon so that an
+// author of their own Corpus needs only this package.
+type (
+	// Corpus is what the judge needs to know of the whole corpus the
+	// retriever searches: its size and how many of its sections mention a
+	// term (exactly, or through a synonym in a Thesaurus).
+	Corpus = judge.Corpus
+	// Thesaurus maps stemmed terms to their synonym groups.
+	Thesaurus = lexicon.Thesaurus
+	// LexiconEntry is one member of a Thesaurus's synonym group.
+	LexiconEntry = lexicon.Entry
+	// LexiconText is a stemmed view of a passage, for Thesaurus.Find.
+	LexiconText = lexicon.Text
+	// LexiconMatch says how a LexiconText mentions a stemmed term.
+	LexiconMatch = lexicon.Match
+)
+
 // WithCorpus gives the offline judge the statistics of the whole corpus
 // that a retriever set with WithRetriever searches, so it weights the
 // question's terms by their rarity in all the documents and recognises a
 // topic none of them mentions (WithSections does this by itself). A
 // persistent index provides them: WithCorpus(ix.Corpus()).
-func WithCorpus(c judge.Corpus) Option {
+func WithCorpus(c Corpus) Option {
 	return func(cfg *config) error { cfg.corpus = c; return nil }
 }
 

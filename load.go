@@ -15,9 +15,39 @@ import (
 	"github.com/docmind/docmind/loader"
 )
 
-// LoadReport says which files LoadDocuments read and which it skipped, and
-// why.
-type LoadReport = loader.Report
+// The loader's vocabulary, re-exported from packages loader and document
+// so that a caller of LoadDocuments or NewLoader needs only this package
+// (the loader's options, such as loader.WithParser, stay in package
+// loader).
+type (
+	// LoadReport says which files LoadDocuments read and which it skipped,
+	// and why.
+	LoadReport = loader.Report
+	// LoadedFile is a file that was loaded: its path, format, pages and
+	// sections.
+	LoadedFile = loader.FileReport
+	// SkippedFile is a file that was not loaded, and why.
+	SkippedFile = loader.Skipped
+	// Loader reads files and folders into sections; NewLoader returns one
+	// that reads every supported format.
+	Loader = loader.Loader
+	// LoaderOption configures a Loader (loader.WithParser,
+	// loader.WithChunking and the other options of package loader).
+	LoaderOption = loader.Option
+	// LoadProbe learns, from a file written to it in pieces, whether the
+	// Loader can section the file while reading it (Loader.NewProbe).
+	LoadProbe = loader.Probe
+	// TextStream sections a plain-text file while reading it
+	// (LoadProbe.Stream).
+	TextStream = loader.TextStream
+	// Document is a parsed document, in blocks, before it is split into
+	// sections (Loader.ParseFile, Loader.Split).
+	Document = document.Document
+	// DocumentBlock is one heading, paragraph or table of a Document.
+	DocumentBlock = document.Block
+	// BlockKind is the kind of a DocumentBlock.
+	BlockKind = document.Kind
+)
 
 // LoadDocuments reads the documents at path — a folder (recursively) or a
 // single file — and splits them into sections with titles and pages. It
@@ -41,15 +71,15 @@ func LoadDocuments(ctx context.Context, path string) ([]Section, LoadReport, err
 			return nil, LoadReport{}, err
 		}
 		secs := loader.Sections(doc, loader.SectionOptions{})
-		return secs, LoadReport{Files: []loader.FileReport{{Path: path, Format: doc.Format, Pages: doc.Pages, Sections: len(secs)}}}, nil
+		return secs, LoadReport{Files: []LoadedFile{{Path: path, Format: doc.Format, Pages: doc.Pages, Sections: len(secs)}}}, nil
 	}
 	return l.LoadDir(ctx, path)
 }
 
-// NewLoader returns a loader.Loader that reads every supported format, and
-// a function that releases it. The PDF engine (PDFium compiled to
+// NewLoader returns a Loader that reads every supported format, and a
+// function that releases it. The PDF engine (PDFium compiled to
 // WebAssembly) starts only when the first PDF is read.
-func NewLoader(opts ...loader.Option) (*loader.Loader, func()) {
+func NewLoader(opts ...LoaderOption) (*Loader, func()) {
 	lp := &lazyPDF{}
 	base := []loader.Option{
 		loader.WithParser(formats.PDF, lp),

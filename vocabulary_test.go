@@ -1,12 +1,17 @@
 package docmind_test
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"maps"
+	"path"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -119,17 +124,21 @@ func receiverName(recv *ast.FieldList) string {
 
 // exportedSignatures calls visit with the owner and the type expression of
 // each exported signature of a package: a function's or an exported
-// type's method's parameters and results (owner: the receiver type, "" for
-// a function), an exported type's definition or, for a struct, its
-// exported fields (owner: the type), and an exported variable's declared
-// type. An alias is passed whole, with the alias's name as owner.
+// type's method's parameters and results (owner: the receiver type, the
+// function's name for a function), an exported type's definition or, for
+// a struct, its exported fields (owner: the type), and an exported
+// variable's declared type (owner: the variable). An alias is passed
+// whole, with the alias's name as owner.
 func exportedSignatures(files []*ast.File, visit func(owner string, ts *ast.TypeSpec, typ ast.Expr)) {
 	for _, f := range files {
 		for _, d := range f.Decls {
 			switch d := d.(type) {
 			case *ast.FuncDecl:
-				recv := receiverName(d.Recv)
-				if d.Name.IsExported() && (d.Recv == nil || recv != "") {
+				switch recv := receiverName(d.Recv); {
+				case !d.Name.IsExported():
+				case d.Recv == nil:
+					visit(d.Name.Name, nil, d.Type)
+				case recv != "":
 					visit(recv, nil, d.Type)
 				}
 			case *ast.GenDecl:
@@ -151,7 +160,7 @@ func exportedSignatures(files []*ast.File, visit func(owner string, ts *ast.Type
 						}
 					case *ast.ValueSpec:
 						if sp.Type != nil && sp.Names[0].IsExported() {
-							visit("", nil, sp.Type)
+							visit(sp.Names[0].Name, nil, sp.Type)
 						}
 					}
 				}
@@ -160,101 +169,156 @@ func exportedSignatures(files []*ast.File, visit func(owner string, ts *ast.Type
 	}
 }
 
-// chainsTypes returns package chains's exported types, each with the
-// package's other exported types its exported fields and methods'
-// signatures use: what a caller holding a value of it needs to name.
-func chainsTypes(t *testing.T) map[string][]string {
-	t.Helper()
-	files := parseNonTestFiles(t, "chains")
-	types := map[string][]string{}
+// module is the import path of this module: the root package's
+// vocabulary covers the types of every package under it.
+const module = "github.com/docmind/docmind"
+
+// typeName names an exported type of a package of this module.
+type typeName struct{ pkg, name string } // pkg: import path
+
+func (n typeName) String() string { return path.Base(n.pkg) + "." + n.name }
+
+// moduleImports maps the names under which file f imports packages of
+// this module to their import paths.
+func moduleImports(f *ast.File) map[string]string {
+	imports := map[string]string{}
+	for _, im := range f.Imports {
+		p, _ := strconv.Unquote(im.Path.Value)
+		if !strings.HasPrefix(p, module+"/") {
+			continue
+		}
+		name := path.Base(p)
+		if im.Name != nil {
+			name = im.Name.Name
+		}
+		imports[name] = p
+	}
+	return imports
+}
+
+// typeRefs returns the types of this module that typ names: those of other
+// packages through the names in imports, those of package pkg (local) by
+// their bare names. Field and parameter names are not types.
+func typeRefs(typ ast.Expr, pkg string, local map[string]bool, imports map[string]string) []typeName {
+	var refs []typeName
+	var inspect func(ast.Node) bool
+	inspect = func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.Field:
+			ast.Inspect(n.Type, inspect)
+			return false
+		case *ast.SelectorExpr:
+			if id, ok := n.X.(*ast.Ident); ok && imports[id.Name] != "" {
+				refs = append(refs, typeName{imports[id.Name], n.Sel.Name})
+			}
+			return false
+		case *ast.Ident:
+			if local[n.Name] {
+				refs = append(refs, typeName{pkg, n.Name})
+			}
+		}
+		return true
+	}
+	ast.Inspect(typ, inspect)
+	return refs
+}
+
+// moduleTypes reads the packages of this module on demand: for each
+// exported type, the module's types its definition, exported fields and
+// methods' signatures name, which a caller holding a value of it needs to
+// name too.
+type moduleTypes struct {
+	t    *testing.T
+	pkgs map[string]map[string][]typeName // import path -> type -> uses
+}
+
+// uses returns the types t uses, and whether t is a type at all (a
+// selector in a signature may name a constant, as in an array length).
+func (m *moduleTypes) uses(t typeName) ([]typeName, bool) {
+	types, ok := m.pkgs[t.pkg]
+	if !ok {
+		types = m.read(t.pkg)
+		m.pkgs[t.pkg] = types
+	}
+	uses, isType := types[t.name]
+	return uses, isType
+}
+
+// read parses package pkg: its exported types, each with the types it uses.
+func (m *moduleTypes) read(pkg string) map[string][]typeName {
+	files := parseNonTestFiles(m.t, strings.TrimPrefix(pkg, module+"/"))
+	local, types := map[string]bool{}, map[string][]typeName{}
 	for _, f := range files {
 		for name, obj := range f.Scope.Objects {
 			if obj.Kind == ast.Typ && ast.IsExported(name) {
-				types[name] = nil
+				local[name], types[name] = true, nil
 			}
 		}
 	}
-	exportedSignatures(files, func(owner string, _ *ast.TypeSpec, typ ast.Expr) {
-		if _, ok := types[owner]; !ok {
-			return
-		}
-		ast.Inspect(typ, func(n ast.Node) bool {
-			switch n := n.(type) {
-			case *ast.SelectorExpr:
-				return false // another package's name
-			case *ast.Ident:
-				if _, ok := types[n.Name]; ok && n.Name != owner {
-					types[owner] = append(types[owner], n.Name)
+	for _, f := range files {
+		imports := moduleImports(f)
+		exportedSignatures([]*ast.File{f}, func(owner string, _ *ast.TypeSpec, typ ast.Expr) {
+			if !local[owner] {
+				return
+			}
+			for _, r := range typeRefs(typ, pkg, local, imports) {
+				if r != (typeName{pkg, owner}) {
+					types[owner] = append(types[owner], r)
 				}
 			}
-			return true
 		})
-	})
+	}
 	return types
 }
 
 // The root package's exported signatures speak only its own vocabulary,
-// as TestRootReexportsSchema makes them for schema: every type of package
-// chains they use (Pipeline.Runner's *Runner, WithAfterStep's Step), and
-// every chains type those types' exported fields and methods use in turn
-// (Runner.Run's RunOption), has an alias in package docmind, so that go
-// doc of the root package does not send a checkpoint author to chains.
-func TestRootReexportsChainsTypesItUses(t *testing.T) {
-	types := chainsTypes(t)
-	if len(types) < 3 {
-		t.Fatalf("read only %d types from package chains", len(types))
-	}
-	const chainsPath = `"github.com/docmind/docmind/chains"`
-	used, aliased := map[string]bool{}, map[string]bool{}
+// as TestRootReexportsSchema makes them for schema: every type of another
+// package of this module that they use (Pipeline.Runner's chains.Runner,
+// WithCorpus's judge.Corpus, NewLoader's loader.Loader), and every such
+// type that those types' exported fields and methods use in turn
+// (Runner.Run's chains.RunOption), has an alias in package docmind, so
+// that go doc of the root package sends no user to another package.
+func TestRootReexportsModuleTypesItUses(t *testing.T) {
+	m := &moduleTypes{t: t, pkgs: map[string]map[string][]typeName{}}
+	used := map[typeName]string{} // -> the root name using it
+	aliased := map[typeName]bool{}
 	for _, f := range parseNonTestFiles(t, ".") {
-		pkg := ""
-		for _, im := range f.Imports {
-			if im.Path.Value == chainsPath {
-				pkg = "chains"
-				if im.Name != nil {
-					pkg = im.Name.Name
+		imports := moduleImports(f)
+		exportedSignatures([]*ast.File{f}, func(owner string, ts *ast.TypeSpec, typ ast.Expr) {
+			for _, r := range typeRefs(typ, module, nil, imports) {
+				if _, isType := m.uses(r); !isType {
+					continue
+				}
+				if used[r] == "" {
+					used[r] = owner
+				}
+				_, bare := typ.(*ast.SelectorExpr) // Name = pkg.Type
+				if ts != nil && ts.Assign.IsValid() && bare {
+					aliased[r] = true
 				}
 			}
-		}
-		if pkg == "" {
-			continue
-		}
-		exportedSignatures([]*ast.File{f}, func(_ string, ts *ast.TypeSpec, typ ast.Expr) {
-			ast.Inspect(typ, func(n ast.Node) bool {
-				sel, ok := n.(*ast.SelectorExpr)
-				if !ok {
-					return true
-				}
-				if id, ok := sel.X.(*ast.Ident); ok && id.Name == pkg {
-					if _, isType := types[sel.Sel.Name]; isType {
-						used[sel.Sel.Name] = true
-						if ts != nil && ts.Assign.IsValid() && n == ts.Type {
-							aliased[sel.Sel.Name] = true
-						}
-					}
-				}
-				return false
-			})
 		})
 	}
-	if len(used) == 0 {
-		t.Fatal("found no chains type in the root package's exported names")
+	if len(used) < 3 {
+		t.Fatalf("found only %d types of this module in the root package's exported names", len(used))
 	}
-	seen := map[string]bool{}
-	var visit func(name string)
-	visit = func(name string) {
-		if seen[name] {
+	seen := map[typeName]bool{}
+	var visit func(typ typeName, user string)
+	visit = func(typ typeName, user string) {
+		uses, isType := m.uses(typ)
+		if seen[typ] || !isType {
 			return
 		}
-		seen[name] = true
-		if !aliased[name] {
-			t.Errorf("chains.%s is used by the root package's exported names but has no alias in package docmind", name)
+		seen[typ] = true
+		if !aliased[typ] {
+			t.Errorf("%s is used by %s but has no alias in package docmind", typ, user)
 		}
-		for _, dep := range types[name] {
-			visit(dep)
+		for _, u := range uses {
+			visit(u, typ.String())
 		}
 	}
-	for name := range used {
-		visit(name)
+	byName := func(a, b typeName) int { return cmp.Compare(a.String(), b.String()) }
+	for _, typ := range slices.SortedFunc(maps.Keys(used), byName) {
+		visit(typ, "docmind."+used[typ])
 	}
 }
