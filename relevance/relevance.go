@@ -235,13 +235,13 @@ func Analyze(question string) Frame {
 	f.FocusWords = map[string]string{}
 	for _, w := range textproc.ContentWords(wordvec.Fold(question)) {
 		t := textproc.Stem(w)
-		if seen[t] || entityStems[t] || formWords[t] || hasDigit(t) || seenP[t] || months[t] {
+		if seen[t] || entityStems[t] || formWords[t] || hasDigit(t) || seenP[t] || months[t] || months[w] {
 			continue
 		}
 		// the ordinal of a quarter the question names is part of the
 		// period ("the second quarter of 2023" is q2)
 		if f.Type == TypeDuration && durationVerbs[t] || len(f.Periods) > 0 && periodQualifiers[t] ||
-			ordinals[w] != "" && seenP["q"+ordinals[w]] {
+			ordinals[w] != "" && seenP["q"+ordinals[w]] || len(f.Periods) > 0 && spelledNum[w] && nextIsPeriodUnit(question, w) {
 			continue
 		}
 		seen[t] = true
@@ -311,10 +311,22 @@ func (f Frame) missingCompound(parts ...string) string {
 	return ""
 }
 
+// nextIsPeriodUnit reports whether word w of question is followed by a
+// unit of a period ("three months ended October 31, 2022").
+func nextIsPeriodUnit(question, w string) bool {
+	toks := textproc.Tokens(wordvec.Fold(question))
+	for i := 0; i+1 < len(toks); i++ {
+		if toks[i] == w && periodUnits[toks[i+1]] {
+			return true
+		}
+	}
+	return false
+}
+
 // periodQualifiers are stems of the words that say which kind of period
 // a question names ("fiscal 2023", "calendar year 2022"): part of the
 // period, not of the subject, when the question names one.
-var periodQualifiers = wordlists.Set(`fiscal calendar financi year quarter`)
+var periodQualifiers = wordlists.Set(`fiscal calendar financi year quarter month week end`)
 
 // durationVerbs are the verbs a question about a duration asks with
 // ("how long does it last / take / run").

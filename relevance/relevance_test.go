@@ -19,6 +19,16 @@ func TestAnalyze(t *testing.T) {
 	if f := Analyze("What gross margin did Intel forecast for the second quarter of 2023?"); !reflect.DeepEqual(f.Focus, []string{"gross", "margin", "forecast"}) {
 		t.Errorf("the ordinal of a quarter is part of the period: focus %q", f.Focus)
 	}
+	// a period's wording is not the subject: "the year ended May 31,
+	// 2023", "the three months ended October 31, 2022"
+	for q, want := range map[string][]string{
+		"What was FedEx's consolidated revenue for fiscal 2023 (the year ended May 31, 2023)?": {"consolid", "revenu"},
+		"What were Salesforce's total revenues for the three months ended October 31, 2022?":   {"revenu"},
+	} {
+		if f := Analyze(q); !reflect.DeepEqual(f.Focus, want) {
+			t.Errorf("%q: focus %q, want %q", q, f.Focus, want)
+		}
+	}
 	if f := Analyze("What happens if an invoice is unpaid?"); len(f.Focus) != 2 {
 		t.Errorf("\"what happens\" frames the question: focus %q", f.Focus)
 	}
