@@ -77,6 +77,17 @@ func (g *Offline) answering(req schema.GenerateRequest, cands []candidate) []can
 	checks.Focus = false
 	var out []candidate
 	sents := map[int][]string{}
+	// when a row names the measure asked for, the rows beside it that do
+	// not are other measures however few values they hold
+	named := false
+	if frame.AsksFigure() {
+		for _, c := range cands {
+			if frame.TableRow(c.text) != "" {
+				named = true
+				break
+			}
+		}
+	}
 	for _, c := range cands {
 		s := req.Sections[c.section]
 		ss, ok := sents[c.section]
@@ -99,7 +110,7 @@ func (g *Offline) answering(req schema.GenerateRequest, cands []candidate) []can
 		// a row of a table answers what a measure was only when its
 		// label names that measure: "Total Operating Expenses 36,861"
 		// beside "Total revenues 49,954" does not answer for revenues
-		if rc.Row && frame.AsksFigure() && c.text != "" && frame.TableRow(c.text) == "" && relevance.Tabular(c.text) {
+		if rc.Row && frame.AsksFigure() && frame.TableRow(c.text) == "" && (named || relevance.Tabular(c.text)) {
 			continue
 		}
 		out = append(out, c)

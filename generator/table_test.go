@@ -55,4 +55,13 @@ func TestGenerateTableRowsInTheirDocument(t *testing.T) {
 	if strings.Contains(a, "Operating Expenses 36,861") {
 		t.Errorf("a row of another measure pads the answer:\n%s", a)
 	}
+	// nor is a row of one value beside the row that names the measure
+	// (FedEx's 2023 10-K, page 48, as the PDF loader reads it)
+	fedex := doc(schema.Section{ID: "fedex", Title: "CONSOLIDATED RESULTS", Page: 48,
+		Content: "2023 2022 Percent Change Consolidated revenue $ 90,155 $ 93,512 (4 ) Operating income (loss): FedEx Express segment $ 1,388 $ 2,913 (52 ) Corporate, other, and eliminations (1,217 ) (1,083 )"})
+	fedex.DocEntity, fedex.DocTitle, fedex.DocPeriod = "FedEx Corporation", "FedEx Corporation Form 10-K", "fiscal year ended May 31, 2023"
+	a = generate(t, "What was FedEx's consolidated revenue for fiscal 2023?", []schema.Section{fedex})
+	if !strings.Contains(a, "Consolidated revenue $90,155") || strings.Contains(a, "eliminations") {
+		t.Errorf("answer:\n%s", a)
+	}
 }

@@ -743,6 +743,20 @@ func (f Frame) Check(c Context, ch Checks, match Matcher, weight Weigher) Result
 			}
 		}
 	}
+	// a row of a table is about what its label says: a name the question
+	// uses that the document is not about (a segment, a product, a
+	// region) must be in the row's label or its group's, not only in the
+	// rows around it ("Total net revenue $11,715" beside "Mobileye $458"
+	// does not answer for Mobileye)
+	if ch.Entity && c.Row && valueShare(c.Claim) >= minValueShare {
+		label := NewText(c.Scope + "\n" + rowLabel(c.Claim) + "\n" + c.Heading)
+		for i, e := range f.Entities {
+			toks := f.entityTokens[i]
+			if len(toks) > 0 && !doc.hasPhrase(toks) && !label.hasPhrase(toks) {
+				res.Findings = append(res.Findings, Finding{"entity", fmt.Sprintf("the answer's row is not about %q, which the question asks about", e)})
+			}
+		}
+	}
 	if ch.Period {
 		for _, p := range f.Periods {
 			if !around.hasPeriod(p) && !doc.hasPeriod(p) {

@@ -210,6 +210,10 @@ func TestMeasureAsNamed(t *testing.T) {
 			"GAAP* Non-GAAP* Approximately Approximately Revenue $11.5-12.5 billion $11.5-12.5 billion^ Gross margin 33.2% 37.5%", "Business Outlook", "", ""},
 		{"non-GAAP only, GAAP asked for", "What GAAP gross margin percentage did Intel forecast for fiscal 2023?",
 			"Non-GAAP gross margin 37.5%", "Business Outlook", "", "scope"},
+		{"the company's total for a segment", "What was Mobileye's revenue in Intel's first quarter of 2023?",
+			"Total net revenue $11,715 $18,353", "Q1 2023 Business Highlights", "Revenue: Client Computing $5,767 $9,295 Mobileye $458 $394 Total net revenue $11,715 $18,353", "entity"},
+		{"the segment's row", "What was Mobileye's revenue in Intel's first quarter of 2023?",
+			"Revenue: Mobileye $458 $394", "Q1 2023 Business Highlights", "Revenue: Client Computing $5,767 $9,295 Mobileye $458 $394 Total net revenue $11,715 $18,353", ""},
 		{"a pro forma figure asked for", "What was Oracle's pro forma net income for fiscal 2023?", "Net income $8,456 $4,988",
 			"Unaudited Pro Forma Financial Information", "Net income $8,456 $4,988", ""},
 	} {
@@ -220,6 +224,13 @@ func TestMeasureAsNamed(t *testing.T) {
 		case tt.fail != "" && !hasCheck(res, tt.fail):
 			t.Errorf("%s: want a %s finding, got %v", tt.name, tt.fail, res.Findings)
 		}
+	}
+	// the rows around a row do not make it about what they name
+	intel := "Revenue: Client Computing $5,767 $9,295 Mobileye $458 $394 Total net revenue $11,715 $18,353"
+	c := Context{Claim: "Total net revenue $11,715 $18,353", Passage: intel, Heading: "Q1 2023 Business Highlights", Document: "Intel Corporation\nfirst quarter 2023"}
+	c.Scope, c.Row = RowScope(intel, c.Claim)
+	if res := Analyze("What was Mobileye's revenue in Intel's first quarter of 2023?").Check(c, AllChecks(0.5), nil, nil); !hasCheck(res, "entity") {
+		t.Errorf("the company's total answers for a segment named in the rows beside it: %v", res.Findings)
 	}
 	// a table's unit is not a figure
 	if states(Analyze("What was FedEx Express's total jet fuel cost in fiscal 2023?"), "Total Jet Fuel Cost (in millions)") {
