@@ -222,14 +222,14 @@ func (g *Offline) answer(req schema.GenerateRequest, d *schema.Decomposition) st
 			// before one that only shares its words
 			subReq := req
 			subReq.Query = q
-			answers := map[int]bool{}
+			answers := map[[2]int]bool{}
 			for _, c := range g.answering(subReq, cands) {
-				answers[c.section<<20|c.pos] = true
+				answers[[2]int{c.section, c.pos}] = true
 			}
 			best, bestScore, bestAnswers := -1, 0.0, false
 			for i, c := range cands {
 				s := g.score(c.text, req.Sections[c.section], sub)
-				a := answers[c.section<<20|c.pos] && !chosen[i]
+				a := answers[[2]int{c.section, c.pos}] && !chosen[i]
 				if s >= g.minScore && (a && !bestAnswers || a == bestAnswers && s > bestScore) {
 					best, bestScore, bestAnswers = i, s, a
 				}

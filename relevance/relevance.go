@@ -278,8 +278,8 @@ var (
 	rePerWord = regexp.MustCompile(`(?i)\bper\b|/`)
 )
 
-// figureTypes are the answer types of a question asking what a measure
-// was: its name must be stated as the question names it.
+// figureType reports whether t is the answer type of a question asking
+// what a measure was: its name must be stated as the question names it.
 func figureType(t AnswerType) bool { return t == TypeAmount || t == TypeCount || t == TypePercent }
 
 // missingCompound returns the first of the question's compound names
@@ -673,7 +673,7 @@ func (x Text) hasPeriod(p string) bool {
 	// a month abbreviated before a day ("Three Months Ended Apr 1, 2023")
 	if abbr := monthAbbreviations[p]; abbr != "" {
 		for _, m := range reMonthDay.FindAllStringSubmatch(x.raw, -1) {
-			if strings.ToLower(m[1]) == abbr || strings.ToLower(m[1]) == "sept" && abbr == "sep" {
+			if m := strings.ToLower(m[1]); m == abbr || m == "sept" && abbr == "sep" {
 				return true
 			}
 		}
@@ -686,7 +686,7 @@ func (x Text) hasPeriod(p string) bool {
 var (
 	monthAbbreviations = map[string]string{"january": "jan", "february": "feb", "march": "mar", "april": "apr",
 		"june": "jun", "july": "jul", "august": "aug", "september": "sep", "october": "oct", "november": "nov", "december": "dec"}
-	reMonthDay = regexp.MustCompile(`\b(Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sept|Sep|Oct|Nov|Dec|JAN|FEB|MAR|APR|JUN|JUL|AUG|SEPT|SEP|OCT|NOV|DEC)\.?\s+\d{1,2}\b`)
+	reMonthDay = regexp.MustCompile(`\b(Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sept|Sep|Oct|Nov|Dec|JAN|FEB|MAR|APR|JUN|JUL|AUG|SEPT|SEP|OCT|NOV|DEC)\.?\s+\d{1,2}\b`) // not "may 1", nor lower case "mar"
 )
 
 // Checks names the checks to run; the zero value runs none.
