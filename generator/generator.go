@@ -79,10 +79,11 @@ func (g *Offline) answering(req schema.GenerateRequest, cands []candidate) []can
 	sents := map[int][]string{}
 	// when a row names the measure asked for, the rows beside it that do
 	// not are other measures however few values they hold
+	names := func(c candidate) bool { return frame.NamesRow(req.Sections[c.section].Content, c.text) }
 	named := false
 	if frame.AsksFigure() {
 		for _, c := range cands {
-			if frame.TableRow(c.text) != "" {
+			if names(c) {
 				named = true
 				break
 			}
@@ -110,7 +111,7 @@ func (g *Offline) answering(req schema.GenerateRequest, cands []candidate) []can
 		// a row of a table answers what a measure was only when its
 		// label names that measure: "Total Operating Expenses 36,861"
 		// beside "Total revenues 49,954" does not answer for revenues
-		if rc.Row && frame.AsksFigure() && frame.TableRow(c.text) == "" && (named || relevance.Tabular(c.text)) {
+		if rc.Row && frame.AsksFigure() && !names(c) && (named || relevance.Tabular(c.text)) {
 			continue
 		}
 		out = append(out, c)

@@ -64,4 +64,21 @@ func TestGenerateTableRowsInTheirDocument(t *testing.T) {
 	if !strings.Contains(a, "Consolidated revenue $90,155") || strings.Contains(a, "eliminations") {
 		t.Errorf("answer:\n%s", a)
 	}
+	// a row names what its group's label does: "General and
+	// administrative" under "Operating expenses:" is the expense asked
+	// for, and the prose that repeats the question's period is not
+	// (eBay's first-quarter 2023 earnings release, pages 2 and 8)
+	ebay := func(s schema.Section) schema.Section {
+		s.Source, s.DocTitle, s.DocEntity, s.DocPeriod = "EBAY_2023Q1_EARNINGS.pdf", "eBay Inc. Reports First Quarter 2023 Results", "eBay Inc.", "first quarter 2023"
+		return s
+	}
+	a = generate(t, "What were eBay's general and administrative expenses in the first quarter of 2023?", []schema.Section{
+		ebay(schema.Section{ID: "highlights", Title: "Business Highlights", Page: 2,
+			Content: "eBay's first-party advertising products delivered $285 million of revenue in the first quarter, up 27% on an as-reported basis."}),
+		ebay(schema.Section{ID: "income", Title: "Forward-Looking Statements", Page: 8,
+			Content: "Net revenues $ 2,510 $ 2,483 Cost of net revenues (1) 700 689 Gross profit 1,810 1,794 Operating expenses: Sales and marketing (1) 511 478 Product development (1) 352 301 General and administrative (1) 297 226 Provision for transaction losses 84 96 Total operating expenses 1,252 1,102"}),
+	})
+	if !strings.HasPrefix(a, "General and administrative (1) 297 226") || strings.Contains(a, "advertising") || strings.Contains(a, "511") {
+		t.Errorf("answer:\n%s", a)
+	}
 }

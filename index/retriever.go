@@ -32,7 +32,7 @@ const (
 	// the floor may join a set that would otherwise repeat the rejected one.
 	widenRatio = 0.5
 	// DefaultTableRows is Retriever.TableRows of NewRetriever.
-	DefaultTableRows = 20
+	DefaultTableRows = 40
 )
 
 // Retriever implements schema.Retriever over any langchaingo
@@ -60,7 +60,10 @@ type Retriever struct {
 	// "Total revenues 49,954 …" for "What were Oracle's total revenues in
 	// fiscal 2023?") when none of the best TopK sections holds one; the
 	// best such section then takes the last place. BM25 ranks such a
-	// table below prose that repeats the measure's name. 0 turns it off;
+	// table below prose that repeats the measure's name, and a statement
+	// cut from its caption by the sectioning lower still (eBay's income
+	// statement, 26th for its general and administrative expenses). 0
+	// turns it off;
 	// NewRetriever sets DefaultTableRows.
 	TableRows int
 }

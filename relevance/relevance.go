@@ -782,7 +782,7 @@ func (f Frame) Check(c Context, ch Checks, match Matcher, weight Weigher) Result
 		parts := []string{c.Claim, c.Heading}
 		row := c.Row && valueShare(c.Claim) >= minValueShare
 		if row {
-			parts = []string{ownLabel(c.Claim), c.Heading, c.Scope + " " + ownLabel(c.Claim)}
+			parts = []string{ownLabel(c.Claim), c.Heading, c.Scope + " " + ownLabel(c.Claim), inherited(ownLabel(c.Claim), c.Scope)}
 		}
 		if m := f.missingCompound(parts...); m != "" && (row || !Tabular(c.Claim)) {
 			res.Findings = append(res.Findings, Finding{"focus", fmt.Sprintf("the answer does not state the %s the question asks for", m)})
@@ -810,7 +810,13 @@ func (f Frame) Check(c Context, ch Checks, match Matcher, weight Weigher) Result
 		subject = NewText(c.Claim + "\n" + c.Scope + "\n" + c.Heading)
 	}
 	res.Focus, res.MissingFocus, _ = f.focus(subject, match, weight)
-	res.ClaimFocus, _, _ = f.focus(NewText(c.Claim+"\n"+c.Heading), match, weight)
+	// a row states its group's head noun ("General and administrative
+	// 297" under "Operating expenses:" states an expense)
+	claim := c.Claim
+	if c.Row {
+		claim = inherited(c.Claim, c.Scope)
+	}
+	res.ClaimFocus, _, _ = f.focus(NewText(claim+"\n"+c.Heading), match, weight)
 	res.ExactFocus, _, res.MaxMissing = f.focus(subject, nil, weight)
 	if ch.Focus && res.Focus < ch.MinFocus {
 		res.Findings = append(res.Findings, Finding{"focus", fmt.Sprintf("the answer does not address %s", quoteList(res.MissingFocus))})
@@ -826,7 +832,7 @@ func (f Frame) Check(c Context, ch Checks, match Matcher, weight Weigher) Result
 		}
 	}
 	if ch.Scope && c.Row {
-		if n := f.narrowedBy(c.Scope); len(n) > 0 {
+		if n := f.narrowedBy(c.Scope); len(n) > 0 && !f.completes(ownLabel(c.Claim), c.Scope) {
 			res.Findings = append(res.Findings, Finding{"scope", fmt.Sprintf("the answer's row is under %q, a part the question does not ask about", c.Scope)})
 		} else if label := ownLabel(c.Claim); f.memberRow(label, c.Scope) {
 			res.Findings = append(res.Findings, Finding{"scope", fmt.Sprintf("the answer's row %q is one part of %q", label, c.Scope)})

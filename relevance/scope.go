@@ -283,6 +283,54 @@ func (f Frame) TableRow(content string) string {
 	return ""
 }
 
+// inherited is a row's label with its group's head noun, the last word
+// of the group's label: a row "General and administrative" under
+// "Operating expenses:" states "General and administrative expenses".
+func inherited(label, scope string) string {
+	ws := strings.Fields(scope)
+	if len(ws) == 0 {
+		return label
+	}
+	return label + " " + ws[len(ws)-1]
+}
+
+// NamesRow reports whether row, one row of a table in content, names the
+// measure a figure question asks for (see TableRow): by its own label, or
+// by its label and its group's head noun when together they state one of
+// the question's compound names ("General and administrative 297" under
+// "Operating expenses:" for general and administrative expenses).
+func (f Frame) NamesRow(content, row string) bool {
+	if f.TableRow(row) != "" {
+		return true
+	}
+	scope, isRow := RowScope(content, row)
+	label := ownLabel(row)
+	if !isRow || scope == "" || strings.Contains(rowLabel(row), ":") || !f.completes(label, scope) {
+		return false
+	}
+	return f.TableRow(scope+": "+row) != ""
+}
+
+// completes reports whether a row's label completes one of the question's
+// compound measure names with its group's head noun: "General and
+// administrative" under "Operating expenses:" names the "administrative
+// expenses" asked about, so "Operating" names the category the row
+// belongs to, not a part of the measure.
+func (f Frame) completes(label, scope string) bool {
+	ws := strings.Fields(scope)
+	if len(ws) == 0 || len(f.compounds) == 0 {
+		return false
+	}
+	head := textproc.Stem(wordvec.Fold(strings.ToLower(strings.Trim(ws[len(ws)-1], ":,;"))))
+	own := NewText(label)
+	for _, c := range f.compounds {
+		if c[1] == head && own.stems[c[0]] && !own.stems[c[1]] {
+			return true
+		}
+	}
+	return false
+}
+
 // clauseWords reports whether words read as prose rather than a row's
 // label: one ends a clause or a sentence ("In reported currency, Cerner
 // contributed"), where "U.S." is an abbreviation.
@@ -314,7 +362,7 @@ func (f Frame) rowNames(content, label string) bool {
 			return false
 		}
 	}
-	if f.missingCompound(label, scope+" "+label) != "" || len(f.narrowedBy(scope)) > 0 {
+	if f.missingCompound(label, scope+" "+label, inherited(label, scope)) != "" || len(f.narrowedBy(scope)) > 0 && !f.completes(label, scope) {
 		return false
 	}
 	return !f.memberRow(label, scope)

@@ -238,6 +238,10 @@ func TestMeasureAsNamed(t *testing.T) {
 	}
 }
 
+// statementTable is an income statement as the PDF loader flattens it
+// (eBay's first-quarter 2023 earnings release, page 8).
+const statementTable = "Net revenues $ 2,510 $ 2,483 Cost of net revenues (1) 700 689 Gross profit 1,810 1,794 Operating expenses: Sales and marketing (1) 511 478 Product development (1) 352 301 General and administrative (1) 297 226 Provision for transaction losses 84 96 Total operating expenses 1,252 1,102 Income from operations 558 692"
+
 func TestTableRow(t *testing.T) {
 	for _, tt := range []struct{ q, content, want string }{
 		{"What were Oracle's total revenues in fiscal 2023?", wholeTable, "Total revenues"},
@@ -248,6 +252,13 @@ func TestTableRow(t *testing.T) {
 		{"What were the total operating expenses in fiscal 2023?", wholeTable, "Total Operating Expenses"},
 		// no figure asked for
 		{"Why did Oracle's total revenues grow in fiscal 2023?", wholeTable, ""},
+		// a row names its group's head noun: "General and administrative"
+		// under "Operating expenses:" is the general and administrative
+		// expenses, and "Operating" is its category, not a narrower part
+		{"What were the general and administrative expenses in the first quarter of 2023?", statementTable, "General and administrative"},
+		{"What were the sales and marketing expenses in the first quarter of 2023?", statementTable, "Operating expenses: Sales and marketing"},
+		// but a group still narrows a measure its rows do not complete
+		{"What were the total operating expenses in the first quarter of 2023?", statementTable, "Total operating expenses"},
 	} {
 		if got := Analyze(tt.q).TableRow(tt.content); got != tt.want {
 			t.Errorf("TableRow(%q, %.40q…) = %q, want %q", tt.q, tt.content, got, tt.want)
