@@ -3,6 +3,7 @@ package judge
 import (
 	"context"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -172,5 +173,37 @@ func TestGroupDocFreq(t *testing.T) {
 	}
 	if got := c.GroupDocFreq("uptime", nil); got != 0 {
 		t.Errorf("GroupDocFreq(uptime, nil) = %d, want 0 (exact only)", got)
+	}
+}
+
+// A section of a filing is about the organisation and period its document
+// names, though the section itself names neither; and "April 1, 2023" is
+// stated by a balance sheet dated "Apr 1, 2023" (Intel's first-quarter
+// 2023 earnings release, page 7).
+func TestKeyTermsInTheDocumentContext(t *testing.T) {
+	sec := schema.Section{ID: "bs", Title: "Business Highlights", Page: 7, Source: "INTEL_2023Q1_EARNINGS.pdf",
+		DocTitle: "Intel Reports First-Quarter 2023 Financial Results", DocEntity: "Intel Corporation", DocPeriod: "first quarter 2023",
+		Content: "(In Millions, Except Par Value; Unaudited) Apr 1, 2023 Dec 31, 2022 Assets Current assets: Cash and cash equivalents $ 8,232 $ 11,144 Short-term investments 5,847 4,187"}
+	req := schema.JudgeRequest{
+		Query:    "What were Intel's cash and cash equivalents as of April 1, 2023?",
+		Response: "Cash and cash equivalents $8,232 $11,144 (See Business Highlights, page 7)",
+		Sections: []schema.Section{sec},
+	}
+	a, err := Score(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.KeyTermCoverage < 1 {
+		t.Errorf("coverage %.2f, missing %v", a.KeyTermCoverage, a.MissingKeyTerms)
+	}
+	// another company's filing does not state Intel
+	other := sec
+	other.Source, other.DocTitle, other.DocEntity = "EBAY_2023Q1_EARNINGS.pdf", "eBay Inc. Reports First Quarter 2023 Results", "eBay Inc."
+	req.Sections = []schema.Section{other}
+	if a, err = Score(context.Background(), req); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(a.MissingKeyTerms, "intel") {
+		t.Errorf("missing %v, want intel", a.MissingKeyTerms)
 	}
 }

@@ -363,6 +363,7 @@ type preparedSection struct {
 	sentences []string
 	terms     []map[string]bool // per sentence
 	all       map[string]bool   // title and content
+	doc       map[string]bool   // the document's title, file name, organisation and period
 	text      string            // title and content
 	lex       lexicon.Text      // title and content, for synonym lookups (unset with claimGuardsOnly)
 }
@@ -386,6 +387,12 @@ func prepare(s schema.Section, withLex bool) preparedSection {
 	}
 	for _, t := range textproc.Terms(s.Title) {
 		p.all[t] = true
+	}
+	if withLex {
+		p.doc = map[string]bool{}
+		for _, t := range textproc.Terms(relevance.DocumentContext(s)) {
+			p.doc[t] = true
+		}
 	}
 	return p
 }
@@ -677,7 +684,9 @@ func (d *Offline) keyTerms(ctx context.Context, a *Assessment, req schema.JudgeR
 func (d *Offline) mentions(stems []string, p *preparedSection) lexicon.Match {
 	m := lexicon.ExactMatch
 	for _, st := range stems {
-		if p.all[st] {
+		// every section of a document is about the organisation and
+		// period the document names
+		if p.all[st] || p.doc[st] {
 			continue
 		}
 		if d.lex == nil || d.lex.Find(st, p.lex) == lexicon.NoMatch {
@@ -698,7 +707,11 @@ func (d *Offline) weightedCoverage(keyTerms []string, stems [][]string, weights 
 		total += weights[k]
 		best := lexicon.NoMatch
 		for _, p := range sections {
-			if m := d.mentions(stems[k], p); m > best {
+			m := d.mentions(stems[k], p)
+			if m == lexicon.NoMatch && relevance.StatesMonth(term, p.text) {
+				m = lexicon.ExactMatch // "April" as "Apr 1, 2023"
+			}
+			if m > best {
 				best = m
 				if m == lexicon.ExactMatch {
 					break

@@ -681,6 +681,16 @@ func (x Text) hasPeriod(p string) bool {
 	return false
 }
 
+// StatesMonth reports whether text names month (a month's full name,
+// "April"), in full or abbreviated before a day ("Apr 1, 2023").
+func StatesMonth(month, text string) bool {
+	m := wordvec.Fold(strings.ToLower(strings.TrimSpace(month)))
+	if monthAbbreviations[m] == "" && m != "may" {
+		return false
+	}
+	return NewText(text).hasPeriod(m)
+}
+
 // monthAbbreviations are the months' usual abbreviations; reMonthDay
 // matches one before a day ("Apr 1", "Sept. 30").
 var (
@@ -890,6 +900,25 @@ func standsAlone(text string, phrase []string) bool {
 // Edit internal/wordlists/complement_markers.txt.
 var complementMarkers = wordlists.Set(wordlists.Words("complement_markers")...)
 
+// ofPrepositions link a measure to what it is measured on ("Cost of
+// revenues", "Provision for income taxes", "Increase in cash").
+var ofPrepositions = wordlists.Set(`of in for on from`)
+
+// measureOf are the stems of nouns that name their own measure before an
+// ofPreposition: the measure nouns and nouns of change, not those that
+// state the quantity of what follows (quantityOf). Edit
+// internal/wordlists/measure_of.txt and quantity_of.txt.
+var measureOf = func() map[string]bool {
+	m := termSet("measure_of")
+	for t := range measureNouns {
+		m[t] = true
+	}
+	for t := range termSet("quantity_of") {
+		delete(m, t)
+	}
+	return m
+}()
+
 // complementOnly returns, for a table's row or text, the marker word when claim names the question's
 // focus, its first focus term the claim names at all, only right after a
 // complement marker the question does not use: "Income before provision
@@ -906,15 +935,25 @@ func (f Frame) complementOnly(claim string) string {
 	}
 	q := NewText(f.Question)
 	for _, head := range f.Focus {
-		marker, named := "", false
+		marker, named, last := "", false, 0
 		for i, st := range stems {
 			if st != head {
 				continue
 			}
-			named = true
+			if named && i-last <= 2 && (toks[i-1] == "and" || toks[i-1] == "or") {
+				last = i // "cash and cash equivalents": the same phrase
+				continue
+			}
+			named, last = true, i
 			j := i - 1
 			for j >= 0 && (toks[j] == "the" || toks[j] == "a" || toks[j] == "an") {
 				j--
+			}
+			// "Cost of revenues" states a cost, "Net increase in cash" a
+			// change: a measure of the focus, not the figure asked for
+			if j >= 1 && figureType(f.Type) && ofPrepositions[toks[j]] && measureOf[stems[j-1]] && !q.hasToken(toks[j-1]) {
+				marker = toks[j-1] + " " + toks[j]
+				continue
 			}
 			if j < 0 || !complementMarkers[toks[j]] || q.hasToken(toks[j]) {
 				return ""

@@ -155,6 +155,33 @@ func TestComplementOfAnotherMeasure(t *testing.T) {
 	if res := check("What was McDonald's income before provision for income taxes in 2022?", taxTable); hasCheck(res, "scope") {
 		t.Errorf("a question using the marker is rejected: %v", res.Findings)
 	}
+	// a measure of the measure asked for is another measure: a cost of
+	// revenues is a cost, an increase in cash a change; a quantity of it
+	// ("Total of", "Balance of") is the measure itself
+	revenues := "What were Salesforce's total revenues for the three months ended October 31, 2022?"
+	if res := check(revenues, "Cost of revenues $ 2,525 $ 2,233"); !hasCheck(res, "scope") {
+		t.Errorf("the cost of revenues answers for the revenues: %v", res.Findings)
+	}
+	if res := check("What were Intel's cash and cash equivalents as of April 1, 2023?", "Net increase (decrease) in cash and cash equivalents (2,912) 1,388"); !hasCheck(res, "scope") {
+		t.Errorf("a change in cash answers for the cash: %v", res.Findings)
+	}
+	for q, claim := range map[string]string{
+		revenues: "Total revenues $ 7,837 $ 6,863",
+		"What was the balance of cash and cash equivalents in 2022?":       "Balance of cash and cash equivalents $ 6,076 $ 5,464",
+		"What was the cost of revenues for the three months ended 2022?":   "Cost of revenues $ 2,525 $ 2,233",
+		"What were Intel's cash and cash equivalents as of April 1, 2023?": "Cash and cash equivalents, end of period $ 8,232 $ 6,215",
+	} {
+		if res := check(q, claim); hasCheck(res, "scope") {
+			t.Errorf("%q rejected for %q: %v", claim, q, res.Findings)
+		}
+	}
+	if got := Analyze(revenues).TableRow("Three Months Ended October 31, 2022 2021 Cost of revenues $ 2,525 $ 2,233 Total revenues $ 7,837 $ 6,863"); got != "Total revenues" {
+		t.Errorf("TableRow = %q, want the revenues' own row", got)
+	}
+	// not a figure question: a yes/no question is not about a measure
+	if res := check("Does FedEx Express hedge its jet fuel purchases?", "The following table sets forth FedEx Express's costs for jet fuel 2023 $ 4,515 2022 $ 3,927"); hasCheck(res, "scope") {
+		t.Errorf("a yes/no question read as asking for a figure: %v", res.Findings)
+	}
 	// in prose "after" is a time, not a bound
 	prose := "Before this election, the IPCC was led by Ismail El Gizouli, who was designated acting Chair after the resignation of Rajendra K. Pachauri in February 2015."
 	if res := Analyze("When did Pachauri resign as chair of the IPCC?").Check(Context{Claim: prose, Passage: prose}, AllChecks(0.5), nil, nil); hasCheck(res, "scope") {
