@@ -178,7 +178,9 @@ func (r *Retriever) Retrieve(ctx context.Context, req schema.RetrieveRequest) ([
 // of the ranking for query that holds a table row naming the figure the
 // question asks for (relevance.Frame.TableRow) in its last place, when no
 // section of out holds one; out unchanged otherwise, or when the question
-// does not ask what a measure was. Excluded sections, those of the
+// does not ask what a measure was. A section whose title states its
+// figures on another basis ("Unaudited Pro Forma Financial Information")
+// holds no such row (relevance.Frame.SectionRow). Excluded sections, those of the
 // previous pass and those under the floor are not taken.
 func (r *Retriever) withTableRow(ctx context.Context, query string, out []schema.Section, k int, floor float64,
 	excluded, prev map[string]bool) ([]schema.Section, error) {
@@ -188,7 +190,7 @@ func (r *Retriever) withTableRow(ctx context.Context, query string, out []schema
 	}
 	in := map[string]bool{}
 	for _, s := range out {
-		if frame.TableRow(s.Content) != "" {
+		if frame.SectionRow(s) != "" {
 			return out, nil
 		}
 		in[s.Key()] = true
@@ -200,7 +202,7 @@ func (r *Retriever) withTableRow(ctx context.Context, query string, out []schema
 	for _, d := range docs {
 		s := SectionFromDocument(d)
 		key := s.Key()
-		if in[key] || excluded[key] || prev[key] || s.RelevanceScore < floor || frame.TableRow(s.Content) == "" {
+		if in[key] || excluded[key] || prev[key] || s.RelevanceScore < floor || frame.SectionRow(s) == "" {
 			continue
 		}
 		if len(out) >= k {

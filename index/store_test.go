@@ -313,6 +313,41 @@ func TestRetrieverFindsTheTableRow(t *testing.T) {
 	}
 }
 
+// A row of pro forma figures does not state the reported one: a section
+// titled so among the best does not stop the search for the table that
+// states it (Oracle's fiscal 2023 Form 10-K: "Unaudited Pro Forma
+// Financial Information" ranked 2nd for its net income).
+func TestRetrieverLooksPastProFormaRows(t *testing.T) {
+	ctx := context.Background()
+	ix, _ := openTest(t)
+	secs := []schema.Section{
+		{Title: "Unaudited Pro Forma Financial Information", Page: 1, Content: "Net income for fiscal 2023 and net income for fiscal 2022 are presented below as if the acquisition had closed earlier. (in millions) 2023 2022 Total revenues $ 51,234 $ 48,112 Net income $ 8,722 $ 6,990"},
+		{Title: "Liquidity", Page: 2, Content: "Net income for fiscal 2023 is discussed with our cash flows, and net income drives operating cash flow."},
+		{Title: "Income Taxes", Page: 3, Content: "Our effective tax rate lowered net income in fiscal 2023 compared with net income in fiscal 2022."},
+		{Title: "Results", Page: 4, Content: "Net income grew in fiscal 2023 as net income from cloud services rose."},
+		{Title: "Consolidated Statements of Operations", Page: 5, Content: "Year Ended May 31 2023 2022 Total revenues $ 49,954 $ 42,440 Operating income 13,093 10,926 Net income $ 8,503 $ 6,717"},
+	}
+	if err := ix.PutDocument(ctx, Document{Path: "c.txt"}, secs); err != nil {
+		t.Fatal(err)
+	}
+	r := ix.Retriever()
+	r.TopK = 3
+	got, err := r.Retrieve(ctx, schema.RetrieveRequest{Query: "What was the net income for fiscal 2023?"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var titles []string
+	for _, s := range got {
+		titles = append(titles, s.Title)
+	}
+	if !slices.Contains(titles, "Unaudited Pro Forma Financial Information") {
+		t.Fatalf("the pro forma section is not among the best by BM25; the test proves nothing: %v", titles)
+	}
+	if titles[len(titles)-1] != "Consolidated Statements of Operations" {
+		t.Errorf("the statement of the reported net income is not in the last place: %v", titles)
+	}
+}
+
 func contents(ss []schema.Section) []string {
 	var out []string
 	for _, s := range ss {

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/docmind/docmind/internal/wordlists"
+	"github.com/docmind/docmind/schema"
 	"github.com/docmind/docmind/textproc"
 	"github.com/docmind/docmind/wordvec"
 )
@@ -292,6 +293,16 @@ func inherited(label, scope string) string {
 		return label
 	}
 	return label + " " + ws[len(ws)-1]
+}
+
+// SectionRow is TableRow over a section: "" too when the section's title
+// or heading path states the figures on another basis than the one the
+// question asks about ("Unaudited Pro Forma Financial Information").
+func (f Frame) SectionRow(s schema.Section) string {
+	if !f.AsksFigure() || f.otherBasis(HeadingContext(s)) != "" {
+		return ""
+	}
+	return f.TableRow(s.Content)
 }
 
 // NamesRow reports whether row, one row of a table in content, names the
