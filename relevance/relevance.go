@@ -229,13 +229,21 @@ func Analyze(question string) Frame {
 			entityStems[textproc.Stem(t)] = true
 		}
 	}
+	// the unit the answer is asked in ("in millions", "in thousands of
+	// dollars") says how to state the figure, not what it is of
+	unitStems := map[string]bool{}
+	for _, m := range reUnitSpec.FindAllString(wordvec.Fold(question), -1) {
+		for _, t := range textproc.Terms(m) {
+			unitStems[t] = true
+		}
+	}
 	// focus: content terms minus entities, periods, numbers and the words
 	// of the question form
 	seen := map[string]bool{}
 	f.FocusWords = map[string]string{}
 	for _, w := range textproc.ContentWords(wordvec.Fold(question)) {
 		t := textproc.Stem(w)
-		if seen[t] || entityStems[t] || formWords[t] || hasDigit(t) || seenP[t] || months[t] || months[w] {
+		if seen[t] || entityStems[t] || formWords[t] || hasDigit(t) || seenP[t] || months[t] || months[w] || unitStems[t] {
 			continue
 		}
 		// the ordinal of a quarter the question names is part of the
@@ -269,6 +277,12 @@ func Analyze(question string) Frame {
 	}
 	return f
 }
+
+// reUnitSpec matches the unit a question asks a figure in: "in
+// millions", "in thousands of dollars", "in U.S. dollars", "in percent",
+// ending the clause or before its next preposition or verb ("in millions
+// of homes" names homes).
+var reUnitSpec = regexp.MustCompile(`(?i)\bin\s+(?:(?:thousands|millions|billions|trillions)(?:\s+of\s+(?:u\.?s\.?\s+)?(?:dollars|euros|pounds|yen|shares|units))?|(?:u\.?s\.?\s+)?(?:dollars|euros|pounds|yen)|percent(?:age)?s?)(?:\s*(?:[,?.;)]|$)|\s+(?:for|in|at|during|as|did|does|do|was|were|is|are)\b)`)
 
 // reAsksPer matches a question about a measure per unit ("diluted
 // earnings per share", "revenue per square foot"); rePerWord the word

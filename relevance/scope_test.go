@@ -123,6 +123,21 @@ func TestPeriodQualifiersAreNotFocus(t *testing.T) {
 	}
 }
 
+// The unit a figure is asked in says how to state it, not what it is of.
+func TestUnitsAreNotFocus(t *testing.T) {
+	for q, want := range map[string][]string{
+		"What was Boston Properties' total revenue for 2015, in thousands of dollars?":       {"revenu"},
+		"What was Intel's headcount, in thousands, at the end of the first quarter of 2023?": {"headcount"},
+		"What was revenue in millions in 2023?":                                              {"revenu"},
+		// a scale before what it counts is the subject's
+		"How many people live in millions of homes?": {"peopl", "live", "million", "home"},
+	} {
+		if got := Analyze(q).Focus; !slices.Equal(got, want) {
+			t.Errorf("%q: focus %q, want %q", q, got, want)
+		}
+	}
+}
+
 func hasCheck(r Result, check string) bool {
 	for _, f := range r.Findings {
 		if f.Check == check {
