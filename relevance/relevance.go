@@ -278,6 +278,24 @@ func Analyze(question string) Frame {
 	return f
 }
 
+// reAsOf matches a question about a balance at a date ("as of
+// September 26, 2020", "at the end of 2015", "at May 31, 2023");
+// reOpening a row label of the balance at the beginning of its period
+// ("beginning balances", "Balance at beginning of year", "Opening
+// balance").
+var (
+	reAsOf    = regexp.MustCompile(`(?i)\b(?:as\s+of|at\s+the\s+end\s+of|at\s+(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d)`)
+	reOpening = regexp.MustCompile(`(?i)\b(?:beginning|opening|start)\b`)
+)
+
+// openingOnly reports whether a row labelled label states the balance at
+// the beginning of its period where the question asks for one at a date:
+// a statement's column "September 26, 2020" holds, in its row "beginning
+// balances", the balance of a year before.
+func (f Frame) openingOnly(label string) bool {
+	return label != "" && reAsOf.MatchString(f.Question) && reOpening.MatchString(label) && !reOpening.MatchString(f.Question)
+}
+
 // reUnitSpec matches the unit a question asks a figure in: "in
 // millions", "in thousands of dollars", "in U.S. dollars", "in percent",
 // ending the clause or before its next preposition or verb ("in millions
@@ -854,6 +872,9 @@ func (f Frame) Check(c Context, ch Checks, match Matcher, weight Weigher) Result
 		if w := f.complementOnly(c.Claim); w != "" {
 			res.Findings = append(res.Findings, Finding{"scope", fmt.Sprintf("the answer names what the question asks for only after %q: it states another measure", w)})
 		}
+	}
+	if ch.Scope && (c.Row || Tabular(c.Claim)) && f.openingOnly(rowLabel(c.Claim)) {
+		res.Findings = append(res.Findings, Finding{"period", "the answer's row states a balance at the beginning of its period, not at the date the question asks about"})
 	}
 	if ch.Scope && c.Row {
 		if n := f.narrowedBy(c.Scope); len(n) > 0 && !f.completes(ownLabel(c.Claim), c.Scope) {

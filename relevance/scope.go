@@ -373,7 +373,7 @@ func (f Frame) rowNames(content, label string) bool {
 			return false
 		}
 	}
-	if f.missingCompound(label, scope+" "+label, inherited(label, scope)) != "" || f.complementOnly(label) != "" || len(f.narrowedBy(scope)) > 0 && !f.completes(label, scope) {
+	if f.missingCompound(label, scope+" "+label, inherited(label, scope)) != "" || f.complementOnly(label) != "" || f.openingOnly(label) || len(f.narrowedBy(scope)) > 0 && !f.completes(label, scope) {
 		return false
 	}
 	return !f.memberRow(label, scope)

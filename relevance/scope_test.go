@@ -2,6 +2,7 @@ package relevance
 
 import (
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -319,5 +320,42 @@ func TestTabular(t *testing.T) {
 		if got := Tabular(text); got != want {
 			t.Errorf("Tabular(%.50q) = %v, want %v", text, got, want)
 		}
+	}
+}
+
+// A balance at the beginning of a period is not the balance at the date
+// that names the period's column (Apple's fiscal 2022 Form 10-K, page 33:
+// the column "September 26, 2020" of "beginning balances" holds the
+// balance of September 28, 2019).
+func TestOpeningBalanceIsNotAtTheDate(t *testing.T) {
+	q := "What was Apple's balance of cash and cash equivalents as of September 26, 2020?"
+	doc := "Apple Inc. Form 10-K\nfiscal year ended September 24, 2022"
+	check := func(q, claim string) Result {
+		c := Context{Claim: claim, Passage: claim, Heading: "CONSOLIDATED STATEMENTS OF CASH FLOWS", Document: doc}
+		c.Scope, c.Row = RowScope(claim, claim)
+		return Analyze(q).Check(c, AllChecks(0.5), nil, nil)
+	}
+	opens := func(r Result) bool {
+		for _, f := range r.Findings {
+			if strings.Contains(f.Detail, "beginning of its period") {
+				return true
+			}
+		}
+		return false
+	}
+	opening := "September 26, 2020 Cash, cash equivalents and restricted cash, beginning balances $ 35,929 $ 39,789 $ 50,224"
+	if res := check(q, opening); !opens(res) {
+		t.Errorf("the opening balance answers for the balance at the date: %v", res.Findings)
+	}
+	if got := Analyze(q).TableRow("Years ended September 24, 2022 September 25, 2021 September 26, 2020 " + opening[len("September 26, 2020 "):]); got != "" {
+		t.Errorf("TableRow = %q, want none", got)
+	}
+	// the closing balance answers; and a question about the opening
+	// balance is answered by it
+	if res := check(q, "Cash, cash equivalents and restricted cash, ending balances $ 24,977 $ 35,929 $ 39,789"); opens(res) {
+		t.Errorf("the closing balance rejected: %v", res.Findings)
+	}
+	if res := check("What was Apple's beginning balance of cash as of September 26, 2020?", opening); opens(res) {
+		t.Errorf("a question about the opening balance rejected: %v", res.Findings)
 	}
 }
