@@ -873,11 +873,18 @@ func (f Frame) Check(c Context, ch Checks, match Matcher, weight Weigher) Result
 			res.Findings = append(res.Findings, Finding{"scope", fmt.Sprintf("the answer names what the question asks for only after %q: it states another measure", w)})
 		}
 	}
+	if ch.Scope && figureType(f.Type) && c.Row && valueShare(c.Claim) >= minValueShare {
+		if h := f.otherHead(ownLabel(c.Claim)); h != "" {
+			res.Findings = append(res.Findings, Finding{"scope", fmt.Sprintf("the answer's row states %q, not what the question asks about", h)})
+		}
+	}
 	if ch.Scope && (c.Row || Tabular(c.Claim)) && f.openingOnly(rowLabel(c.Claim)) {
 		res.Findings = append(res.Findings, Finding{"period", "the answer's row states a balance at the beginning of its period, not at the date the question asks about"})
 	}
 	if ch.Scope && c.Row {
 		if n := f.narrowedBy(c.Scope); len(n) > 0 && !f.completes(ownLabel(c.Claim), c.Scope) {
+			res.Findings = append(res.Findings, Finding{"scope", fmt.Sprintf("the answer's row is under %q, a part the question does not ask about", c.Scope)})
+		} else if f.partOf(c.Scope) {
 			res.Findings = append(res.Findings, Finding{"scope", fmt.Sprintf("the answer's row is under %q, a part the question does not ask about", c.Scope)})
 		} else if label := ownLabel(c.Claim); f.memberRow(label, c.Scope) {
 			res.Findings = append(res.Findings, Finding{"scope", fmt.Sprintf("the answer's row %q is one part of %q", label, c.Scope)})
@@ -948,7 +955,7 @@ var measureOf = func() map[string]bool {
 	for t := range measureNouns {
 		m[t] = true
 	}
-	for t := range termSet("quantity_of") {
+	for t := range quantityOf {
 		delete(m, t)
 	}
 	return m

@@ -3,6 +3,7 @@ package relevance
 import (
 	"regexp"
 	"strings"
+	"unicode"
 
 	"github.com/docmind/docmind/internal/wordlists"
 	"github.com/docmind/docmind/schema"
@@ -72,6 +73,12 @@ func RowScope(content, claim string) (scope string, row bool) {
 	at := rowIndex(content, label)
 	if at < 0 {
 		return "", false
+	}
+	// the row itself when content holds it word for word: a label can
+	// recur with other values under another group ("Sales and marketing
+	// expenses" under each segment of a segment note)
+	if i, j := strings.Index(content, claim), strings.Index(claim, label); i >= 0 && j >= 0 {
+		at = i + j
 	}
 	// a row quoted with its group's label ("Expenses: Hardware products
 	// and support 1,011") is in that group
@@ -201,6 +208,75 @@ func (f Frame) narrowedBy(scope string) []string {
 	return out
 }
 
+// partOf reports whether scope, the label of the group of rows a row is
+// in, names a part of the whole the question asks about: a segment, a
+// product line or a region ("Cloud and license:", "Hardware:") rather than
+// a category of measures ("Operating expenses:", "Current assets:") or the
+// whole ("Totals:"). It does when its words name no measure and none of
+// them is the question's, nor a period, a unit or a modifier that states
+// the whole.
+func (f Frame) partOf(scope string) bool {
+	if scope == "" {
+		return false
+	}
+	q := NewText(f.Question)
+	named := false
+	for _, w := range reWord.FindAllString(scope, -1) {
+		lw := wordvec.Fold(strings.ToLower(w))
+		if textproc.IsStopWord(lw) || hasDigit(lw) || legalForms[lw] || months[lw] || periodUnits[lw] || unitWords[lw] {
+			continue
+		}
+		st := textproc.Stem(lw)
+		if wholeModifiers[lw] || measureNouns[st] || q.hasToken(lw) || q.stems[st] || periodQualifiers[st] {
+			return false
+		}
+		named = true
+	}
+	return named
+}
+
+// otherHead returns the head noun of a row's label when it names another
+// thing than the question asks about, "" otherwise: "Employee stock
+// awards" states awards, not the employees a question counts. The head is
+// the last word of the label before a comma, a parenthesis or a
+// preposition ("Cash and cash equivalents, end of period", "Net income
+// per share", "Number of employees"); it names what is asked when it is
+// a focus term or another word of the question, a modifier that states
+// the whole, or a quantity of what follows it ("Number of").
+func (f Frame) otherHead(label string) string {
+	if i := strings.IndexAny(label, ",(["); i >= 0 {
+		label = label[:i]
+	}
+	var words []string
+	for _, w := range reWord.FindAllString(label, -1) {
+		lw := wordvec.Fold(strings.ToLower(w))
+		if len(words) > 0 && (ofPrepositions[lw] || lw == "per") {
+			break
+		}
+		if !textproc.IsStopWord(lw) && !hasDigit(lw) {
+			words = append(words, lw)
+		}
+	}
+	if len(words) == 0 {
+		return ""
+	}
+	head := words[len(words)-1]
+	st := textproc.Stem(head)
+	q := NewText(f.Question)
+	if q.hasToken(head) || q.stems[st] || wholeModifiers[head] || quantityOf[st] || unitWords[head] {
+		return ""
+	}
+	return head
+}
+
+// quantityOf are the stems of nouns that state the quantity of what
+// follows them. Edit internal/wordlists/quantity_of.txt.
+var quantityOf = termSet("quantity_of")
+
+// unitWords are the words of a table's unit ("(in millions, except per
+// share data)"), not of what its rows are about.
+var unitWords = wordlists.Set(`thousands millions billions dollars except per share data amounts unaudited ended ending`)
+
 // ownLabel is a row's label without its group's ("Americas" of "Total
 // Revenues by Geography: Americas $31,226").
 func ownLabel(claim string) string {
@@ -267,7 +343,7 @@ func (f Frame) TableRow(content string) string {
 	if !f.AsksFigure() {
 		return ""
 	}
-	toks := strings.Fields(content)
+	toks, offs := fieldsAt(content)
 	start := 0 // first word of the current label
 	for i, t := range toks {
 		if !reValue.MatchString(t) && t != "$" || reYear.MatchString(t) && len(strings.Trim(t, ",.;")) == 4 {
@@ -275,13 +351,35 @@ func (f Frame) TableRow(content string) string {
 		}
 		if i > start && i-start <= maxRowLabelWords {
 			words := toks[start:i]
-			if label := strings.Join(words, " "); !proseLabel(words) && !clauseWords(words) && f.rowNames(content, label) {
+			// the group of this row, not of an earlier row of the same
+			// label (a segment note repeats "Sales and marketing
+			// expenses" under each segment)
+			if label := strings.Join(words, " "); !proseLabel(words) && !clauseWords(words) && f.rowNames(content[:offs[i]], label) {
 				return label
 			}
 		}
 		start = i + 1
 	}
 	return ""
+}
+
+// fieldsAt is strings.Fields with each field's byte offset in s.
+func fieldsAt(s string) (fields []string, offs []int) {
+	start := -1
+	for i, r := range s {
+		if unicode.IsSpace(r) {
+			if start >= 0 {
+				fields, offs = append(fields, s[start:i]), append(offs, start)
+				start = -1
+			}
+		} else if start < 0 {
+			start = i
+		}
+	}
+	if start >= 0 {
+		fields, offs = append(fields, s[start:]), append(offs, start)
+	}
+	return fields, offs
 }
 
 // inherited is a row's label with its group's head noun, the last word
@@ -358,14 +456,15 @@ func clauseWords(words []string) bool {
 // was: an amount, a count or a percentage of something (TableRow).
 func (f Frame) AsksFigure() bool { return figureType(f.Type) && len(f.Focus) > 0 }
 
-// rowNames reports whether a row labelled label in content names the
-// question's measure (see TableRow).
+// rowNames reports whether a row labelled label names the question's
+// measure (see TableRow); content is the text up to the row's first
+// value.
 func (f Frame) rowNames(content, label string) bool {
 	scope := ""
 	if i := strings.LastIndexByte(label, ':'); i >= 0 {
 		scope, label = strings.TrimSpace(label[:i]), strings.TrimSpace(label[i+1:])
-	} else if at := rowIndex(content, label); at >= 0 {
-		scope = groupLabel(content[:at])
+	} else if at := strings.LastIndex(content, label); at >= 0 {
+		scope = groupLabel(content[:at]) // content ends with the row's label
 	}
 	x := NewText(scope + " " + label)
 	for _, st := range f.Focus {
@@ -373,7 +472,7 @@ func (f Frame) rowNames(content, label string) bool {
 			return false
 		}
 	}
-	if f.missingCompound(label, scope+" "+label, inherited(label, scope)) != "" || f.complementOnly(label) != "" || f.openingOnly(label) || len(f.narrowedBy(scope)) > 0 && !f.completes(label, scope) {
+	if f.missingCompound(label, scope+" "+label, inherited(label, scope)) != "" || f.complementOnly(label) != "" || f.openingOnly(label) || f.partOf(scope) || f.otherHead(label) != "" || len(f.narrowedBy(scope)) > 0 && !f.completes(label, scope) {
 		return false
 	}
 	return !f.memberRow(label, scope)

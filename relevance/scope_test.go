@@ -285,6 +285,22 @@ func TestMeasureAsNamed(t *testing.T) {
 // (eBay's first-quarter 2023 earnings release, page 8).
 const statementTable = "Net revenues $ 2,510 $ 2,483 Cost of net revenues (1) 700 689 Gross profit 1,810 1,794 Operating expenses: Sales and marketing (1) 511 478 Product development (1) 352 301 General and administrative (1) 297 226 Provision for transaction losses 84 96 Total operating expenses 1,252 1,102 Income from operations 558 692"
 
+// segmentNote is a segment note's table as the PDF loader flattens it.
+const segmentNote = "Year Ended May 31, (in millions) 2023 2022 2021\n\nCloud and license: Revenues $ 41,086 $ 36,052 $ 34,101 Cloud services and license support expenses 7,222 4,915 4,133 Sales and marketing expenses 7,738 7,054 6,799 Margin $ 26,126 $ 24,083 $ 23,169 Hardware: Revenues $ 3,274 $ 3,183 $ 3,359 Hardware products and support expenses 1,011 944 945 Sales and marketing expenses 331 361 388 Margin $ 1,932 $ 1,878 $ 2,026 Totals: Revenues $ 49,954 $ 42,440 $ 40,481 Expenses 20,792 15,813 14,658"
+
+// A label that recurs under another group is in the group of the row
+// quoted.
+func TestRowScopeOfARecurringLabel(t *testing.T) {
+	for claim, want := range map[string]string{
+		"Sales and marketing expenses 7,738 7,054 6,799": "Cloud and license",
+		"Sales and marketing expenses 331 361 388":       "Hardware",
+	} {
+		if got, row := RowScope(segmentNote, claim); got != want || !row {
+			t.Errorf("RowScope(%q) = %q, %v, want %q", claim, got, row, want)
+		}
+	}
+}
+
 func TestTableRow(t *testing.T) {
 	for _, tt := range []struct{ q, content, want string }{
 		{"What were Oracle's total revenues in fiscal 2023?", wholeTable, "Total revenues"},
@@ -300,6 +316,11 @@ func TestTableRow(t *testing.T) {
 		// expenses, and "Operating" is its category, not a narrower part
 		{"What were the general and administrative expenses in the first quarter of 2023?", statementTable, "General and administrative"},
 		{"What were the sales and marketing expenses in the first quarter of 2023?", statementTable, "Operating expenses: Sales and marketing"},
+		// a group named for a segment holds that segment's rows: none of
+		// them is the company's (Oracle's fiscal 2023 Form 10-K, page 103)
+		{"What were Oracle's sales and marketing expenses in fiscal 2023?", segmentNote, ""},
+		{"What were Oracle's total revenues in fiscal 2023?", segmentNote, "Totals: Revenues"},
+		{"What were the hardware sales and marketing expenses in fiscal 2023?", segmentNote, "Sales and marketing expenses"},
 		// but a group still narrows a measure its rows do not complete
 		{"What were the total operating expenses in the first quarter of 2023?", statementTable, "Total operating expenses"},
 	} {
@@ -357,5 +378,43 @@ func TestOpeningBalanceIsNotAtTheDate(t *testing.T) {
 	}
 	if res := check("What was Apple's beginning balance of cash as of September 26, 2020?", opening); opens(res) {
 		t.Errorf("a question about the opening balance rejected: %v", res.Findings)
+	}
+}
+
+// A row's label names what its last word before a comma, parenthesis or
+// preposition names: "Employee stock awards" states awards, not employees
+// (Salesforce's third-quarter 2023 10-Q, page 27); a segment's group
+// holds that segment's rows (Oracle's fiscal 2023 Form 10-K, page 103).
+func TestRowHeadAndPart(t *testing.T) {
+	check := func(q, content, claim string) Result {
+		c := Context{Claim: claim, Passage: claim, Heading: "Results", Document: "Form 10-K\nfiscal year 2023"}
+		c.Scope, c.Row = RowScope(content, claim)
+		return Analyze(q).Check(c, AllChecks(0.5), nil, nil)
+	}
+	employees := "How many employees did Salesforce have as of October 31, 2022?"
+	const shares = "Weighted-average shares outstanding 998 1,000 Employee stock awards 44 2 37 4"
+	if res := check(employees, shares, "Employee stock awards 44 2 37 4"); !hasCheck(res, "scope") {
+		t.Errorf("a row of awards counts the employees: %v", res.Findings)
+	}
+	for q, claim := range map[string]string{
+		"How many employees did Intel have at the end of 2023?":          "Number of employees 124,800 131,900",
+		"What were Intel's cash and cash equivalents at the end of 2023?": "Cash and cash equivalents, end of period $ 7,079 $ 11,144",
+		"What was diluted net income per share in fiscal 2023?":          "Net income per share 3.07 2.41",
+		"What were Oracle's revenues from the Americas in fiscal 2023?":   "Americas $ 31,226 $ 23,679",
+	} {
+		if res := check(q, claim, claim); hasCheck(res, "scope") {
+			t.Errorf("%q rejected for %q: %v", claim, q, res.Findings)
+		}
+	}
+	sm := "What were Oracle's sales and marketing expenses in fiscal 2023?"
+	if res := check(sm, segmentNote, "Sales and marketing expenses 7,738 7,054 6,799"); !hasCheck(res, "scope") {
+		t.Errorf("a segment's row answers for the company: %v", res.Findings)
+	}
+	if res := check("What were the hardware sales and marketing expenses in fiscal 2023?", segmentNote, "Sales and marketing expenses 331 361 388"); hasCheck(res, "scope") {
+		t.Errorf("the segment's row rejected for the segment: %v", res.Findings)
+	}
+	// a group of measures is a category, not a part
+	if res := check("What were the general and administrative expenses in the first quarter of 2023?", statementTable, "General and administrative (1) 297 226"); hasCheck(res, "scope") {
+		t.Errorf("a row under \"Operating expenses:\" rejected: %v", res.Findings)
 	}
 }
