@@ -397,9 +397,9 @@ func TestRowHeadAndPart(t *testing.T) {
 		t.Errorf("a row of awards counts the employees: %v", res.Findings)
 	}
 	for q, claim := range map[string]string{
-		"How many employees did Intel have at the end of 2023?":          "Number of employees 124,800 131,900",
+		"How many employees did Intel have at the end of 2023?":           "Number of employees 124,800 131,900",
 		"What were Intel's cash and cash equivalents at the end of 2023?": "Cash and cash equivalents, end of period $ 7,079 $ 11,144",
-		"What was diluted net income per share in fiscal 2023?":          "Net income per share 3.07 2.41",
+		"What was diluted net income per share in fiscal 2023?":           "Net income per share 3.07 2.41",
 		"What were Oracle's revenues from the Americas in fiscal 2023?":   "Americas $ 31,226 $ 23,679",
 	} {
 		if res := check(q, claim, claim); hasCheck(res, "scope") {
