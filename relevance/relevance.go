@@ -97,6 +97,10 @@ type Frame struct {
 	// side that end with a measure noun ("net income", "income taxes",
 	// "jet fuel cost"): one measure's name.
 	compounds [][2]string
+	// counted is the stem of the head noun of what "how much" or "how
+	// many" asks about ("goodwill" of "How much goodwill did Salesforce
+	// report?", "buyer" of "How many active buyers …"), "" otherwise.
+	counted string
 }
 
 // Context is what an answer sentence is checked in.
@@ -243,7 +247,8 @@ func Analyze(question string) Frame {
 	f.FocusWords = map[string]string{}
 	for _, w := range textproc.ContentWords(wordvec.Fold(question)) {
 		t := textproc.Stem(w)
-		if seen[t] || entityStems[t] || formWords[t] || hasDigit(t) || seenP[t] || months[t] || months[w] || unitStems[t] {
+		if seen[t] || entityStems[t] || formWords[t] || hasDigit(t) || seenP[t] || months[t] || months[w] || unitStems[t] ||
+			figureType(f.Type) && reportingVerbs[t] {
 			continue
 		}
 		// the ordinal of a quarter the question names is part of the
@@ -256,6 +261,7 @@ func Analyze(question string) Frame {
 		f.Focus = append(f.Focus, t)
 		f.FocusWords[t] = w
 	}
+	f.counted = countedHead(question, seen)
 	// a possessive ends a name ("the company's net sales")
 	prev := ""
 	for _, w := range reWord.FindAllString(wordvec.Fold(question), -1) {
@@ -295,6 +301,41 @@ var (
 func (f Frame) openingOnly(label string) bool {
 	return label != "" && reAsOf.MatchString(f.Question) && reOpening.MatchString(label) && !reOpening.MatchString(f.Question)
 }
+
+// reCounted matches what "how much" or "how many" asks about, up to the
+// verb, preposition or comma that ends it.
+var (
+	reCounted  = regexp.MustCompile(`(?i)\bhow\s+(?:much|many)\s+([^,;:?]*)`)
+	countedEnd = wordlists.Set(`did does do was were is are has have had will would can could should may might must in at for on of to by from with during over per than that which who`)
+)
+
+// countedHead returns the stem of the last focus word before the end of
+// what "how much"/"how many" asks about ("active buyers" → "buyer"), or
+// "" when the question asks no such thing or names it by no focus word
+// ("How much did revenue grow?").
+func countedHead(question string, focus map[string]bool) string {
+	m := reCounted.FindStringSubmatch(wordvec.Fold(question))
+	if m == nil {
+		return ""
+	}
+	head := ""
+	for _, w := range reWord.FindAllString(m[1], -1) {
+		lw := strings.ToLower(w)
+		if countedEnd[lw] {
+			break
+		}
+		if st := textproc.Stem(lw); focus[st] {
+			head = st
+		}
+	}
+	return head
+}
+
+// reportingVerbs are the stems of the verbs a question asks through what
+// a document states ("How much goodwill did Salesforce report?", "How
+// many stores did it record?"): for a figure, how it was stated, not what
+// it is of.
+var reportingVerbs = termSet("reporting_verbs")
 
 // reUnitSpec matches the unit a question asks a figure in: "in
 // millions", "in thousands of dollars", "in U.S. dollars", "in percent",
@@ -850,6 +891,12 @@ func (f Frame) Check(c Context, ch Checks, match Matcher, weight Weigher) Result
 	subject := around
 	if c.Row {
 		subject = NewText(c.Claim + "\n" + c.Scope + "\n" + c.Heading)
+	}
+	// what "how much" or "how many" asks about is stated ("How much
+	// goodwill …" is not answered by accrued compensation on a page about
+	// the balance sheet, however many other words of it the page uses)
+	if ch.Focus && f.counted != "" && !subject.stems[f.counted] && (match == nil || !match(f.counted, subject)) {
+		res.Findings = append(res.Findings, Finding{"focus", fmt.Sprintf("the answer does not state the %s the question asks about", f.FocusWords[f.counted])})
 	}
 	res.Focus, res.MissingFocus, _ = f.focus(subject, match, weight)
 	// a row states its group's head noun ("General and administrative

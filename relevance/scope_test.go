@@ -418,3 +418,36 @@ func TestRowHeadAndPart(t *testing.T) {
 		t.Errorf("a row under \"Operating expenses:\" rejected: %v", res.Findings)
 	}
 }
+
+// What "how much" or "how many" asks about must be stated, and the verb a
+// figure is asked through ("did Salesforce report") is not what it is of
+// (Salesforce's third-quarter 2023 10-Q, page 22; eBay's first-quarter
+// 2023 earnings release, page 10).
+func TestCountedThingIsStated(t *testing.T) {
+	goodwill := "How much goodwill did Salesforce report on its balance sheet as of October 31, 2022?"
+	f := Analyze(goodwill)
+	if slices.Contains(f.Focus, "report") || f.counted != "goodwil" {
+		t.Errorf("focus %q, counted %q", f.Focus, f.counted)
+	}
+	accrued := "Accounts payable, accrued expenses and other liabilities as of October 31, 2022 included approximately $1.9 billion of accrued compensation."
+	c := Context{Claim: accrued, Passage: accrued, Heading: "Other Balance Sheet Accounts", Document: "salesforce, inc. Form 10-Q\nOctober 31, 2022"}
+	if res := f.Check(c, AllChecks(0.5), nil, nil); !hasCheck(res, "focus") {
+		t.Errorf("accrued compensation answers for the goodwill: %v", res.Findings)
+	}
+	c.Claim, c.Passage, c.Heading = "Goodwill 48,555 47,937", "Goodwill 48,555 47,937", "Condensed Consolidated Balance Sheets"
+	if res := f.Check(c, AllChecks(0.5), nil, nil); hasCheck(res, "focus") {
+		t.Errorf("the goodwill's row rejected: %v", res.Findings)
+	}
+	buyers := Analyze("How many active buyers, in millions, did eBay report for the quarter ended March 31, 2023?")
+	if !slices.Equal(buyers.Focus, []string{"activ", "buyer"}) || buyers.counted != "buyer" {
+		t.Errorf("focus %q, counted %q", buyers.Focus, buyers.counted)
+	}
+	// without a figure asked for, "report" is what is asked about
+	if f := Analyze("What did RM 3420 report?"); !slices.Contains(f.Focus, "report") {
+		t.Errorf("focus %q", f.Focus)
+	}
+	// a "how much" question that names no thing counts nothing
+	if f := Analyze("How much did revenue grow in 2023?"); f.counted != "" {
+		t.Errorf("counted %q", f.counted)
+	}
+}
