@@ -223,8 +223,8 @@ func (f Frame) partOf(scope string) bool {
 	named := false
 	for _, w := range reWord.FindAllString(scope, -1) {
 		lw := wordvec.Fold(strings.ToLower(w))
-		if textproc.IsStopWord(lw) || hasDigit(lw) || legalForms[lw] || months[lw] || periodUnits[lw] || unitWords[lw] {
-			continue
+		if textproc.IsStopWord(lw) || hasDigit(lw) || spelledNum[lw] || legalForms[lw] || months[lw] || periodUnits[lw] || unitWords[lw] {
+			continue // "Three Months Ended:", "(in millions):"
 		}
 		st := textproc.Stem(lw)
 		if wholeModifiers[lw] || measureNouns[st] || q.hasToken(lw) || q.stems[st] || periodQualifiers[st] {

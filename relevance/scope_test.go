@@ -413,6 +413,12 @@ func TestRowHeadAndPart(t *testing.T) {
 	if res := check("What were the hardware sales and marketing expenses in fiscal 2023?", segmentNote, "Sales and marketing expenses 331 361 388"); hasCheck(res, "scope") {
 		t.Errorf("the segment's row rejected for the segment: %v", res.Findings)
 	}
+	// a period or a unit is no part
+	for _, scope := range []string{"Three Months Ended", "Year Ended December 31", "(In millions)", "Fiscal 2023", "Q1 2023"} {
+		if Analyze(sm).partOf(scope) {
+			t.Errorf("%q read as a part", scope)
+		}
+	}
 	// a group of measures is a category, not a part
 	if res := check("What were the general and administrative expenses in the first quarter of 2023?", statementTable, "General and administrative (1) 297 226"); hasCheck(res, "scope") {
 		t.Errorf("a row under \"Operating expenses:\" rejected: %v", res.Findings)
