@@ -97,10 +97,11 @@ type Frame struct {
 	// side that end with a measure noun ("net income", "income taxes",
 	// "jet fuel cost"): one measure's name.
 	compounds [][2]string
-	// counted is the stem of the head noun of what "how much" or "how
-	// many" asks about ("goodwill" of "How much goodwill did Salesforce
-	// report?", "buyer" of "How many active buyers …"), "" otherwise.
-	counted string
+	// counted are the focus stems of what "how much" or "how many" asks
+	// about ("goodwil" of "How much goodwill did Salesforce report?",
+	// "activ buyer" of "How many active buyers …"; the words up to a verb
+	// or preposition, which may take in a verb: "employees worked")
+	counted []string
 }
 
 // Context is what an answer sentence is checked in.
@@ -261,7 +262,7 @@ func Analyze(question string) Frame {
 		f.Focus = append(f.Focus, t)
 		f.FocusWords[t] = w
 	}
-	f.counted = countedHead(question, seen)
+	f.counted = countedWords(question, seen)
 	// a possessive ends a name ("the company's net sales")
 	prev := ""
 	for _, w := range reWord.FindAllString(wordvec.Fold(question), -1) {
@@ -309,26 +310,26 @@ var (
 	countedEnd = wordlists.Set(`did does do was were is are has have had will would can could should may might must in at for on of to by from with during over per than that which who`)
 )
 
-// countedHead returns the stem of the last focus word before the end of
-// what "how much"/"how many" asks about ("active buyers" → "buyer"), or
-// "" when the question asks no such thing or names it by no focus word
-// ("How much did revenue grow?").
-func countedHead(question string, focus map[string]bool) string {
+// countedWords returns the focus stems of what "how much"/"how many" asks
+// about, up to the word that ends it ("active buyers" of "How many active
+// buyers, in millions, did …"), or nil when the question asks no such
+// thing or names it by no focus word ("How much did revenue grow?").
+func countedWords(question string, focus map[string]bool) []string {
 	m := reCounted.FindStringSubmatch(wordvec.Fold(question))
 	if m == nil {
-		return ""
+		return nil
 	}
-	head := ""
+	var out []string
 	for _, w := range reWord.FindAllString(m[1], -1) {
 		lw := strings.ToLower(w)
 		if countedEnd[lw] {
 			break
 		}
 		if st := textproc.Stem(lw); focus[st] {
-			head = st
+			out = append(out, st)
 		}
 	}
-	return head
+	return out
 }
 
 // reportingVerbs are the stems of the verbs a question asks through what
@@ -895,8 +896,14 @@ func (f Frame) Check(c Context, ch Checks, match Matcher, weight Weigher) Result
 	// what "how much" or "how many" asks about is stated ("How much
 	// goodwill …" is not answered by accrued compensation on a page about
 	// the balance sheet, however many other words of it the page uses)
-	if ch.Focus && f.counted != "" && !subject.stems[f.counted] && (match == nil || !match(f.counted, subject)) {
-		res.Findings = append(res.Findings, Finding{"focus", fmt.Sprintf("the answer does not state the %s the question asks about", f.FocusWords[f.counted])})
+	if ch.Focus && len(f.counted) > 0 && !slices.ContainsFunc(f.counted, func(st string) bool {
+		return subject.stems[st] || match != nil && match(st, subject)
+	}) {
+		words := make([]string, len(f.counted))
+		for i, st := range f.counted {
+			words[i] = f.FocusWords[st]
+		}
+		res.Findings = append(res.Findings, Finding{"focus", fmt.Sprintf("the answer does not state the %s the question asks about", strings.Join(words, " "))})
 	}
 	res.Focus, res.MissingFocus, _ = f.focus(subject, match, weight)
 	// a row states its group's head noun ("General and administrative
