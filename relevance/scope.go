@@ -472,8 +472,15 @@ func (f Frame) rowNames(content, label string) bool {
 			return false
 		}
 	}
-	if f.missingCompound(label, scope+" "+label, inherited(label, scope)) != "" || f.complementOnly(label) != "" || f.openingOnly(label) || f.partOf(scope) || f.otherHead(label) != "" || len(f.narrowedBy(scope)) > 0 && !f.completes(label, scope) {
-		return false
+	switch {
+	case f.missingCompound(label, scope+" "+label, inherited(label, scope)) != "":
+		return false // "net … income" apart
+	case f.complementOnly(label) != "" || f.otherHead(label) != "":
+		return false // "Cost of revenues", "Employee stock awards"
+	case f.openingOnly(label):
+		return false // "beginning balances" for a balance at a date
+	case f.partOf(scope) || len(f.narrowedBy(scope)) > 0 && !f.completes(label, scope):
+		return false // a segment's row, "Hardware Revenues: … Total revenues"
 	}
 	return !f.memberRow(label, scope)
 }
