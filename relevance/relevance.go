@@ -827,6 +827,15 @@ func (f Frame) Check(c Context, ch Checks, match Matcher, weight Weigher) Result
 			}
 		}
 	}
+	// a statement that sets the name aside ("Except for Enterprise
+	// Clients, payment is due within thirty days") is about everyone else
+	if ch.Entity {
+		for i, e := range f.Entities {
+			if toks := f.entityTokens[i]; len(toks) > 0 && excludes(c.Claim, toks) {
+				res.Findings = append(res.Findings, Finding{"entity", fmt.Sprintf("the answer sets %q aside: it is about the others", e)})
+			}
+		}
+	}
 	// a row of a table is about what its label says: a name the question
 	// uses that the document is not about (a segment, a product, a
 	// region) must be in the row's label or its group's, not only in the
@@ -1061,6 +1070,31 @@ func (f Frame) complementOnly(claim string) string {
 		}
 	}
 	return ""
+}
+
+// exclusionMarkers set what follows them aside ("except for", "other
+// than"), as folded tokens.
+var exclusionMarkers = [][]string{{"except"}, {"except", "for"}, {"excepting"}, {"other", "than"}, {"apart", "from"}, {"excluding"}, {"save", "for"}}
+
+// excludes reports whether text sets the name toks aside: an exclusion
+// marker, then at most an article, then the name.
+func excludes(text string, toks []string) bool {
+	words := textproc.Tokens(wordvec.Fold(text))
+	for i := range words {
+		for _, m := range exclusionMarkers {
+			j := i + len(m)
+			if j > len(words) || !slices.Equal(words[i:j], m) {
+				continue
+			}
+			if j < len(words) && (words[j] == "the" || words[j] == "a" || words[j] == "an") {
+				j++
+			}
+			if j+len(toks) <= len(words) && slices.Equal(words[j:j+len(toks)], toks) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // years returns the years the question names.

@@ -465,3 +465,19 @@ func TestCountedThingIsStated(t *testing.T) {
 		t.Errorf("counted %q", f.counted)
 	}
 }
+
+// A statement that sets the name asked about aside is about everyone else
+// (the example contract, Payment Terms: "Except for Enterprise Clients
+// (see Section 8.4), payment is due within thirty (30) days").
+func TestExclusionSetsTheNameAside(t *testing.T) {
+	f := Analyze("Within how many days are invoices of Enterprise Clients payable?")
+	check := func(claim string) Result {
+		return f.Check(Context{Claim: claim, Passage: claim, Heading: "Payment Terms", Document: "Master Services Agreement"}, AllChecks(0.5), nil, nil)
+	}
+	if res := check("Except for Enterprise Clients (see Section 8.4), payment is due within thirty (30) days of the invoice date."); !hasCheck(res, "entity") {
+		t.Errorf("the others' term answers for Enterprise Clients: %v", res.Findings)
+	}
+	if res := check("For Enterprise Clients, invoices are payable within forty-five (45) days of the invoice date."); hasCheck(res, "entity") {
+		t.Errorf("the Enterprise Clients' own term rejected: %v", res.Findings)
+	}
+}
