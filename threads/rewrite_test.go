@@ -195,3 +195,26 @@ func TestLLMRewriterCutOffFallsBack(t *testing.T) {
 		t.Errorf("rewrite note %q\nwant %q", got, want)
 	}
 }
+
+// A previous question whose lower-cased form is longer than itself
+// (invalid UTF-8 becomes U+FFFD) is cut where its topic really is; the
+// offsets of a lower-cased copy ran past its end and panicked (found by
+// FuzzRulesRewrite, testdata/fuzz/FuzzRulesRewrite/5cdc7fbf0e4fc9db).
+func TestWhatAboutCutsTheTopicWhereItIs(t *testing.T) {
+	if got := rewriteRules("\x93 00", "whAt ABout 0"); got == "" {
+		t.Errorf("rewrite of invalid UTF-8 is empty")
+	}
+	for _, tt := range []struct {
+		s, sub string
+		i, j   int
+	}{
+		{"Late FEE", "fee", 5, 8},
+		{"\x93 00", "00", 2, 4},
+		{"ÉTAT x", "état", 0, 5},
+		{"abc", "d", -1, -1},
+	} {
+		if i, j := indexFold(tt.s, tt.sub); i != tt.i || j != tt.j {
+			t.Errorf("indexFold(%q, %q) = %d, %d, want %d, %d", tt.s, tt.sub, i, j, tt.i, tt.j)
+		}
+	}
+}
