@@ -126,8 +126,12 @@ func cleanQuery(s string) string {
 		if line == "" || strings.HasPrefix(line, "```") {
 			continue
 		}
-		if i := strings.Index(strings.ToLower(line), "query:"); i >= 0 && i < 25 {
-			line = strings.TrimSpace(line[i+len("query:"):])
+		// offsets into line itself: lower-casing can change its length
+		for i := 0; i < 25 && i+len("query:") <= len(line); i++ {
+			if strings.EqualFold(line[i:i+len("query:")], "query:") {
+				line = strings.TrimSpace(line[i+len("query:"):])
+				break
+			}
 		}
 		line = strings.Trim(line, "\"'`“”* ")
 		if line != "" {
