@@ -79,17 +79,15 @@ func (g *Offline) answering(req schema.GenerateRequest, cands []candidate) []can
 	sents := map[int][]string{}
 	// when a row names the measure asked for, the rows beside it that do
 	// not are other measures however few values they hold
-	names := func(c candidate) bool { return frame.NamesRow(req.Sections[c.section].Content, c.text) }
+	names := make([]bool, len(cands)) // the candidate is a row that names the measure
 	named := false
 	if frame.AsksFigure() {
-		for _, c := range cands {
-			if names(c) {
-				named = true
-				break
-			}
+		for i, c := range cands {
+			names[i] = frame.NamesRow(req.Sections[c.section].Content, c.text)
+			named = named || names[i]
 		}
 	}
-	for _, c := range cands {
+	for i, c := range cands {
 		s := req.Sections[c.section]
 		ss, ok := sents[c.section]
 		if !ok {
@@ -111,7 +109,7 @@ func (g *Offline) answering(req schema.GenerateRequest, cands []candidate) []can
 		// a row of a table answers what a measure was only when its
 		// label names that measure: "Total Operating Expenses 36,861"
 		// beside "Total revenues 49,954" does not answer for revenues
-		if rc.Row && frame.AsksFigure() && !names(c) && (named || relevance.Tabular(c.text)) {
+		if rc.Row && frame.AsksFigure() && !names[i] && (named || relevance.Tabular(c.text)) {
 			continue
 		}
 		out = append(out, c)

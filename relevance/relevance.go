@@ -945,9 +945,7 @@ func (f Frame) Check(c Context, ch Checks, match Matcher, weight Weigher) Result
 		res.Findings = append(res.Findings, Finding{"period", "the answer's row states a balance at the beginning of its period, not at the date the question asks about"})
 	}
 	if ch.Scope && c.Row {
-		if n := f.narrowedBy(c.Scope); len(n) > 0 && !f.completes(ownLabel(c.Claim), c.Scope) {
-			res.Findings = append(res.Findings, Finding{"scope", fmt.Sprintf("the answer's row is under %q, a part the question does not ask about", c.Scope)})
-		} else if f.partOf(c.Scope) {
+		if len(f.narrowedBy(c.Scope)) > 0 && !f.completes(ownLabel(c.Claim), c.Scope) || f.partOf(c.Scope) {
 			res.Findings = append(res.Findings, Finding{"scope", fmt.Sprintf("the answer's row is under %q, a part the question does not ask about", c.Scope)})
 		} else if label := ownLabel(c.Claim); f.memberRow(label, c.Scope) {
 			res.Findings = append(res.Findings, Finding{"scope", fmt.Sprintf("the answer's row %q is one part of %q", label, c.Scope)})
@@ -1028,7 +1026,8 @@ var measureOf = func() map[string]bool {
 // focus, its first focus term the claim names at all, only right after a
 // complement marker the question does not use: "Income before provision
 // for income taxes" states an income, not the provision a question about
-// the "provision for income taxes" asks for. Articles between the marker
+// the "provision for income taxes" asks for. For a figure, a measure of
+// it counts as a marker too ("cost of" of "Cost of revenues"). Articles between the marker
 // and the term are skipped. It returns "" when the claim names none of the
 // focus terms, names that term once elsewhere, or the question uses the
 // marker itself ("income before taxes").

@@ -386,11 +386,20 @@ func fieldsAt(s string) (fields []string, offs []int) {
 // of the group's label: a row "General and administrative" under
 // "Operating expenses:" states "General and administrative expenses".
 func inherited(label, scope string) string {
+	if h := groupHead(scope); h != "" {
+		return label + " " + h
+	}
+	return label
+}
+
+// groupHead is the last word of a group's label, its head noun
+// ("expenses" of "Operating expenses:").
+func groupHead(scope string) string {
 	ws := strings.Fields(scope)
 	if len(ws) == 0 {
-		return label
+		return ""
 	}
-	return label + " " + ws[len(ws)-1]
+	return strings.Trim(ws[len(ws)-1], ":,;")
 }
 
 // SectionRow is TableRow over a section: "" too when the section's title
@@ -426,11 +435,11 @@ func (f Frame) NamesRow(content, row string) bool {
 // expenses" asked about, so "Operating" names the category the row
 // belongs to, not a part of the measure.
 func (f Frame) completes(label, scope string) bool {
-	ws := strings.Fields(scope)
-	if len(ws) == 0 || len(f.compounds) == 0 {
+	h := groupHead(scope)
+	if h == "" || len(f.compounds) == 0 {
 		return false
 	}
-	head := textproc.Stem(wordvec.Fold(strings.ToLower(strings.Trim(ws[len(ws)-1], ":,;"))))
+	head := textproc.Stem(wordvec.Fold(strings.ToLower(h)))
 	own := NewText(label)
 	for _, c := range f.compounds {
 		if c[1] == head && own.stems[c[0]] && !own.stems[c[1]] {

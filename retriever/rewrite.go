@@ -126,12 +126,8 @@ func cleanQuery(s string) string {
 		if line == "" || strings.HasPrefix(line, "```") {
 			continue
 		}
-		// offsets into line itself: lower-casing can change its length
-		for i := 0; i < 25 && i+len("query:") <= len(line); i++ {
-			if strings.EqualFold(line[i:i+len("query:")], "query:") {
-				line = strings.TrimSpace(line[i+len("query:"):])
-				break
-			}
+		if i, j := textproc.IndexFold(line, "query:"); i >= 0 && i < 25 {
+			line = strings.TrimSpace(line[j:])
 		}
 		line = strings.Trim(line, "\"'`“”* ")
 		if line != "" {

@@ -132,3 +132,28 @@ var stopWords = func() map[string]struct{} {
 	}
 	return m
 }()
+
+// IndexFold returns where sub first occurs in s under Unicode case
+// folding, as byte offsets into s (start, end), or -1, -1. Offsets found
+// in a lower-cased copy of s are not offsets into s: lower-casing changes
+// the length of some text (invalid UTF-8 becomes U+FFFD).
+func IndexFold(s, sub string) (int, int) {
+	if sub == "" {
+		return 0, 0
+	}
+	for i := range s {
+		j, k := i, 0
+		for k < len(sub) && j < len(s) {
+			r1, n1 := utf8.DecodeRuneInString(s[j:])
+			r2, n2 := utf8.DecodeRuneInString(sub[k:])
+			if r1 != r2 && !strings.EqualFold(string(r1), string(r2)) {
+				break
+			}
+			j, k = j+n1, k+n2
+		}
+		if k == len(sub) {
+			return i, j
+		}
+	}
+	return -1, -1
+}

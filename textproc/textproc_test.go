@@ -68,3 +68,20 @@ func TestAnswerSentencesKeepInlineItems(t *testing.T) {
 		t.Errorf("AnswerSentences =\n%q\nwant\n%q", got, want)
 	}
 }
+
+// Offsets are into s itself, which lower-casing could lengthen.
+func TestIndexFold(t *testing.T) {
+	for _, tt := range []struct {
+		s, sub string
+		i, j   int
+	}{
+		{"Late FEE", "fee", 5, 8},
+		{"\x93 00", "00", 2, 4},
+		{"ÉTAT x", "état", 0, 5},
+		{"abc", "d", -1, -1},
+	} {
+		if i, j := IndexFold(tt.s, tt.sub); i != tt.i || j != tt.j {
+			t.Errorf("IndexFold(%q, %q) = %d, %d, want %d, %d", tt.s, tt.sub, i, j, tt.i, tt.j)
+		}
+	}
+}

@@ -135,7 +135,7 @@ func rewriteRules(prev, q string) string {
 			return finish(prevBody + " " + strings.Join(replacePronouns(rest, topic), " "))
 		}
 		if len(topic) > 0 {
-			if i, j := indexFold(prevBody, strings.Join(topic, " ")); i >= 0 {
+			if i, j := textproc.IndexFold(prevBody, strings.Join(topic, " ")); i >= 0 {
 				return finish(prevBody[:i] + strings.Join(rest, " ") + prevBody[j:])
 			}
 		}
@@ -150,31 +150,6 @@ func rewriteRules(prev, q string) string {
 		words = append([]string{"what", "happens"}, words[1:]...)
 	}
 	return finish(strings.Join(replacePronouns(words, topic), " "))
-}
-
-// indexFold returns where sub first occurs in s under Unicode case
-// folding, as byte offsets into s (start, end), or -1, -1. Offsets found
-// in a lower-cased copy of s are not offsets into s: lower-casing changes
-// the length of some text (invalid UTF-8 becomes U+FFFD).
-func indexFold(s, sub string) (int, int) {
-	if sub == "" {
-		return 0, 0
-	}
-	for i := range s {
-		j, k := i, 0
-		for k < len(sub) && j < len(s) {
-			r1, n1 := utf8.DecodeRuneInString(s[j:])
-			r2, n2 := utf8.DecodeRuneInString(sub[k:])
-			if r1 != r2 && !strings.EqualFold(string(r1), string(r2)) {
-				break
-			}
-			j, k = j+n1, k+n2
-		}
-		if k == len(sub) {
-			return i, j
-		}
-	}
-	return -1, -1
 }
 
 // finish capitalises the first letter and ends the text with "?".

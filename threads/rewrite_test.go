@@ -204,17 +204,4 @@ func TestWhatAboutCutsTheTopicWhereItIs(t *testing.T) {
 	if got := rewriteRules("\x93 00", "whAt ABout 0"); got == "" {
 		t.Errorf("rewrite of invalid UTF-8 is empty")
 	}
-	for _, tt := range []struct {
-		s, sub string
-		i, j   int
-	}{
-		{"Late FEE", "fee", 5, 8},
-		{"\x93 00", "00", 2, 4},
-		{"ÉTAT x", "état", 0, 5},
-		{"abc", "d", -1, -1},
-	} {
-		if i, j := indexFold(tt.s, tt.sub); i != tt.i || j != tt.j {
-			t.Errorf("indexFold(%q, %q) = %d, %d, want %d, %d", tt.s, tt.sub, i, j, tt.i, tt.j)
-		}
-	}
 }
