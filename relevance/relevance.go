@@ -1240,7 +1240,7 @@ func (f Frame) focus(x Text, match Matcher, weight Weigher) (share float64, miss
 			w = weight(t)
 		}
 		total += w
-		if x.stems[t] || (match != nil && match(t, x)) {
+		if x.stems[t] || (match != nil && (match(t, x) || statedByConstruction(t, x))) {
 			got += w
 		} else {
 			missing = append(missing, t)

@@ -1,0 +1,109 @@
+package relevance
+
+import (
+	"regexp"
+	"strings"
+
+	"github.com/docmind/docmind/internal/wordlists"
+	"github.com/docmind/docmind/textproc"
+	"github.com/docmind/docmind/wordvec"
+)
+
+// Some focus words of a question name a relation that documents state
+// in a construction rather than a word: a bound ("the maximum service
+// credit" — "shall not exceed 20%"), an obligation ("does the tier
+// promise" — "Provider shall") or a calculation ("how is the fee
+// calculated" — "a fee equal to 25% of"). The focus check counts such a
+// construction as addressing the word, the way a synonym does; the exact
+// focus still counts only the question's own words.
+
+// A question may ask for a bound ("What is the maximum service credit?",
+// "the ceiling on the increase", "the minimum term"). A document states a
+// bound as "shall not exceed 20%", "no increase shall exceed 4%", "up to
+// forty hours", "at least ninety days".
+
+// upperBoundStems and lowerBoundStems are the stems of the nouns and
+// adjectives a question names an upper or a lower bound with.
+var (
+	upperBoundStems = stemSet(`maximum maximal max ceiling cap limit upper`)
+	lowerBoundStems = stemSet(`minimum minimal min floor`)
+)
+
+// A question may ask whether something is promised or required ("Does
+// the Standard tier promise 99.9% availability?"); a document states the
+// obligation with a modal ("Provider shall make the platform available").
+var (
+	obligationStems = stemSet(`promise promised guarantee guaranteed commit committed undertake oblige obliged obligate obligated obligation require required requirement`)
+	obligationWords = wordlists.Set(`shall must`)
+)
+
+// upperAfterNegation follow a negation, within four words, to bound an
+// amount from above ("not exceed", "no more than", "not greater than");
+// lowerAfterNegation from below ("not less than", "no fewer than").
+var (
+	upperAfterNegation = wordlists.Set(`exceed exceeds exceeding exceeded more greater higher above later longer`)
+	lowerAfterNegation = wordlists.Set(`less fewer lower below earlier shorter`)
+)
+
+// A question may ask how an amount is calculated ("How is the early
+// termination fee calculated?"); a document states the calculation as a
+// formula ("a fee equal to twenty-five percent (25%) of the Monthly
+// Service Fees").
+var (
+	calculationStems = stemSet(`calculate calculated calculation compute computed computation`)
+	reFormula        = regexp.MustCompile(`(?i)\b(?:equals?|equal to|equalling|equaling|multiplied by|divided by|the sum of|the product of|based on)\b|(?:%|\bpercent|\bper cent)\s+of\b`)
+)
+
+func stemSet(words string) map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(words) {
+		m[textproc.Stem(w)] = true
+	}
+	return m
+}
+
+// statedByConstruction reports whether x addresses the focus stem st by
+// one of the constructions above: an upper bound ("maximum") by "at
+// most", "up to", "capped" or a negation before "exceed"/"more"; a lower
+// one ("minimum") by "at least" or a negation before "less"/"fewer"; an
+// obligation ("promise", "required") by "shall" or "must"; a calculation
+// by a formula ("equal to", "25% of"). It is false for any other stem.
+func statedByConstruction(st string, x Text) bool {
+	upper, lower := upperBoundStems[st], lowerBoundStems[st]
+	if calculationStems[st] {
+		return reFormula.MatchString(x.raw)
+	}
+	if obligationStems[st] {
+		for t := range obligationWords {
+			if x.tokens[t] {
+				return true
+			}
+		}
+		return false
+	}
+	if !upper && !lower {
+		return false
+	}
+	toks := textproc.Tokens(wordvec.Fold(x.raw))
+	for i, t := range toks {
+		next := ""
+		if i+1 < len(toks) {
+			next = toks[i+1]
+		}
+		switch {
+		case upper && (t == "at" && next == "most" || t == "up" && next == "to" || t == "capped" || t == "maximum"):
+			return true
+		case lower && (t == "at" && next == "least" || t == "minimum"):
+			return true
+		}
+		if !negations[strings.ReplaceAll(t, "’", "'")] {
+			continue
+		}
+		for _, w := range toks[i+1 : min(i+5, len(toks))] {
+			if upper && upperAfterNegation[w] || lower && lowerAfterNegation[w] {
+				return true
+			}
+		}
+	}
+	return false
+}

@@ -1,0 +1,41 @@
+package relevance
+
+import "testing"
+
+func TestConstructionsAddressTheFocus(t *testing.T) {
+	none := func(string, Text) bool { return false }
+	tests := []struct {
+		q, claim string
+		want     float64
+	}{
+		{"What is the maximum service credit for one month?", "Service credits for any one month shall not exceed 20% of the Monthly Service Fee.", 1},
+		{"What is the ceiling on the fee increase?", "No fee increase shall exceed four percent (4%).", 1},
+		{"What is the maximum fee increase?", "The fee increase is up to four percent (4%).", 1},
+		{"What is the minimum notice period?", "The notice period is not less than thirty (30) days.", 1},
+		{"What is the minimum notice period?", "The notice period is at least thirty (30) days.", 1},
+		// a bound of the other direction, or none, does not address it
+		{"What is the minimum notice period?", "The notice period shall not exceed thirty (30) days.", 0},
+		{"What is the maximum notice period?", "The notice period is at least thirty (30) days.", 0},
+		{"What is the maximum notice period?", "The notice period is thirty (30) days.", 0},
+		// an obligation is stated with a modal, a calculation as a formula
+		{"Does the Standard tier promise 99.9% availability?", "The platform shall be available 99.5% of the time under the Standard tier.", 1},
+		{"Does the Standard tier promise 99.9% availability?", "The platform was available 99.5% of the time under the Standard tier.", 0},
+		{"How is the early termination fee calculated?", "Client shall pay an early termination fee equal to 25% of the remaining fees.", 1},
+		{"How is the early termination fee calculated?", "Client shall pay an early termination fee within thirty (30) days.", 0},
+	}
+	for _, tt := range tests {
+		f := Analyze(tt.q)
+		res := f.Check(Context{Claim: tt.claim, Passage: tt.claim}, Checks{Focus: true}, none, nil)
+		// the bound (obligation, calculation) word is one focus term; the
+		// others are stated
+		bound := 1.0 / float64(len(f.Focus))
+		got := res.ClaimFocus - (1 - bound)
+		if d := got - tt.want*bound; d > 1e-9 || d < -1e-9 {
+			t.Errorf("%q / %q: claim focus %.3f over focus %v, want it addressed = %v", tt.q, tt.claim, res.ClaimFocus, f.Focus, tt.want == 1)
+		}
+		// the exact focus counts the question's own words only
+		if d := res.ExactFocus - (1 - bound); d > 1e-9 || d < -1e-9 {
+			t.Errorf("%q / %q: exact focus %.3f, want %.3f", tt.q, tt.claim, res.ExactFocus, 1-bound)
+		}
+	}
+}
