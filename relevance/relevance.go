@@ -89,6 +89,10 @@ type Frame struct {
 	Focus []string
 	// Negated is true when the question is negative ("did not", "never").
 	Negated bool
+	// negatedStems are the stems of the words a negative question negates:
+	// the first content word after each negation ("fail" of "did not
+	// fail to implement", "help" of "does not often help").
+	negatedStems []string
 	// FocusWords maps each focus stem to a word of the question with it.
 	FocusWords map[string]string
 	// entityTokens are the folded significant tokens of each entity.
@@ -171,6 +175,9 @@ func Analyze(question string) Frame {
 	lower := strings.ToLower(question)
 	f.Type = answerType(lower)
 	f.Negated = negated(question)
+	if f.Negated {
+		f.negatedStems = negatedWords(question)
+	}
 	// periods
 	seenP := map[string]bool{}
 	addP := func(p string) {
@@ -532,13 +539,70 @@ func negated(text string) bool {
 // the statement ("not less than thirty days", "no later than").
 var boundWords = wordlists.Set(`less more later earlier fewer greater exceed exceeding exceeds only longer shorter sooner than`)
 
+// negationAdverbs may stand between a negation and the word it negates
+// ("does not often help", "was never fully adopted").
+var negationAdverbs = wordlists.Set(`often ever always also usually generally necessarily yet even fully really actually`)
+
+// negatedWords returns the stems of the words question negates: the first
+// content word within three after each negation.
+func negatedWords(question string) []string {
+	var out []string
+	toks := textproc.Tokens(wordvec.Fold(question))
+	for i, t := range toks {
+		if !negations[strings.ReplaceAll(t, "’", "'")] {
+			continue
+		}
+		for _, w := range toks[i+1 : min(i+4, len(toks))] {
+			if textproc.IsStopWord(w) || negationAdverbs[w] || negations[w] {
+				continue
+			}
+			if st := textproc.Stem(w); !slices.Contains(out, st) {
+				out = append(out, st)
+			}
+			break
+		}
+	}
+	return out
+}
+
+// negatesSame reports whether text negates a word the question negates:
+// a negation among the four words before it ("do not require" for "never
+// require"), or the word with a negative prefix ("unencrypted" for "not
+// encrypted").
+func (f Frame) negatesSame(text string) bool {
+	toks := textproc.Tokens(wordvec.Fold(text))
+	for j, t := range toks {
+		st := textproc.Stem(t)
+		if slices.Contains(f.negatedStems, st) {
+			for _, w := range toks[max(0, j-4):j] {
+				if negations[strings.ReplaceAll(w, "’", "'")] {
+					return true
+				}
+			}
+		}
+		for _, p := range negativePrefixes {
+			if rest, ok := strings.CutPrefix(t, p); ok && len(rest) > 2 && slices.Contains(f.negatedStems, textproc.Stem(rest)) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+var negativePrefixes = []string{"un", "non", "in", "im", "dis", "il", "ir"}
+
 // negatedAbout reports whether text negates what the question is about: a
 // negation with one of the question's focus or entity words among the
 // four words after it ("need not inform the jurors"). Negations that bound
-// an amount ("not less than") do not count. For a negative question any
-// negation counts.
+// an amount ("not less than") do not count. For a negative question the
+// text must negate what the question negates ("did not fail to
+// implement" is not answered by "may not be able to bring claims"); when
+// no word of the question is negated, any negation counts.
 func (f Frame) negatedAbout(text string) bool {
 	if f.Negated {
+		if len(f.negatedStems) > 0 {
+			return f.negatesSame(text)
+		}
 		return negated(text)
 	}
 	about := map[string]bool{}
