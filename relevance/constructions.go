@@ -107,3 +107,66 @@ func statedByConstruction(st string, x Text) bool {
 	}
 	return false
 }
+
+// Contrasts reports whether the text word t cannot stand for the question
+// word w however close their word vectors are. Word vectors place words
+// of one kind together, opposites and other members of a series included:
+// a function word ("the" for "first"), another number ("seven" for
+// "eight", "third" for "fourth", "billion" for "million") or the word's
+// negative ("informal" for "formal", "indirectly" for "directly") or its
+// opposite ("lower" for "higher", "women" for "men"; opposites.txt) does
+// not state what the question asks.
+func Contrasts(w, t string) bool {
+	w, t = strings.ToLower(w), strings.ToLower(t)
+	if w == t {
+		return false
+	}
+	if numberWord(w) && numberWord(t) || opposites[[2]string{textproc.Stem(w), textproc.Stem(t)}] {
+		return true
+	}
+	for _, p := range negativePrefixes {
+		if strings.TrimPrefix(t, p) == w || strings.TrimPrefix(w, p) == t {
+			return true
+		}
+	}
+	return false
+}
+
+// numberWord reports whether w names a number or a place in a series.
+func numberWord(w string) bool {
+	return spelledNum[w] || ordinals[w] != "" || reOrdinalWord.MatchString(w) || hasDigit(w) && !textproc.HasLetter(w)
+}
+
+var reOrdinalWord = regexp.MustCompile(`^(?:fifth|sixth|seventh|eighth|ninth|tenth|eleventh|twelfth|\w+teenth|\w+ieth|last|\d+(?:st|nd|rd|th))$`)
+
+// opposites holds each pair of internal/wordlists/opposites.txt by stem,
+// both ways round.
+var opposites = func() map[[2]string]bool {
+	m := map[[2]string]bool{}
+	for _, l := range wordlists.Lines("opposites") {
+		f := strings.Fields(l)
+		if len(f) != 2 {
+			continue
+		}
+		a, b := textproc.Stem(f[0]), textproc.Stem(f[1])
+		m[[2]string{a, b}], m[[2]string{b, a}] = true, true
+	}
+	return m
+}()
+
+// opposite returns a word of x that is the opposite of a focus word of
+// the question x does not state ("northern" for "What drained the
+// southern flanks?"), or "".
+func (f Frame) opposite(x Text) string {
+	for _, st := range f.Focus {
+		if x.stems[st] {
+			continue
+		}
+		for t := range x.tokens {
+			if opposites[[2]string{st, textproc.Stem(t)}] {
+				return t
+			}
+		}
+	}
+	return ""
+}

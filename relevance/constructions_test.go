@@ -39,3 +39,52 @@ func TestConstructionsAddressTheFocus(t *testing.T) {
 		}
 	}
 }
+
+func TestContrasts(t *testing.T) {
+	for _, tt := range []struct {
+		w, t string
+		want bool
+	}{
+		{"eight", "seven", true},
+		{"fourth", "third", true},
+		{"million", "billion", true},
+		{"formal", "informal", true},
+		{"directly", "indirectly", true},
+		{"higher", "lower", true},
+		{"increased", "decreases", true},
+		{"men", "women", true},
+		{"northern", "southern", true},
+		// near words that may stand for each other
+		{"percentage", "percent", false},
+		{"leave", "vacation", false},
+		{"eight", "eight", false},
+		{"higher", "highest", false},
+	} {
+		if got := Contrasts(tt.w, tt.t); got != tt.want {
+			t.Errorf("Contrasts(%q, %q) = %v, want %v", tt.w, tt.t, got, tt.want)
+		}
+	}
+}
+
+func TestOppositeOfTheQuestion(t *testing.T) {
+	checks := AllChecks(0.5)
+	for _, tt := range []struct {
+		q, claim string
+		fail     bool
+	}{
+		{"What drained the southern flanks of the Alps?", "The Rhine drained the northern flanks of the Alps.", true},
+		{"What would be higher if there were fewer people?", "Wages would be lower if there were fewer people.", true},
+		// the word itself stated beside its opposite answers
+		{"What drained the southern flanks of the Alps?", "The Rhine drained the northern and southern flanks of the Alps.", false},
+		{"What drained the southern flanks of the Alps?", "The Rhine drained the southern flanks of the Alps.", false},
+	} {
+		res := Analyze(tt.q).Check(Context{Claim: tt.claim, Passage: tt.claim}, checks, nil, nil)
+		got := false
+		for _, f := range res.Findings {
+			got = got || f.Check == "polarity"
+		}
+		if got != tt.fail {
+			t.Errorf("%q / %q: polarity finding %v, want %v (%v)", tt.q, tt.claim, got, tt.fail, res.Findings)
+		}
+	}
+}

@@ -1015,6 +1015,11 @@ func (f Frame) Check(c Context, ch Checks, match Matcher, weight Weigher) Result
 			res.Findings = append(res.Findings, Finding{"scope", fmt.Sprintf("the answer's row %q is one part of %q", label, c.Scope)})
 		}
 	}
+	if ch.Polarity {
+		if w := f.opposite(NewText(c.Claim)); w != "" {
+			res.Findings = append(res.Findings, Finding{"polarity", fmt.Sprintf("the answer states %q, the opposite of what the question asks", w)})
+		}
+	}
 	if ch.Polarity && f.Type != TypeYesNo && f.negatedAbout(c.Claim) != f.Negated {
 		what := "negates what the question asks"
 		if f.Negated {

@@ -2,9 +2,9 @@
 // embedded text files, one list a file, with one loader: the stop words
 // (stop.txt), the thesaurus (thesaurus.txt), the judge's discourse and
 // answer words, the relevance check's question-form words, measure nouns,
-// whole modifiers, complement markers and other bases, the retriever's
-// question filler words. Each file documents its
-// list in '#' comment lines; edit the files, not code.
+// whole modifiers, complement markers, other bases and opposites, the
+// retriever's question filler words. Each file documents its list in '#'
+// comment lines; edit the files, not code.
 package wordlists
 
 import (
