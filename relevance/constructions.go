@@ -2,6 +2,7 @@ package relevance
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/docmind/docmind/internal/wordlists"
@@ -124,6 +125,15 @@ func Contrasts(w, t string) bool {
 	if numberWord(w) && numberWord(t) || opposites[[2]string{textproc.Stem(w), textproc.Stem(t)}] {
 		return true
 	}
+	return negativeOf(w, t)
+}
+
+// negativeOf reports whether one of w and t is the other with a negative
+// prefix ("formal" and "informal").
+func negativeOf(w, t string) bool {
+	if w == "" || t == "" || w == t {
+		return false
+	}
 	for _, p := range negativePrefixes {
 		if strings.TrimPrefix(t, p) == w || strings.TrimPrefix(w, p) == t {
 			return true
@@ -156,14 +166,16 @@ var opposites = func() map[[2]string]bool {
 
 // opposite returns a word of x that is the opposite of a focus word of
 // the question x does not state ("northern" for "What drained the
-// southern flanks?"), or "".
+// southern flanks?", "formal" for "an informal language"), or "".
 func (f Frame) opposite(x Text) string {
 	for _, st := range f.Focus {
-		if x.stems[st] {
+		// "not encrypted" is what "unencrypted" states
+		if x.stems[st] || slices.Contains(f.negatedStems, st) {
 			continue
 		}
+		w := f.FocusWords[st]
 		for t := range x.tokens {
-			if opposites[[2]string{st, textproc.Stem(t)}] {
+			if opposites[[2]string{st, textproc.Stem(t)}] || negativeOf(w, t) {
 				return t
 			}
 		}

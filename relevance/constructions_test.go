@@ -74,6 +74,8 @@ func TestOppositeOfTheQuestion(t *testing.T) {
 	}{
 		{"What drained the southern flanks of the Alps?", "The Rhine drained the northern flanks of the Alps.", true},
 		{"What would be higher if there were fewer people?", "Wages would be lower if there were fewer people.", true},
+		{"What can be viewed as an informal language?", "A decision problem can be viewed as a formal language.", true},
+		{"What is usually taken as the best case complexity?", "The complexity is usually taken to be its worst-case complexity.", true},
 		// the word itself stated beside its opposite answers
 		{"What drained the southern flanks of the Alps?", "The Rhine drained the northern and southern flanks of the Alps.", false},
 		{"What drained the southern flanks of the Alps?", "The Rhine drained the southern flanks of the Alps.", false},
