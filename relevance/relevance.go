@@ -158,7 +158,10 @@ var legalForms = wordlists.Set(`inc incorporated corp corporation co company com
 // questionOpeners are the words a question may start with that are
 // capitalised only because they start it.
 var questionOpeners = wordlists.Set(question.WhWords, question.Auxiliaries, `in on at for by during according under the a an
-from to with after before as of approximately about roughly list name describe explain give`)
+from to with after before as of approximately about roughly list name describe explain give
+within between since until among through throughout over upon into onto if while although though despite besides
+beyond across against around along below above behind beside near unlike like per via without whereas because once
+excluding including following regarding concerning given other apart except`)
 
 // termSet returns the terms (textproc.Terms) of word list name.
 func termSet(name string) map[string]bool {

@@ -16,6 +16,17 @@ func TestAnalyze(t *testing.T) {
 	if f := Analyze("What were Apple's iPhone net sales in fiscal 2022?"); !reflect.DeepEqual(f.Entities, []string{"Apple's", "iPhone"}) {
 		t.Errorf("a possessive ends a name: entities %q", f.Entities)
 	}
+	// a preposition or conjunction is capitalised only because it opens
+	// the question
+	for _, q := range []string{
+		"Within how many days may the customer raise an objection?",
+		"Along with trusts, what other non-profits may run schools?",
+		"Though the council supported it, what did it apply?",
+	} {
+		if f := Analyze(q); len(f.Entities) != 0 {
+			t.Errorf("%q: entities %q", q, f.Entities)
+		}
+	}
 	if f := Analyze("What gross margin did Intel forecast for the second quarter of 2023?"); !reflect.DeepEqual(f.Focus, []string{"gross", "margin", "forecast"}) {
 		t.Errorf("the ordinal of a quarter is part of the period: focus %q", f.Focus)
 	}
