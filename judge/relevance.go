@@ -40,17 +40,17 @@ func WithMinFocus(v float64) Option { return func(d *Offline) { d.minFocus = v }
 // claimPassage returns the claim's passage in section p with one sentence
 // of context on each side: where an extractive answer came from, or where
 // a paraphrase is best supported.
-func claimPassage(p *preparedSection, passage string) string {
+func claimPassage(p *preparedSection, passage string) (window, before string) {
 	if passage == "" || len(p.sentences) == 0 {
-		return passage
+		return passage, ""
 	}
 	for i, s := range p.sentences {
 		if strings.HasPrefix(passage, s) {
 			lo, hi := max(i-1, 0), min(i+2+strings.Count(passage, ". "), len(p.sentences))
-			return strings.Join(p.sentences[lo:hi], " ")
+			return strings.Join(p.sentences[lo:hi], " "), strings.Join(p.sentences[lo:hi-1], " ")
 		}
 	}
-	return passage
+	return passage, ""
 }
 
 // relevanceCheck runs the relevance checks on every claim and records the
@@ -105,7 +105,7 @@ func (d *Offline) relevanceCheck(ctx context.Context, a *Assessment, req schema.
 		if sec >= 0 {
 			drawn = append(drawn, sec)
 			s := req.Sections[sec]
-			rc.Passage = claimPassage(&prep[sec], c.Passage)
+			rc.Passage, rc.Before = claimPassage(&prep[sec], c.Passage)
 			rc.Heading = relevance.HeadingContext(s)
 			rc.Document = relevance.DocumentContext(s)
 			rc.Scope, rc.Row = relevance.RowScope(s.Content, c.Claim.Text)

@@ -115,6 +115,12 @@ type Context struct {
 	// Passage is the claim's supporting passage with the sentences around
 	// it (for an extractive answer, the sentence itself and its neighbours).
 	Passage string
+	// Before is the claim with the passage's sentences before it, when
+	// Passage also holds sentences after it: a name the question uses is
+	// stated there or in the heading or document, since a statement
+	// refers back to what it is about ("It was commissioned by Odo"),
+	// not ahead. Empty means Passage.
+	Before string
 	// Heading is the section's title and heading path.
 	Heading string
 	// Document is the document's context: title, file name, the
@@ -883,13 +889,17 @@ func (f Frame) Check(c Context, ch Checks, match Matcher, weight Weigher) Result
 	var res Result
 	around := NewText(c.Claim + "\n" + c.Passage + "\n" + c.Heading)
 	doc := NewText(c.Document)
+	before := around
+	if c.Before != "" {
+		before = NewText(c.Claim + "\n" + c.Before + "\n" + c.Heading)
+	}
 	if ch.Entity {
 		for i, e := range f.Entities {
 			toks := f.entityTokens[i]
 			if len(toks) == 0 {
 				continue
 			}
-			if !around.hasPhrase(toks) && !doc.hasPhrase(toks) {
+			if !before.hasPhrase(toks) && !doc.hasPhrase(toks) {
 				res.Findings = append(res.Findings, Finding{"entity", fmt.Sprintf("the question is about %q, which the answer's passage and its document never name", e)})
 			}
 		}

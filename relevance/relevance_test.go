@@ -163,6 +163,10 @@ func TestCheck(t *testing.T) {
 			Context{Claim: "Provider shall correct the Deliverable within ten (10) Business Days.", Heading: "Acceptance of Deliverables"}, ""},
 		{"nor is a share without 'of'", "What were Oracle's revenues from the Americas region in fiscal 2023?",
 			Context{Claim: "The Americas, the EMEA and the Asia Pacific regions contributed 86%, 11% and 3%, respectively, to the revenue growth during fiscal 2023.", Document: "Oracle Corporation\nfiscal year ended May 31, 2023"}, "type"},
+		{"a name in the sentence before", "Who commissioned the Tapestry?",
+			Context{Claim: "It was commissioned by Odo, the Bishop of Bayeux.", Passage: "The Tapestry is an embroidered cloth. It was commissioned by Odo, the Bishop of Bayeux. It is kept in Bayeux.", Before: "The Tapestry is an embroidered cloth. It was commissioned by Odo, the Bishop of Bayeux."}, ""},
+		{"a name only in the sentence after", "What was invented by Savery?",
+			Context{Claim: "The atmospheric engine was invented by Thomas Newcomen around 1712.", Passage: "The atmospheric engine was invented by Thomas Newcomen around 1712. It was an improvement over Savery's steam pump.", Before: "The atmospheric engine was invented by Thomas Newcomen around 1712."}, "entity"},
 		{"two-word name in a row", "When was Michigan Network formed?",
 			Context{Claim: "Merit Network, governed by Michigan's public universities, was formed in 1966."}, "entity"},
 	}
