@@ -232,7 +232,7 @@ func (d *Offline) focusMatcher(f relevance.Frame) relevance.Matcher {
 		}
 		vec := wordvec.Default()
 		for _, t := range x.Tokens() {
-			if len(t) > 2 && !relevance.Contrasts(w, t) && vec.Similarity(w, t) >= d.minRelated {
+			if len(t) > 2 && vec.Similarity(w, t) >= d.minRelated && !relevance.Contrasts(w, t) {
 				return true
 			}
 		}

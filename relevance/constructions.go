@@ -150,9 +150,9 @@ func numberWord(w string) bool {
 var reOrdinalWord = regexp.MustCompile(`^(?:fifth|sixth|seventh|eighth|ninth|tenth|eleventh|twelfth|\w+teenth|\w+ieth|last|\d+(?:st|nd|rd|th))$`)
 
 // opposites holds each pair of internal/wordlists/opposites.txt by stem,
-// both ways round.
-var opposites = func() map[[2]string]bool {
-	m := map[[2]string]bool{}
+// both ways round; oppositeStems the opposites of each stem.
+var opposites, oppositeStems = func() (map[[2]string]bool, map[string][]string) {
+	m, of := map[[2]string]bool{}, map[string][]string{}
 	for _, l := range wordlists.Lines("opposites") {
 		f := strings.Fields(l)
 		if len(f) != 2 {
@@ -160,8 +160,9 @@ var opposites = func() map[[2]string]bool {
 		}
 		a, b := textproc.Stem(f[0]), textproc.Stem(f[1])
 		m[[2]string{a, b}], m[[2]string{b, a}] = true, true
+		of[a], of[b] = append(of[a], b), append(of[b], a)
 	}
-	return m
+	return m, of
 }()
 
 // opposite returns a word of x that is the opposite of a focus word of
@@ -173,10 +174,22 @@ func (f Frame) opposite(x Text) string {
 		if x.stems[st] || slices.Contains(f.negatedStems, st) {
 			continue
 		}
-		w := f.FocusWords[st]
-		for t := range x.tokens {
-			if opposites[[2]string{st, textproc.Stem(t)}] || negativeOf(w, t) {
-				return t
+		for _, o := range oppositeStems[st] {
+			if x.stems[o] {
+				for t := range x.tokens {
+					if textproc.Stem(t) == o {
+						return t
+					}
+				}
+			}
+		}
+		w := strings.ToLower(f.FocusWords[st])
+		for _, p := range negativePrefixes {
+			if x.tokens[p+w] {
+				return p + w
+			}
+			if rest, ok := strings.CutPrefix(w, p); ok && x.tokens[rest] {
+				return rest
 			}
 		}
 	}
