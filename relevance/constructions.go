@@ -97,7 +97,7 @@ func statedByConstruction(st string, x Text) bool {
 		case lower && (t == "at" && next == "least" || t == "minimum"):
 			return true
 		}
-		if !negations[strings.ReplaceAll(t, "’", "'")] {
+		if !negationAt(toks, i) {
 			continue
 		}
 		for _, w := range toks[i+1 : min(i+5, len(toks))] {

@@ -533,11 +533,18 @@ func answerType(q string) AnswerType {
 var negations = wordlists.Set(`not no never none neither nor without cannot can't don't doesn't didn't isn't aren't wasn't weren't won't
 wouldn't shouldn't couldn't mustn't needn't hasn't haven't hadn't nobody nothing nowhere`)
 
+// negationAt reports whether toks[i] negates: a word of negations, but
+// not the "not" of "whether or not", which asks both ways.
+func negationAt(toks []string, i int) bool {
+	t := strings.ReplaceAll(toks[i], "’", "'")
+	return negations[t] && !(t == "not" && i > 0 && toks[i-1] == "or")
+}
+
 // negated reports whether text negates its statement.
 func negated(text string) bool {
-	for _, t := range textproc.Tokens(text) {
-		t = strings.ReplaceAll(t, "’", "'")
-		if negations[t] {
+	toks := textproc.Tokens(text)
+	for i := range toks {
+		if negationAt(toks, i) {
 			return true
 		}
 	}
@@ -557,8 +564,8 @@ var negationAdverbs = wordlists.Set(`often ever always also usually generally ne
 func negatedWords(question string) []string {
 	var out []string
 	toks := textproc.Tokens(wordvec.Fold(question))
-	for i, t := range toks {
-		if !negations[strings.ReplaceAll(t, "’", "'")] {
+	for i := range toks {
+		if !negationAt(toks, i) {
 			continue
 		}
 		for _, w := range toks[i+1 : min(i+4, len(toks))] {
@@ -583,8 +590,8 @@ func (f Frame) negatesSame(text string) bool {
 	for j, t := range toks {
 		st := textproc.Stem(t)
 		if slices.Contains(f.negatedStems, st) {
-			for _, w := range toks[max(0, j-4):j] {
-				if negations[strings.ReplaceAll(w, "’", "'")] {
+			for i := max(0, j-4); i < j; i++ {
+				if negationAt(toks, i) {
 					return true
 				}
 			}
@@ -626,16 +633,16 @@ func (f Frame) negatedAbout(text string) bool {
 	toks := textproc.Tokens(wordvec.Fold(text))
 	// two negations cancel ("shall not replace them without notice")
 	n := 0
-	for _, t := range toks {
-		if negations[strings.ReplaceAll(t, "’", "'")] {
+	for i := range toks {
+		if negationAt(toks, i) {
 			n++
 		}
 	}
 	if n >= 2 && n%2 == 0 {
 		return false
 	}
-	for i, t := range toks {
-		if !negations[strings.ReplaceAll(t, "’", "'")] {
+	for i := range toks {
+		if !negationAt(toks, i) {
 			continue
 		}
 		if i+1 < len(toks) && boundWords[toks[i+1]] {
@@ -1276,6 +1283,12 @@ func (f Frame) missingQuantities(text string) []string {
 				found = true
 				break
 			}
+		}
+		// "in a year" is a unit, stated by "each year", "per year",
+		// "a year"
+		if lq := strings.ToLower(qf.Text); !found && (strings.HasPrefix(lq, "a ") || strings.HasPrefix(lq, "an ")) {
+			ws := strings.Fields(lq)
+			found = NewText(text).stems[textproc.Stem(ws[len(ws)-1])]
 		}
 		if !found && !strings.Contains(strings.ToLower(text), strings.ToLower(qf.Text)) {
 			missing = append(missing, qf.Text)

@@ -16,6 +16,13 @@ func TestAnalyze(t *testing.T) {
 	if f := Analyze("What were Apple's iPhone net sales in fiscal 2022?"); !reflect.DeepEqual(f.Entities, []string{"Apple's", "iPhone"}) {
 		t.Errorf("a possessive ends a name: entities %q", f.Entities)
 	}
+	// "whether or not" asks both ways
+	if f := Analyze("What field studies whether or not a problem can be solved?"); f.Negated {
+		t.Error(`"whether or not" read as a negation`)
+	}
+	if f := Analyze("What field does not study whether a problem can be solved?"); !f.Negated {
+		t.Error(`"does not study" not read as a negation`)
+	}
 	// a preposition or conjunction is capitalised only because it opens
 	// the question
 	for _, q := range []string{
@@ -163,6 +170,10 @@ func TestCheck(t *testing.T) {
 			Context{Claim: "Provider shall correct the Deliverable within ten (10) Business Days.", Heading: "Acceptance of Deliverables"}, ""},
 		{"nor is a share without 'of'", "What were Oracle's revenues from the Americas region in fiscal 2023?",
 			Context{Claim: "The Americas, the EMEA and the Asia Pacific regions contributed 86%, 11% and 3%, respectively, to the revenue growth during fiscal 2023.", Document: "Oracle Corporation\nfiscal year ended May 31, 2023"}, "type"},
+		{"a unit with an article is not a quantity", "How many earthquakes does southern California experience in a year?",
+			Context{Claim: "Each year, the southern California area has about 10,000 earthquakes."}, ""},
+		{"but a number of units is", "How many earthquakes does southern California experience in three years?",
+			Context{Claim: "Each year, the southern California area has about 10,000 earthquakes."}, "quantity"},
 		{"a name in the sentence before", "Who commissioned the Tapestry?",
 			Context{Claim: "It was commissioned by Odo, the Bishop of Bayeux.", Passage: "The Tapestry is an embroidered cloth. It was commissioned by Odo, the Bishop of Bayeux. It is kept in Bayeux.", Before: "The Tapestry is an embroidered cloth. It was commissioned by Odo, the Bishop of Bayeux."}, ""},
 		{"a name only in the sentence after", "What was invented by Savery?",
