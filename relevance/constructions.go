@@ -149,20 +149,38 @@ func numberWord(w string) bool {
 
 var reOrdinalWord = regexp.MustCompile(`^(?:fifth|sixth|seventh|eighth|ninth|tenth|eleventh|twelfth|\w+teenth|\w+ieth|last|\d+(?:st|nd|rd|th))$`)
 
-// opposites holds each pair of internal/wordlists/opposites.txt by stem,
-// both ways round; oppositeStems the opposites of each stem.
-var opposites, oppositeStems = func() (map[[2]string]bool, map[string][]string) {
-	m, of := map[[2]string]bool{}, map[string][]string{}
+// opposites holds each pair of opposite stems of
+// internal/wordlists/opposites.txt (a word of one pole and a word of the
+// other), both ways round; oppositeStems the opposites of each stem;
+// poleMates the other stems of each stem's pole.
+var opposites, oppositeStems, poleMates = func() (map[[2]string]bool, map[string][]string, map[string][]string) {
+	m, of, mates := map[[2]string]bool{}, map[string][]string{}, map[string][]string{}
 	for _, l := range wordlists.Lines("opposites") {
-		f := strings.Fields(l)
-		if len(f) != 2 {
+		one, other, ok := strings.Cut(l, "|")
+		if !ok {
 			continue
 		}
-		a, b := textproc.Stem(f[0]), textproc.Stem(f[1])
-		m[[2]string{a, b}], m[[2]string{b, a}] = true, true
-		of[a], of[b] = append(of[a], b), append(of[b], a)
+		for _, pole := range []string{one, other} {
+			for _, x := range strings.Fields(pole) {
+				for _, y := range strings.Fields(pole) {
+					if a, b := textproc.Stem(x), textproc.Stem(y); a != b {
+						mates[a] = append(mates[a], b)
+					}
+				}
+			}
+		}
+		for _, x := range strings.Fields(one) {
+			for _, y := range strings.Fields(other) {
+				a, b := textproc.Stem(x), textproc.Stem(y)
+				if a == b || m[[2]string{a, b}] {
+					continue
+				}
+				m[[2]string{a, b}], m[[2]string{b, a}] = true, true
+				of[a], of[b] = append(of[a], b), append(of[b], a)
+			}
+		}
 	}
-	return m, of
+	return m, of, mates
 }()
 
 // opposite returns a word of x that is the opposite of a focus word of
@@ -170,8 +188,10 @@ var opposites, oppositeStems = func() (map[[2]string]bool, map[string][]string) 
 // southern flanks?", "formal" for "an informal language"), or "".
 func (f Frame) opposite(x Text) string {
 	for _, st := range f.Focus {
-		// "not encrypted" is what "unencrypted" states
-		if x.stems[st] || slices.Contains(f.negatedStems, st) {
+		// "not encrypted" is what "unencrypted" states; a word of the
+		// focus word's own pole ("woman" for "women", "many" for "a
+		// lot") states it too
+		if x.stems[st] || slices.Contains(f.negatedStems, st) || slices.ContainsFunc(poleMates[st], func(o string) bool { return x.stems[o] }) {
 			continue
 		}
 		for _, o := range oppositeStems[st] {

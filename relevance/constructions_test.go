@@ -76,7 +76,10 @@ func TestOppositeOfTheQuestion(t *testing.T) {
 		{"What would be higher if there were fewer people?", "Wages would be lower if there were fewer people.", true},
 		{"What can be viewed as an informal language?", "A decision problem can be viewed as a formal language.", true},
 		{"What is usually taken as the best case complexity?", "The complexity is usually taken to be its worst-case complexity.", true},
-		// the word itself stated beside its opposite answers
+		{"What crossed the northern border?", "An army crossed the southern border.", true},
+		// the word itself, or a word of its pole, stated beside its
+		// opposite answers
+		{"What may prevent women from working?", "Customs may prevent a woman from working as a man does.", false},
 		{"What drained the southern flanks of the Alps?", "The Rhine drained the northern and southern flanks of the Alps.", false},
 		{"What drained the southern flanks of the Alps?", "The Rhine drained the southern flanks of the Alps.", false},
 	} {
