@@ -112,8 +112,8 @@ func statedByConstruction(st string, x Text) bool {
 // Contrasts reports whether the text word t cannot stand for the question
 // word w however close their word vectors are. Word vectors place words
 // of one kind together, opposites and other members of a series included:
-// a function word ("the" for "first"), another number ("seven" for
-// "eight", "third" for "fourth", "billion" for "million") or the word's
+// another number ("seven" for "eight", "third" for "fourth", "billion"
+// for "million"), the word's
 // negative ("informal" for "formal", "indirectly" for "directly") or its
 // opposite ("lower" for "higher", "women" for "men"; opposites.txt) does
 // not state what the question asks.
@@ -122,7 +122,7 @@ func Contrasts(w, t string) bool {
 	if w == t {
 		return false
 	}
-	if numberWord(w) && numberWord(t) || opposites[[2]string{textproc.Stem(w), textproc.Stem(t)}] {
+	if numberWord(w) && numberWord(t) || oppositeWords(w, t) {
 		return true
 	}
 	return negativeOf(w, t)
@@ -149,58 +149,99 @@ func numberWord(w string) bool {
 
 var reOrdinalWord = regexp.MustCompile(`^(?:fifth|sixth|seventh|eighth|ninth|tenth|eleventh|twelfth|\w+teenth|\w+ieth|last|\d+(?:st|nd|rd|th))$`)
 
-// opposites holds each pair of opposite stems of
-// internal/wordlists/opposites.txt (a word of one pole and a word of the
-// other), both ways round; oppositeStems the opposites of each stem;
-// poleMates the other stems of each stem's pole.
-var opposites, oppositeStems, poleMates = func() (map[[2]string]bool, map[string][]string, map[string][]string) {
-	m, of, mates := map[[2]string]bool{}, map[string][]string{}, map[string][]string{}
-	for _, l := range wordlists.Lines("opposites") {
+// poles maps each word of internal/wordlists/opposites.txt to the
+// scales it is on: the line, and the side of the "|" (0 or 1). Words are
+// matched as written and by regular inflection (see poleRefs), not by
+// stem: Porter2 stems "internal" and "international" alike.
+type poleRef struct{ line, side int }
+
+var poles = func() map[string][]poleRef {
+	m := map[string][]poleRef{}
+	for i, l := range wordlists.Lines("opposites") {
 		one, other, ok := strings.Cut(l, "|")
 		if !ok {
 			continue
 		}
-		for _, pole := range []string{one, other} {
-			for _, x := range strings.Fields(pole) {
-				for _, y := range strings.Fields(pole) {
-					if a, b := textproc.Stem(x), textproc.Stem(y); a != b {
-						mates[a] = append(mates[a], b)
-					}
-				}
-			}
-		}
-		for _, x := range strings.Fields(one) {
-			for _, y := range strings.Fields(other) {
-				a, b := textproc.Stem(x), textproc.Stem(y)
-				if a == b || m[[2]string{a, b}] {
-					continue
-				}
-				m[[2]string{a, b}], m[[2]string{b, a}] = true, true
-				of[a], of[b] = append(of[a], b), append(of[b], a)
+		for side, pole := range []string{one, other} {
+			for _, w := range strings.Fields(pole) {
+				m[w] = append(m[w], poleRef{i, side})
 			}
 		}
 	}
-	return m, of, mates
+	return m
 }()
+
+// poleRefs returns the scales word is on, itself or by a regular
+// inflection of a listed word ("increased", "increases", "increasing").
+func poleRefs(word string) []poleRef {
+	w := strings.ToLower(word)
+	if r, ok := poles[w]; ok {
+		return r
+	}
+	for _, suf := range []string{"s", "es", "ed", "d", "ing", "ly", "ies", "ied"} {
+		base, ok := strings.CutSuffix(w, suf)
+		if !ok || len(base) < 3 {
+			continue
+		}
+		if suf == "ies" || suf == "ied" {
+			base += "y"
+		}
+		if r, ok := poles[base]; ok {
+			return r
+		}
+		if suf == "ing" || suf == "ed" {
+			if r, ok := poles[base+"e"]; ok {
+				return r
+			}
+		}
+	}
+	return nil
+}
+
+// oppositeWords reports whether a and b are on two sides of one scale of
+// opposites.txt; samePole whether they are on one side.
+func oppositeWords(a, b string) bool { return relatedPoles(a, b, false) }
+
+func samePole(a, b string) bool { return relatedPoles(a, b, true) }
+
+func relatedPoles(a, b string, same bool) bool {
+	ra := poleRefs(a)
+	if len(ra) == 0 {
+		return false
+	}
+	for _, x := range ra {
+		for _, y := range poleRefs(b) {
+			if x.line == y.line && (x.side == y.side) == same {
+				return true
+			}
+		}
+	}
+	return false
+}
 
 // opposite returns a word of x that is the opposite of a focus word of
 // the question x does not state ("northern" for "What drained the
 // southern flanks?", "formal" for "an informal language"), or "".
 func (f Frame) opposite(x Text) string {
 	for _, st := range f.Focus {
-		// "not encrypted" is what "unencrypted" states; a word of the
-		// focus word's own pole ("woman" for "women", "many" for "a
-		// lot") states it too
-		if x.stems[st] || slices.Contains(f.negatedStems, st) || slices.ContainsFunc(poleMates[st], func(o string) bool { return x.stems[o] }) {
+		// "not encrypted" is what "unencrypted" states
+		if x.stems[st] || slices.Contains(f.negatedStems, st) {
 			continue
 		}
-		for _, o := range oppositeStems[st] {
-			if x.stems[o] {
-				for t := range x.tokens {
-					if textproc.Stem(t) == o {
-						return t
-					}
+		if word := f.FocusWords[st]; len(poleRefs(word)) > 0 {
+			// a word of the focus word's own pole ("woman" for "women",
+			// "many" for "a lot") states it
+			mate, other := false, ""
+			for t := range x.tokens {
+				switch {
+				case samePole(word, t):
+					mate = true
+				case (other == "" || t < other) && oppositeWords(word, t):
+					other = t
 				}
+			}
+			if !mate && other != "" {
+				return other
 			}
 		}
 		w := strings.ToLower(f.FocusWords[st])

@@ -556,11 +556,13 @@ func negated(text string) bool {
 var boundWords = wordlists.Set(`less more later earlier fewer greater exceed exceeding exceeds only longer shorter sooner than`)
 
 // negationAdverbs may stand between a negation and the word it negates
-// ("does not often help", "was never fully adopted").
-var negationAdverbs = wordlists.Set(`often ever always also usually generally necessarily yet even fully really actually`)
+// ("does not often help", "was never fully adopted", "was not able to
+// be justified").
+var negationAdverbs = wordlists.Set(`often ever always also usually generally necessarily yet even fully really actually able`)
 
 // negatedWords returns the stems of the words question negates: the first
-// content word within three after each negation.
+// content word within five after each negation ("justified" of "wasn't
+// able to be justified").
 func negatedWords(question string) []string {
 	var out []string
 	toks := textproc.Tokens(wordvec.Fold(question))
@@ -568,7 +570,7 @@ func negatedWords(question string) []string {
 		if !negationAt(toks, i) {
 			continue
 		}
-		for _, w := range toks[i+1 : min(i+4, len(toks))] {
+		for _, w := range toks[i+1 : min(i+6, len(toks))] {
 			if textproc.IsStopWord(w) || negationAdverbs[w] || negations[w] {
 				continue
 			}

@@ -128,6 +128,8 @@ func TestCheck(t *testing.T) {
 			Context{Claim: "Some broadcasts are encrypted but do not require a monthly subscription."}, ""},
 		{"or a negative prefix", "Which broadcasts are not encrypted?",
 			Context{Claim: "Some broadcasts are free-to-air and unencrypted."}, ""},
+		{"a negation after \"able to be\"", "Which refusal was not able to be justified?",
+			Context{Claim: "The refusal to admit him to the bar could not be justified."}, ""},
 		{"a negation of another word", "What did the government not fail to implement?",
 			Context{Claim: "If a member state has failed to implement a Directive, a citizen may not be able to bring claims."}, "polarity"},
 		{"double negation is positive", "How much notice must the Provider give before replacing Key Personnel?",
