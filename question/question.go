@@ -153,7 +153,7 @@ way ways thing things specific specifically exactly regarding concerning related
 apply applies applicable require required requires need needs state states stated provide provided provides
 stipulate stipulates specify specified specifies mention mentioned mentions cover covers covered rule rules
 main key general overall current exact particular certain difference differences differ proper properly
-best way per show still yet already ever even happen otherwise instead`)
+best way per show still yet already ever even happen otherwise instead besides anymore else`)
 
 // KeyTerms returns the content words of q that an answer must address: its
 // words minus stop words, question words, numbers and genericWords,
@@ -163,7 +163,7 @@ func KeyTerms(q string) []string {
 	var out []string
 	seen := map[string]bool{}
 	for _, w := range textproc.ContentWords(q) {
-		if genericWords[w] || whWords[w] || auxiliaries[w] || !hasLetter(w) || len(w) < 2 {
+		if genericWords[w] || whWords[w] || auxiliaries[w] || !hasLetter(w) || len(w) < 2 || textproc.IsContraction(w) {
 			continue
 		}
 		st := textproc.Stem(w)

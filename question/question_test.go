@@ -43,6 +43,9 @@ func TestKeyTerms(t *testing.T) {
 		{"What are the late payment penalties?", []string{"late", "payment", "penalties"}},
 		{"How much is the termination fee and what is the notice period?", []string{"termination", "fee", "notice"}},
 		{"What does the contract say about fees and the fee cap?", []string{"fees", "cap"}},
+		// contractions and "besides", "else" name no subject
+		{"What right do private schools have that public schools don't?", []string{"right", "private", "schools", "public"}},
+		{"Besides flooding, why else was the river regulated?", []string{"flooding", "river", "regulated"}},
 	}
 	for _, c := range cases {
 		if got := KeyTerms(c.in); !reflect.DeepEqual(got, c.want) {

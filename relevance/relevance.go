@@ -264,7 +264,7 @@ func Analyze(question string) Frame {
 	f.FocusWords = map[string]string{}
 	for _, w := range textproc.ContentWords(wordvec.Fold(question)) {
 		t := textproc.Stem(w)
-		if seen[t] || entityStems[t] || formWords[t] || hasDigit(t) || seenP[t] || months[t] || months[w] || unitStems[t] ||
+		if seen[t] || entityStems[t] || formWords[t] || hasDigit(t) || seenP[t] || months[t] || months[w] || unitStems[t] || textproc.IsContraction(w) ||
 			figureType(f.Type) && reportingVerbs[t] {
 			continue
 		}

@@ -2,6 +2,7 @@ package relevance
 
 import (
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -15,6 +16,10 @@ func TestAnalyze(t *testing.T) {
 	}
 	if f := Analyze("What were Apple's iPhone net sales in fiscal 2022?"); !reflect.DeepEqual(f.Entities, []string{"Apple's", "iPhone"}) {
 		t.Errorf("a possessive ends a name: entities %q", f.Entities)
+	}
+	// a contraction names no subject
+	if f := Analyze("What right do private schools have that public schools don't?"); slices.ContainsFunc(f.Focus, func(st string) bool { return strings.ContainsAny(st, "'’") }) {
+		t.Errorf("a contraction in the focus: %q", f.Focus)
 	}
 	// "whether or not" asks both ways
 	if f := Analyze("What field studies whether or not a problem can be solved?"); f.Negated {

@@ -116,6 +116,19 @@ func ContentWords(s string) []string {
 	return out
 }
 
+// IsContraction reports whether a lower-case token is a contraction of a
+// function word ("don't", "couldn't", "they've", "we'll"): it names no
+// subject, though the stop word list does not hold it.
+func IsContraction(tok string) bool {
+	tok = strings.ReplaceAll(tok, "’", "'")
+	for _, suf := range []string{"n't", "'ve", "'re", "'ll", "'d", "'m"} {
+		if strings.HasSuffix(tok, suf) {
+			return true
+		}
+	}
+	return false
+}
+
 // IsStopWord reports whether a lower-case token is an English stop word.
 func IsStopWord(tok string) bool {
 	_, ok := stopWords[tok]
