@@ -207,3 +207,29 @@ func TestKeyTermsInTheDocumentContext(t *testing.T) {
 		t.Errorf("missing %v, want intel", a.MissingKeyTerms)
 	}
 }
+
+// The index keeps accents ("Hervé"); a question written without them
+// ("Herve") names what a retrieved section names: it is not absent.
+func TestAbsentTermsFoldAccents(t *testing.T) {
+	secs := []schema.Section{
+		{ID: "a", Title: "Paragraph 12", Page: 1, Source: "normans.md", Content: "In 1050 Hervé served as a Byzantine general against the Pechenegs."},
+		{ID: "b", Title: "Paragraph 13", Page: 1, Source: "normans.md", Content: "The Normans settled in Italy and Sicily."},
+	}
+	req := schema.JudgeRequest{Query: "When did Herve serve as a Byzantine general?",
+		Response: secs[0].Content + " (See Paragraph 12, page 1)", Sections: secs[:1]}
+	a, err := Score(context.Background(), req, WithCorpus(secs))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(a.AbsentKeyTerms) != 0 {
+		t.Errorf("absent key terms %v: the section names Hervé", a.AbsentKeyTerms)
+	}
+	// a name no section has in any spelling stays absent
+	req.Query = "When did Humbert serve as a Byzantine general?"
+	if a, err = Score(context.Background(), req, WithCorpus(secs)); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(a.AbsentKeyTerms, "humbert") {
+		t.Errorf("absent key terms %v, want humbert", a.AbsentKeyTerms)
+	}
+}
