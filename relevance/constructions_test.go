@@ -59,6 +59,12 @@ func TestContrasts(t *testing.T) {
 		{"leave", "vacation", false},
 		{"eight", "eight", false},
 		{"higher", "highest", false},
+		// a prefix that makes another word, not a negative
+		{"cover", "discover", false},
+		{"come", "income", false},
+		{"side", "inside", false},
+		{"able", "unable", true},
+		{"dependent", "independent", true},
 	} {
 		if got := Contrasts(tt.w, tt.t); got != tt.want {
 			t.Errorf("Contrasts(%q, %q) = %v, want %v", tt.w, tt.t, got, tt.want)

@@ -599,7 +599,7 @@ func (f Frame) negatesSame(text string) bool {
 			}
 		}
 		for _, p := range negativePrefixes {
-			if rest, ok := strings.CutPrefix(t, p); ok && len(rest) > 2 && slices.Contains(f.negatedStems, textproc.Stem(rest)) {
+			if rest, ok := strings.CutPrefix(t, p); ok && slices.Contains(f.negatedStems, textproc.Stem(rest)) && negativeOf(rest, t) {
 				return true
 			}
 		}
