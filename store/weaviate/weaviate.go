@@ -619,6 +619,13 @@ func (s *Store) PutDocumentStream(ctx context.Context, doc index.Document, write
 		err = s.checkModel(ctx, w.dim)
 	}
 	if err == nil && werr == nil {
+		// the record points readers at the new version only once the
+		// node serves all its sections: under load a node can
+		// acknowledge a batch before its searches see every object
+		// (TestConformance/AtomicReplace)
+		err = s.awaitSections(ctx, d.Path, version, w.probe, int(w.text.Live))
+	}
+	if err == nil && werr == nil {
 		d.Sections = w.seq
 		err = s.putDocRecord(ctx, d, version, w.text)
 	}
@@ -646,6 +653,9 @@ type sectionWriter struct {
 	s       *Store
 	doc     *index.Document
 	version string
+	// probe holds a term of each section with text (up to maxProbe):
+	// a search for them finds every such section once the node serves it
+	probe   []string
 	pending []schema.Section
 	seen    map[string]int
 	seq     int
@@ -698,6 +708,9 @@ func (w *sectionWriter) flush(ctx context.Context) error {
 			w.seen[key] = 1
 		}
 		terms, length, ctxTerms := index.SectionTerms(*w.doc, sec)
+		if len(terms) > 0 && len(w.probe) < maxProbe && !slices.Contains(w.probe, terms[0]) {
+			w.probe = append(w.probe, terms[0])
+		}
 		if length > 0 {
 			w.text.Live++
 			w.text.Length += int64(length)
@@ -788,6 +801,39 @@ func (s *Store) putDocRecord(ctx context.Context, d index.Document, version stri
 		return fmt.Errorf("%w: record %s: %v", errWrite, d.Path, err)
 	}
 	return nil
+}
+
+// maxProbe bounds the terms awaitSections searches for.
+const maxProbe = 64
+
+// awaitSections waits, two seconds at most, until a search of path's
+// new version for probe (a term of each section with text) finds its
+// live sections with text; for a document of more than maxProbe such
+// sections it returns at once.
+func (s *Store) awaitSections(ctx context.Context, path, version string, probe []string, live int) error {
+	if live == 0 || live > maxProbe || len(probe) == 0 {
+		return nil
+	}
+	q := fmt.Sprintf(`{Get{v: %s(limit:%d, bm25:{query:%q, properties:["terms"]}, %s){_additional{id}}}}`,
+		s.cfg.Collection, live, strings.Join(probe, " "), and(eq("doc", path), eq("version", version)).String())
+	for attempt := 1; ; attempt++ {
+		data, err := s.raw(ctx, q)
+		if err != nil {
+			return err
+		}
+		var got map[string][]json.RawMessage
+		if err := json.Unmarshal(data["Get"], &got); err != nil {
+			return fmt.Errorf("decode the new sections: %w", err)
+		}
+		if len(got["v"]) >= live || attempt >= 20 {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(time.Duration(attempt) * 10 * time.Millisecond):
+		}
+	}
 }
 
 // deleteSections deletes the sections of path of version (only) or of
