@@ -85,7 +85,7 @@ func statedByConstruction(st string, x Text) bool {
 	if !upper && !lower {
 		return false
 	}
-	toks := textproc.Tokens(wordvec.Fold(x.raw))
+	toks := x.seq()
 	for i, t := range toks {
 		next := ""
 		if i+1 < len(toks) {

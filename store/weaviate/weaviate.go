@@ -623,7 +623,7 @@ func (s *Store) PutDocumentStream(ctx context.Context, doc index.Document, write
 		// node serves all its sections: under load a node can
 		// acknowledge a batch before its searches see every object
 		// (TestConformance/AtomicReplace)
-		err = s.awaitSections(ctx, d.Path, version, w.probe, int(w.text.Live))
+		s.awaitSections(ctx, d.Path, version, w.probe, int(w.text.Live))
 	}
 	if err == nil && werr == nil {
 		d.Sections = w.seq
@@ -809,28 +809,26 @@ const maxProbe = 64
 // awaitSections waits, two seconds at most, until a search of path's
 // new version for probe (a term of each section with text) finds its
 // live sections with text; for a document of more than maxProbe such
-// sections it returns at once.
-func (s *Store) awaitSections(ctx context.Context, path, version string, probe []string, live int) error {
+// sections it returns at once. It is best effort: a failed search ends
+// the wait, and the write goes on (the sections are written).
+func (s *Store) awaitSections(ctx context.Context, path, version string, probe []string, live int) {
 	if live == 0 || live > maxProbe || len(probe) == 0 {
-		return nil
+		return
 	}
 	q := fmt.Sprintf(`{Get{v: %s(limit:%d, bm25:{query:%q, properties:["terms"]}, %s){_additional{id}}}}`,
 		s.cfg.Collection, live, strings.Join(probe, " "), and(eq("doc", path), eq("version", version)).String())
-	for attempt := 1; ; attempt++ {
+	for attempt := 1; attempt < 20; attempt++ {
 		data, err := s.raw(ctx, q)
 		if err != nil {
-			return err
+			return
 		}
 		var got map[string][]json.RawMessage
-		if err := json.Unmarshal(data["Get"], &got); err != nil {
-			return fmt.Errorf("decode the new sections: %w", err)
-		}
-		if len(got["v"]) >= live || attempt >= 20 {
-			return nil
+		if json.Unmarshal(data["Get"], &got) != nil || len(got["v"]) >= live {
+			return
 		}
 		select {
 		case <-ctx.Done():
-			return ctx.Err()
+			return
 		case <-time.After(time.Duration(attempt) * 10 * time.Millisecond):
 		}
 	}
