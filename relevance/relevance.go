@@ -623,9 +623,9 @@ func (f Frame) negatedAbout(text string) bool {
 		}
 		return negated(text)
 	}
-	about := map[string]bool{}
+	about, focus := map[string]bool{}, map[string]bool{}
 	for _, t := range f.Focus {
-		about[t] = true
+		about[t], focus[t] = true, true
 	}
 	for _, toks := range f.entityTokens {
 		for _, t := range toks {
@@ -654,11 +654,48 @@ func (f Frame) negatedAbout(text string) bool {
 		if boundWithin(toks[i+1 : min(i+4, len(toks))]) {
 			continue
 		}
+		// "audit once a year, in a way that does not disrupt the
+		// Provider's operations": a negation in a clause that describes
+		// a noun negates what the question asks only when it negates a
+		// focus word ("a part which does not attack microbes"), not when
+		// a name the question uses merely follows it
+		words := about
+		if inRelativeClause(toks, i) {
+			words = focus
+		}
 		for j := i + 1; j < len(toks) && j <= i+4; j++ {
-			if about[textproc.Stem(toks[j])] {
+			if words[textproc.Stem(toks[j])] {
 				return true
 			}
 		}
+	}
+	return false
+}
+
+// auxiliaries may stand between a clause's subject and its negation.
+var auxiliaries = wordlists.Set(`do does did is are was were be been being will would shall should may might can could must has have had`)
+
+// determiners open a noun phrase.
+var determiners = wordlists.Set(`a an the any each every this that these those its their his her our your some no such`)
+
+// inRelativeClause reports whether the negation at toks[i] is in a
+// relative clause: after "which", "who" or "whom", or after a "that" that
+// follows a noun phrase ("a way that does not", "the amounts that are
+// not") rather than a verb ("ruled that the jury need not"), with only
+// auxiliaries between.
+func inRelativeClause(toks []string, i int) bool {
+	k := i - 1
+	for k >= 0 && auxiliaries[toks[k]] {
+		k--
+	}
+	if k < 0 {
+		return false
+	}
+	switch toks[k] {
+	case "which", "who", "whom":
+		return true
+	case "that":
+		return k >= 2 && determiners[toks[k-2]] && !auxiliaries[toks[k-1]] && !textproc.IsStopWord(toks[k-1])
 	}
 	return false
 }
