@@ -46,8 +46,9 @@ const SchemaVersion = 1
 // when a change alters what a document's sections or terms are: an index
 // written by another version re-reads every document at its next ingest
 // (and so does `ask --docs`, whose per-folder index is ingested at every
-// run), instead of mixing sections read two ways.
-const ReadingVersion = 2
+// run), instead of mixing sections read two ways. Version 3: terms fold
+// accents (textproc.Fold), so "Herve" finds "Hervé".
+const ReadingVersion = 3
 
 // FileName is the database file name used inside an index directory.
 const FileName = "docmind.db"

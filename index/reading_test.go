@@ -77,3 +77,23 @@ func TestOtherReadingVersionRereads(t *testing.T) {
 		t.Errorf("the index must answer until it is re-read: %d sections, %v", len(secs), err)
 	}
 }
+
+// A question without the accents finds the section with them, and the
+// other way round: terms fold accents.
+func TestAccentsFold(t *testing.T) {
+	ctx := context.Background()
+	ix, _ := openTest(t)
+	putLines(t, ix,
+		"Hervé served as a Norman general in the army of Byzantium",
+		"The Normans settled in the north of France",
+	)
+	for _, q := range []string{"Herve", "HERVÉ", "Hervé"} {
+		docs, err := NewStore(ix).SimilaritySearch(ctx, q, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(docs) != 1 || SectionFromDocument(docs[0]).Title != "SA" {
+			t.Errorf("%q: got %d sections, want section SA, which names Hervé", q, len(docs))
+		}
+	}
+}

@@ -208,8 +208,8 @@ func TestKeyTermsInTheDocumentContext(t *testing.T) {
 	}
 }
 
-// The index keeps accents ("Hervé"); a question written without them
-// ("Herve") names what a retrieved section names: it is not absent.
+// Terms fold accents ("Hervé" is "herve"): a question written without
+// them ("Herve") names what a section names, so it is not absent.
 func TestAbsentTermsFoldAccents(t *testing.T) {
 	secs := []schema.Section{
 		{ID: "a", Title: "Paragraph 12", Page: 1, Source: "normans.md", Content: "In 1050 Hervé served as a Byzantine general against the Pechenegs."},

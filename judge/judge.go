@@ -42,7 +42,6 @@ import (
 	"github.com/docmind/docmind/relevance"
 	"github.com/docmind/docmind/schema"
 	"github.com/docmind/docmind/textproc"
-	"github.com/docmind/docmind/wordvec"
 )
 
 // JudgedBy is the value of schema.Verdict.JudgedBy for this judge.
@@ -654,22 +653,9 @@ func (d *Offline) keyTerms(ctx context.Context, a *Assessment, req schema.JudgeR
 	// Numbers are the fact guards' business; phrases from the decomposer
 	// ("restriction last") are too loose to judge this way.
 	if d.corpus != nil && d.lex != nil {
-		var folded map[string]bool // the retrieved sections' stems, accents folded
+		// (terms fold accents: "Herve" is the "Hervé" a section names)
 		for k, term := range a.KeyTerms {
 			if len(stems[k]) == 1 && !hasDigit(stems[k][0]) && corpusDF[k] == 0 {
-				// the index keeps accents: "Herve" is the "Hervé" a
-				// retrieved section names
-				if folded == nil {
-					folded = map[string]bool{}
-					for i := range prep {
-						for _, t := range textproc.Terms(wordvec.Fold(prep[i].text)) {
-							folded[t] = true
-						}
-					}
-				}
-				if folded[textproc.Stem(wordvec.Fold(term))] {
-					continue
-				}
 				a.AbsentKeyTerms = append(a.AbsentKeyTerms, term)
 			}
 		}

@@ -8,12 +8,14 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"golang.org/x/text/unicode/norm"
+
 	"github.com/kljensen/snowball/english"
 
 	"github.com/docmind/docmind/internal/wordlists"
 )
 
-// Tokens splits s into lower-cased word tokens. Letters and digits form
+// Tokens splits s into lower-cased word tokens without accents (Fold). Letters and digits form
 // tokens; a '.' or ',' between digits is kept ("1.5", "10,000"), as are
 // apostrophes inside words. Everything else separates tokens.
 func Tokens(s string) []string {
@@ -48,7 +50,7 @@ func Tokens(s string) []string {
 }
 
 func normalise(tok string) string {
-	tok = strings.ToLower(tok)
+	tok = Fold(tok)
 	tok = strings.ReplaceAll(tok, "’", "'")
 	if strings.HasSuffix(tok, "'s") {
 		tok = tok[:len(tok)-2]
@@ -169,4 +171,37 @@ func IndexFold(s, sub string) (int, int) {
 		}
 	}
 	return -1, -1
+}
+
+// Fold lower-cases word and strips accents: the combining marks that,
+// after Unicode canonical decomposition, follow a Latin or Greek letter
+// ("Möngke" becomes "mongke", "CAFÉ" becomes "cafe"). Marks of other
+// scripts, where a mark makes another letter (Cyrillic "й") or a vowel
+// sign another word, are kept.
+func Fold(word string) string {
+	ascii := true
+	for i := 0; i < len(word); i++ {
+		if word[i] >= utf8.RuneSelf {
+			ascii = false
+			break
+		}
+	}
+	if ascii {
+		return strings.ToLower(word)
+	}
+	d := norm.NFD.String(word)
+	var b strings.Builder
+	b.Grow(len(d))
+	accented := false // the last base letter takes accents that fold
+	for _, r := range d {
+		if unicode.Is(unicode.Mn, r) {
+			if accented {
+				continue
+			}
+		} else {
+			accented = unicode.In(r, unicode.Latin, unicode.Greek)
+		}
+		b.WriteRune(unicode.ToLower(r))
+	}
+	return norm.NFC.String(b.String())
 }

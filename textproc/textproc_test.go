@@ -14,6 +14,7 @@ func TestTokens(t *testing.T) {
 		{"USD 10,000.00 is due; Client's fee", []string{"usd", "10,000.00", "is", "due", "client", "fee"}},
 		{"thirty (30) days", []string{"thirty", "30", "days"}},
 		{"end. Next", []string{"end", "next"}},
+		{"Hervé and MÖNGKE’s", []string{"herve", "and", "mongke"}},
 	}
 	for _, c := range cases {
 		if got := Tokens(c.in); !reflect.DeepEqual(got, c.want) {
@@ -82,6 +83,23 @@ func TestIndexFold(t *testing.T) {
 	} {
 		if i, j := IndexFold(tt.s, tt.sub); i != tt.i || j != tt.j {
 			t.Errorf("IndexFold(%q, %q) = %d, %d, want %d, %d", tt.s, tt.sub, i, j, tt.i, tt.j)
+		}
+	}
+}
+
+// Accents fold on Latin and Greek letters only: in other
+// scripts a combining sign makes another word.
+func TestFold(t *testing.T) {
+	for in, want := range map[string]string{
+		"Möngke":             "mongke",
+		"CAFÉ":               "cafe",
+		"Ἀθῆναι":             "αθηναι",
+		"Йогурт":             "йогурт", // Cyrillic: "й" is a letter of its own
+		"plain":              "plain",
+		"\u0915\u0941\u091b": "\u0915\u0941\u091b", // Devanagari: the vowel sign U+0941 stays
+	} {
+		if got := Fold(in); got != want {
+			t.Errorf("Fold(%q) = %q, want %q", in, got, want)
 		}
 	}
 }

@@ -51,15 +51,12 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"github.com/docmind/docmind/textproc"
 	"math"
 	"sort"
 	"strings"
 	"sync"
-	"unicode"
-	"unicode/utf8"
 	"unsafe"
-
-	"golang.org/x/text/unicode/norm"
 )
 
 //go:embed vectors.bin
@@ -178,30 +175,9 @@ func (m *Model) Len() int { return len(m.offs) }
 // Dims returns the number of dimensions of the vectors.
 func (m *Model) Dims() int { return m.dims }
 
-// Fold lower-cases word and strips accents (combining marks after Unicode
-// canonical decomposition): "Möngke" becomes "mongke", "CAFÉ" becomes "cafe".
-func Fold(word string) string {
-	ascii := true
-	for i := 0; i < len(word); i++ {
-		if word[i] >= utf8.RuneSelf {
-			ascii = false
-			break
-		}
-	}
-	if ascii {
-		return strings.ToLower(word)
-	}
-	d := norm.NFD.String(word)
-	var b strings.Builder
-	b.Grow(len(d))
-	for _, r := range d {
-		if unicode.Is(unicode.Mn, r) {
-			continue
-		}
-		b.WriteRune(unicode.ToLower(r))
-	}
-	return norm.NFC.String(b.String())
-}
+// Fold lower-cases word and strips accents: textproc.Fold, the folding
+// the index's terms have.
+func Fold(word string) string { return textproc.Fold(word) }
 
 // hash is 32-bit FNV-1a.
 func hash(w string) uint32 {

@@ -789,7 +789,7 @@ func (s *Store) importBatch(ctx context.Context, objs []*models.Object) error {
 
 func (s *Store) putDocRecord(ctx context.Context, d index.Document, version string, text textTotals) error {
 	props := map[string]any{
-		"path": d.Path, "version": version, "hash": d.Hash, "format": d.Format, "title": d.Title,
+		"path": d.Path, "version": version, "hash": d.Hash + readingTag, "format": d.Format, "title": d.Title,
 		"mtime": d.ModTime.UTC().Format(time.RFC3339Nano), "ingestedAt": time.Now().UTC().Format(time.RFC3339Nano),
 		"size": d.Size, "pages": d.Pages, "sections": d.Sections,
 	}
@@ -989,10 +989,21 @@ type textTotals struct {
 	known        bool
 }
 
+// readingTag follows a document's hash in its record: the
+// index.ReadingVersion its sections were read by. A record without the
+// current tag reads as a hash of "", a changed document, so the next
+// ingest reads it again (as the index does) instead of mixing sections
+// read two ways.
+var readingTag = "@reading" + strconv.Itoa(index.ReadingVersion)
+
 func (r docRec) record() record {
 	mt, _ := time.Parse(time.RFC3339Nano, r.Mtime)
 	ing, _ := time.Parse(time.RFC3339Nano, r.IngestedAt)
-	return record{doc: index.Document{Path: r.Path, Hash: r.Hash, Size: r.Size, ModTime: mt, Format: r.Format,
+	hash, current := strings.CutSuffix(r.Hash, readingTag)
+	if !current {
+		hash = ""
+	}
+	return record{doc: index.Document{Path: r.Path, Hash: hash, Size: r.Size, ModTime: mt, Format: r.Format,
 		Pages: r.Pages, Title: r.Title, IngestedAt: ing, Sections: r.Sections}, version: r.Version,
 		text: textTotals{Live: deref(r.Live), Length: deref(r.TextLength), known: r.Live != nil && r.TextLength != nil}}
 }
