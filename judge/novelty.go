@@ -26,13 +26,7 @@ func WithMaxNovelTerms(n int) Option { return func(d *Offline) { d.maxNovel = n 
 
 // answerWords are words an answer uses to talk about its sources rather
 // than to state facts; they are never counted as novel. Edit internal/wordlists/answer.txt.
-var answerWords = func() map[string]bool {
-	m := map[string]bool{}
-	for _, w := range wordlists.Words("answer") {
-		m[textproc.Stem(w)] = true
-	}
-	return m
-}()
+var answerWords = textproc.StemSet(wordlists.Words("answer"))
 
 // listMarker matches a leading list number or bullet ("3. ", "* ");
 // sourceRef a reference to a numbered source ("Passage 2", "passages 1

@@ -55,13 +55,7 @@ var (
 	reFormula        = regexp.MustCompile(`(?i)\b(?:equals?|equal to|equalling|equaling|multiplied by|divided by|the sum of|the product of|based on)\b|(?:%|\bpercent|\bper cent)\s+of\b`)
 )
 
-func stemSet(words string) map[string]bool {
-	m := map[string]bool{}
-	for _, w := range strings.Fields(words) {
-		m[textproc.Stem(w)] = true
-	}
-	return m
-}
+func stemSet(words string) map[string]bool { return textproc.StemSet(strings.Fields(words)) }
 
 // statedByConstruction reports whether x addresses the focus stem st by
 // one of the constructions above: an upper bound ("maximum") by "at

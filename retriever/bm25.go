@@ -338,13 +338,7 @@ func (q *query) key() string {
 // list. They are ignored when no section contains them; otherwise their
 // low IDF already makes them count little. Edit
 // internal/wordlists/question_filler.txt.
-var fillerTerms = func() map[string]bool {
-	m := map[string]bool{}
-	for _, w := range wordlists.Words("question_filler") {
-		m[textproc.Stem(w)] = true
-	}
-	return m
-}()
+var fillerTerms = textproc.StemSet(wordlists.Words("question_filler"))
 
 // scored is a section's relevance for one query.
 type scored struct {

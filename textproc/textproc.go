@@ -69,6 +69,15 @@ func Stem(tok string) string {
 	return english.Stem(tok, false)
 }
 
+// StemSet returns the set of the stems of words (each a lower-case word).
+func StemSet(words []string) map[string]bool {
+	m := make(map[string]bool, len(words))
+	for _, w := range words {
+		m[Stem(w)] = true
+	}
+	return m
+}
+
 // Terms returns the stemmed content terms of s: tokens minus stop words,
 // stemmed. Numbers are kept.
 func Terms(s string) []string {

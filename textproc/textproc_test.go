@@ -103,3 +103,10 @@ func TestFold(t *testing.T) {
 		}
 	}
 }
+
+func TestStemSet(t *testing.T) {
+	got := StemSet([]string{"calculated", "calculation", "maximum"})
+	if want := map[string]bool{"calcul": true, "maximum": true}; !reflect.DeepEqual(got, want) {
+		t.Errorf("StemSet = %v, want %v", got, want)
+	}
+}
