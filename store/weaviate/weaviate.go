@@ -1365,11 +1365,24 @@ func (s *Store) lexical(ctx context.Context, query string, k int, opt index.Sear
 			}
 		}
 		if complete || fetch >= maxCandidates {
-			break
+			hits, err := s.withText(ctx, best)
+			if err != nil {
+				return nil, err
+			}
+			// a section ranked above and deleted before its text was
+			// read belongs to a version replaced meanwhile: the search
+			// is asked again, which finds the new version's sections,
+			// rather than return the old version with some missing
+			if len(hits) < len(best) {
+				if attempts++; attempts < 6 {
+					fetch = base
+					continue
+				}
+			}
+			return hits, nil
 		}
 		fetch = min(4*fetch, maxCandidates)
 	}
-	return s.withText(ctx, best)
 }
 
 // ranked is a search candidate, read with candidateFields and scored.
