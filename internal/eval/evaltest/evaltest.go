@@ -38,7 +38,7 @@ func TinyJudge() ScriptedJudge {
 		"The council approved a park. Construction starts in May.": {Claims: []schema.ClaimCheck{{Claim: "Construction starts in May.", Supported: true, Score: 1}}},
 		"Café Uno serves coffee and has outdoor seating.": {IsHallucinated: true, Claims: []schema.ClaimCheck{
 			{Claim: "serves coffee and has outdoor seating", Score: 0.2},
-			{Claim: "Cafe Uno is famous worldwide", Score: 0}, // not in the response: unlocated
+			{Claim: "The owner is famous worldwide", Score: 0}, // not in the response: unlocated
 		}},
 	}
 }
