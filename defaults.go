@@ -3,6 +3,7 @@ package docmind
 import (
 	"errors"
 	"fmt"
+	"github.com/docmind/docmind/spell"
 
 	"github.com/tmc/langchaingo/llms"
 
@@ -160,15 +161,19 @@ func (c *config) fillDefaults() error {
 	if c.generator == nil {
 		c.generator = generator.NewOffline()
 	}
+	corpus := c.corpus
+	if corpus == nil && len(c.sections) > 0 && (c.judge == nil || c.speller == nil && !c.noSpeller) {
+		corpus = judge.NewMemCorpus(c.sections)
+	}
+	if vocab, ok := corpus.(spell.Vocabulary); ok && c.speller == nil && !c.noSpeller {
+		c.speller = spell.New(vocab)
+	}
 	if c.judge == nil {
 		// the whole corpus lets the judge weight the question's terms by
 		// their rarity in it (a term no document mentions cannot be addressed)
 		var opts []judge.Option
-		switch {
-		case c.corpus != nil:
-			opts = append(opts, judge.WithCorpusStats(c.corpus))
-		case len(c.sections) > 0:
-			opts = append(opts, judge.WithCorpus(c.sections))
+		if corpus != nil {
+			opts = append(opts, judge.WithCorpusStats(corpus))
 		}
 		if c.minConfidence != nil {
 			opts = append(opts, judge.WithMinConfidence(*c.minConfidence))

@@ -60,6 +60,10 @@ type (
 	ObserverFunc = schema.ObserverFunc
 	// Decomposer reads a question into a Decomposition.
 	Decomposer = schema.Decomposer
+	// Speller corrects a question's misspelt words (package spell).
+	Speller = schema.Speller
+	// SpellingFix is one word a Speller corrected.
+	SpellingFix = schema.SpellingFix
 	// Retriever finds sections for a question.
 	Retriever = schema.Retriever
 	// RetrieveRequest is what a Retriever is asked.
@@ -191,6 +195,7 @@ func New(opts ...Option) (*Pipeline, error) {
 		Retriever:  cfg.retriever,
 		Generator:  cfg.generator,
 		Judge:      cfg.judge,
+		Speller:    cfg.speller,
 		MaxRetries: cfg.maxRetries,
 		Observer:   cfg.observer,
 		Logger:     cfg.logger,
@@ -231,6 +236,8 @@ type config struct {
 	judge      schema.Judge
 	sections   []schema.Section
 	corpus     judge.Corpus
+	speller    schema.Speller
+	noSpeller  bool
 	maxRetries int
 	// minConfidence is WithMinConfidence's threshold; nil = the judge's
 	minConfidence *float64
@@ -240,6 +247,15 @@ type config struct {
 	llm           llmConfig
 	// sourceRoot is WithSourceRoot's folder.
 	sourceRoot string
+}
+
+// WithSpeller sets what corrects a question's misspelt words before the
+// pipeline reads it (see package spell); nil turns correction off. By
+// default questions are corrected against the corpus of WithCorpus or
+// WithSections when it can count stems (the index, Weaviate and in-memory
+// corpora can), and are read as asked otherwise.
+func WithSpeller(s Speller) Option {
+	return func(c *config) error { c.speller, c.noSpeller = s, s == nil; return nil }
 }
 
 // WithRetriever sets the retriever (an index, a langchaingo vector store

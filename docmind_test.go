@@ -121,6 +121,33 @@ func TestSeedScenario3WarrantyFallsBack(t *testing.T) {
 	}
 }
 
+// A misspelt word the documents hold one edit away is read as that word:
+// the question is answered, and the state says how it was read. Without
+// the speller the same question is refused ("paymnet" is in no document).
+func TestTypoIsReadAsTheDocumentsWord(t *testing.T) {
+	ctx := context.Background()
+	q := "What are the late paymnet penalties?"
+	p, err := docmind.New(docmind.WithSections(contract(t)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := p.Ask(ctx, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(st.Answer(), "1.5% per month") || st.Query != "What are the late payment penalties?" ||
+		!strings.Contains(st.Notes[schema.NodeDecompose], `"paymnet" as "payment"`) {
+		t.Errorf("query %q notes %v answer %q; want the typo read as \"payment\" and the 1.5%% fee", st.Query, st.Notes, st.Answer())
+	}
+	off, err := docmind.New(docmind.WithSections(contract(t)), docmind.WithSpeller(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st, err := off.Ask(ctx, q); err != nil || st.Answer() != docmind.FallbackMessage || st.Query != q || st.Notes != nil {
+		t.Errorf("without a speller: query %q notes %v answer %q, %v; want the question as asked, refused", st.Query, st.Notes, st.Answer(), err)
+	}
+}
+
 func TestEmptyQuestion(t *testing.T) {
 	p, err := docmind.New(docmind.WithSections(contract(t)))
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/tmc/langchaingo/callbacks"
 	lcchains "github.com/tmc/langchaingo/chains"
@@ -68,8 +69,21 @@ func (c *NodeChain) GetOutputKeys() []string { return []string{StateKey} }
 func (c *NodeChain) GetCallbackHandler() callbacks.Handler { return c.callback }
 
 // NewDecompose returns the decompose node: it writes state.decomposition.
-func NewDecompose(d schema.Decomposer) *NodeChain {
+// With a speller (nil for none) it first corrects the question's misspelt
+// words, writes the corrected question to state.query and notes the
+// corrections ("read \"Carslbad\" as \"Carlsbad\"").
+func NewDecompose(d schema.Decomposer, sp schema.Speller) *NodeChain {
 	return &NodeChain{name: schema.NodeDecompose, apply: func(ctx context.Context, st *schema.State) error {
+		if sp != nil {
+			q, fixes, err := sp.Correct(ctx, st.Query)
+			if err != nil {
+				return fmt.Errorf("decompose: %w", err)
+			}
+			if len(fixes) > 0 {
+				st.Query = q
+				schema.RecordNote(ctx, spellingNote(fixes))
+			}
+		}
 		dec, err := d.Decompose(ctx, st.Query)
 		if err != nil {
 			return fmt.Errorf("decompose: %w", err)
@@ -220,4 +234,14 @@ func nonNil(s []string) []string {
 		return []string{}
 	}
 	return s
+}
+
+// spellingNote says how the question was read: `read "Carslbad" as
+// "Carlsbad", which the documents hold`.
+func spellingNote(fixes []schema.SpellingFix) string {
+	parts := make([]string, len(fixes))
+	for i, f := range fixes {
+		parts[i] = fmt.Sprintf("%q as %q", f.From, f.To)
+	}
+	return "read " + strings.Join(parts, ", ") + ": no document has the word as asked"
 }

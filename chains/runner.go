@@ -52,6 +52,9 @@ type Config struct {
 	Retriever  schema.Retriever
 	Generator  schema.Generator
 	Judge      schema.Judge
+	// Speller, when set, corrects the question's misspelt words before
+	// the decompose node reads it.
+	Speller schema.Speller
 	// MaxRetries bounds the judged retries; negative means 0. Use
 	// DefaultMaxRetries for the seed behaviour.
 	MaxRetries int
@@ -108,7 +111,7 @@ func NewRunner(cfg Config) (*Runner, error) {
 		}
 	}
 	r.nodes = map[string]lcchains.Chain{
-		schema.NodeDecompose: NewDecompose(cfg.Decomposer),
+		schema.NodeDecompose: NewDecompose(cfg.Decomposer, cfg.Speller),
 		schema.NodeRetrieve:  NewRetrieve(cfg.Retriever),
 		schema.NodeGenerate:  NewGenerate(cfg.Generator, onToken),
 		schema.NodeJudge:     NewJudge(cfg.Judge),

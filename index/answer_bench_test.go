@@ -13,6 +13,7 @@ import (
 
 	"github.com/docmind/docmind/judge"
 	"github.com/docmind/docmind/schema"
+	"github.com/docmind/docmind/spell"
 	"github.com/docmind/docmind/textproc"
 )
 
@@ -108,7 +109,8 @@ func contractQuestions(b *testing.B) []string {
 }
 
 // BenchmarkAnswerPath measures what an offline `docmind ask` spends on
-// the index per question at 100k sections: the index retriever
+// the index per question at 100k sections: the spelling corrector
+// (spell.New(ix.Corpus())), the index retriever
 // (Index.Retriever) and the deterministic judge reading corpus statistics
 // from the index (judge.WithCorpusStats(ix.Corpus())), on the 55
 // development questions of the example contract, with an extractive
@@ -133,9 +135,17 @@ func BenchmarkAnswerPath(b *testing.B) {
 		qs := contractQuestions(b)
 		ret := ix.Retriever()
 		jd := judge.NewOffline(judge.WithCorpusStats(ix.Corpus()))
-		// ask answers q and returns how long retrieval and judging took.
-		ask := func(q string) (retrieve, judging time.Duration) {
+		sp := spell.New(ix.Corpus())
+		// ask answers q and returns how long spelling, retrieval and
+		// judging took.
+		ask := func(q string) (spelling, retrieve, judging time.Duration) {
 			start := time.Now()
+			q, _, err := sp.Correct(ctx, q)
+			if err != nil {
+				b.Fatal(err)
+			}
+			spelling = time.Since(start)
+			start = time.Now()
 			secs, err := ret.Retrieve(ctx, schema.RetrieveRequest{Query: q})
 			if err != nil {
 				b.Fatal(err)
@@ -152,7 +162,7 @@ func BenchmarkAnswerPath(b *testing.B) {
 			if _, err := jd.Judge(ctx, schema.JudgeRequest{Query: q, Response: answer, Sections: secs}); err != nil {
 				b.Fatal(err)
 			}
-			return retrieve, time.Since(start)
+			return spelling, retrieve, time.Since(start)
 		}
 		for _, q := range qs[:5] { // warm the page cache
 			ask(q)
@@ -160,6 +170,7 @@ func BenchmarkAnswerPath(b *testing.B) {
 		lat := make([]time.Duration, 0, b.N)
 		retLat := make([]time.Duration, 0, b.N)
 		judgeLat := make([]time.Duration, 0, b.N)
+		spellLat := make([]time.Duration, 0, b.N)
 		var ms runtime.MemStats
 		runtime.ReadMemStats(&ms)
 		gc0 := ms.NumGC
@@ -167,10 +178,11 @@ func BenchmarkAnswerPath(b *testing.B) {
 		cpu0 := cpuTime()
 		for i := 0; i < b.N; i++ {
 			start := time.Now()
-			r, j := ask(qs[i%len(qs)])
+			sp, r, j := ask(qs[i%len(qs)])
 			lat = append(lat, time.Since(start))
 			retLat = append(retLat, r)
 			judgeLat = append(judgeLat, j)
+			spellLat = append(spellLat, sp)
 		}
 		cpu := cpuTime() - cpu0
 		b.StopTimer()
@@ -184,5 +196,7 @@ func BenchmarkAnswerPath(b *testing.B) {
 		b.ReportMetric(p99, "retrieve-p99-ms")
 		_, p99 = percentiles(judgeLat)
 		b.ReportMetric(p99, "judge-p99-ms")
+		_, p99 = percentiles(spellLat)
+		b.ReportMetric(p99, "spell-p99-ms")
 	})
 }

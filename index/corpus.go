@@ -325,3 +325,51 @@ func (b bitset) ids(max int) []int64 {
 	}
 	return out
 }
+
+// DocFreqs returns how many sections hold each stem, in one read of the
+// postings (for package spell).
+func (c *Corpus) DocFreqs(ctx context.Context, stems []string) ([]int, error) {
+	out := make([]int, len(stems))
+	if len(stems) == 0 {
+		return out, nil
+	}
+	uniq := slices.Clone(stems)
+	slices.Sort(uniq)
+	uniq = slices.Compact(uniq)
+	qts := make([]queryTerm, len(uniq))
+	for i, t := range uniq {
+		qts[i] = queryTerm{term: t}
+	}
+	fail := func(err error) ([]int, error) {
+		return nil, fmt.Errorf("index %s: count the sections of %d terms: %w", c.ix.path, len(uniq), err)
+	}
+	conn, err := c.ix.db.Conn(ctx)
+	if err != nil {
+		return fail(err)
+	}
+	defer conn.Close()
+	// postings of deleted sections stay until their segment is merged
+	dead, err := sqlitedb.Column[int64](ctx, conn, `SELECT section FROM lex_deleted`)
+	if err != nil {
+		return fail(err)
+	}
+	deleted := make(map[int64]bool, len(dead))
+	for _, id := range dead {
+		deleted[id] = true
+	}
+	live := make([]int, len(qts))
+	if _, _, err := readPostings(ctx, conn, qts, func(i int, postings []byte) error {
+		return decodePostings(postings, func(p posting) {
+			if !deleted[p.id] {
+				live[i]++
+			}
+		})
+	}); err != nil {
+		return fail(err)
+	}
+	for i, s := range stems {
+		j, _ := slices.BinarySearch(uniq, s)
+		out[i] = live[j]
+	}
+	return out, nil
+}

@@ -4,12 +4,15 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/docmind/docmind/index"
 	"github.com/docmind/docmind/judge"
 	"github.com/docmind/docmind/lexicon"
 	"github.com/docmind/docmind/schema"
+	"github.com/docmind/docmind/spell"
+	"github.com/docmind/docmind/textproc"
 )
 
 // corpusDocs are short documents whose words reach the thesaurus in every
@@ -80,9 +83,26 @@ func TestCorpusMatchesInMemoryStats(t *testing.T) {
 				}
 			}
 		}
+		// the stems' counts in one batch, as package spell reads them
+		var stems []string
+		for _, term := range corpusTerms {
+			stems = append(stems, textproc.Terms(term)...)
+		}
+		stems = append(stems, "uptim", "nosuchstem")
+		got, err := ix.Corpus().DocFreqs(ctx, stems)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, _ := judge.NewMemCorpus(inMemory(docs...)).(spell.Vocabulary).DocFreqs(ctx, stems)
+		if !slices.Equal(got, want) {
+			t.Errorf("DocFreqs(%q) = %v, want %v", stems, got, want)
+		}
 	}
 	check(t, "a.md", "b.md", "c.md")
 	// Spot checks that the comparison is not vacuous.
+	if got, err := ix.Corpus().DocFreqs(ctx, []string{"uptim", "notic", "notic", "umbrella"}); err != nil || !slices.Equal(got, []int{1, 2, 2, 0}) {
+		t.Errorf("DocFreqs(uptim notic notic umbrella) = %v, %v; want [1 2 2 0]", got, err)
+	}
 	for term, want := range map[string]int{"unpaid": 1, "annual": 2, "uptime": 2, "umbrella": 0, "terminate": 1} {
 		if got, _ := c.GroupDocFreq(ctx, term, lexicon.Default()); got != want {
 			t.Errorf("GroupDocFreq(%q) = %d, want %d", term, got, want)

@@ -115,8 +115,13 @@ func WithFactChecks(unsupportedFacts bool) Option {
 // corpus mentions at all ("umbrella insurance" over a contract that never
 // says "umbrella") weighs the most: the documents cannot address it.
 func WithCorpus(sections []schema.Section) Option {
-	return func(d *Offline) { d.corpus = memCorpus{NewCorpusStats(sections)} }
+	return func(d *Offline) { d.corpus = NewMemCorpus(sections) }
 }
+
+// NewMemCorpus returns the Corpus of sections held in memory (the one
+// WithCorpus builds), for sharing with other readers of its statistics.
+// It also counts stems in batches (DocFreqs, for package spell).
+func NewMemCorpus(sections []schema.Section) Corpus { return memCorpus{NewCorpusStats(sections)} }
 
 // Corpus is what the judge needs to know of the whole corpus the retriever
 // searches: its size and how many of its sections mention a term. The
@@ -144,6 +149,15 @@ func (m memCorpus) Size(context.Context) (int, error) { return m.c.n, nil }
 
 func (m memCorpus) GroupDocFreq(_ context.Context, term string, lex *lexicon.Thesaurus) (int, error) {
 	return m.c.GroupDocFreq(term, lex), nil
+}
+
+// DocFreqs returns how many sections hold each stem.
+func (m memCorpus) DocFreqs(_ context.Context, stems []string) ([]int, error) {
+	out := make([]int, len(stems))
+	for i, s := range stems {
+		out[i] = m.c.df[s]
+	}
+	return out, nil
 }
 
 // WithThesaurus sets the synonym resource of the key-term check: a

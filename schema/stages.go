@@ -7,6 +7,21 @@ type Decomposer interface {
 	Decompose(ctx context.Context, query string) (*Decomposition, error)
 }
 
+// Speller corrects a question's misspelt words against the documents'
+// vocabulary before it is read (package spell). It returns the question
+// unchanged and no fixes when there is nothing to correct; an error aborts
+// the run.
+type Speller interface {
+	Correct(ctx context.Context, question string) (string, []SpellingFix, error)
+}
+
+// SpellingFix is one corrected word: From as the question wrote it, To as
+// the pipeline reads it.
+type SpellingFix struct {
+	From string `json:"from"`
+	To   string `json:"to"`
+}
+
 // Feedback is what the judge tells the retriever on a retry.
 type Feedback struct {
 	// UnsupportedClaims are the claims of the rejected answer that the

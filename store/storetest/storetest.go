@@ -15,6 +15,7 @@ import (
 	"github.com/docmind/docmind/index"
 	"github.com/docmind/docmind/lexicon"
 	"github.com/docmind/docmind/schema"
+	"github.com/docmind/docmind/spell"
 	"github.com/docmind/docmind/store"
 )
 
@@ -305,6 +306,15 @@ func Run(t *testing.T, newStore func(t *testing.T) store.Store) {
 			if n, err := c.GroupDocFreq(ctx, term, lex); err != nil || n != 1 {
 				t.Errorf("GroupDocFreq(%q) with the synonym phrase %q = %d, %v; want 1", term, phrase, n, err)
 			}
+		}
+		// the spelling corrector's batch of stems (package spell)
+		v, ok := c.(spell.Vocabulary)
+		if !ok {
+			t.Fatalf("the store's corpus %T cannot count stems in batches (spell.Vocabulary)", c)
+		}
+		stems := []string{"penalti", "invoic", "zeppelin", "revenu", "penalti", "termin"}
+		if got, err := v.DocFreqs(ctx, stems); err != nil || !slices.Equal(got, []int{2, 2, 0, 1, 2, 1}) {
+			t.Errorf("DocFreqs(%q) = %v, %v; want [2 2 0 1 2 1]", stems, got, err)
 		}
 	})
 

@@ -1776,6 +1776,35 @@ func (c corpus) count(ctx context.Context, where *filters.WhereBuilder) (int, er
 	return 0, nil
 }
 
+// DocFreqs counts the sections that hold each stem (for package spell), in
+// requests of up to docFreqBatch counts each.
+func (c corpus) DocFreqs(ctx context.Context, stems []string) ([]int, error) {
+	out := make([]int, len(stems))
+	uniq := dedupe(stems)
+	df := make(map[string]int64, len(uniq))
+	for lo := 0; lo < len(uniq); lo += docFreqBatch {
+		batch := uniq[lo:min(lo+docFreqBatch, len(uniq))]
+		parts := make(map[string]string, len(batch))
+		for i, t := range batch {
+			parts["t"+strconv.Itoa(i)] = fmt.Sprintf(`%s(%s){meta{count}}`, c.s.cfg.Collection, eq("terms", t).String())
+		}
+		counts, err := c.s.counts(ctx, parts)
+		if err != nil {
+			return nil, fmt.Errorf("%s: count the sections of %d terms: %w", c.s.name, len(uniq), err)
+		}
+		for i, t := range batch {
+			df[t] = counts["t"+strconv.Itoa(i)]
+		}
+	}
+	for i, t := range stems {
+		out[i] = int(df[t])
+	}
+	return out, nil
+}
+
+// docFreqBatch bounds the counts of one DocFreqs request.
+const docFreqBatch = 128
+
 // GroupDocFreq counts the sections that mention every stem of term, each
 // exactly or through a synonym of lex, in one filtered count. A synonym
 // phrase counts where all its words occur (in any order): it can only

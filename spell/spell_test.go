@@ -1,0 +1,91 @@
+package spell_test
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"testing"
+
+	"github.com/docmind/docmind/judge"
+	"github.com/docmind/docmind/schema"
+	"github.com/docmind/docmind/spell"
+)
+
+var sections = []schema.Section{
+	{Title: "Carlsbad", Content: "Carlsbad is a city on the coast of San Diego County. Carlsbad was founded in 1887."},
+	{Title: "Normans", Content: "The Normans ultimately drove the Byzantines out of Italy. Emma married King Ethelred."},
+	{Title: "Complexity", Content: "Resources used to gauge complexity are time and storage."},
+	{Title: "Aristocracy", Content: "The Norman aristocracy served as Crusaders; the aristocracy held land."},
+	{Title: "Dublin", Content: "D'Olier Street is named after Jeremiah D'Olier; the older street was wider."},
+}
+
+func corrector() *spell.Corrector {
+	return spell.New(judge.NewMemCorpus(sections).(spell.Vocabulary))
+}
+
+func TestCorrectsWordsTheDocumentsHoldOneEditAway(t *testing.T) {
+	ctx := context.Background()
+	for _, c := range []struct {
+		q, want string
+		fixes   []spell.Fix
+	}{
+		// swapped letters, a name keeps its capital
+		{"When was Carslbad founded?", "When was Carlsbad founded?", []spell.Fix{{From: "Carslbad", To: "Carlsbad"}}},
+		// a letter missing; all capitals kept
+		{"Who ULTIMATLY drove the Byzantines out?", "Who ULTIMATELY drove the Byzantines out?", []spell.Fix{{From: "ULTIMATLY", To: "ULTIMATELY"}}},
+		// a letter doubled, and two typos in one question
+		{"Whose arristocracy served in carslbad?", "Whose aristocracy served in carlsbad?",
+			[]spell.Fix{{From: "arristocracy", To: "aristocracy"}, {From: "carslbad", To: "carlsbad"}}},
+		// a known English word is not a typo, however rare in the documents
+		{"Who did Emma marry?", "Who did Emma marry?", nil},
+		// nor is a word the documents hold, nor a short one
+		{"What gauges complexity?", "What gauges complexity?", nil},
+		{"Who is Emmx?", "Who is Emmx?", nil},
+		// a possessive is corrected without its "'s"
+		{"Who founded Carslbad's harbour?", "Who founded Carlsbad's harbour?", []spell.Fix{{From: "Carslbad", To: "Carlsbad"}}},
+		// a word with an apostrophe is one word ("D'Olier", not "Olier")
+		{"Where is D'Olier Street?", "Where is D'Olier Street?", nil},
+		// a word with no neighbour in the documents stays as asked
+		{"What is the zqxwvjk rate?", "What is the zqxwvjk rate?", nil},
+	} {
+		got, fixes, err := corrector().Correct(ctx, c.q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got != c.want || !slices.Equal(fixes, c.fixes) {
+			t.Errorf("Correct(%q) = %q %v, want %q %v", c.q, got, fixes, c.want, c.fixes)
+		}
+	}
+}
+
+type failing struct{}
+
+func (failing) DocFreqs(context.Context, []string) ([]int, error) {
+	return nil, errors.New("store down")
+}
+
+func TestVocabularyErrorsAreReturned(t *testing.T) {
+	q := "When was Carslbad founded?"
+	got, fixes, err := spell.New(failing{}).Correct(context.Background(), q)
+	if err == nil || got != q || fixes != nil {
+		t.Errorf("Correct with a failing vocabulary = %q %v %v; want the question unchanged and the error", got, fixes, err)
+	}
+}
+
+// Fuzzing-style robustness: any text comes back whole when nothing is
+// corrected, and corrections only replace words.
+func FuzzCorrect(f *testing.F) {
+	for _, s := range []string{"When was Carslbad founded?", "", "Ünïcödé Carslbad\xff", "ULTIMATLY ULTIMATLY"} {
+		f.Add(s)
+	}
+	c := corrector()
+	f.Fuzz(func(t *testing.T, q string) {
+		got, fixes, err := c.Correct(context.Background(), q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(fixes) == 0 && got != q {
+			t.Fatalf("no fixes but %q became %q", q, got)
+		}
+	})
+}
