@@ -474,9 +474,10 @@ func (g *Offline) score(sent string, s schema.Section, q query) float64 {
 
 var reEnumerator = regexp.MustCompile(`^(?:\d+(?:\.\d+)*\.?|\([a-z0-9]{1,4}\)|[a-z]\))\s+`)
 
-// render groups the picked sentences by section (sections in the order of
-// their best sentence, sentences in document order), each followed by its
-// citation, one sentence a line.
+// render puts the best picked sentence (picked[0]) first, so that the
+// answer leads with what answers the question, then the others grouped by
+// section (sections in the order of their best sentence, sentences in
+// document order), each followed by its citation, one sentence a line.
 func render(picked []candidate, sections []schema.Section) string {
 	order := map[int]int{}
 	for _, c := range picked {
@@ -484,13 +485,19 @@ func render(picked []candidate, sections []schema.Section) string {
 			order[c.section] = len(order)
 		}
 	}
-	sort.SliceStable(picked, func(i, j int) bool {
-		a, b := picked[i], picked[j]
-		if order[a.section] != order[b.section] {
-			return order[a.section] < order[b.section]
-		}
-		return a.pos < b.pos
-	})
+	if len(picked) > 0 {
+		lead := picked[0]
+		sort.SliceStable(picked, func(i, j int) bool {
+			a, b := picked[i], picked[j]
+			if (a == lead) != (b == lead) {
+				return a == lead
+			}
+			if order[a.section] != order[b.section] {
+				return order[a.section] < order[b.section]
+			}
+			return a.pos < b.pos
+		})
+	}
 	lines := make([]string, len(picked))
 	for i, c := range picked {
 		text := reEnumerator.ReplaceAllString(c.text, "")

@@ -213,3 +213,19 @@ func TestGenerateAnswersEachPart(t *testing.T) {
 		t.Errorf("answer:\n%s", a)
 	}
 }
+
+// The sentence that answers best leads the answer, though the section
+// states it last; the other sentences follow in the document's order.
+func TestBestSentenceLeads(t *testing.T) {
+	secs := []schema.Section{{ID: "s", Title: "Standard Tier", Page: 6, Content: "Client shall pay a Monthly Service Fee of US$18,000 for the managed Services. " +
+		"The Standard tier includes up to forty (40) hours of advisory work per month. " +
+		"Additional hours are charged at one hundred eighty-five US dollars (US$185) per hour."}}
+	got := generate(t, "What is the hourly rate for additional hours on the Standard tier?", secs)
+	lines := strings.Split(got, "\n")
+	if !strings.HasPrefix(lines[0], "Additional hours are charged") {
+		t.Fatalf("first line %q, want the rate for additional hours; answer:\n%s", lines[0], got)
+	}
+	if len(lines) > 2 && strings.Index(got, "Monthly Service Fee") > strings.Index(got, "forty (40) hours") {
+		t.Errorf("the sentences after the first are not in the document's order:\n%s", got)
+	}
+}
