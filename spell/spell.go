@@ -140,8 +140,14 @@ func (c *Corrector) Correct(ctx context.Context, question string) (string, []Fix
 				continue
 			}
 			// an English word before a mere stem match ("ultimately",
-			// not "ultimably", for "ultimatly"), then the commoner
+			// not "ultimably", for "ultimatly"), then the commoner; a
+			// word no dictionary has must be the stem the documents hold
+			// with a short ending ("cydippids"), not a made-up word
+			// sharing it ("moneyizing" for "monetizing")
 			known := c.known(x)
+			if st := textproc.Stem(x); !known && !(strings.HasPrefix(x, st) && len(x)-len(st) <= maxEnding) {
+				continue
+			}
 			if best == "" || known && !bestKnown || known == bestKnown && (n > bestDF || n == bestDF && x < best) {
 				best, bestDF, bestKnown = x, n, known
 			}
@@ -162,6 +168,10 @@ func (c *Corrector) Correct(ctx context.Context, question string) (string, []Fix
 	b.WriteString(question[last:])
 	return b.String(), fixes, nil
 }
+
+// maxEnding is the longest ending, in letters, that a correction outside
+// the dictionary may have past its stem.
+const maxEnding = 3
 
 // words returns the byte spans of question's words: runs of letters,
 // with an apostrophe between letters kept inside the word as textproc's

@@ -16,6 +16,7 @@ var sections = []schema.Section{
 	{Title: "Normans", Content: "The Normans ultimately drove the Byzantines out of Italy. Emma married King Ethelred."},
 	{Title: "Complexity", Content: "Resources used to gauge complexity are time and storage."},
 	{Title: "Aristocracy", Content: "The Norman aristocracy served as Crusaders; the aristocracy held land."},
+	{Title: "Armies", Content: "The army defended the castle; Crusaders made money."},
 	{Title: "Dublin", Content: "D'Olier Street is named after Jeremiah D'Olier; the older street was wider."},
 }
 
@@ -45,6 +46,11 @@ func TestCorrectsWordsTheDocumentsHoldOneEditAway(t *testing.T) {
 		{"Who founded Carslbad's harbour?", "Who founded Carlsbad's harbour?", []spell.Fix{{From: "Carslbad", To: "Carlsbad"}}},
 		// a word with an apostrophe is one word ("D'Olier", not "Olier")
 		{"Where is D'Olier Street?", "Where is D'Olier Street?", nil},
+		// a word outside the vocabulary is corrected only to the
+		// documents' stem with a short ending, not to a made-up word
+		// sharing the stem ("moneyizing", stem "money")
+		{"Who is monetizing the Crusaders?", "Who is monetizing the Crusaders?", nil},
+		{"Who collected the ccarlsbadizing?", "Who collected the ccarlsbadizing?", nil},
 		// a word with no neighbour in the documents stays as asked
 		{"What is the zqxwvjk rate?", "What is the zqxwvjk rate?", nil},
 	} {
