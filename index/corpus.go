@@ -327,7 +327,7 @@ func (b bitset) ids(max int) []int64 {
 }
 
 // DocFreqs returns how many sections hold each stem, in one read of the
-// postings (for package spell).
+// postings per docFreqBatch stems (for package spell).
 func (c *Corpus) DocFreqs(ctx context.Context, stems []string) ([]int, error) {
 	out := make([]int, len(stems))
 	if len(stems) == 0 {
@@ -358,14 +358,19 @@ func (c *Corpus) DocFreqs(ctx context.Context, stems []string) ([]int, error) {
 		deleted[id] = true
 	}
 	live := make([]int, len(qts))
-	if _, _, err := readPostings(ctx, conn, qts, func(i int, postings []byte) error {
-		return decodePostings(postings, func(p posting) {
-			if !deleted[p.id] {
-				live[i]++
-			}
-		})
-	}); err != nil {
-		return fail(err)
+	// in statements of at most docFreqBatch terms (SQLite bounds a
+	// statement's parameters)
+	for lo := 0; lo < len(qts); lo += docFreqBatch {
+		batch := qts[lo:min(lo+docFreqBatch, len(qts))]
+		if _, _, err := readPostings(ctx, conn, batch, func(i int, postings []byte) error {
+			return decodePostings(postings, func(p posting) {
+				if !deleted[p.id] {
+					live[lo+i]++
+				}
+			})
+		}); err != nil {
+			return fail(err)
+		}
 	}
 	for i, s := range stems {
 		j, _ := slices.BinarySearch(uniq, s)
@@ -373,3 +378,6 @@ func (c *Corpus) DocFreqs(ctx context.Context, stems []string) ([]int, error) {
 	}
 	return out, nil
 }
+
+// docFreqBatch bounds the terms of one DocFreqs statement.
+const docFreqBatch = 512

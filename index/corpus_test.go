@@ -103,6 +103,15 @@ func TestCorpusMatchesInMemoryStats(t *testing.T) {
 	if got, err := ix.Corpus().DocFreqs(ctx, []string{"uptim", "notic", "notic", "umbrella"}); err != nil || !slices.Equal(got, []int{1, 2, 2, 0}) {
 		t.Errorf("DocFreqs(uptim notic notic umbrella) = %v, %v; want [1 2 2 0]", got, err)
 	}
+	// more stems than one statement takes: read in batches, in order
+	many := make([]string, 40000)
+	for i := range many {
+		many[i] = fmt.Sprintf("nosuch%05d", i)
+	}
+	many[0], many[39999] = "notic", "uptim"
+	if got, err := ix.Corpus().DocFreqs(ctx, many); err != nil || got[0] != 2 || got[39999] != 1 || slices.Max(got[1:39999]) != 0 {
+		t.Errorf("DocFreqs of 40,000 stems: %v (first %v, last %v)", err, got[:min(1, len(got))], got[max(0, len(got)-1):])
+	}
 	for term, want := range map[string]int{"unpaid": 1, "annual": 2, "uptime": 2, "umbrella": 0, "terminate": 1} {
 		if got, _ := c.GroupDocFreq(ctx, term, lexicon.Default()); got != want {
 			t.Errorf("GroupDocFreq(%q) = %d, want %d", term, got, want)

@@ -30,6 +30,16 @@ import (
 // shorter words have too many neighbours one edit away.
 const MinLetters = 5
 
+// Bounds on the work one question costs, whatever its length: at most
+// maxChecked words outside the vocabulary are looked up in the corpus, at
+// most maxTypos of those the corpus lacks are corrected, and words longer
+// than maxLetters are left as they are (54 neighbours a letter).
+const (
+	maxChecked = 16
+	maxTypos   = 4
+	maxLetters = 24
+)
+
 // Vocabulary counts the sections of a corpus that hold each of a batch
 // of stems (textproc.Terms of a word), in one read.
 type Vocabulary interface {
@@ -83,11 +93,14 @@ func (c *Corrector) Correct(ctx context.Context, question string) (string, []Fix
 			}
 		}
 		f := textproc.Fold(question[w[0]:w[1]])
-		if utf8.RuneCountInString(f) < MinLetters || seen[f] || textproc.IsStopWord(f) || !asciiLetters(f) || c.known(f) {
+		if n := utf8.RuneCountInString(f); n < MinLetters || n > maxLetters || seen[f] || textproc.IsStopWord(f) || !asciiLetters(f) || c.known(f) {
 			continue
 		}
 		seen[f] = true
 		cands = append(cands, word{w[0], w[1], f})
+		if len(cands) == maxChecked {
+			break
+		}
 	}
 	if len(cands) == 0 {
 		return question, nil, nil
@@ -106,7 +119,7 @@ func (c *Corrector) Correct(ctx context.Context, question string) (string, []Fix
 	var edits [][]string
 	var all []string
 	for i, w := range cands {
-		if dfs[i] > 0 {
+		if dfs[i] > 0 || len(typos) == maxTypos {
 			continue
 		}
 		e := edits1(w.folded)

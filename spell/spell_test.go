@@ -3,7 +3,9 @@ package spell_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/docmind/docmind/judge"
@@ -94,4 +96,45 @@ func FuzzCorrect(f *testing.F) {
 			t.Fatalf("no fixes but %q became %q", q, got)
 		}
 	})
+}
+
+// counting wraps a vocabulary and counts the stems it is asked about.
+type counting struct {
+	v     spell.Vocabulary
+	stems int
+}
+
+func (c *counting) DocFreqs(ctx context.Context, stems []string) ([]int, error) {
+	c.stems += len(stems)
+	return c.v.DocFreqs(ctx, stems)
+}
+
+// A question of 64 KiB of words no vocabulary has costs a bounded number
+// of lookups and corrects at most four words.
+func TestLongQuestionsCostBoundedWork(t *testing.T) {
+	var b strings.Builder
+	for i := 0; b.Len() < 64<<10; i++ {
+		// "carslbad" with two more letters: no neighbour one edit away
+		// for most; "carslbad" itself every 50th word
+		if i%50 == 0 {
+			b.WriteString("Carslbad ")
+		} else {
+			fmt.Fprintf(&b, "qz%cx%cwv%c ", 'a'+i%26, 'a'+(i/26)%26, 'a'+(i/676)%26)
+		}
+	}
+	v := &counting{v: judge.NewMemCorpus(sections).(spell.Vocabulary)}
+	got, fixes, err := spell.New(v).Correct(context.Background(), b.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(fixes) > 4 || len(got) < len(b.String())-8 {
+		t.Errorf("%d fixes, %d bytes from %d", len(fixes), len(got), b.Len())
+	}
+	if max := 16 + 4*(54*24+25); v.stems > max {
+		t.Errorf("%d stems looked up, want at most %d", v.stems, max)
+	}
+	long := strings.Repeat("carlsbad", 4) + "x" // 33 letters: left as it is
+	if got, fixes, _ := spell.New(v).Correct(context.Background(), long); got != long || fixes != nil {
+		t.Errorf("a %d-letter word was corrected to %q", len(long), got)
+	}
 }
