@@ -3,7 +3,6 @@ package docmind
 import (
 	"errors"
 	"fmt"
-	"github.com/docmind/docmind/spell"
 
 	"github.com/tmc/langchaingo/llms"
 
@@ -12,6 +11,7 @@ import (
 	"github.com/docmind/docmind/judge"
 	"github.com/docmind/docmind/llm"
 	"github.com/docmind/docmind/retriever"
+	"github.com/docmind/docmind/spell"
 )
 
 // llmConfig is the LLM part of the configuration.

@@ -237,7 +237,7 @@ func nonNil(s []string) []string {
 }
 
 // spellingNote says how the question was read: `read "Carslbad" as
-// "Carlsbad", which the documents hold`.
+// "Carlsbad": no document has the word as asked`.
 func spellingNote(fixes []schema.SpellingFix) string {
 	parts := make([]string, len(fixes))
 	for i, f := range fixes {

@@ -348,14 +348,9 @@ func (c *Corpus) DocFreqs(ctx context.Context, stems []string) ([]int, error) {
 		return fail(err)
 	}
 	defer conn.Close()
-	// postings of deleted sections stay until their segment is merged
-	dead, err := sqlitedb.Column[int64](ctx, conn, `SELECT section FROM lex_deleted`)
+	deleted, err := deletedSections(ctx, conn)
 	if err != nil {
 		return fail(err)
-	}
-	deleted := make(map[int64]bool, len(dead))
-	for _, id := range dead {
-		deleted[id] = true
 	}
 	live := make([]int, len(qts))
 	// in statements of at most docFreqBatch terms (SQLite bounds a

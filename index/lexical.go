@@ -352,16 +352,26 @@ func mergeLevel(ctx context.Context, tx *sql.Tx, level int) error {
 	return mergeSegmentIDs(ctx, tx, segs)
 }
 
-// mergeSegmentIDs merges the given segments into one new segment, dropping
-// the postings of deleted sections and their tombstones.
-func mergeSegmentIDs(ctx context.Context, tx *sql.Tx, segs []int64) error {
-	dead, err := sqlitedb.Column[int64](ctx, tx, `SELECT section FROM lex_deleted`)
+// deletedSections returns the sections deleted whose postings stay in
+// their segments until it is merged (lex_deleted).
+func deletedSections(ctx context.Context, q sqlitedb.Querier) (map[int64]bool, error) {
+	dead, err := sqlitedb.Column[int64](ctx, q, `SELECT section FROM lex_deleted`)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	deleted := make(map[int64]bool, len(dead))
 	for _, id := range dead {
 		deleted[id] = true
+	}
+	return deleted, nil
+}
+
+// mergeSegmentIDs merges the given segments into one new segment, dropping
+// the postings of deleted sections and their tombstones.
+func mergeSegmentIDs(ctx context.Context, tx *sql.Tx, segs []int64) error {
+	deleted, err := deletedSections(ctx, tx)
+	if err != nil {
+		return err
 	}
 
 	blobs := map[string][][]byte{}

@@ -673,7 +673,7 @@ func (f Frame) negatedAbout(text string) bool {
 }
 
 // auxiliaries may stand between a clause's subject and its negation.
-var auxiliaries = wordlists.Set(`do does did is are was were be been being will would shall should may might can could must has have had`)
+var auxiliaries = wordlists.Set(question.Auxiliaries, `be been being`)
 
 // determiners open a noun phrase.
 var determiners = wordlists.Set(`a an the any each every this that these those its their his her our your some no such`)

@@ -41,7 +41,7 @@ const (
 )
 
 // Vocabulary counts the sections of a corpus that hold each of a batch
-// of stems (textproc.Terms of a word), in one read.
+// of stems (textproc.Stem of a folded word), in one call.
 type Vocabulary interface {
 	DocFreqs(ctx context.Context, stems []string) ([]int, error)
 }
@@ -66,12 +66,6 @@ func New(vocab Vocabulary) *Corrector {
 	return &Corrector{vocab: vocab, known: m.Has}
 }
 
-// NewWithWords is New with another list of known words (known reports
-// whether a lower-case, accent-folded word is one).
-func NewWithWords(vocab Vocabulary, known func(word string) bool) *Corrector {
-	return &Corrector{vocab: vocab, known: known}
-}
-
 // Correct returns question with its misspelt words corrected (see the
 // package documentation), keeping their capitals ("Carslbad" becomes
 // "Carlsbad"), and the corrections made; question unchanged and no fixes
@@ -83,21 +77,23 @@ func (c *Corrector) Correct(ctx context.Context, question string) (string, []Fix
 	}
 	var cands []word
 	seen := map[string]bool{}
-	for _, w := range words(question) {
-		// a possessive's "'s" is not part of the word, as in
-		// textproc's tokens ("Saarbucken's")
+	// the question's words as the index reads them: textproc's tokens
+	// ("D'Olier" is one word, not a misspelt "Olier")
+	for start, end := range textproc.TokenSpans(question) {
+		// a possessive's "'s" is not part of the word, as in the
+		// tokens ("Saarbucken's")
 		for _, p := range []string{"'s", "’s", "'S", "’S"} {
-			if strings.HasSuffix(question[w[0]:w[1]], p) {
-				w[1] -= len(p)
+			if strings.HasSuffix(question[start:end], p) {
+				end -= len(p)
 				break
 			}
 		}
-		f := textproc.Fold(question[w[0]:w[1]])
+		f := textproc.Fold(question[start:end])
 		if n := utf8.RuneCountInString(f); n < MinLetters || n > maxLetters || seen[f] || textproc.IsStopWord(f) || !asciiLetters(f) || c.known(f) {
 			continue
 		}
 		seen[f] = true
-		cands = append(cands, word{w[0], w[1], f})
+		cands = append(cands, word{start, end, f})
 		if len(cands) == maxChecked {
 			break
 		}
@@ -117,7 +113,7 @@ func (c *Corrector) Correct(ctx context.Context, question string) (string, []Fix
 	}
 	var typos []word
 	var edits [][]string
-	var all []string
+	stemOf := map[string]string{} // each edit's stem
 	for i, w := range cands {
 		if dfs[i] > 0 || len(typos) == maxTypos {
 			continue
@@ -126,11 +122,15 @@ func (c *Corrector) Correct(ctx context.Context, question string) (string, []Fix
 		typos = append(typos, w)
 		edits = append(edits, e)
 		for _, x := range e {
-			all = append(all, textproc.Stem(x))
+			stemOf[x] = textproc.Stem(x)
 		}
 	}
 	if len(typos) == 0 {
 		return question, nil, nil
+	}
+	all := make([]string, 0, len(stemOf))
+	for _, st := range stemOf {
+		all = append(all, st)
 	}
 	slices.Sort(all)
 	all = slices.Compact(all)
@@ -148,7 +148,8 @@ func (c *Corrector) Correct(ctx context.Context, question string) (string, []Fix
 	for i, w := range typos {
 		best, bestDF, bestKnown := "", 0, false
 		for _, x := range edits[i] {
-			n := df[textproc.Stem(x)]
+			st := stemOf[x]
+			n := df[st]
 			if n == 0 {
 				continue
 			}
@@ -158,7 +159,7 @@ func (c *Corrector) Correct(ctx context.Context, question string) (string, []Fix
 			// with a short ending ("cydippids"), not a made-up word
 			// sharing it ("moneyizing" for "monetizing")
 			known := c.known(x)
-			if st := textproc.Stem(x); !known && !(strings.HasPrefix(x, st) && len(x)-len(st) <= maxEnding) {
+			if !known && !(strings.HasPrefix(x, st) && len(x)-len(st) <= maxEnding) {
 				continue
 			}
 			if best == "" || known && !bestKnown || known == bestKnown && (n > bestDF || n == bestDF && x < best) {
@@ -185,36 +186,6 @@ func (c *Corrector) Correct(ctx context.Context, question string) (string, []Fix
 // maxEnding is the longest ending, in letters, that a correction outside
 // the dictionary may have past its stem.
 const maxEnding = 3
-
-// words returns the byte spans of question's words: runs of letters,
-// with an apostrophe between letters kept inside the word as textproc's
-// tokens keep it ("D'Olier" is one word, not a misspelt "Olier").
-func words(s string) [][2]int {
-	var out [][2]int
-	start := -1
-	for i, r := range s {
-		if unicode.IsLetter(r) || unicode.Is(unicode.Mn, r) {
-			if start < 0 {
-				start = i
-			}
-			continue
-		}
-		if (r == '\'' || r == '’') && start >= 0 {
-			next, _ := utf8.DecodeRuneInString(s[i+utf8.RuneLen(r):])
-			if unicode.IsLetter(next) {
-				continue
-			}
-		}
-		if start >= 0 {
-			out = append(out, [2]int{start, i})
-			start = -1
-		}
-	}
-	if start >= 0 {
-		out = append(out, [2]int{start, len(s)})
-	}
-	return out
-}
 
 func asciiLetters(s string) bool {
 	for i := 0; i < len(s); i++ {

@@ -4,6 +4,7 @@
 package textproc
 
 import (
+	"iter"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -15,38 +16,52 @@ import (
 	"github.com/docmind/docmind/internal/wordlists"
 )
 
-// Tokens splits s into lower-cased word tokens without accents (Fold). Letters and digits form
-// tokens; a '.' or ',' between digits is kept ("1.5", "10,000"), as are
-// apostrophes inside words. Everything else separates tokens.
+// Tokens splits s into lower-cased word tokens without accents (Fold).
+// Letters and digits form tokens; a '.' or ',' between digits is kept
+// ("1.5", "10,000"), as are apostrophes inside words. Everything else
+// separates tokens.
 func Tokens(s string) []string {
 	var out []string
-	start := -1
-	for i := 0; i < len(s); {
-		r, size := utf8.DecodeRuneInString(s[i:])
-		keep := unicode.IsLetter(r) || unicode.IsDigit(r)
-		if !keep && start >= 0 && (r == '.' || r == ',' || r == '\'' || r == '’') {
-			prev, _ := utf8.DecodeLastRuneInString(s[:i])
-			next, _ := utf8.DecodeRuneInString(s[i+size:])
-			if r == '.' || r == ',' {
-				keep = unicode.IsDigit(prev) && unicode.IsDigit(next)
-			} else {
-				keep = unicode.IsLetter(prev) && unicode.IsLetter(next)
-			}
-		}
-		if keep {
-			if start < 0 {
-				start = i
-			}
-		} else if start >= 0 {
-			out = append(out, normalise(s[start:i]))
-			start = -1
-		}
-		i += size
-	}
-	if start >= 0 {
-		out = append(out, normalise(s[start:]))
+	for start, end := range TokenSpans(s) {
+		out = append(out, normalise(s[start:end]))
 	}
 	return out
+}
+
+// TokenSpans yields the byte spans of s's tokens as written, before they
+// are lower-cased and folded (Tokens), for a caller that rewrites them in
+// place.
+func TokenSpans(s string) iter.Seq2[int, int] {
+	return func(yield func(start, end int) bool) {
+		start := -1
+		for i := 0; i < len(s); {
+			r, size := utf8.DecodeRuneInString(s[i:])
+			keep := unicode.IsLetter(r) || unicode.IsDigit(r)
+			if !keep && start >= 0 && (r == '.' || r == ',' || r == '\'' || r == '’') {
+				prev, _ := utf8.DecodeLastRuneInString(s[:i])
+				next, _ := utf8.DecodeRuneInString(s[i+size:])
+				if r == '.' || r == ',' {
+					keep = unicode.IsDigit(prev) && unicode.IsDigit(next)
+				} else {
+					keep = unicode.IsLetter(prev) && unicode.IsLetter(next)
+				}
+			}
+			if keep {
+				if start < 0 {
+					start = i
+				}
+			} else if start >= 0 {
+				if !yield(start, i) {
+					return
+				}
+				start = -1
+			}
+			i += size
+		}
+		if start >= 0 {
+			yield(start, len(s))
+		}
+	}
 }
 
 func normalise(tok string) string {

@@ -51,12 +51,13 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"github.com/docmind/docmind/textproc"
 	"math"
 	"sort"
 	"strings"
 	"sync"
 	"unsafe"
+
+	"github.com/docmind/docmind/textproc"
 )
 
 //go:embed vectors.bin

@@ -1457,6 +1457,12 @@ type termStats struct {
 	unitIn float64
 }
 
+// termCount is the aggregate (for counts) of the sections whose field
+// holds the stem t.
+func (s *Store) termCount(field, t string) string {
+	return fmt.Sprintf(`%s(%s){meta{count}}`, s.cfg.Collection, eq(field, t).String())
+}
+
 // termStats reads, in one request, the number of sections with text,
 // their total length and each query term's document frequency.
 func (s *Store) termStats(ctx context.Context, qterms []string) (*termStats, error) {
@@ -1469,8 +1475,8 @@ func (s *Store) termStats(ctx context.Context, qterms []string) (*termStats, err
 	for i, t := range uniq {
 		// (a section holding a stem or a context stem has text: no
 		// filter on length, which costs a range scan)
-		parts["t"+strconv.Itoa(i)] = fmt.Sprintf(`%s(%s){meta{count}}`, s.cfg.Collection, eq("terms", t).String())
-		parts["c"+strconv.Itoa(i)] = fmt.Sprintf(`%s(%s){meta{count}}`, s.cfg.Collection, eq("contextTerms", t).String())
+		parts["t"+strconv.Itoa(i)] = s.termCount("terms", t)
+		parts["c"+strconv.Itoa(i)] = s.termCount("contextTerms", t)
 	}
 	counts, err := s.counts(ctx, parts)
 	if err != nil {
@@ -1786,7 +1792,7 @@ func (c corpus) DocFreqs(ctx context.Context, stems []string) ([]int, error) {
 		batch := uniq[lo:min(lo+docFreqBatch, len(uniq))]
 		parts := make(map[string]string, len(batch))
 		for i, t := range batch {
-			parts["t"+strconv.Itoa(i)] = fmt.Sprintf(`%s(%s){meta{count}}`, c.s.cfg.Collection, eq("terms", t).String())
+			parts["t"+strconv.Itoa(i)] = c.s.termCount("terms", t)
 		}
 		counts, err := c.s.counts(ctx, parts)
 		if err != nil {
