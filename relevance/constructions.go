@@ -151,15 +151,17 @@ func numberWord(w string) bool {
 
 var reOrdinalWord = regexp.MustCompile(`^(?:fifth|sixth|seventh|eighth|ninth|tenth|eleventh|twelfth|\w+teenth|\w+ieth|last|\d+(?:st|nd|rd|th))$`)
 
-// poles maps each word of internal/wordlists/opposites.txt to the
-// scales it is on: the line, and the side of the "|" (0 or 1). Words are
-// matched as written and by regular inflection (see poleRefs), not by
-// stem: Porter2 stems "internal" and "international" alike.
+// poles maps each word of internal/wordlists/opposites.txt (hand-written
+// scales) and antonyms.txt (WordNet's antonym pairs) to the scales it
+// is on: the line, and the side of the "|" (0 or 1). Words are matched
+// as written and by regular inflection (see poleRefs), not by stem:
+// Porter2 stems "internal" and "international" alike.
 type poleRef struct{ line, side int }
 
 var poles = func() map[string][]poleRef {
 	m := map[string][]poleRef{}
-	for i, l := range wordlists.Lines("opposites") {
+	lines := append(wordlists.Lines("opposites"), wordlists.Lines("antonyms")...)
+	for i, l := range lines {
 		one, other, ok := strings.Cut(l, "|")
 		if !ok {
 			continue
@@ -173,13 +175,13 @@ var poles = func() map[string][]poleRef {
 	return m
 }()
 
-// poleRefs returns the scales word is on, itself or by a regular
-// inflection of a listed word ("increased", "increases", "increasing").
+// poleRefs returns the scales word is on, itself and by a regular
+// inflection of a listed word ("increased", "increases", "increasing"):
+// both, as WordNet lists "increased | decreased" apart from "increase |
+// decrease".
 func poleRefs(word string) []poleRef {
 	w := strings.ToLower(word)
-	if r, ok := poles[w]; ok {
-		return r
-	}
+	refs := poles[w]
 	for _, suf := range []string{"s", "es", "ed", "d", "ing", "ly", "ies", "ied"} {
 		base, ok := strings.CutSuffix(w, suf)
 		if !ok || len(base) < 3 {
@@ -188,16 +190,12 @@ func poleRefs(word string) []poleRef {
 		if suf == "ies" || suf == "ied" {
 			base += "y"
 		}
-		if r, ok := poles[base]; ok {
-			return r
-		}
+		refs = append(refs[:len(refs):len(refs)], poles[base]...)
 		if suf == "ing" || suf == "ed" {
-			if r, ok := poles[base+"e"]; ok {
-				return r
-			}
+			refs = append(refs, poles[base+"e"]...)
 		}
 	}
-	return nil
+	return refs
 }
 
 // oppositeWords reports whether a and b are on two sides of one scale of

@@ -65,6 +65,13 @@ func TestContrasts(t *testing.T) {
 		{"side", "inside", false},
 		{"able", "unable", true},
 		{"dependent", "independent", true},
+		// WordNet's antonyms (antonyms.txt), not in opposites.txt
+		{"horizontal", "vertical", true},
+		{"attractive", "repulsive", true},
+		{"juvenile", "adult", true},
+		// an inflection of a word on both lists: WordNet's "increased |
+		// decreased" and opposites.txt's "increase | decrease"
+		{"increased", "decreases", true},
 	} {
 		if got := Contrasts(tt.w, tt.t); got != tt.want {
 			t.Errorf("Contrasts(%q, %q) = %v, want %v", tt.w, tt.t, got, tt.want)
@@ -83,6 +90,7 @@ func TestOppositeOfTheQuestion(t *testing.T) {
 		{"What can be viewed as an informal language?", "A decision problem can be viewed as a formal language.", true},
 		{"What is usually taken as the best case complexity?", "The complexity is usually taken to be its worst-case complexity.", true},
 		{"What crossed the northern border?", "An army crossed the southern border.", true},
+		{"What force is due to attractive forces of interaction?", "The repulsive force is due to the interaction of charges.", true},
 		// the word itself, or a word of its pole, stated beside its
 		// opposite answers
 		{"What may prevent women from working?", "Customs may prevent a woman from working as a man does.", false},

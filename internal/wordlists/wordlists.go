@@ -4,8 +4,11 @@
 // answer words, the relevance check's question-form words, measure nouns,
 // whole modifiers, complement markers, other bases and opposites, the
 // retriever's question filler words. Each file documents its list in '#'
-// comment lines; edit the files, not code.
+// comment lines; edit the files, not code. One list is generated:
+// antonyms.txt, WordNet's antonym pairs (see ./gen).
 package wordlists
+
+//go:generate go run ./gen -in ${WORDNET_SRC} -out antonyms.txt
 
 import (
 	"embed"

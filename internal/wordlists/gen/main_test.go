@@ -1,0 +1,79 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// Lines in WordNet's data-file format (wndb(5WN)): offset, lexicographer
+// file, part of speech, word count (hex), words with lex ids, pointer
+// count, pointers, gloss.
+const adj = `  1 This software and database is being provided to you, the LICENSEE, by
+00001740 00 a 01 able 0 003 = 05207437 n 0000 + 05207437 n 0101 ! 00002098 a 0101 | (usually followed by 'to') having the necessary means
+00002098 00 a 01 unable 0 002 = 05207437 n 0000 ! 00001740 a 0101 | (usually followed by 'to') not having the necessary means
+00003000 00 a 02 public 0 national(a) 0 001 ! 00003100 a 0101 | not private
+00003100 00 s 02 private 0 semi-private 0 002 ! 00003000 a 0101 ! 00003000 a 0202 | not public
+00003200 00 a 01 odd 0 001 ! 00003300 a 0000 | a pointer between synsets, not words
+00003300 00 a 01 even 0 000 | no pointers
+`
+
+const verb = `00100000 29 v 01 increase 0 001 ! 00100100 v 0101 01 + 02 00 | become bigger
+00100100 29 v 01 decrease 0 001 ! 00100000 v 0101 01 + 02 00 | become smaller
+`
+
+func TestAntonymPairs(t *testing.T) {
+	dir := t.TempDir()
+	for name, text := range map[string]string{"data.adj": adj, "data.verb": verb, "data.adv": "", "data.noun": ""} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	synsets := map[string]synset{}
+	for _, f := range []string{"data.adj", "data.verb"} {
+		r, err := os.Open(filepath.Join(dir, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := read(r, synsets); err != nil {
+			t.Fatal(f, err)
+		}
+		r.Close()
+	}
+	pairs, err := antonyms(synsets)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, p := range pairs {
+		got = append(got, p[0]+" | "+p[1])
+	}
+	// "national"/"semi-private" is a pair of words of the two synsets but
+	// "semi-private" is not a plain word; "odd"/"even" is a pointer between
+	// whole synsets
+	want := "able | unable, decrease | increase, private | public"
+	if strings.Join(got, ", ") != want {
+		t.Errorf("pairs %q, want %q", strings.Join(got, ", "), want)
+	}
+	// too few pairs: not WordNet's dictionary
+	if err := run(dir, filepath.Join(dir, "out.txt")); err == nil || !strings.Contains(err.Error(), "only 3 antonym pairs") {
+		t.Errorf("run on a tiny dictionary: %v", err)
+	}
+}
+
+func TestBadLine(t *testing.T) {
+	for _, line := range []string{
+		"00001740 00 a zz able 0 000 | bad word count",
+		"00001740 00 a 01 able 0 009 ! 1 a | bad pointer count",
+		"00001740 00 a 01 able 0 001 ! 00002098 a 01x1 | bad source/target",
+	} {
+		if err := read(strings.NewReader(line+"\n"), map[string]synset{}); err == nil {
+			t.Errorf("%q: no error", line)
+		}
+	}
+	bad := map[string]synset{"a1": {words: []string{"x"}, ants: []pointer{{"a2", 1, 1}}}}
+	if _, err := antonyms(bad); err == nil {
+		t.Error("a pointer to a missing synset: no error")
+	}
+}
