@@ -97,6 +97,8 @@ type Frame struct {
 	FocusWords map[string]string
 	// entityTokens are the folded significant tokens of each entity.
 	entityTokens [][]string
+	// centuries are the centuries the question names (see otherCenturies)
+	centuries []int
 	// compounds are the pairs of focus stems the question puts side by
 	// side that end with a measure noun ("net income", "income taxes",
 	// "jet fuel cost"): one measure's name.
@@ -201,6 +203,7 @@ func Analyze(question string) Frame {
 	for _, m := range reQuarter.FindAllStringSubmatch(question, -1) {
 		addP("q" + quarterNumber(m))
 	}
+	f.centuries = namedCenturies(question)
 	words := reWord.FindAllString(question, -1)
 	for i, w := range words {
 		lw := strings.ToLower(w)
@@ -983,6 +986,15 @@ func (f Frame) Check(c Context, ch Checks, match Matcher, weight Weigher) Result
 	if ch.Period && !c.Row {
 		if stated, ok := f.otherYears(c.Claim); !ok {
 			res.Findings = append(res.Findings, Finding{"period", fmt.Sprintf("the answer states %s, not %s, which the question asks about", strings.Join(stated, ", "), strings.Join(f.years(), ", "))})
+		}
+	}
+	if ch.Period && !c.Row {
+		if stated, ok := f.otherCenturies(c.Claim); !ok {
+			names := make([]string, len(f.centuries))
+			for i, n := range f.centuries {
+				names[i] = centuryName(n)
+			}
+			res.Findings = append(res.Findings, Finding{"period", fmt.Sprintf("the answer states %s, not %s, which the question asks about", strings.Join(stated, ", "), strings.Join(names, " or "))})
 		}
 	}
 	if ch.Type && f.Type != TypeAny && f.Type != TypeYesNo {
