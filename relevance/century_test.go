@@ -51,13 +51,8 @@ func TestAnotherCentury(t *testing.T) {
 		{"How many people lived there in the 11th century?", "About 1,500 people lived there.", false},
 		{"What was built in the 5th century?", "The wall was built in the 3rd century BC.", false},
 	} {
-		res := Analyze(tt.q).Check(Context{Claim: tt.claim, Passage: tt.claim}, checks, nil, nil)
-		got := false
-		for _, f := range res.Findings {
-			got = got || f.Check == "period"
-		}
-		if got != tt.fail {
-			t.Errorf("%q / %q: period finding %v, want %v (%v)", tt.q, tt.claim, got, tt.fail, res.Findings)
+		if got, findings := findsCheck(checks, tt.q, tt.claim, "period"); got != tt.fail {
+			t.Errorf("%q / %q: period finding %v, want %v (%v)", tt.q, tt.claim, got, tt.fail, findings)
 		}
 	}
 }

@@ -100,13 +100,20 @@ func TestOppositeOfTheQuestion(t *testing.T) {
 		{"What drained the southern flanks of the Alps?", "The Rhine drained the northern and southern flanks of the Alps.", false},
 		{"What drained the southern flanks of the Alps?", "The Rhine drained the southern flanks of the Alps.", false},
 	} {
-		res := Analyze(tt.q).Check(Context{Claim: tt.claim, Passage: tt.claim}, checks, nil, nil)
-		got := false
-		for _, f := range res.Findings {
-			got = got || f.Check == "polarity"
-		}
-		if got != tt.fail {
-			t.Errorf("%q / %q: polarity finding %v, want %v (%v)", tt.q, tt.claim, got, tt.fail, res.Findings)
+		if got, findings := findsCheck(checks, tt.q, tt.claim, "polarity"); got != tt.fail {
+			t.Errorf("%q / %q: polarity finding %v, want %v (%v)", tt.q, tt.claim, got, tt.fail, findings)
 		}
 	}
+}
+
+// findsCheck runs the checks on claim, read as its own passage, and
+// reports whether one finding is of check, with the findings.
+func findsCheck(checks Checks, q, claim, check string) (bool, []Finding) {
+	res := Analyze(q).Check(Context{Claim: claim, Passage: claim}, checks, nil, nil)
+	for _, f := range res.Findings {
+		if f.Check == check {
+			return true, res.Findings
+		}
+	}
+	return false, res.Findings
 }

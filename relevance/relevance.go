@@ -99,6 +99,9 @@ type Frame struct {
 	entityTokens [][]string
 	// centuries are the centuries the question names (see otherCenturies)
 	centuries []int
+	// modifiers are the question's words narrowed by an adjective, with
+	// it (see otherModifier)
+	modifiers [][2]string
 	// compounds are the pairs of focus stems the question puts side by
 	// side that end with a measure noun ("net income", "income taxes",
 	// "jet fuel cost"): one measure's name.
@@ -204,6 +207,7 @@ func Analyze(question string) Frame {
 		addP("q" + quarterNumber(m))
 	}
 	f.centuries = namedCenturies(question)
+	f.modifiers = modifiers(question)
 	words := reWord.FindAllString(question, -1)
 	for i, w := range words {
 		lw := strings.ToLower(w)
@@ -1089,6 +1093,8 @@ func (f Frame) Check(c Context, ch Checks, match Matcher, weight Weigher) Result
 	if ch.Polarity {
 		if w := f.opposite(NewText(c.Claim)); w != "" {
 			res.Findings = append(res.Findings, Finding{"polarity", fmt.Sprintf("the answer states %q, the opposite of what the question asks", w)})
+		} else if stated, asked := f.otherModifier(c.Claim); stated != "" {
+			res.Findings = append(res.Findings, Finding{"polarity", fmt.Sprintf("the answer is about the %q, not the %q the question asks about", stated, asked)})
 		}
 	}
 	if ch.Polarity && f.Type != TypeYesNo && f.negatedAbout(c.Claim) != f.Negated {

@@ -4,11 +4,12 @@
 // answer words, the relevance check's question-form words, measure nouns,
 // whole modifiers, complement markers, other bases and opposites, the
 // retriever's question filler words. Each file documents its list in '#'
-// comment lines; edit the files, not code. One list is generated:
-// antonyms.txt, WordNet's antonym pairs (see ./gen).
+// comment lines; edit the files, not code. Two lists are generated from
+// WordNet (see ./gen): antonyms.txt, its antonym pairs, and
+// adjectives.txt, its adjective synsets.
 package wordlists
 
-//go:generate go run ./gen -in ${WORDNET_SRC} -out antonyms.txt
+//go:generate go run ./gen -in ${WORDNET_SRC} -out antonyms.txt -adjectives adjectives.txt
 
 import (
 	"embed"
