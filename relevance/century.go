@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // Centuries are periods too: a statement dated in another century does
@@ -123,7 +124,7 @@ func (f Frame) otherCenturies(claim string) ([]string, bool) {
 	for _, m := range reCenturyYear.FindAllStringSubmatchIndex(claim, -1) {
 		// a year inside a larger number ("1,2005") or a figure
 		// ("$1,191", "1191%") is not a year
-		if m[0] > 0 && strings.ContainsAny(claim[m[0]-1:m[0]], ",.$£€") || reFigureAfter.MatchString(claim[m[1]:]) {
+		if before, _ := utf8.DecodeLastRuneInString(claim[:m[0]]); strings.ContainsRune(",.$£€", before) || reFigureAfter.MatchString(claim[m[1]:]) {
 			continue
 		}
 		y, _ := strconv.Atoi(claim[m[2]:m[3]])

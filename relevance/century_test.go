@@ -49,6 +49,7 @@ func TestAnotherCentury(t *testing.T) {
 		// before Christ
 		{"What was suggested before the 19th century?", "Many theories were suggested from 1950 on.", false},
 		{"How many people lived there in the 11th century?", "About 1,500 people lived there.", false},
+		{"How much did the abbey cost in the 11th century?", "The abbey cost £1200 to build.", false},
 		{"What was built in the 5th century?", "The wall was built in the 3rd century BC.", false},
 	} {
 		if got, findings := findsCheck(checks, tt.q, tt.claim, "period"); got != tt.fail {
