@@ -217,8 +217,11 @@ func (a *Assessment) offEntityOrPeriod() []Issue {
 // focusMatcher says whether a text addresses a focus stem through a
 // synonym of the judge's thesaurus or, failing that, a word whose GloVe
 // vector is close to the question word's (cosine at least
-// DefaultMinRelated: "percentage" and "percent", "leave" and "vacation").
+// DefaultMinRelated: "percentage" and "percent", "leave" and "vacation")
+// or a WordNet synonym of it in a common sense ("tier" for "level",
+// cosine 0.51; relevance.Synonymous), not one of its opposites.
 func (d *Offline) focusMatcher(f relevance.Frame) relevance.Matcher {
+	synonyms := map[string]relevance.Synonyms{} // of each focus word, read once
 	return func(st string, x relevance.Text) bool {
 		if d.lex != nil && d.lex.Find(st, lexicon.NewText(x.Raw())) != lexicon.NoMatch {
 			return true
@@ -231,8 +234,13 @@ func (d *Offline) focusMatcher(f relevance.Frame) relevance.Matcher {
 			return false
 		}
 		vec := wordvec.Default()
+		syn, ok := synonyms[w]
+		if !ok {
+			syn = relevance.SynonymsOf(w)
+			synonyms[w] = syn
+		}
 		for _, t := range x.Tokens() {
-			if len(t) > 2 && vec.Similarity(w, t) >= d.minRelated && !relevance.Contrasts(w, t) {
+			if len(t) > 2 && (vec.Similarity(w, t) >= d.minRelated || syn.Has(t)) && !relevance.Contrasts(w, t) {
 				return true
 			}
 		}

@@ -25,7 +25,8 @@ const verb = `00100000 29 v 01 increase 0 001 ! 00100100 v 0101 01 + 02 00 | bec
 
 func TestAntonymPairs(t *testing.T) {
 	dir := t.TempDir()
-	for name, text := range map[string]string{"data.adj": adj, "data.verb": verb, "data.adv": "", "data.noun": ""} {
+	for name, text := range map[string]string{"data.adj": adj, "data.verb": verb, "data.adv": "", "data.noun": "",
+		"index.adj": "", "index.verb": "", "index.adv": "", "index.noun": ""} {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -57,7 +58,8 @@ func TestAntonymPairs(t *testing.T) {
 		t.Errorf("pairs %q, want %q", strings.Join(got, ", "), want)
 	}
 	// too few pairs: not WordNet's dictionary
-	if err := run(dir, filepath.Join(dir, "out.txt"), filepath.Join(dir, "adj.txt")); err == nil || !strings.Contains(err.Error(), "only 3 antonym pairs") {
+	o := outputs{filepath.Join(dir, "ant.txt"), filepath.Join(dir, "adj.txt"), filepath.Join(dir, "syn.txt"), 2}
+	if err := run(dir, o); err == nil || !strings.Contains(err.Error(), "only 3 antonym pairs") {
 		t.Errorf("run on a tiny dictionary: %v", err)
 	}
 }
@@ -74,6 +76,39 @@ func TestAdjectiveSynsets(t *testing.T) {
 	got := strings.Join(adjectives(synsets), ", ")
 	if want := "able, even, national public, odd, private, unable"; got != want {
 		t.Errorf("adjective lines %q, want %q", got, want)
+	}
+}
+
+// An index line: lemma, part of speech, synset count, pointer count,
+// pointer symbols, sense count, tagged sense count, then the synsets, most
+// frequent sense first.
+const index = `  1 This software and database is being provided to you, the LICENSEE, by
+public a 2 1 ! 2 1 00003000 00003200
+national a 2 0 2 0 00003300 00003000
+odd a 1 1 ! 1 1 00003200
+`
+
+func TestSynonymsInFrequentSenses(t *testing.T) {
+	synsets := map[string]synset{}
+	if err := read(strings.NewReader(adj+"00003300 00 a 01 national 0 000 | of a nation\n"), synsets); err != nil {
+		t.Fatal(err)
+	}
+	rank := map[string]int{}
+	if err := readIndex(strings.NewReader(index), rank); err != nil {
+		t.Fatal(err)
+	}
+	// "public" and "national" share synset 00003000, the first sense of
+	// "public" and the second of "national"
+	if got := strings.Join(synonyms(synsets, rank, 2), ", "); got != "national public" {
+		t.Errorf("two senses: %q", got)
+	}
+	if got := synonyms(synsets, rank, 1); len(got) != 0 {
+		t.Errorf("one sense: %q, want none (the synset is national's second)", got)
+	}
+	for _, bad := range []string{"public a x 1 ! 2 1 00003000", "public a 3 0 3 0 00003000"} {
+		if err := readIndex(strings.NewReader(bad+"\n"), map[string]int{}); err == nil {
+			t.Errorf("%q: no error", bad)
+		}
 	}
 }
 
