@@ -226,15 +226,25 @@ func readIndex(r io.Reader, rank map[string]int) error {
 // synonyms returns the synsets as lines of the plain lemmas for which
 // the synset is one of their first senses, each line once, sorted.
 func synonyms(synsets map[string]synset, rank map[string]int, senses int) []string {
+	return synsetLines(synsets, 2, func(key string, s synset, w string) bool {
+		r, ok := rank[key+"/"+w]
+		return ok && r < senses
+	})
+}
+
+// synsetLines returns, for each synset, the line of its distinct plain
+// lemmas that keep says to keep, when at least least are left; each line
+// once, sorted.
+func synsetLines(synsets map[string]synset, least int, keep func(key string, s synset, w string) bool) []string {
 	seen := map[string]bool{}
 	for key, s := range synsets {
 		var ws []string
 		for _, w := range s.words {
-			if r, ok := rank[key+"/"+w]; ok && r < senses && plain(w) && !slices.Contains(ws, w) {
+			if plain(w) && !slices.Contains(ws, w) && keep(key, s, w) {
 				ws = append(ws, w)
 			}
 		}
-		if len(ws) > 1 {
+		if len(ws) >= least {
 			slices.Sort(ws)
 			seen[strings.Join(ws, " ")] = true
 		}
@@ -266,28 +276,7 @@ func writeLicense(b *strings.Builder) {
 // adjectives returns the adjective synsets as lines of their plain
 // lemmas, each line once, sorted.
 func adjectives(synsets map[string]synset) []string {
-	seen := map[string]bool{}
-	for _, s := range synsets {
-		if !s.adj {
-			continue
-		}
-		var ws []string
-		for _, w := range s.words {
-			if plain(w) && !slices.Contains(ws, w) {
-				ws = append(ws, w)
-			}
-		}
-		if len(ws) > 0 {
-			slices.Sort(ws)
-			seen[strings.Join(ws, " ")] = true
-		}
-	}
-	lines := make([]string, 0, len(seen))
-	for l := range seen {
-		lines = append(lines, l)
-	}
-	slices.Sort(lines)
-	return lines
+	return synsetLines(synsets, 1, func(_ string, s synset, _ string) bool { return s.adj })
 }
 
 // read parses one WordNet data file (wndb(5WN)) into synsets, keyed by
