@@ -51,6 +51,14 @@ var (
 	reFigureAfter = regexp.MustCompile(`^(?:%|[.,]\d)`)
 )
 
+// ordinalEnd reports whether the ordinals before "century" end with an
+// ordinal ("11th", "11–13th", "eleventh"), not a bare number: "12
+// centuries" counts centuries, it does not name one.
+func ordinalEnd(ordinals string) bool {
+	o := strings.TrimRight(ordinals, " \t,–-")
+	return o != "" && (o[len(o)-1] < '0' || o[len(o)-1] > '9')
+}
+
 // ordinalValue returns the number of an ordinal of reOrdinalPart.
 func ordinalValue(s string) int {
 	if n, err := strconv.Atoi(s); err == nil {
@@ -73,8 +81,8 @@ func namedCenturies(text string) []int {
 		}
 	}
 	for _, m := range reCentury.FindAllStringSubmatch(text, -1) {
-		if m[2] != "" {
-			continue // before Christ
+		if m[2] != "" || !ordinalEnd(m[1]) {
+			continue // before Christ, or a count ("12 centuries")
 		}
 		var ns []int
 		for _, p := range reOrdinalPart.FindAllString(m[1], -1) {
@@ -111,7 +119,9 @@ func (f Frame) otherCenturies(claim string) ([]string, bool) {
 		if m[4] >= 0 {
 			return nil, true // an era before Christ: not compared
 		}
-		stated = append(stated, claim[m[0]:m[1]])
+		if ordinalEnd(claim[m[2]:m[3]]) {
+			stated = append(stated, claim[m[0]:m[1]])
+		}
 	}
 	for _, n := range namedCenturies(claim) {
 		if slices.Contains(f.centuries, n) {

@@ -17,8 +17,9 @@ func TestNamedCenturies(t *testing.T) {
 		{"in the 11–13th century AD", []int{11, 12, 13}},
 		{"in the 1100s", []int{12}},
 		{"the 5th century BC", nil},
-		{"in 1191", nil},      // a year, not a named century
-		{"in the 1900s", nil}, // a year from 1500 on (reYear)
+		{"for 12 centuries", nil}, // a count of centuries
+		{"in 1191", nil},          // a year, not a named century
+		{"in the 1900s", nil},     // a year from 1500 on (reYear)
 	} {
 		if got := namedCenturies(tt.text); !slices.Equal(got, tt.want) {
 			t.Errorf("namedCenturies(%q) = %v, want %v", tt.text, got, tt.want)
@@ -51,6 +52,7 @@ func TestAnotherCentury(t *testing.T) {
 		{"How many people lived there in the 11th century?", "About 1,500 people lived there.", false},
 		{"How much did the abbey cost in the 11th century?", "The abbey cost £1200 to build.", false},
 		{"What was built in the 5th century?", "The wall was built in the 3rd century BC.", false},
+		{"What ruled for 12 centuries?", "The dynasty ruled until 1850.", false},
 	} {
 		if got, findings := findsCheck(checks, tt.q, tt.claim, "period"); got != tt.fail {
 			t.Errorf("%q / %q: period finding %v, want %v (%v)", tt.q, tt.claim, got, tt.fail, findings)
