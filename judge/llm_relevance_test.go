@@ -38,6 +38,12 @@ var relHandbook = []schema.Section{
 		Content: "Employees may take up to 16 weeks of paid parental leave."},
 }
 
+// relHistory dates an event by its year only.
+var relHistory = []schema.Section{
+	{Title: "The Third Crusade", Page: 27, Source: "history/normans.md", DocTitle: "Normans",
+		Content: "In April 1191 Richard the Lion-hearted left Messina with a large fleet in order to reach Acre."},
+}
+
 const oracleQuestion = "What were Oracle's total revenues in fiscal 2023?"
 
 // relClaim is a judge-v2 claim: supported by its quote, with the model's
@@ -151,6 +157,17 @@ func relevanceCases() []relevanceCase {
 			},
 			reasoning:   []string{"rejected by the guards although the LLM judge accepted it", "the answer is not about what the question names", "Oracle"},
 			claimReason: "Oracle",
+		},
+		{
+			name:     "another century the model accepts: the deterministic relevance guard rejects it",
+			sections: relHistory, query: "Who left Messina in the 11th century?",
+			answer: "In April 1191 Richard the Lion-hearted left Messina with a large fleet [S1].",
+			verdict: func(t *testing.T) string {
+				return relVerdict(t, llmRelPtr(true), "the answer names who left Messina",
+					relClaim("In April 1191 Richard the Lion-hearted left Messina with a large fleet", "S1", "In April 1191 Richard the Lion-hearted left Messina with a large fleet", true, "Richard the Lion-hearted", "1191"))
+			},
+			reasoning:   []string{"rejected by the guards although the LLM judge accepted it", "the answer is not about what the question names", "the 11th century"},
+			claimReason: "1191, not the 11th century",
 		},
 		{
 			name:     "the right answer is accepted",
