@@ -219,7 +219,7 @@ func (a *Assessment) offEntityOrPeriod() []Issue {
 // vector is close to the question word's (cosine at least
 // DefaultMinRelated: "percentage" and "percent", "leave" and "vacation")
 // or a WordNet synonym of it in a common sense ("tier" for "level",
-// cosine 0.51; relevance.Synonymous), not one of its opposites.
+// cosine 0.51; relevance.SynonymsOf), not one of its opposites.
 func (d *Offline) focusMatcher(f relevance.Frame) relevance.Matcher {
 	synonyms := map[string]relevance.Synonyms{} // of each focus word, read once
 	return func(st string, x relevance.Text) bool {

@@ -4,7 +4,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/docmind/docmind/internal/wordlists"
 	"github.com/docmind/docmind/textproc"
 	"github.com/docmind/docmind/wordvec"
 )
@@ -31,17 +30,9 @@ import (
 // filing's) with 35 wrong ones, 0.8 none with 19.
 const minModifierSimilarity = 0.8
 
-// adjectiveSynsets maps each WordNet adjective to the synsets it is in
-// (the lines of adjectives.txt), read on first use.
-var adjectiveSynsets = sync.OnceValue(func() map[string][]int {
-	m := map[string][]int{}
-	for i, l := range wordlists.Lines("adjectives") {
-		for _, w := range strings.Fields(l) {
-			m[w] = append(m[w], i)
-		}
-	}
-	return m
-})
+// adjectiveSynsets reads adjectives.txt (WordNet's adjective synsets) on
+// first use.
+var adjectiveSynsets = sync.OnceValue(func() wordSets { return readWordSets("adjectives") })
 
 // modifierWord reports whether w can narrow a word as an adjective does: a
 // WordNet adjective, or a number. Adverbs in "-ly" ("early", "only")
@@ -50,22 +41,11 @@ func modifierWord(w string) bool {
 	if strings.HasSuffix(w, "ly") || textproc.IsStopWord(w) {
 		return false
 	}
-	_, ok := adjectiveSynsets()[w]
-	return ok || numberWord(w)
+	return len(adjectiveSynsets().of[w]) > 0 || numberWord(w)
 }
 
 // synonymAdjectives reports whether a and b share a WordNet synset.
-func synonymAdjectives(a, b string) bool {
-	syn := adjectiveSynsets()
-	for _, x := range syn[a] {
-		for _, y := range syn[b] {
-			if x == y {
-				return true
-			}
-		}
-	}
-	return false
-}
+func synonymAdjectives(a, b string) bool { return adjectiveSynsets().share(a, b) }
 
 // sameWordForm reports whether a and b are forms of one word ("high",
 // "higher"; "large", "largest"): one holds the other, or they share

@@ -8,17 +8,17 @@ import (
 	"github.com/docmind/docmind/internal/wordlists"
 )
 
-// synonymIndex is synonyms.txt (WordNet's synsets, each word in its two
-// most frequent senses) read: the sets, and the sets each word is in.
-type synonymIndex struct {
+// wordSets is a list of word sets, one a line (adjectives.txt,
+// synonyms.txt), read: the sets, and the sets each word is in.
+type wordSets struct {
 	sets [][]string
 	of   map[string][]int
 }
 
-// synonymSets reads synonyms.txt on first use.
-var synonymSets = sync.OnceValue(func() synonymIndex {
-	x := synonymIndex{of: map[string][]int{}}
-	for i, l := range wordlists.Lines("synonyms") {
+// readWordSets reads the embedded list name.
+func readWordSets(name string) wordSets {
+	x := wordSets{of: map[string][]int{}}
+	for i, l := range wordlists.Lines(name) {
 		ws := strings.Fields(l)
 		x.sets = append(x.sets, ws)
 		for _, w := range ws {
@@ -26,7 +26,21 @@ var synonymSets = sync.OnceValue(func() synonymIndex {
 		}
 	}
 	return x
-})
+}
+
+// share reports whether a and b are in one set.
+func (x wordSets) share(a, b string) bool {
+	for _, i := range x.of[a] {
+		if slices.Contains(x.of[b], i) {
+			return true
+		}
+	}
+	return false
+}
+
+// synonymSets reads synonyms.txt (WordNet's synsets, each word in its two
+// most frequent senses) on first use.
+var synonymSets = sync.OnceValue(func() wordSets { return readWordSets("synonyms") })
 
 // Synonymous reports whether words a and b, or the words they inflect
 // ("renewing", "renew"), are WordNet synonyms in a common sense of each:

