@@ -219,9 +219,11 @@ func (a *Assessment) offEntityOrPeriod() []Issue {
 // vector is close to the question word's (cosine at least
 // DefaultMinRelated: "percentage" and "percent", "leave" and "vacation")
 // or a WordNet synonym of it in a common sense ("tier" for "level",
-// cosine 0.51; relevance.SynonymsOf), not one of its opposites.
+// cosine 0.51) or a form WordNet derives from it or it from ("hour" for
+// "hourly", cosine 0.45; relevance.ParaphrasesOf), not one of its
+// opposites.
 func (d *Offline) focusMatcher(f relevance.Frame) relevance.Matcher {
-	synonyms := map[string]relevance.Synonyms{} // of each focus word, read once
+	paraphrases := map[string]relevance.Paraphrases{} // of each focus word, read once
 	return func(st string, x relevance.Text) bool {
 		if d.lex != nil && d.lex.Find(st, lexicon.NewText(x.Raw())) != lexicon.NoMatch {
 			return true
@@ -234,10 +236,10 @@ func (d *Offline) focusMatcher(f relevance.Frame) relevance.Matcher {
 			return false
 		}
 		vec := wordvec.Default()
-		syn, ok := synonyms[w]
+		syn, ok := paraphrases[w]
 		if !ok {
-			syn = relevance.SynonymsOf(w)
-			synonyms[w] = syn
+			syn = relevance.ParaphrasesOf(w)
+			paraphrases[w] = syn
 		}
 		for _, t := range x.Tokens() {
 			if len(t) > 2 && (vec.Similarity(w, t) >= d.minRelated || syn.Has(t)) && !relevance.Contrasts(w, t) {

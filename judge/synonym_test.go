@@ -14,14 +14,39 @@ func TestFocusBySynonym(t *testing.T) {
 	secs := []schema.Section{{ID: "defs", Title: "Definitions", Page: 2, Source: "msa.md",
 		Content: `"Enterprise Client" means a Client that has selected the Enterprise tier in an Order Form, or whose committed annual Fees exceed four hundred thousand US dollars (US$400,000).`}}
 	answer := `"Enterprise Client" means a Client that has selected the Enterprise tier in an Order Form, or whose committed annual Fees exceed four hundred thousand US dollars (US$400,000). (See Definitions, page 2)`
-	for _, tt := range []struct {
-		q    string
-		full bool
-	}{
+	checkFullFocus(t, secs, answer, []focusCase{
 		{"What fee level makes a client an Enterprise Client?", true},
 		// a word no synonym of which the claim states
 		{"What fee ceiling makes a client an Enterprise Client?", false},
-	} {
+	})
+}
+
+// A focus word stated by a form WordNet derives it from ("departed" for
+// "departure": stems "depart" and "departur", vectors 0.53 apart) is
+// addressed.
+func TestFocusByDerivedForm(t *testing.T) {
+	secs := []schema.Section{{ID: "hist", Title: "History", Page: 3, Source: "voyages.md",
+		Content: "The ships were refitted at Plymouth over the winter. The fleet departed from Plymouth harbour in April 1620."}}
+	answer := "The fleet departed from Plymouth harbour in April 1620. (See History, page 3)"
+	checkFullFocus(t, secs, answer, []focusCase{
+		{"When was the fleet's departure from Plymouth harbour?", true},
+		// no form of "arrival" is stated
+		{"When was the fleet's arrival in Plymouth harbour?", false},
+	})
+}
+
+// focusCase is a question and whether an answer addresses all its focus
+// words.
+type focusCase struct {
+	q    string
+	full bool
+}
+
+// checkFullFocus judges answer over secs for each case's question and
+// checks whether the claim addresses every focus word (claim_focus 1).
+func checkFullFocus(t *testing.T, secs []schema.Section, answer string, cases []focusCase) {
+	t.Helper()
+	for _, tt := range cases {
 		v, err := NewOffline().Judge(context.Background(), schema.JudgeRequest{Query: tt.q, Response: answer, Sections: secs})
 		if err != nil {
 			t.Fatal(err)

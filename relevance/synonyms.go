@@ -42,32 +42,59 @@ func (x wordSets) share(a, b string) bool {
 // most frequent senses) on first use.
 var synonymSets = sync.OnceValue(func() wordSets { return readWordSets("synonyms") })
 
+// formSets reads derivations.txt (WordNet's derivationally related forms,
+// "hour | hourly") on first use, each pair a set.
+var formSets = sync.OnceValue(func() wordSets {
+	x := wordSets{of: map[string][]int{}}
+	for _, l := range wordlists.Lines("derivations") {
+		a, b, ok := strings.Cut(l, " | ")
+		if !ok {
+			panic("relevance: derivations.txt: not a pair: " + l)
+		}
+		i := len(x.sets)
+		x.sets = append(x.sets, []string{a, b})
+		x.of[a] = append(x.of[a], i)
+		x.of[b] = append(x.of[b], i)
+	}
+	return x
+})
+
 // Synonymous reports whether words a and b, or the words they inflect
 // ("renewing", "renew"), are WordNet synonyms in a common sense of each:
 // "level" and "tier", "stop" and "halt". Word vectors place such words
 // close together too, but not always close enough ("level" and "tier"
 // 0.51), and place opposites as close: read together they find a
 // paraphrase that neither finds alone.
-func Synonymous(a, b string) bool { return SynonymsOf(a).Has(b) }
+func Synonymous(a, b string) bool { return wordsOf(a, synonymSets()).Has(b) }
 
-// Synonyms is the set of the WordNet synonyms of a word (SynonymsOf).
-type Synonyms map[string]bool
+// Paraphrases is a set of words that may stand for one word in a
+// paraphrase (ParaphrasesOf).
+type Paraphrases map[string]bool
 
-// SynonymsOf returns the synonyms of w and of the words it inflects, in
-// their common senses, without w itself: for a caller that tests many
-// words against one.
-func SynonymsOf(w string) Synonyms {
+// ParaphrasesOf returns the words that may stand for w, or for a word w
+// inflects, in a paraphrase, without w itself: its WordNet synonyms in
+// their common senses ("tier" for "level") and the forms WordNet derives
+// from it or it from them ("hour" for "hourly", "death" for "die",
+// "renewal" for "renewing"), whose vectors are often further apart
+// (0.45, 0.77, 0.57). It is for a caller that tests many words against
+// one.
+func ParaphrasesOf(w string) Paraphrases { return wordsOf(w, synonymSets(), formSets()) }
+
+// wordsOf returns the words that share a set of lists with w or a word
+// it inflects, other than those.
+func wordsOf(w string, lists ...wordSets) Paraphrases {
 	forms := lemmaForms(strings.ToLower(w))
-	idx := synonymSets()
-	var out Synonyms
-	for _, x := range forms {
-		for _, i := range idx.of[x] {
-			for _, y := range idx.sets[i] {
-				if !slices.Contains(forms, y) {
-					if out == nil {
-						out = Synonyms{}
+	var out Paraphrases
+	for _, idx := range lists {
+		for _, x := range forms {
+			for _, i := range idx.of[x] {
+				for _, y := range idx.sets[i] {
+					if !slices.Contains(forms, y) {
+						if out == nil {
+							out = Paraphrases{}
+						}
+						out[y] = true
 					}
-					out[y] = true
 				}
 			}
 		}
@@ -75,8 +102,8 @@ func SynonymsOf(w string) Synonyms {
 	return out
 }
 
-// Has reports whether t, or a word t inflects, is one of the synonyms.
-func (s Synonyms) Has(t string) bool {
+// Has reports whether t, or a word t inflects, is one of the words.
+func (s Paraphrases) Has(t string) bool {
 	if len(s) == 0 {
 		return false
 	}

@@ -19,3 +19,26 @@ func TestSynonymous(t *testing.T) {
 		}
 	}
 }
+
+func TestParaphrasesOf(t *testing.T) {
+	for _, tt := range []struct {
+		w, t string
+		want bool
+	}{
+		{"hourly", "hour", true}, // a derived form (WordNet "+")
+		{"died", "death", true},  // of an inflection
+		{"renewing", "renewal", true},
+		{"automatically", "automatic", true}, // an adverb's adjective ("\")
+		{"level", "tier", true},              // a synonym
+		{"hour", "minute", false},
+		{"hourly", "hourly", false}, // the word itself
+	} {
+		if got := ParaphrasesOf(tt.w).Has(tt.t); got != tt.want {
+			t.Errorf("ParaphrasesOf(%q).Has(%q) = %v, want %v", tt.w, tt.t, got, tt.want)
+		}
+	}
+	// derivations are not synonyms
+	if Synonymous("hourly", "hour") {
+		t.Error(`Synonymous("hourly", "hour"): a derived form counted as a synonym`)
+	}
+}

@@ -42,23 +42,19 @@ func TestAntonymPairs(t *testing.T) {
 		}
 		r.Close()
 	}
-	pairs, err := antonyms(synsets)
+	pairs, err := lexicalPairs(synsets, func(s synset) []pointer { return s.ants })
 	if err != nil {
 		t.Fatal(err)
-	}
-	var got []string
-	for _, p := range pairs {
-		got = append(got, p[0]+" | "+p[1])
 	}
 	// "national"/"semi-private" is a pair of words of the two synsets but
 	// "semi-private" is not a plain word; "odd"/"even" is a pointer between
 	// whole synsets
 	want := "able | unable, decrease | increase, private | public"
-	if strings.Join(got, ", ") != want {
-		t.Errorf("pairs %q, want %q", strings.Join(got, ", "), want)
+	if got := joinPairs(pairs); got != want {
+		t.Errorf("pairs %q, want %q", got, want)
 	}
 	// too few pairs: not WordNet's dictionary
-	o := outputs{filepath.Join(dir, "ant.txt"), filepath.Join(dir, "adj.txt"), filepath.Join(dir, "syn.txt"), 2}
+	o := outputs{filepath.Join(dir, "ant.txt"), filepath.Join(dir, "adj.txt"), filepath.Join(dir, "syn.txt"), filepath.Join(dir, "der.txt"), 2}
 	if err := run(dir, o); err == nil || !strings.Contains(err.Error(), "only 3 antonym pairs") {
 		t.Errorf("run on a tiny dictionary: %v", err)
 	}
@@ -123,7 +119,36 @@ func TestBadLine(t *testing.T) {
 		}
 	}
 	bad := map[string]synset{"a1": {words: []string{"x"}, ants: []pointer{{"a2", 1, 1}}}}
-	if _, err := antonyms(bad); err == nil {
+	if _, err := lexicalPairs(bad, func(s synset) []pointer { return s.ants }); err == nil {
 		t.Error("a pointer to a missing synset: no error")
 	}
+}
+
+func TestDerivationPairs(t *testing.T) {
+	synsets := map[string]synset{}
+	noun := "05207437 07 n 01 ability 0 001 + 00001740 a 0101 | the quality of being able\n"
+	adv := "00005948 02 r 01 ably 0 001 \\ 00001740 a 0101 | with competence\n"
+	for _, text := range []string{adj, noun, adv} {
+		if err := read(strings.NewReader(text), synsets); err != nil {
+			t.Fatal(err)
+		}
+	}
+	pairs, err := lexicalPairs(synsets, func(s synset) []pointer { return s.derivs })
+	if err != nil {
+		t.Fatal(err)
+	}
+	// "+" both ways is one pair; "\" links an adverb to its adjective;
+	// antonym pointers are not derivations
+	if got, want := joinPairs(pairs), "ability | able, able | ably"; got != want {
+		t.Errorf("pairs %q, want %q", got, want)
+	}
+}
+
+// joinPairs writes pairs as "a | b, c | d".
+func joinPairs(pairs [][2]string) string {
+	var out []string
+	for _, p := range pairs {
+		out = append(out, p[0]+" | "+p[1])
+	}
+	return strings.Join(out, ", ")
 }
