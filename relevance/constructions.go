@@ -13,8 +13,9 @@ import (
 // Some focus words of a question name a relation that documents state
 // in a construction rather than a word: a bound ("the maximum service
 // credit" — "shall not exceed 20%"), an obligation ("does the tier
-// promise" — "Provider shall") or a calculation ("how is the fee
-// calculated" — "a fee equal to 25% of"). The focus check counts such a
+// promise" — "Provider shall"), a calculation ("how is the fee
+// calculated" — "a fee equal to 25% of") or a rate ("the hourly rate" —
+// "US$185 per hour"). The focus check counts such a
 // construction as addressing the word, the way a synonym does; the exact
 // focus still counts only the question's own words.
 
@@ -55,6 +56,14 @@ var (
 	reFormula        = regexp.MustCompile(`(?i)\b(?:equals?|equal to|equalling|equaling|multiplied by|divided by|the sum of|the product of|based on)\b|(?:%|\bpercent|\bper cent)\s+of\b`)
 )
 
+// A question may ask for a rate ("the hourly rate", "the late-payment
+// rate"); a document states a rate as an amount per unit ("US$185 per
+// hour", "1.5% per month") or a percentage ("grew 10.0%").
+var (
+	rateStems = stemSet(`rate rates`)
+	reRate    = regexp.MustCompile(`(?i)\d[\d,.]*\)?\s*(?:%|percent\b|per\s*cent\b|(?:[^\s.;]+\s+){0,5}per\s+\p{L})`)
+)
+
 func stemSet(words string) map[string]bool { return textproc.StemSet(strings.Fields(words)) }
 
 // statedByConstruction reports whether x addresses the focus stem st by
@@ -62,11 +71,15 @@ func stemSet(words string) map[string]bool { return textproc.StemSet(strings.Fie
 // most", "up to", "capped" or a negation before "exceed"/"more"; a lower
 // one ("minimum") by "at least" or a negation before "less"/"fewer"; an
 // obligation ("promise", "required") by "shall" or "must"; a calculation
-// by a formula ("equal to", "25% of"). It is false for any other stem.
+// by a formula ("equal to", "25% of"); a rate by an amount per unit ("185
+// per hour") or a percentage. It is false for any other stem.
 func statedByConstruction(st string, x Text) bool {
 	upper, lower := upperBoundStems[st], lowerBoundStems[st]
 	if calculationStems[st] {
 		return reFormula.MatchString(x.raw)
+	}
+	if rateStems[st] {
+		return reRate.MatchString(x.raw)
 	}
 	if obligationStems[st] {
 		for t := range obligationWords {

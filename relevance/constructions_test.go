@@ -22,6 +22,11 @@ func TestConstructionsAddressTheFocus(t *testing.T) {
 		{"Does the Standard tier promise 99.9% availability?", "The platform was available 99.5% of the time under the Standard tier.", 0},
 		{"How is the early termination fee calculated?", "Client shall pay an early termination fee equal to 25% of the remaining fees.", 1},
 		{"How is the early termination fee calculated?", "Client shall pay an early termination fee within thirty (30) days.", 0},
+		// a rate is stated as an amount per unit or a percentage
+		{"What is the hourly overtime rate?", "Overtime hours are charged at one hundred eighty-five US dollars (US$185) per hour.", 1},
+		{"What is the hourly overtime rate?", "Overtime hours are charged at 4.5 percent of the monthly fee.", 1},
+		{"What is the hourly overtime rate?", "Overtime hours are charged at the end of each hour worked.", 0},
+		{"What is the hourly overtime rate?", "Overtime hours are charged to 3 cost centres.", 0},
 	}
 	for _, tt := range tests {
 		f := Analyze(tt.q)
