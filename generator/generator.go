@@ -122,8 +122,10 @@ func (g *Offline) answering(req schema.GenerateRequest, cands []candidate) []can
 
 // WithThesaurus sets the synonym resource for sentence scoring: a question
 // term a sentence (or its section title) states only through a synonym
-// counts at lexicon.SynonymWeight of an exact hit. The default is
-// lexicon.Default(); nil turns synonyms off.
+// counts at lexicon.SynonymWeight of an exact hit, and so does a form
+// WordNet derives from the question's word or it from ("departed" for
+// "departure"; relevance.DerivedForms). The default is lexicon.Default();
+// nil turns synonyms and derived forms off.
 func WithThesaurus(t *lexicon.Thesaurus) Option { return func(g *Offline) { g.lex = t } }
 
 var _ schema.Generator = (*Offline)(nil)
@@ -316,9 +318,12 @@ type query struct {
 	// terms (one word of a sentence does not answer for two of the
 	// question's)
 	syn map[string][]lexicon.Entry
+	// words maps each term to a word of the question with it
+	words map[string]string
 }
 
-// withSynonyms fills q.syn from the generator's thesaurus.
+// withSynonyms fills q.syn from the generator's thesaurus and the
+// question words' derived forms.
 func (g *Offline) withSynonyms(q query) query {
 	if g.lex == nil {
 		return q
@@ -328,6 +333,13 @@ func (g *Offline) withSynonyms(q query) query {
 		for _, e := range g.lex.Synonyms(t) {
 			if e.IsPhrase() || q.weights[e.Stems[0]] == 0 {
 				q.syn[t] = append(q.syn[t], e)
+			}
+		}
+		if w := q.words[t]; w != "" {
+			for _, d := range relevance.DerivedForms(w) {
+				if st := textproc.Stem(d); st != t && q.weights[st] == 0 {
+					q.syn[t] = append(q.syn[t], lexicon.Entry{Text: d, Stems: []string{st}})
+				}
 			}
 		}
 	}
@@ -357,6 +369,12 @@ func newQuery(text string, keyTerms []string, intent string) query {
 	for _, t := range textproc.Terms(text) {
 		if !isNumber(t) {
 			q.weights[t] = 1
+		}
+	}
+	q.words = map[string]string{}
+	for _, w := range textproc.ContentWords(text) {
+		if t := textproc.Stem(w); q.weights[t] > 0 && q.words[t] == "" {
+			q.words[t] = w
 		}
 	}
 	for _, k := range keyTerms {

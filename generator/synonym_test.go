@@ -32,3 +32,18 @@ func TestSynonymSentenceScoring(t *testing.T) {
 		t.Errorf("exact - synonym = %.4f, want %.4f", diff, want)
 	}
 }
+
+// A key term stated by a form WordNet derives it from ("departed" for
+// "departure") makes a sentence a candidate, at a synonym's weight; a
+// sentence without any form of it is none.
+func TestDerivedFormSentenceScoring(t *testing.T) {
+	g := NewOffline()
+	q := g.withSynonyms(newQuery("When was the fleet's departure from Plymouth?", []string{"departure"}, ""))
+	sec := schema.Section{Title: "Voyages", Page: 3}
+	if got := g.score("The fleet departed from Plymouth in April 1620.", sec, q); got <= 0 {
+		t.Errorf("sentence with a derived form scores %.3f, want > 0", got)
+	}
+	if got := g.score("The fleet was refitted at Plymouth over the winter.", sec, q); got != 0 {
+		t.Errorf("sentence without a form of the key term scores %.3f, want 0", got)
+	}
+}

@@ -136,3 +136,14 @@ func lemmaForms(w string) []string {
 	}
 	return out
 }
+
+// DerivedForms returns the forms WordNet derives from w, or from a word w
+// inflects, or it from them ("death" for "died").
+func DerivedForms(w string) []string {
+	var out []string
+	for x := range wordsOf(w, formSets()) {
+		out = append(out, x)
+	}
+	slices.Sort(out)
+	return out
+}
