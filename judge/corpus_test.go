@@ -233,3 +233,28 @@ func TestAbsentTermsFoldAccents(t *testing.T) {
 		t.Errorf("absent key terms %v, want humbert", a.AbsentKeyTerms)
 	}
 }
+
+// A term the corpus states only in a form WordNet derives it from
+// ("departed" for "departure") is mentioned, so not absent; one no
+// section states in any form ("arrival") is.
+func TestAbsentTermsCountDerivedForms(t *testing.T) {
+	secs := []schema.Section{
+		{ID: "a", Title: "Voyages", Page: 3, Source: "fleet.md", Content: "The fleet departed from Plymouth harbour in April 1620."},
+		{ID: "b", Title: "Crew", Page: 4, Source: "fleet.md", Content: "The crew numbered about thirty sailors."},
+	}
+	for _, tt := range []struct {
+		q, absent string
+	}{
+		{"When was the fleet's departure from Plymouth harbour?", ""},
+		{"When was the fleet's arrival in Plymouth harbour?", "arrival"},
+	} {
+		req := schema.JudgeRequest{Query: tt.q, Response: secs[0].Content + " (See Voyages, page 3)", Sections: secs[:1]}
+		a, err := Score(context.Background(), req, WithCorpus(secs))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Join(a.AbsentKeyTerms, ","); got != tt.absent {
+			t.Errorf("%q: absent key terms %q, want %q", tt.q, got, tt.absent)
+		}
+	}
+}

@@ -670,7 +670,13 @@ func (d *Offline) keyTerms(ctx context.Context, a *Assessment, req schema.JudgeR
 		// (terms fold accents: "Herve" is the "Hervé" a section names)
 		for k, term := range a.KeyTerms {
 			if len(stems[k]) == 1 && !hasDigit(stems[k][0]) && corpusDF[k] == 0 {
-				a.AbsentKeyTerms = append(a.AbsentKeyTerms, term)
+				said, err := d.saysForm(ctx, term)
+				if err != nil {
+					return err
+				}
+				if !said {
+					a.AbsentKeyTerms = append(a.AbsentKeyTerms, term)
+				}
 			}
 		}
 		if len(a.AbsentKeyTerms) > 0 && !accepted {
@@ -782,4 +788,19 @@ func missingNumbers(query string, texts []string) []string {
 		}
 	}
 	return missingPhrases(labels, texts)
+}
+
+// saysForm reports whether a section of the corpus says a form WordNet
+// derives from term or term from ("departed" for "departure").
+func (d *Offline) saysForm(ctx context.Context, term string) (bool, error) {
+	for _, f := range relevance.DerivedForms(term) {
+		c, err := d.corpus.GroupDocFreq(ctx, f, nil)
+		if err != nil {
+			return false, fmt.Errorf("count the sections that mention %q: %w", f, err)
+		}
+		if c > 0 {
+			return true, nil
+		}
+	}
+	return false, nil
 }
