@@ -81,8 +81,11 @@ func Stem(tok string) string {
 			return tok
 		}
 	}
-	return english.Stem(tok, false)
+	return cachedStem(tok, stemUncached)
 }
+
+// stemUncached is Stem without the cache (see stemcache.go).
+func stemUncached(tok string) string { return english.Stem(tok, false) }
 
 // StemSet returns the set of the stems of words (each a lower-case word).
 func StemSet(words []string) map[string]bool {
