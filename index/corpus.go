@@ -86,6 +86,22 @@ func (c *Corpus) groupDocFreq(ctx context.Context, stems []string, lex *lexicon.
 		return 0, err
 	}
 	defer conn.Close()
+	// one term and no synonym: the count of its postings, which the
+	// blocks' directories hold, when no section is deleted (a deleted
+	// section's postings stay until a merge)
+	if len(stems) == 1 && len(alts[0]) == 1 {
+		deleted, err := deletedSections(ctx, conn)
+		if err != nil {
+			return 0, err
+		}
+		if len(deleted) == 0 {
+			qt := []queryTerm{{term: stems[0]}}
+			if _, _, err := readPostings(ctx, conn, qt, skipPostings); err != nil {
+				return 0, err
+			}
+			return qt[0].df, nil
+		}
+	}
 	qts := make([]queryTerm, 0, len(need))
 	for t := range need {
 		qts = append(qts, queryTerm{term: t})
@@ -357,6 +373,15 @@ func (c *Corpus) DocFreqs(ctx context.Context, stems []string) ([]int, error) {
 	// statement's parameters)
 	for lo := 0; lo < len(qts); lo += docFreqBatch {
 		batch := qts[lo:min(lo+docFreqBatch, len(qts))]
+		if len(deleted) == 0 { // every posting is live: count them from the directories
+			if _, _, err := readPostings(ctx, conn, batch, skipPostings); err != nil {
+				return fail(err)
+			}
+			for i, qt := range batch {
+				live[lo+i] = qt.df
+			}
+			continue
+		}
 		if _, _, err := readPostings(ctx, conn, batch, func(i int, postings []byte) error {
 			return decodePostings(postings, func(p posting) {
 				if !deleted[p.id] {
@@ -373,6 +398,10 @@ func (c *Corpus) DocFreqs(ctx context.Context, stems []string) ([]int, error) {
 	}
 	return out, nil
 }
+
+// skipPostings is a readPostings callback for a caller that needs only
+// the terms' counts (queryTerm.df), not their postings.
+func skipPostings(int, []byte) error { return nil }
 
 // docFreqBatch bounds the terms of one DocFreqs statement.
 const docFreqBatch = 512

@@ -157,3 +157,42 @@ func TestJudgeWithIndexCorpus(t *testing.T) {
 		}
 	}
 }
+
+// A term in thousands of sections has its postings stored in chunks, each
+// with its own count; the counts read from the blocks' directories (no
+// deleted section) add up to the sections that have it, as decoding every
+// posting (after a deletion) does.
+func TestDocFreqOfAChunkedPostingsList(t *testing.T) {
+	ctx := context.Background()
+	ix, err := index.Open(ctx, filepath.Join(t.TempDir(), index.FileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	put := func(path string, n int) {
+		secs := make([]schema.Section, n)
+		for i := range secs {
+			secs[i] = schema.Section{Title: fmt.Sprintf("Clause %d", i), Content: fmt.Sprintf("Either party may give notice under clause %d.", i)}
+		}
+		if err := ix.PutDocument(ctx, index.Document{Path: path, Hash: path}, secs); err != nil {
+			t.Fatal(err)
+		}
+	}
+	put("long.md", 4000) // "notic" postings of about 12 KB: two chunks at least
+	put("short.md", 3)
+	c := ix.Corpus()
+	check := func(want int) {
+		t.Helper()
+		if got, err := c.DocFreqs(ctx, []string{"notic", "parti", "nosuchstem"}); err != nil || !slices.Equal(got, []int{want, want, 0}) {
+			t.Errorf("DocFreqs = %v, %v; want [%d %d 0]", got, err, want, want)
+		}
+		if got, err := c.GroupDocFreq(ctx, "notice", nil); err != nil || got != want {
+			t.Errorf("GroupDocFreq(notice) = %d, %v; want %d", got, err, want)
+		}
+	}
+	check(4003)
+	if ok, err := ix.DeleteDocument(ctx, "short.md"); !ok || err != nil {
+		t.Fatalf("delete: %v %v", ok, err)
+	}
+	check(4000)
+}
