@@ -1,6 +1,7 @@
 package index
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math/bits"
@@ -102,21 +103,9 @@ func (c *Corpus) groupDocFreq(ctx context.Context, stems []string, lex *lexicon.
 			return qt[0].df, nil
 		}
 	}
-	qts := make([]queryTerm, 0, len(need))
-	for t := range need {
-		qts = append(qts, queryTerm{term: t})
-	}
-	slices.SortFunc(qts, func(a, b queryTerm) int { return strings.Compare(a.term, b.term) })
-	bits := make([]bitset, len(qts))
-	_, _, err = readPostings(ctx, conn, qts, func(i int, postings []byte) error {
-		return decodePostings(postings, func(p posting) { bits[i] = bits[i].add(p.id) })
-	})
+	sets, err := c.ix.postingSets.get(ctx, conn, need)
 	if err != nil {
 		return 0, err
-	}
-	sets := make(map[string]bitset, len(qts))
-	for i, qt := range qts {
-		sets[qt.term] = bits[i]
 	}
 
 	var result bitset
@@ -395,6 +384,83 @@ func (c *Corpus) DocFreqs(ctx context.Context, stems []string) ([]int, error) {
 	for i, s := range stems {
 		j, _ := slices.BinarySearch(uniq, s)
 		out[i] = live[j]
+	}
+	return out, nil
+}
+
+// postingSets caches, per term, the set of sections whose postings hold
+// it, for Corpus.GroupDocFreq: a question's key terms and their synonyms
+// ("fee", "charge", "price") are common words with long postings lists, and
+// decoding them was a quarter of the answer path's CPU at 100,000
+// sections. The sets are valid for one state of the index, its generation:
+// the newest segment's id and the number of deleted sections. Every write
+// adds a segment (ids only grow) or a deletion, so a write by this process
+// or another changes the generation and empties the cache. Memory is
+// bounded by postingSetsBytes; past it the cache starts over.
+type postingSets struct {
+	mu    sync.Mutex
+	gen   [2]int64
+	sets  map[string]bitset
+	bytes int
+	max   int // bytes; 0 is postingSetsBytes
+}
+
+// postingSetsBytes bounds the cached sets (a set is one bit per section id:
+// 12.5 KiB at 100,000 sections).
+const postingSetsBytes = 32 << 20
+
+// reset empties the cache.
+func (ps *postingSets) reset() {
+	ps.mu.Lock()
+	ps.sets, ps.bytes = nil, 0
+	ps.mu.Unlock()
+}
+
+// get returns the set of sections of each term of need, read from the
+// cache or decoded from the index. The returned sets must not be
+// modified.
+func (ps *postingSets) get(ctx context.Context, conn querier, need map[string]bool) (map[string]bitset, error) {
+	var gen [2]int64
+	if err := conn.QueryRowContext(ctx, `SELECT (SELECT coalesce(max(id), 0) FROM lex_segments), (SELECT count(*) FROM lex_deleted)`).Scan(&gen[0], &gen[1]); err != nil {
+		return nil, err
+	}
+	out := make(map[string]bitset, len(need))
+	var qts []queryTerm
+	ps.mu.Lock()
+	if ps.gen != gen || ps.sets == nil {
+		ps.gen, ps.sets, ps.bytes = gen, map[string]bitset{}, 0
+	}
+	for t := range need {
+		if b, ok := ps.sets[t]; ok {
+			out[t] = b
+		} else {
+			qts = append(qts, queryTerm{term: t})
+		}
+	}
+	ps.mu.Unlock()
+	if len(qts) == 0 {
+		return out, nil
+	}
+	slices.SortFunc(qts, func(a, b queryTerm) int { return strings.Compare(a.term, b.term) })
+	bits := make([]bitset, len(qts))
+	if _, _, err := readPostings(ctx, conn, qts, func(i int, postings []byte) error {
+		return decodePostings(postings, func(p posting) { bits[i] = bits[i].add(p.id) })
+	}); err != nil {
+		return nil, err
+	}
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	for i, qt := range qts {
+		b := slices.Clip(bits[i])
+		out[qt.term] = b
+		if ps.gen != gen {
+			continue // the index changed meanwhile: keep nothing
+		}
+		if limit := cmp.Or(ps.max, postingSetsBytes); ps.bytes+8*len(b) > limit {
+			ps.sets, ps.bytes = map[string]bitset{}, 0
+		}
+		ps.sets[qt.term] = b
+		ps.bytes += 8 * len(b)
 	}
 	return out, nil
 }

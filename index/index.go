@@ -92,6 +92,8 @@ type Index struct {
 
 	// phrases caches stemmed section texts for Corpus's phrase checks.
 	phrases phraseCache
+	// postingSets caches terms' sets of sections for Corpus.GroupDocFreq.
+	postingSets postingSets
 }
 
 // Option configures Open.
