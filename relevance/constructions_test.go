@@ -122,3 +122,32 @@ func findsCheck(checks Checks, q, claim, check string) (bool, []Finding) {
 	}
 	return false, res.Findings
 }
+
+// A negation denies what the question asks unless a "without" after it,
+// or another negation close after it, cancels it, or it opens a
+// construction that states something:
+// a time ("not … until"), an addition ("not just … but also"), a
+// correction whose "but" part holds what the question is about, or a
+// hedge ("not known whether").
+func TestNegationConstructions(t *testing.T) {
+	checks := AllChecks(0)
+	for _, tt := range []struct {
+		q, claim string
+		fail     bool
+	}{
+		// two negations in separate clauses do not cancel
+		{"What type of number did the early Greeks consider 1 to be?", "Most early Greeks did not even consider 1 to be a number, so they could not consider it to be a prime.", true},
+		// a negation and a "without" after it state a condition, however
+		// far apart
+		{"How much notice must the Provider give before replacing Key Personnel?", "Provider shall not remove or replace Key Personnel without giving Client at least fifteen (15) days' prior written notice.", false},
+		{"Who first fully explained the origins of magnetic and electric fields?", "The origin of electric and magnetic fields would not be fully explained until 1864 when James Clerk Maxwell unified earlier theories.", false},
+		{"What do high levels of inequality prevent beyond economic prosperity?", "High levels of inequality prevent not just economic prosperity, but also the quality of a country's institutions.", false},
+		// what the question is about stands before "but": denied
+		{"What is viewed as a force in general relativity?", "In general relativity, gravitation is not viewed as a force, but rather objects move freely in curved space-time.", true},
+		{"Which complexity classes lie between L and P?", "It is not known if L is strictly contained in P, and many complexity classes lie between the two.", false},
+	} {
+		if got, findings := findsCheck(checks, tt.q, tt.claim, "polarity"); got != tt.fail {
+			t.Errorf("%q / %q: polarity finding %v, want %v (%v)", tt.q, tt.claim, got, tt.fail, findings)
+		}
+	}
+}

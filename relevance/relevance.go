@@ -640,18 +640,27 @@ func (f Frame) negatedAbout(text string) bool {
 		}
 	}
 	toks := textproc.Tokens(wordvec.Fold(text))
-	// two negations cancel ("shall not replace them without notice")
-	n := 0
+	// a negation and a "without" after it state a condition and cancel
+	// ("shall not remove or replace Key Personnel without giving notice");
+	// other negations cancel only close together ("never fails"), not
+	// across clauses ("did not consider 1 a number, so they could not
+	// consider it a prime")
+	cancelled := map[int]bool{}
 	for i := range toks {
-		if negationAt(toks, i) {
-			n++
+		if !negationAt(toks, i) || cancelled[i] {
+			continue
+		}
+		for j := i + 1; j < len(toks); j++ {
+			if negationAt(toks, j) {
+				if toks[j] == "without" || j <= i+cancelSpan {
+					cancelled[i], cancelled[j] = true, true
+				}
+				break
+			}
 		}
 	}
-	if n >= 2 && n%2 == 0 {
-		return false
-	}
 	for i := range toks {
-		if !negationAt(toks, i) {
+		if !negationAt(toks, i) || cancelled[i] || notAssertion(toks, i, about) {
 			continue
 		}
 		if i+1 < len(toks) && boundWords[toks[i+1]] {
@@ -678,6 +687,39 @@ func (f Frame) negatedAbout(text string) bool {
 	}
 	return false
 }
+
+// cancelSpan is how many words after a negation a second one cancels it;
+// constructionSpan how far a negation's "until" or "but" may follow it.
+const (
+	cancelSpan       = 4
+	constructionSpan = 8
+)
+
+// notAssertion reports whether the negation at toks[i] opens a
+// construction that states something rather than denies it: a time ("did
+// not develop until the 18th century"), an addition ("not just economic
+// prosperity, but also"), a correction ("not by the employer but by the
+// market", when what the question is about follows "but"), or a hedge
+// ("it is not known whether").
+func notAssertion(toks []string, i int, about map[string]bool) bool {
+	if i+1 < len(toks) && additive[toks[i+1]] {
+		return true
+	}
+	for j := i + 1; j < len(toks) && j <= i+constructionSpan; j++ {
+		switch toks[j] {
+		case "until", "till":
+			return true
+		case "but":
+			return !slices.ContainsFunc(toks[i+1:j], func(t string) bool { return about[textproc.Stem(t)] })
+		}
+	}
+	return i+2 < len(toks) && hedgeWords[toks[i+1]] && (toks[i+2] == "whether" || toks[i+2] == "if")
+}
+
+var (
+	additive   = wordlists.Set(`just merely simply`)
+	hedgeWords = wordlists.Set(`known clear certain sure`)
+)
 
 // auxiliaries may stand between a clause's subject and its negation.
 var auxiliaries = wordlists.Set(question.Auxiliaries, `be been being`)
