@@ -451,7 +451,10 @@ func (ps *postingSets) get(ctx context.Context, conn querier, need map[string]bo
 	ps.mu.Lock()
 	defer ps.mu.Unlock()
 	for i, qt := range qts {
-		b := slices.Clip(bits[i])
+		// an exact copy: add grows a set by doubling, and the budget
+		// counts what is held
+		b := make(bitset, len(bits[i]))
+		copy(b, bits[i])
 		out[qt.term] = b
 		if ps.gen != gen {
 			continue // the index changed meanwhile: keep nothing
