@@ -1,6 +1,7 @@
 package relevance
 
 import (
+	"slices"
 	"strings"
 	"sync"
 
@@ -87,12 +88,8 @@ func (f Frame) otherModifier(claim string) (stated, asked string) {
 	for _, p := range f.modifiers {
 		m, h := p[0], p[1]
 		ms, hs := textproc.Stem(m), textproc.Stem(h)
-		uses := false
-		for _, s := range stems {
-			uses = uses || s == ms
-		}
-		if uses {
-			continue
+		if slices.Contains(stems, ms) {
+			continue // the statement uses the question's adjective
 		}
 		for k := 1; k < len(toks); k++ {
 			if stems[k] != hs {

