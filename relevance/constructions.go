@@ -34,8 +34,10 @@ var (
 // A question may ask whether something is promised or required ("Does
 // the Standard tier promise 99.9% availability?"); a document states the
 // obligation with a modal ("Provider shall make the platform available").
+// What is needed or required of an amount ("How much notice is needed?")
+// is its least, stated as a lower bound ("at least ninety days").
 var (
-	obligationStems = stemSet(`promise promised guarantee guaranteed commit committed undertake oblige obliged obligate obligated obligation require required requirement`)
+	obligationStems = stemSet(`promise promised guarantee guaranteed commit committed undertake oblige obliged obligate obligated obligation require required requirement need needed necessary`)
 	obligationWords = wordlists.Set(`shall must`)
 )
 
@@ -70,7 +72,8 @@ func stemSet(words string) map[string]bool { return textproc.StemSet(strings.Fie
 // one of the constructions above: an upper bound ("maximum") by "at
 // most", "up to", "capped" or a negation before "exceed"/"more"; a lower
 // one ("minimum") by "at least" or a negation before "less"/"fewer"; an
-// obligation ("promise", "required") by "shall" or "must"; a calculation
+// obligation ("promise", "required", "needed") by "shall", "must" or a
+// lower bound; a calculation
 // by a formula ("equal to", "25% of"); a rate by an amount per unit ("185
 // per hour") or a percentage. It is false for any other stem.
 func statedByConstruction(st string, x Text) bool {
@@ -87,7 +90,9 @@ func statedByConstruction(st string, x Text) bool {
 				return true
 			}
 		}
-		return false
+		// what is needed of an amount is its least: "how much notice is
+		// needed" is answered by "at least ninety days"
+		lower = true
 	}
 	if !upper && !lower {
 		return false

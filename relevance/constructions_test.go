@@ -20,6 +20,11 @@ func TestConstructionsAddressTheFocus(t *testing.T) {
 		// an obligation is stated with a modal, a calculation as a formula
 		{"Does the Standard tier promise 99.9% availability?", "The platform shall be available 99.5% of the time under the Standard tier.", 1},
 		{"Does the Standard tier promise 99.9% availability?", "The platform was available 99.5% of the time under the Standard tier.", 0},
+		// what is needed or required of an amount is its least
+		{"How much deposit is needed for the booking?", "The booking takes a deposit of at least 10% of the price.", 1},
+		{"How much deposit is needed for the booking?", "The booking takes a deposit of no less than 10% of the price.", 1},
+		{"How much deposit is needed for the booking?", "The booking takes a deposit of 10% of the price.", 0},
+		{"How much deposit is needed for the booking?", "The booking takes a deposit of at most 10% of the price.", 0},
 		{"How is the early termination fee calculated?", "Client shall pay an early termination fee equal to 25% of the remaining fees.", 1},
 		{"How is the early termination fee calculated?", "Client shall pay an early termination fee within thirty (30) days.", 0},
 		// a rate is stated as an amount per unit or a percentage
