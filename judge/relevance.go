@@ -11,6 +11,7 @@ import (
 	"github.com/docmind/docmind/lexicon"
 	"github.com/docmind/docmind/relevance"
 	"github.com/docmind/docmind/schema"
+	"github.com/docmind/docmind/textproc"
 	"github.com/docmind/docmind/wordvec"
 )
 
@@ -222,11 +223,50 @@ func (a *Assessment) offEntityOrPeriod() []Issue {
 // cosine 0.51) or a form WordNet derives from it or it from ("hour" for
 // "hourly", cosine 0.45; relevance.ParaphrasesOf), not one of its
 // opposites.
+//
+// A text word addresses one focus word, not two: a word that states
+// another focus word in the question's own words does not also stand for
+// this one ("Confidential Information" states "confidential" of "must
+// confidential information be kept secret", not "secret" too), unless
+// the two question words are forms of one word ("hourly" and "hours").
 func (d *Offline) focusMatcher(f relevance.Frame) relevance.Matcher {
 	paraphrases := map[string]relevance.Paraphrases{} // of each focus word, read once
+	focus := make(map[string]bool, len(f.Focus))
+	for _, st := range f.Focus {
+		focus[st] = true
+	}
+	// taken returns the text's tokens that state another focus word than
+	// st in its own words (by stem), and their stems
+	taken := func(st string, x relevance.Text) map[string]bool {
+		var out map[string]bool
+		w := f.FocusWords[st]
+		for _, t := range x.Tokens() {
+			ts := textproc.Stem(t)
+			if ts == st || !focus[ts] || relevance.SameWord(w, f.FocusWords[ts]) {
+				continue
+			}
+			if out == nil {
+				out = map[string]bool{}
+			}
+			out[t], out[ts] = true, true
+		}
+		return out
+	}
 	return func(st string, x relevance.Text) bool {
-		if d.lex != nil && d.lex.Find(st, lexicon.NewText(x.Raw())) != lexicon.NoMatch {
-			return true
+		other := taken(st, x)
+		if d.lex != nil {
+			lt := lexicon.NewText(x.Raw())
+			if lt.Has(st) {
+				return true
+			}
+			for _, e := range d.lex.Synonyms(st) {
+				if !e.IsPhrase() && other[e.Stems[0]] {
+					continue
+				}
+				if lt.HasEntry(e) {
+					return true
+				}
+			}
 		}
 		if d.minRelated <= 0 {
 			return false
@@ -242,7 +282,7 @@ func (d *Offline) focusMatcher(f relevance.Frame) relevance.Matcher {
 			paraphrases[w] = syn
 		}
 		for _, t := range x.Tokens() {
-			if len(t) > 2 && (vec.Similarity(w, t) >= d.minRelated || syn.Has(t)) && !relevance.Contrasts(w, t) {
+			if len(t) > 2 && !other[t] && (vec.Similarity(w, t) >= d.minRelated || syn.Has(t)) && !relevance.Contrasts(w, t) {
 				return true
 			}
 		}

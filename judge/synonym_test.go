@@ -35,6 +35,28 @@ func TestFocusByDerivedForm(t *testing.T) {
 	})
 }
 
+// A text word addresses one focus word: "Confidential Information"
+// states "confidential" and does not also stand for "secret", its
+// thesaurus synonym, when the question asks for both. Two forms of one
+// word in the question ("departing", "departure") may be stated by one word.
+func TestFocusOneWordForOne(t *testing.T) {
+	secs := []schema.Section{{ID: "ret", Title: "Return of Information", Page: 11, Source: "msa.md",
+		Content: "Within thirty (30) days after termination, each Party shall return the other Party's Confidential Information."}}
+	answer := "Within thirty (30) days after termination, each Party shall return the other Party's Confidential Information. (See Return of Information, page 11)"
+	checkFullFocus(t, secs, answer, []focusCase{
+		{"When must each Party return Confidential Information after termination?", true},
+		// "secret" would be stated only by the word that states "confidential"
+		{"When must each Party return the confidential and secret information after termination?", false},
+		// without "confidential" in the question, "Confidential" states "secret"
+		{"When must each Party return secret information after termination?", true},
+	})
+	voyage := []schema.Section{{ID: "hist", Title: "History", Page: 3, Source: "voyages.md",
+		Content: "The fleet departed from Plymouth harbour in April 1620."}}
+	checkFullFocus(t, voyage, "The fleet departed from Plymouth harbour in April 1620. (See History, page 3)", []focusCase{
+		{"When did the departing fleet make its departure from Plymouth harbour?", true},
+	})
+}
+
 // focusCase is a question and whether an answer addresses all its focus
 // words.
 type focusCase struct {

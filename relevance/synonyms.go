@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/docmind/docmind/internal/wordlists"
+	"github.com/docmind/docmind/textproc"
 )
 
 // wordSets is a list of word sets, one a line (adjectives.txt,
@@ -135,4 +136,25 @@ func DerivedForms(w string) []string {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// SameWord reports whether a and b are forms of one word: inflections of
+// it ("hours" and "hour") or forms WordNet derives one from the other
+// ("hourly" and "hour", "renewal" and "renewing"). Synonyms are not
+// ("secret" and "confidential").
+func SameWord(a, b string) bool {
+	a, b = strings.ToLower(a), strings.ToLower(b)
+	if a == "" || b == "" {
+		return false
+	}
+	if a == b || textproc.Stem(a) == textproc.Stem(b) {
+		return true
+	}
+	fa := lemmaForms(a)
+	for _, x := range lemmaForms(b) {
+		if slices.Contains(fa, x) {
+			return true
+		}
+	}
+	return wordsOf(a, formSets()).Has(b)
 }

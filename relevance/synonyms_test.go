@@ -42,3 +42,22 @@ func TestParaphrasesOf(t *testing.T) {
 		t.Error(`Synonymous("hourly", "hour"): a derived form counted as a synonym`)
 	}
 }
+
+func TestSameWord(t *testing.T) {
+	for _, tt := range []struct {
+		a, b string
+		want bool
+	}{
+		{"hours", "hour", true},
+		{"hourly", "hours", true},
+		{"departure", "departing", true},
+		{"renewal", "renewing", true},
+		{"secret", "confidential", false},
+		{"level", "tier", false},
+		{"", "", false},
+	} {
+		if got := SameWord(tt.a, tt.b); got != tt.want {
+			t.Errorf("SameWord(%q, %q) = %v, want %v", tt.a, tt.b, got, tt.want)
+		}
+	}
+}
