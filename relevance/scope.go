@@ -235,6 +235,88 @@ func (f Frame) partOf(scope string) bool {
 	return named
 }
 
+// HeadingNarrows returns a word of a heading line that narrows one of the
+// question's focus words, and that focus word as the heading writes it:
+// "Enterprise" and "Clients" of "Enterprise Clients" when the question
+// asks about clients. Only a line's head phrase counts, the words before
+// a preposition or a conjunction ("Provision for Income Taxes" is about a
+// provision); the narrowing word stands right before the focus word
+// ("Statements of Work and Deliverables" narrows nothing) and is not
+// a word of the question, a stop word, a number or a modifier that states
+// the whole. It returns "", "" when no line narrows a focus word. Whether
+// the narrowed word names a part or the usual reading of the word
+// ("Income Taxes") is for the caller to tell (ModifiedShare).
+func (f Frame) HeadingNarrows(heading string) (modifier, word string) {
+	if heading == "" || len(f.Focus) == 0 {
+		return "", ""
+	}
+	focus := map[string]bool{}
+	for _, s := range f.Focus {
+		focus[s] = true
+	}
+	q := NewText(f.Question)
+	for _, line := range strings.Split(heading, "\n") {
+		// a title is about its head phrase, before a preposition or a
+		// conjunction: "Provision for Income Taxes" is about a provision
+		words := reWord.FindAllString(line, -1)
+		for i, w := range words {
+			if textproc.IsStopWord(wordvec.Fold(strings.ToLower(w))) {
+				words = words[:i]
+				break
+			}
+		}
+		for i := 1; i < len(words); i++ {
+			if !focus[textproc.Stem(wordvec.Fold(strings.ToLower(words[i])))] {
+				continue
+			}
+			w := words[i-1]
+			lw := wordvec.Fold(strings.ToLower(w))
+			st := textproc.Stem(lw)
+			if q.hasToken(lw) || q.stems[st] || focus[st] || textproc.IsStopWord(lw) || wholeModifiers[lw] || hasDigit(lw) || legalForms[lw] || q.hasAll(lw) {
+				continue
+			}
+			return w, words[i]
+		}
+	}
+	return "", ""
+}
+
+// hasAll reports whether x has every word of a compound ("part-time").
+func (x Text) hasAll(compound string) bool {
+	toks := textproc.Tokens(compound)
+	for _, t := range toks {
+		if !x.tokens[t] && !x.stems[textproc.Stem(t)] {
+			return false
+		}
+	}
+	return len(toks) > 0
+}
+
+// SpecialCase reports whether texts use modifier before word as the name
+// of a special case of word: they write the pair as a name, capitalised
+// ("Enterprise Clients" in "the following terms apply to Enterprise
+// Clients"), and fewer than half their mentions of word (by stem) are so
+// narrowed. A narrowing the texts write in lower case ("provision for
+// income taxes") or use for most mentions is the word's usual reading.
+func SpecialCase(texts []string, modifier, word string) bool {
+	m := textproc.Stem(wordvec.Fold(strings.ToLower(modifier)))
+	w := textproc.Stem(wordvec.Fold(strings.ToLower(word)))
+	all, named := 0, 0
+	for _, t := range texts {
+		toks := reWord.FindAllString(t, -1)
+		for i, tok := range toks {
+			if textproc.Stem(wordvec.Fold(strings.ToLower(tok))) != w {
+				continue
+			}
+			all++
+			if i > 0 && isName(toks[i-1]) && isName(tok) && textproc.Stem(wordvec.Fold(strings.ToLower(toks[i-1]))) == m {
+				named++
+			}
+		}
+	}
+	return named > 0 && 2*named < all
+}
+
 // otherHead returns the head noun of a row's label when it names another
 // thing than the question asks about, "" otherwise: "Employee stock
 // awards" states awards, not the employees a question counts. The head is

@@ -481,3 +481,45 @@ func TestExclusionSetsTheNameAside(t *testing.T) {
 		t.Errorf("the Enterprise Clients' own term rejected: %v", res.Findings)
 	}
 }
+
+func TestHeadingNarrows(t *testing.T) {
+	for _, tt := range []struct {
+		q, heading, want string
+	}{
+		{"If the client pays an invoice late, what extra charge applies?", "Enterprise Clients\n8. Fees", "Enterprise Clients"},
+		{"How many days of leave do employees get?", "Part-Time Employees\nLeave", "Part-Time Employees"},
+		// a word the question uses does not narrow it
+		{"What do enterprise clients pay per month?", "Enterprise Clients\n8. Fees", ""},
+		// only a title's head phrase, before a preposition or conjunction
+		{"What was Apple's effective tax rate for fiscal 2022?", "Provision for Income Taxes", ""},
+		{"How long does the client have to review a deliverable?", "Acceptance\n3. Statements of Work and Deliverables", ""},
+		// a modifier that states the whole
+		{"What were the revenues in 2023?", "Total Revenues", ""},
+	} {
+		m, w := Analyze(tt.q).HeadingNarrows(tt.heading)
+		if got := strings.TrimSpace(m + " " + w); got != tt.want {
+			t.Errorf("%q under %q: narrowed by %q, want %q", tt.q, tt.heading, got, tt.want)
+		}
+	}
+}
+
+func TestSpecialCase(t *testing.T) {
+	contract := []string{
+		"Client shall pay each invoice within thirty days. A late fee of 1.5% per month applies to amounts the Client does not pay on time.",
+		"The following terms apply to Enterprise Clients in place of the Standard tier terms: the late fee is 1% per month.",
+		"Provider shall notify the Client of any change.",
+	}
+	if !SpecialCase(contract, "Enterprise", "Clients") {
+		t.Error("Enterprise Clients, one of five mentions of clients written as a name, is not a special case")
+	}
+	// written in lower case: the usual reading of the word
+	filing := []string{"The provision for income taxes was $19.3 billion. Income taxes paid were $19.6 billion; deferred taxes fell."}
+	if SpecialCase(filing, "Income", "Taxes") {
+		t.Error("income taxes, written in lower case, is a special case")
+	}
+	// most mentions narrowed: the usual reading of the word
+	most := []string{"Enterprise Clients receive priority support. Enterprise Clients may audit once a year. A Client may terminate."}
+	if SpecialCase(most, "Enterprise", "Clients") {
+		t.Error("a narrowing used by most mentions is a special case")
+	}
+}
