@@ -102,6 +102,9 @@ func (g *Offline) answering(req schema.GenerateRequest, cands []candidate) []can
 			Document: relevance.DocumentContext(s),
 		}
 		rc.Scope, rc.Row = relevance.RowScope(s.Content, c.text)
+		if rc.Row {
+			rc.Span = relevance.TableSpan(s.Content, c.text)
+		}
 		res := frame.Check(rc, checks, nil, nil)
 		if !res.OK() {
 			continue

@@ -439,3 +439,19 @@ func TestJudgeSpecialCaseHeading(t *testing.T) {
 		t.Errorf("the part-time answer to the part-time question was refused: %s", v.Reasoning)
 	}
 }
+
+// A question that asks for a whole year is not answered by a row of a
+// table whose columns cover three months.
+func TestJudgeFullYearNotAQuarter(t *testing.T) {
+	secs := []schema.Section{{ID: "q1", Title: "Business Highlights", Page: 6, Source: "acme-q1-2023.pdf", DocTitle: "Acme Corporation",
+		Content: "Three Months Ended (In Millions) Apr 1, 2023 Apr 2, 2022 Net revenue: Devices $ 5,767 $ 9,295 Services $ 458 $ 394 Total net revenue $ 11,715 $ 18,353"}}
+	answer := "Total net revenue $ 11,715 $ 18,353 (See Business Highlights, page 6)"
+	v := judgeOf(t, "What was Acme's total net revenue for full-year 2022?", answer, secs)
+	if !v.IsHallucinated || !strings.Contains(v.Reasoning, "full year") {
+		t.Errorf("a quarter's row answered a full-year question: %s", v.Reasoning)
+	}
+	v = judgeOf(t, "What was Acme's total net revenue in the first quarter of 2023?", answer, secs)
+	if strings.Contains(v.Reasoning, "full year") {
+		t.Errorf("a quarter's question refused for the year: %s", v.Reasoning)
+	}
+}

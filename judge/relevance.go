@@ -111,6 +111,9 @@ func (d *Offline) relevanceCheck(ctx context.Context, a *Assessment, req schema.
 			rc.Heading = relevance.HeadingContext(s)
 			rc.Document = relevance.DocumentContext(s)
 			rc.Scope, rc.Row = relevance.RowScope(s.Content, c.Claim.Text)
+			if rc.Row {
+				rc.Span = relevance.TableSpan(s.Content, c.Claim.Text)
+			}
 		}
 		var res relevance.Result
 		for i, f := range frames {

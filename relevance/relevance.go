@@ -138,6 +138,10 @@ type Context struct {
 	// Scope is the label of the group of table rows the claim belongs
 	// to, when it is a row.
 	Scope string
+	// Span is the length of the period the columns of the claim's table
+	// cover, when it is a row (see TableSpan): SpanQuarter, SpanPartYear,
+	// SpanYear, or "" when no header says.
+	Span string
 }
 
 // Finding is one way a statement fails to answer the question.
@@ -1027,6 +1031,18 @@ func (f Frame) Check(c Context, ch Checks, match Matcher, weight Weigher) Result
 			if !around.hasPeriod(p) && !doc.hasPeriod(p) {
 				res.Findings = append(res.Findings, Finding{"period", fmt.Sprintf("the question asks about %s, which the answer's passage and its document never state", periodName(p))})
 			}
+		}
+	}
+	// a question that asks for a whole year is not answered by a
+	// quarter's figure: a row of a table whose columns cover three
+	// months, or a statement of a quarter that names no year-long period
+	if ch.Period && f.asksFullYear() {
+		span := c.Span
+		if !c.Row {
+			span = statedSpan(c.Claim)
+		}
+		if span == SpanQuarter || span == SpanPartYear {
+			res.Findings = append(res.Findings, Finding{"period", "the question asks for a full year, and the answer states a figure for " + spanName[span]})
 		}
 	}
 	if ch.Period && !c.Row {
