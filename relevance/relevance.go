@@ -1141,6 +1141,11 @@ func (f Frame) Check(c Context, ch Checks, match Matcher, weight Weigher) Result
 	if ch.Scope && (c.Row || Tabular(c.Claim)) && f.openingOnly(rowLabel(c.Claim)) {
 		res.Findings = append(res.Findings, Finding{"period", "the answer's row states a balance at the beginning of its period, not at the date the question asks about"})
 	}
+	if ch.Scope {
+		if p := f.PartHeading(c.Heading); p != "" {
+			res.Findings = append(res.Findings, Finding{"scope", fmt.Sprintf("the answer's section is about the %s, a part the question does not ask about", p)})
+		}
+	}
 	if ch.Scope && c.Row {
 		if len(f.narrowedBy(c.Scope)) > 0 && !f.completes(ownLabel(c.Claim), c.Scope) || f.partOf(c.Scope) {
 			res.Findings = append(res.Findings, Finding{"scope", fmt.Sprintf("the answer's row is under %q, a part the question does not ask about", c.Scope)})

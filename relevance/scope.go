@@ -292,6 +292,48 @@ func (x Text) hasAll(compound string) bool {
 	return len(toks) > 0
 }
 
+// partNouns name a part of an organisation. Edit
+// internal/wordlists/part_nouns.txt.
+var partNouns = wordlists.Set(wordlists.Words("part_nouns")...)
+
+// PartHeading returns the part of an organisation a heading line is about
+// when the question does not ask about it: "Hardware Business" when the
+// question asks for Oracle's sales and marketing expenses. The line's
+// head phrase, before a preposition, ends in a noun that names a part
+// ("business", "segment", "division"), and a word before it is not a
+// word of the question ("Oracle's hardware business" asks about it).
+// Only a question that names an organisation or another entity is
+// narrowed; it returns "" otherwise.
+func (f Frame) PartHeading(heading string) string {
+	if heading == "" || len(f.Entities) == 0 {
+		return ""
+	}
+	q := NewText(f.Question)
+	for _, line := range strings.Split(heading, "\n") {
+		var words []string
+		for _, w := range reWord.FindAllString(line, -1) {
+			lw := wordvec.Fold(strings.ToLower(w))
+			if ofPrepositions[lw] || lw == "for" || lw == "by" || lw == "in" {
+				break
+			}
+			words = append(words, w)
+		}
+		if len(words) < 2 || !partNouns[wordvec.Fold(strings.ToLower(words[len(words)-1]))] {
+			continue
+		}
+		for _, w := range words[:len(words)-1] {
+			lw := wordvec.Fold(strings.ToLower(w))
+			if textproc.IsStopWord(lw) || hasDigit(lw) || wholeModifiers[lw] || legalForms[lw] {
+				continue
+			}
+			if !q.hasToken(lw) && !q.stems[textproc.Stem(lw)] && !q.hasAll(lw) {
+				return strings.Join(words, " ")
+			}
+		}
+	}
+	return ""
+}
+
 // SpecialCase reports whether texts use modifier before word as the name
 // of a special case of word: they write the pair as a name, capitalised
 // ("Enterprise Clients" in "the following terms apply to Enterprise

@@ -523,3 +523,36 @@ func TestSpecialCase(t *testing.T) {
 		t.Error("a narrowing used by most mentions is a special case")
 	}
 }
+
+func TestPartHeading(t *testing.T) {
+	for _, tt := range []struct {
+		q, heading, want string
+	}{
+		{"What were Oracle's sales and marketing expenses in fiscal 2023?", "Hardware Business\nManagement's Discussion and Analysis", "Hardware Business"},
+		{"What were Oracle's cloud revenues in fiscal 2023?", "Cloud and License Business", "Cloud and License Business"},
+		// the question asks about the part
+		{"What were Oracle's hardware sales and marketing expenses in fiscal 2023?", "Hardware Business", ""},
+		// a heading about something else than a part, or whose head is not the part
+		{"What were Oracle's sales and marketing expenses in fiscal 2023?", "Segment Information", ""},
+		{"What were Oracle's sales and marketing expenses in fiscal 2023?", "Results of Operations by Business", ""},
+		{"What were Oracle's sales and marketing expenses in fiscal 2023?", "Total Business", ""},
+		// a question that names no entity
+		{"What were the sales and marketing expenses in fiscal 2023?", "Hardware Business", ""},
+	} {
+		if got := Analyze(tt.q).PartHeading(tt.heading); got != tt.want {
+			t.Errorf("%q under %q: part %q, want %q", tt.q, tt.heading, got, tt.want)
+		}
+	}
+}
+
+func TestPartHeadingIsAScopeFinding(t *testing.T) {
+	f := Analyze("What were Oracle's sales and marketing expenses in fiscal 2023?")
+	c := Context{Claim: "Sales and marketing 331", Heading: "Hardware Business", Row: true}
+	if res := f.Check(c, Checks{Scope: true}, nil, nil); !hasCheck(res, "scope") {
+		t.Errorf("a row under %q answered for Oracle: %v", c.Heading, res.Findings)
+	}
+	c.Heading = "Operating Expenses"
+	if res := f.Check(c, Checks{Scope: true}, nil, nil); hasCheck(res, "scope") {
+		t.Errorf("a row under %q refused: %v", c.Heading, res.Findings)
+	}
+}
