@@ -272,5 +272,55 @@ func (f Frame) opposite(x Text) string {
 			}
 		}
 	}
+	return f.oppositeRelation(x)
+}
+
+// relationWords are stop words that state an order in time or a
+// comparison. Stop words are never focus words, but a claim that states
+// the other end of the relation ("Before the introduction of X.25 …" for
+// "After the introduction of X.25 …", "little overall relation" for "much
+// relation", "less adept" for "more adept") answers another question.
+// Superlatives are left out: "at least two textbooks" is a bound, and a
+// sentence often lists several ranks.
+var relationWords = wordlists.Set(`before after earlier later more less fewer much little`)
+
+// relationsOf returns the question's relation words, not the "much" and
+// "many" of "how much" and "how many", which ask for an amount.
+func relationsOf(question string) []string {
+	toks := textproc.Tokens(wordvec.Fold(question))
+	var out []string
+	for i, t := range toks {
+		if relationWords[t] && !(i > 0 && toks[i-1] == "how") && !slices.Contains(out, t) {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// oppositeRelation returns the word of x that states the other end of a
+// relation word of the question when x does not state that end itself,
+// "" otherwise. "at least" and "at most" state bounds, not comparisons.
+func (f Frame) oppositeRelation(x Text) string {
+	if len(f.relations) == 0 {
+		return ""
+	}
+	toks := x.seq()
+	for _, word := range f.relations {
+		mate, other := false, ""
+		for i, t := range toks {
+			if i > 0 && toks[i-1] == "at" && (t == "least" || t == "most") {
+				continue
+			}
+			switch {
+			case t == word || samePole(word, t):
+				mate = true
+			case other == "" && oppositeWords(word, t):
+				other = t
+			}
+		}
+		if !mate && other != "" {
+			return other
+		}
+	}
 	return ""
 }

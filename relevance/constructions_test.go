@@ -109,6 +109,15 @@ func TestOppositeOfTheQuestion(t *testing.T) {
 		{"What district lies outside the downtown?", "The international district lies east of the downtown.", false},
 		{"What drained the southern flanks of the Alps?", "The Rhine drained the northern and southern flanks of the Alps.", false},
 		{"What drained the southern flanks of the Alps?", "The Rhine drained the southern flanks of the Alps.", false},
+		// a relation stated by a stop word: an order in time or a
+		// comparison
+		{"After the introduction of X.25 in 1973, how many network technologies had been developed?", "Before the introduction of X.25 in 1973, about twenty different network technologies had been developed.", true},
+		{"What becomes more adept at producing vitamin D as a person ages?", "As a person ages the skin becomes less adept at producing vitamin D.", true},
+		{"Barro found there is much relation between income inequality and rates of what?", "Barro found that there is little overall relation between income inequality and rates of growth.", true},
+		{"After the introduction of X.25 in 1973, how many network technologies had been developed?", "After the introduction of X.25 in 1973, about twenty network technologies had been developed, against two before it.", false},
+		// "how much" asks for an amount; "at least" is a bound
+		{"How much retail activity does the neighborhood have?", "The neighborhood has 12 shops and very little retail activity.", false},
+		{"Which club has more members than the chess club?", "The chess club has at least 40 members and the bridge club 60.", false},
 	} {
 		if got, findings := findsCheck(checks, tt.q, tt.claim, "polarity"); got != tt.fail {
 			t.Errorf("%q / %q: polarity finding %v, want %v (%v)", tt.q, tt.claim, got, tt.fail, findings)

@@ -93,6 +93,9 @@ type Frame struct {
 	// the first content word after each negation ("fail" of "did not
 	// fail to implement", "help" of "does not often help").
 	negatedStems []string
+	// relations are the question's stop words that state an order in
+	// time or a comparison ("after", "more", "much"; see relationWords)
+	relations []string
 	// FocusWords maps each focus stem to a word of the question with it.
 	FocusWords map[string]string
 	// entityTokens are the folded significant tokens of each entity.
@@ -212,6 +215,7 @@ func Analyze(question string) Frame {
 	}
 	f.centuries = namedCenturies(question)
 	f.modifiers = modifiers(question)
+	f.relations = relationsOf(question)
 	words := reWord.FindAllString(question, -1)
 	for i, w := range words {
 		lw := strings.ToLower(w)
