@@ -272,7 +272,10 @@ func (f Frame) opposite(x Text) string {
 			}
 		}
 	}
-	return f.oppositeRelation(x)
+	if w := f.oppositeRelation(x); w != "" {
+		return w
+	}
+	return f.withoutNon(x)
 }
 
 // relationWords are stop words that state an order in time or a
@@ -320,6 +323,54 @@ func (f Frame) oppositeRelation(x Text) string {
 		}
 		if !mate && other != "" {
 			return other
+		}
+	}
+	return ""
+}
+
+// negatedByNon returns the words the question negates with "non": the
+// word after "non" ("non-shared", "non shared") or the rest of a word
+// that begins with it ("nonself"; "none" and "nonetheless" are words of
+// their own).
+func negatedByNon(question string) []string {
+	toks := textproc.Tokens(wordvec.Fold(question))
+	var out []string
+	for i, t := range toks {
+		switch {
+		case t == "non" && i+1 < len(toks) && !hasDigit(toks[i+1]):
+			out = append(out, toks[i+1])
+		case len(t) > 6 && strings.HasPrefix(t, "non") && !strings.HasPrefix(t, "none") && negativeOf(t[3:], t):
+			out = append(out, t[3:])
+		}
+	}
+	return out
+}
+
+// withoutNon returns a word the question negates with "non" that x
+// states without it ("a shared physical medium" for "non-shared physical
+// medium"), "" when x negates it too ("non-shared", "neither Party shall
+// solicit" for "non-solicitation") or does not state it.
+func (f Frame) withoutNon(x Text) string {
+	toks := x.seq()
+	for _, w := range f.negatedByNon {
+		st := textproc.Stem(w)
+		stated, negated := false, false
+		for i, t := range toks {
+			switch {
+			case t == "non"+w:
+				negated = true
+			case textproc.Stem(t) == st:
+				stated = true
+				// "non" before it, or a negation a few words before
+				// ("neither Party shall directly solicit" states the
+				// non-solicitation)
+				for j := max(0, i-5); j < i; j++ {
+					negated = negated || toks[j] == "non" || negationAt(toks, j)
+				}
+			}
+		}
+		if stated && !negated {
+			return w
 		}
 	}
 	return ""

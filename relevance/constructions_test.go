@@ -115,12 +115,31 @@ func TestOppositeOfTheQuestion(t *testing.T) {
 		{"What becomes more adept at producing vitamin D as a person ages?", "As a person ages the skin becomes less adept at producing vitamin D.", true},
 		{"Barro found there is much relation between income inequality and rates of what?", "Barro found that there is little overall relation between income inequality and rates of growth.", true},
 		{"After the introduction of X.25 in 1973, how many network technologies had been developed?", "After the introduction of X.25 in 1973, about twenty network technologies had been developed, against two before it.", false},
+		// a word the question negates with "non", stated without it
+		{"In cases of non shared physical medium how are packets delivered?", "In case of a shared physical medium, the packets may be delivered according to a multiple access scheme.", true},
+		{"How were non-local area networks established?", "Its features allowed local area networks to be established ad hoc.", true},
+		{"The adaptive immune system recognizes non-self antigens during a process called what?", "The adaptive immune response requires the recognition of specific non-self antigens during a process called antigen presentation.", false},
+		{"What was the percentage of Non-Hispanic Whites in 2010?", "Non-Hispanic Whites were 30.0% of the population in 2010.", false},
 		// "how much" asks for an amount; "at least" is a bound
 		{"How much retail activity does the neighborhood have?", "The neighborhood has 12 shops and very little retail activity.", false},
 		{"Which club has more members than the chess club?", "The chess club has at least 40 members and the bridge club 60.", false},
 	} {
 		if got, findings := findsCheck(checks, tt.q, tt.claim, "polarity"); got != tt.fail {
 			t.Errorf("%q / %q: polarity finding %v, want %v (%v)", tt.q, tt.claim, got, tt.fail, findings)
+		}
+	}
+}
+
+// A negation a few words before the word states what "non" does.
+func TestWithoutNon(t *testing.T) {
+	f := Analyze("How long does the non-solicitation restriction last after the Term ends?")
+	for claim, want := range map[string]string{
+		"For twelve (12) months after the Term ends, neither Party shall directly solicit any employee of the other Party.": "",
+		"The non-solicitation restriction lasts twelve (12) months.":                                                        "",
+		"Either Party may solicit the other Party's employees after the Term ends.":                                         "solicitation",
+	} {
+		if got := f.withoutNon(NewText(claim)); got != want {
+			t.Errorf("%q: withoutNon %q, want %q", claim, got, want)
 		}
 	}
 }

@@ -96,6 +96,9 @@ type Frame struct {
 	// relations are the question's stop words that state an order in
 	// time or a comparison ("after", "more", "much"; see relationWords)
 	relations []string
+	// negatedByNon are the words the question negates with "non"
+	// ("shared" of "non-shared", "self" of "nonself")
+	negatedByNon []string
 	// FocusWords maps each focus stem to a word of the question with it.
 	FocusWords map[string]string
 	// entityTokens are the folded significant tokens of each entity.
@@ -216,6 +219,7 @@ func Analyze(question string) Frame {
 	f.centuries = namedCenturies(question)
 	f.modifiers = modifiers(question)
 	f.relations = relationsOf(question)
+	f.negatedByNon = negatedByNon(question)
 	words := reWord.FindAllString(question, -1)
 	for i, w := range words {
 		lw := strings.ToLower(w)
