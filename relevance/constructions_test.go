@@ -120,6 +120,16 @@ func TestOppositeOfTheQuestion(t *testing.T) {
 		{"How were non-local area networks established?", "Its features allowed local area networks to be established ad hoc.", true},
 		{"The adaptive immune system recognizes non-self antigens during a process called what?", "The adaptive immune response requires the recognition of specific non-self antigens during a process called antigen presentation.", false},
 		{"What was the percentage of Non-Hispanic Whites in 2010?", "Non-Hispanic Whites were 30.0% of the population in 2010.", false},
+		// a word that negates without "not" (implicit_negatives.txt)
+		{"What do toxins that fail to enter an organism encounter?", "Toxins that successfully enter an organism encounter the cells of the innate immune system.", true},
+		{"What is the least used type of reduction?", "The most used type of reduction is the polynomial-time reduction.", true},
+		{"What is the least used type of reduction?", "A problem can be reduced to another by a polynomial-time reduction.", true},
+		{"What do toxins that fail to enter an organism encounter?", "Toxins that fail to enter an organism are expelled.", false},
+		{"Which areas were least vulnerable to disease?", "The most isolated areas were less vulnerable to contagion.", false},
+		{"What did the attack fail to do?", "The attack did not reach the city.", false},
+		{"What did the attack fail to do?", "The army was unable to reach the city.", false},
+		{"Who found a culture of Commissioners who lacked responsibility?", "The experts found a culture where few Commissioners had any sense of responsibility.", false},
+		{"What must an invoice include at least?", "An invoice includes the order number.", false},
 		// "how much" asks for an amount; "at least" is a bound
 		{"How much retail activity does the neighborhood have?", "The neighborhood has 12 shops and very little retail activity.", false},
 		{"Which club has more members than the chess club?", "The chess club has at least 40 members and the bridge club 60.", false},

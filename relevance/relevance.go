@@ -99,6 +99,9 @@ type Frame struct {
 	// negatedByNon are the words the question negates with "non"
 	// ("shared" of "non-shared", "self" of "nonself")
 	negatedByNon []string
+	// implicit are the question's words that negate without "not"
+	// ("failed", "lack", "least"; implicit_negatives.txt)
+	implicit []string
 	// FocusWords maps each focus stem to a word of the question with it.
 	FocusWords map[string]string
 	// entityTokens are the folded significant tokens of each entity.
@@ -220,6 +223,7 @@ func Analyze(question string) Frame {
 	f.modifiers = modifiers(question)
 	f.relations = relationsOf(question)
 	f.negatedByNon = negatedByNon(question)
+	f.implicit = implicitNegativesOf(question)
 	words := reWord.FindAllString(question, -1)
 	for i, w := range words {
 		lw := strings.ToLower(w)
@@ -1164,6 +1168,8 @@ func (f Frame) Check(c Context, ch Checks, match Matcher, weight Weigher) Result
 	if ch.Polarity {
 		if w := f.opposite(NewText(c.Claim)); w != "" {
 			res.Findings = append(res.Findings, Finding{"polarity", fmt.Sprintf("the answer states %q, the opposite of what the question asks", w)})
+		} else if w := f.positiveOf(NewText(c.Claim)); w != "" {
+			res.Findings = append(res.Findings, Finding{"polarity", fmt.Sprintf("the question asks about %q, which the answer does not state: it states the positive", w)})
 		} else if stated, asked := f.otherModifier(c.Claim); stated != "" {
 			res.Findings = append(res.Findings, Finding{"polarity", fmt.Sprintf("the answer is about the %q, not the %q the question asks about", stated, asked)})
 		}
