@@ -279,13 +279,13 @@ func (f Frame) opposite(x Text) string {
 }
 
 // relationWords are stop words that state an order in time or a
-// comparison. Stop words are never focus words, but a claim that states
+// comparison ("same" against "different"). Stop words are never focus words, but a claim that states
 // the other end of the relation ("Before the introduction of X.25 …" for
 // "After the introduction of X.25 …", "little overall relation" for "much
 // relation", "less adept" for "more adept") answers another question.
 // Superlatives are left out: "at least two textbooks" is a bound, and a
 // sentence often lists several ranks.
-var relationWords = wordlists.Set(`before after earlier later more less fewer much little`)
+var relationWords = wordlists.Set(`before after earlier later more less fewer much little same`)
 
 // relationsOf returns the question's relation words, not the "much" and
 // "many" of "how much" and "how many", which ask for an amount.

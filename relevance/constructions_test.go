@@ -115,6 +115,9 @@ func TestOppositeOfTheQuestion(t *testing.T) {
 		{"What becomes more adept at producing vitamin D as a person ages?", "As a person ages the skin becomes less adept at producing vitamin D.", true},
 		{"Barro found there is much relation between income inequality and rates of what?", "Barro found that there is little overall relation between income inequality and rates of growth.", true},
 		{"After the introduction of X.25 in 1973, how many network technologies had been developed?", "After the introduction of X.25 in 1973, about twenty network technologies had been developed, against two before it.", false},
+		{"What follows the same set of rules as scalar quantities?", "Forces follow a different set of rules than scalar quantities.", true},
+		{"What follows the same set of rules as scalar quantities?", "Forces follow the same set of rules, though a different notation.", false},
+		{"How many subscribers were lost within two months of launch?", "Within two months of the launch, BSkyB gained 400,000 new subscribers.", true},
 		// a word the question negates with "non", stated without it
 		{"In cases of non shared physical medium how are packets delivered?", "In case of a shared physical medium, the packets may be delivered according to a multiple access scheme.", true},
 		{"How were non-local area networks established?", "Its features allowed local area networks to be established ad hoc.", true},
