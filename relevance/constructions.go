@@ -376,9 +376,10 @@ func (f Frame) withoutNon(x Text) string {
 	return ""
 }
 
-// implicitNegatives are the stems of words that negate without "not".
+// implicitNegatives are the words that negate without "not", as written
+// (a noun made from one, "failure", "refusal", names a topic).
 // Edit internal/wordlists/implicit_negatives.txt.
-var implicitNegatives = stemSet(strings.Join(wordlists.Words("implicit_negatives"), " "))
+var implicitNegatives = wordlists.Set(wordlists.Words("implicit_negatives")...)
 
 // implicitNegativesOf returns the question's words that negate without
 // "not", not the "least" of "at least", a bound.
@@ -386,7 +387,7 @@ func implicitNegativesOf(question string) []string {
 	toks := textproc.Tokens(wordvec.Fold(question))
 	var out []string
 	for i, t := range toks {
-		if implicitNegatives[textproc.Stem(t)] && !(i > 0 && toks[i-1] == "at") && !slices.Contains(out, t) {
+		if implicitNegatives[t] && !(i > 0 && toks[i-1] == "at") && !slices.Contains(out, t) {
 			out = append(out, t)
 		}
 	}
@@ -413,7 +414,7 @@ func (f Frame) positiveOf(x Text) string {
 		syn := ParaphrasesOf(w)
 		stated := false
 		for i, t := range toks {
-			if textproc.Stem(t) == st || syn.Has(t) || samePole(w, t) || negationAt(toks, i) || downward[t] || implicitNegatives[textproc.Stem(t)] {
+			if textproc.Stem(t) == st || syn.Has(t) || samePole(w, t) || negationAt(toks, i) || downward[t] || implicitNegatives[t] || implicitNegatives[textproc.Stem(t)] {
 				stated = true
 				break
 			}

@@ -131,6 +131,9 @@ func TestOppositeOfTheQuestion(t *testing.T) {
 		{"Which areas were least vulnerable to disease?", "The most isolated areas were less vulnerable to contagion.", false},
 		{"What did the attack fail to do?", "The attack did not reach the city.", false},
 		{"What did the attack fail to do?", "The army was unable to reach the city.", false},
+		// a noun made from one names a topic
+		{"What caused the failure of the bank?", "The bank collapsed after a run on its deposits.", false},
+		{"What led to the refusal of the permit?", "The council turned the permit down because of the noise.", false},
 		{"Who found a culture of Commissioners who lacked responsibility?", "The experts found a culture where few Commissioners had any sense of responsibility.", false},
 		{"What must an invoice include at least?", "An invoice includes the order number.", false},
 		// "how much" asks for an amount; "at least" is a bound

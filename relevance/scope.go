@@ -245,7 +245,7 @@ func (f Frame) partOf(scope string) bool {
 // a word of the question, a stop word, a number or a modifier that states
 // the whole. It returns "", "" when no line narrows a focus word. Whether
 // the narrowed word names a part or the usual reading of the word
-// ("Income Taxes") is for the caller to tell (ModifiedShare).
+// ("Income Taxes") is for the caller to tell (SpecialCase).
 func (f Frame) HeadingNarrows(heading string) (modifier, word string) {
 	if heading == "" || len(f.Focus) == 0 {
 		return "", ""
@@ -296,6 +296,11 @@ func (x Text) hasAll(compound string) bool {
 // internal/wordlists/part_nouns.txt.
 var partNouns = wordlists.Set(wordlists.Words("part_nouns")...)
 
+// genericParts qualify parts without naming one ("Reportable Segments",
+// "Operating Segments") or number a document's parts ("Item 1.
+// Business", "Note 5"): a heading made of them is about the whole.
+var genericParts = wordlists.Set(`reportable operating geographic geographical principal major other all each business item part section note chapter article schedule exhibit appendix`)
+
 // PartHeading returns the part of an organisation a heading line is about
 // when the question does not ask about it: "Hardware Business" when the
 // question asks for Oracle's sales and marketing expenses. The line's
@@ -323,7 +328,7 @@ func (f Frame) PartHeading(heading string) string {
 		}
 		for _, w := range words[:len(words)-1] {
 			lw := wordvec.Fold(strings.ToLower(w))
-			if textproc.IsStopWord(lw) || hasDigit(lw) || wholeModifiers[lw] || legalForms[lw] {
+			if textproc.IsStopWord(lw) || hasDigit(lw) || wholeModifiers[lw] || legalForms[lw] || genericParts[lw] {
 				continue
 			}
 			if !q.hasToken(lw) && !q.stems[textproc.Stem(lw)] && !q.hasAll(lw) {

@@ -536,6 +536,9 @@ func TestPartHeading(t *testing.T) {
 		{"What were Oracle's sales and marketing expenses in fiscal 2023?", "Segment Information", ""},
 		{"What were Oracle's sales and marketing expenses in fiscal 2023?", "Results of Operations by Business", ""},
 		{"What were Oracle's sales and marketing expenses in fiscal 2023?", "Total Business", ""},
+		// a heading that names no one part
+		{"What were Oracle's sales and marketing expenses in fiscal 2023?", "Reportable Segments", ""},
+		{"What were Oracle's total revenues in fiscal 2023?", "Item 1. Business", ""},
 		// a question that names no entity
 		{"What were the sales and marketing expenses in fiscal 2023?", "Hardware Business", ""},
 	} {
