@@ -456,8 +456,8 @@ func (ps *postingSets) get(ctx context.Context, conn querier, need map[string]bo
 		b := make(bitset, len(bits[i]))
 		copy(b, bits[i])
 		out[qt.term] = b
-		if ps.gen != gen {
-			continue // the index changed meanwhile: keep nothing
+		if ps.gen != gen || ps.sets == nil {
+			continue // the index changed, or the cache was emptied, meanwhile: keep nothing
 		}
 		if limit := cmp.Or(ps.max, postingSetsBytes); ps.bytes+8*len(b) > limit {
 			ps.sets, ps.bytes = map[string]bitset{}, 0

@@ -262,7 +262,7 @@ func (d *Offline) focusMatcher(f relevance.Frame) relevance.Matcher {
 		w := f.FocusWords[st]
 		for _, t := range x.Tokens() {
 			ts := textproc.Stem(t)
-			if ts == st || !focus[ts] || relevance.SameWord(w, f.FocusWords[ts]) {
+			if ts == st || !focus[ts] || relevance.FormsOfOneWord(w, f.FocusWords[ts]) {
 				continue
 			}
 			if out == nil {

@@ -279,18 +279,18 @@ func (f Frame) opposite(x Text) string {
 }
 
 // relationWords are stop words that state an order in time or a
-// comparison ("same" against "different"). Stop words are never focus words, but a claim that states
-// the other end of the relation ("Before the introduction of X.25 …" for
+// comparison ("same" against "different"). Stop words are never focus
+// words, but a claim that states the other end of the relation ("Before the introduction of X.25 …" for
 // "After the introduction of X.25 …", "little overall relation" for "much
 // relation", "less adept" for "more adept") answers another question.
 // Superlatives are left out: "at least two textbooks" is a bound, and a
 // sentence often lists several ranks.
 var relationWords = wordlists.Set(`before after earlier later more less fewer much little same`)
 
-// relationsOf returns the question's relation words, not the "much" and
-// "many" of "how much" and "how many", which ask for an amount.
-func relationsOf(question string) []string {
-	toks := textproc.Tokens(wordvec.Fold(question))
+// relationsOf returns the relation words of a question's folded tokens,
+// not the "much" and "many" of "how much" and "how many", which ask for
+// an amount.
+func relationsOf(toks []string) []string {
 	var out []string
 	for i, t := range toks {
 		if relationWords[t] && !(i > 0 && toks[i-1] == "how") && !slices.Contains(out, t) {
@@ -328,12 +328,11 @@ func (f Frame) oppositeRelation(x Text) string {
 	return ""
 }
 
-// negatedByNon returns the words the question negates with "non": the
-// word after "non" ("non-shared", "non shared") or the rest of a word
+// negatedByNon returns the words a question (its folded tokens) negates
+// with "non": the word after "non" ("non-shared", "non shared") or the rest of a word
 // that begins with it ("nonself"; "none" and "nonetheless" are words of
 // their own).
-func negatedByNon(question string) []string {
-	toks := textproc.Tokens(wordvec.Fold(question))
+func negatedByNon(toks []string) []string {
 	var out []string
 	for i, t := range toks {
 		switch {
@@ -381,10 +380,9 @@ func (f Frame) withoutNon(x Text) string {
 // Edit internal/wordlists/implicit_negatives.txt.
 var implicitNegatives = wordlists.Set(wordlists.Words("implicit_negatives")...)
 
-// implicitNegativesOf returns the question's words that negate without
-// "not", not the "least" of "at least", a bound.
-func implicitNegativesOf(question string) []string {
-	toks := textproc.Tokens(wordvec.Fold(question))
+// implicitNegativesOf returns the words of a question's folded tokens
+// that negate without "not", not the "least" of "at least", a bound.
+func implicitNegativesOf(toks []string) []string {
 	var out []string
 	for i, t := range toks {
 		if implicitNegatives[t] && !(i > 0 && toks[i-1] == "at") && !slices.Contains(out, t) {
@@ -402,8 +400,10 @@ var downward = wordlists.Set(`non without few little hardly barely scarcely rare
 // ("fail", "lack", "least") when x states none of it: not the word or
 // another form of it, a WordNet synonym, a word of its pole ("less" for
 // "least"), another word that negates without "not" ("unable" for
-// "fail"), a negation or a word that states little or none (downward). Such a claim states the positive ("toxins that
-// successfully enter" for "toxins that fail to enter"). "" otherwise.
+// "fail", or "rejection", whose stem is one, for "refuse"), a negation or
+// a word that states little or none (downward). Such a claim states the
+// positive ("toxins that successfully enter" for "toxins that fail to
+// enter"). "" otherwise.
 func (f Frame) positiveOf(x Text) string {
 	if len(f.implicit) == 0 {
 		return ""

@@ -221,9 +221,10 @@ func Analyze(question string) Frame {
 	}
 	f.centuries = namedCenturies(question)
 	f.modifiers = modifiers(question)
-	f.relations = relationsOf(question)
-	f.negatedByNon = negatedByNon(question)
-	f.implicit = implicitNegativesOf(question)
+	qtoks := textproc.Tokens(wordvec.Fold(question))
+	f.relations = relationsOf(qtoks)
+	f.negatedByNon = negatedByNon(qtoks)
+	f.implicit = implicitNegativesOf(qtoks)
 	words := reWord.FindAllString(question, -1)
 	for i, w := range words {
 		lw := strings.ToLower(w)
@@ -1154,7 +1155,7 @@ func (f Frame) Check(c Context, ch Checks, match Matcher, weight Weigher) Result
 		res.Findings = append(res.Findings, Finding{"period", "the answer's row states a balance at the beginning of its period, not at the date the question asks about"})
 	}
 	if ch.Scope {
-		if p := f.PartHeading(c.Heading); p != "" {
+		if p := f.partHeading(c.Heading); p != "" {
 			res.Findings = append(res.Findings, Finding{"scope", fmt.Sprintf("the answer's section is about the %s, a part the question does not ask about", p)})
 		}
 	}

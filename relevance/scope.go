@@ -301,7 +301,7 @@ var partNouns = wordlists.Set(wordlists.Words("part_nouns")...)
 // Business", "Note 5"): a heading made of them is about the whole.
 var genericParts = wordlists.Set(`reportable operating geographic geographical principal major other all each business item part section note chapter article schedule exhibit appendix`)
 
-// PartHeading returns the part of an organisation a heading line is about
+// partHeading returns the part of an organisation a heading line is about
 // when the question does not ask about it: "Hardware Business" when the
 // question asks for Oracle's sales and marketing expenses. The line's
 // head phrase, before a preposition, ends in a noun that names a part
@@ -309,7 +309,7 @@ var genericParts = wordlists.Set(`reportable operating geographic geographical p
 // word of the question ("Oracle's hardware business" asks about it).
 // Only a question that names an organisation or another entity is
 // narrowed; it returns "" otherwise.
-func (f Frame) PartHeading(heading string) string {
+func (f Frame) partHeading(heading string) string {
 	if heading == "" || len(f.Entities) == 0 {
 		return ""
 	}

@@ -542,7 +542,7 @@ func TestPartHeading(t *testing.T) {
 		// a question that names no entity
 		{"What were the sales and marketing expenses in fiscal 2023?", "Hardware Business", ""},
 	} {
-		if got := Analyze(tt.q).PartHeading(tt.heading); got != tt.want {
+		if got := Analyze(tt.q).partHeading(tt.heading); got != tt.want {
 			t.Errorf("%q under %q: part %q, want %q", tt.q, tt.heading, got, tt.want)
 		}
 	}

@@ -21,9 +21,10 @@ var (
 	reSpanHeader = regexp.MustCompile(`(?i)\b(?:(three|six|nine|twelve|3|6|9|12)[\s-]+months?|quarters?|(?:fiscal\s+)?years?|(?:13|26|39|52|53)[\s-]+weeks?)\s+ended\b`)
 	// reFullYearQ matches a question that asks for a whole year
 	reFullYearQ = regexp.MustCompile(`(?i)\b(?:full[\s-]+year|full[\s-]+fiscal[\s-]+year|whole\s+year|entire\s+year|annual|twelve\s+months|12\s+months)\b`)
-	// reQuarterStated and reYearStated: a statement's own period
+	// reQuarterStated and reLongerStated: a statement's own period, a
+	// quarter or one longer (six or nine months, a year)
 	reQuarterStated = regexp.MustCompile(`(?i)\b(?:q[1-4]|[1-4]q\d{0,2}|(?:first|second|third|fourth)[\s-]+quarter|quarter(?:ly)?|three\s+months)\b`)
-	reYearStated    = regexp.MustCompile(`(?i)\b(?:full[\s-]+year|fiscal\s+year|years?\s+ended|twelve\s+months|12\s+months|annual(?:ly)?|for\s+the\s+year|year[\s-]+over[\s-]+year|nine\s+months|six\s+months)\b`)
+	reLongerStated  = regexp.MustCompile(`(?i)\b(?:full[\s-]+year|fiscal\s+year|years?\s+ended|twelve\s+months|12\s+months|annual(?:ly)?|for\s+the\s+year|year[\s-]+over[\s-]+year|nine\s+months|six\s+months)\b`)
 )
 
 // TableSpan returns the length of the period that the columns of the
@@ -66,9 +67,9 @@ func TableSpan(content, claim string) string {
 }
 
 // statedSpan returns SpanQuarter when a statement names a quarter and no
-// period of a year or more, "" otherwise.
+// longer period, "" otherwise.
 func statedSpan(claim string) string {
-	if reQuarterStated.MatchString(claim) && !reYearStated.MatchString(claim) {
+	if reQuarterStated.MatchString(claim) && !reLongerStated.MatchString(claim) {
 		return SpanQuarter
 	}
 	return ""

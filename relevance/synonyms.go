@@ -138,11 +138,11 @@ func DerivedForms(w string) []string {
 	return out
 }
 
-// SameWord reports whether a and b are forms of one word: inflections of
+// FormsOfOneWord reports whether a and b are forms of one word: inflections of
 // it ("hours" and "hour") or forms WordNet derives one from the other
 // ("hourly" and "hour", "renewal" and "renewing"). Synonyms are not
 // ("secret" and "confidential").
-func SameWord(a, b string) bool {
+func FormsOfOneWord(a, b string) bool {
 	a, b = strings.ToLower(a), strings.ToLower(b)
 	if a == "" || b == "" {
 		return false

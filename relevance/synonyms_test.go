@@ -56,8 +56,8 @@ func TestSameWord(t *testing.T) {
 		{"level", "tier", false},
 		{"", "", false},
 	} {
-		if got := SameWord(tt.a, tt.b); got != tt.want {
-			t.Errorf("SameWord(%q, %q) = %v, want %v", tt.a, tt.b, got, tt.want)
+		if got := FormsOfOneWord(tt.a, tt.b); got != tt.want {
+			t.Errorf("FormsOfOneWord(%q, %q) = %v, want %v", tt.a, tt.b, got, tt.want)
 		}
 	}
 }
