@@ -635,8 +635,9 @@ var negativePrefixes = []string{"un", "non", "in", "im", "dis", "il", "ir"}
 
 // negatedAbout reports whether text negates what the question is about: a
 // negation with one of the question's focus or entity words among the
-// four words after it ("need not inform the jurors"). Negations that bound
-// an amount ("not less than") do not count. For a negative question the
+// four words after it ("need not inform the jurors"), unless the text
+// also states those words where no negation reaches them. Negations that
+// bound an amount ("not less than") do not count. For a negative question the
 // text must negate what the question negates ("did not fail to
 // implement" is not answered by "may not be able to bring claims"); when
 // no word of the question is negated, any negation counts.
@@ -676,6 +677,9 @@ func (f Frame) negatedAbout(text string) bool {
 			}
 		}
 	}
+	// the question's words each negation reaches, by position
+	reached := map[int][]string{}
+	inReach := map[int]bool{} // positions within reach of a negation
 	for i := range toks {
 		if !negationAt(toks, i) || cancelled[i] || notAssertion(toks, i, about) {
 			continue
@@ -696,14 +700,39 @@ func (f Frame) negatedAbout(text string) bool {
 		if inRelativeClause(toks, i) {
 			words = focus
 		}
-		for j := i + 1; j < len(toks) && j <= i+4; j++ {
-			if words[textproc.Stem(toks[j])] {
+		for j := i + 1; j < len(toks) && j <= i+negationReach; j++ {
+			inReach[j] = true
+			if st := textproc.Stem(toks[j]); words[st] {
+				reached[i] = append(reached[i], st)
+			}
+		}
+	}
+	if len(reached) == 0 {
+		return false
+	}
+	// a negation of words the text also states where no negation
+	// reaches them is a condition on what it asserts, not a denial of
+	// it: "invoices are payable within forty-five (45) days …, applied
+	// to amounts not received within that period" states when invoices
+	// are payable
+	positive := map[string]bool{}
+	for j, t := range toks {
+		if !inReach[j] {
+			positive[textproc.Stem(t)] = true
+		}
+	}
+	for _, sts := range reached {
+		for _, st := range sts {
+			if !positive[st] {
 				return true
 			}
 		}
 	}
 	return false
 }
+
+// negationReach is how many words after a negation it negates.
+const negationReach = 4
 
 // cancelSpan is how many words after a negation a second one cancels it;
 // constructionSpan how far a negation's "until" or "but" may follow it.
