@@ -41,6 +41,13 @@ var calibrationSignals = []string{
 	"answering_share", "lead_answers",
 }
 
+// ShippedCalibration returns the calibrated confidence's model as this
+// build ships it (calibration.go): the weights of CalibrationSignals, the
+// bias and the default threshold.
+func ShippedCalibration() (weights []float64, bias, threshold float64) {
+	return slices.Clone(calibrationWeights), calibrationBias, calibrationThreshold
+}
+
 // CalibrationInputs returns the answer's calibration signals (named by
 // CalibrationSignals), or nil when there is nothing to calibrate: the
 // relevance check did not run (an assessment without a question, or with

@@ -189,7 +189,7 @@ the figure) when a figure misses its threshold.`,
 func (a *app) evalCalibrateCmd() *cobra.Command {
 	var opts eval.CalibrationOptions
 	var out string
-	var asJSON bool
+	var asJSON, shipped bool
 	cmd := &cobra.Command{
 		Use:   "calibrate REPORT.json... [flags]",
 		Short: "Fit the offline judge's calibrated confidence and its default threshold on eval qa reports",
@@ -205,12 +205,16 @@ result's "correct". The threshold is the one (0, 0.05, ..., 0.95) with the
 highest mean over the sets of (correct - wrong-cost * wrong) / questions.
 
 --out FILE writes the judge's generated calibration.go (judge/calibration.go);
-scripts/calibrate.sh runs the whole procedure on the development sets. The
-report prints the weights and each set's answered, accuracy among answered,
-share of answerable questions answered correctly and utility at every
-threshold; --json prints {signals, weights, bias, wrong_cost, threshold,
-sets [{name, questions, answerable, samples, points [{threshold, answered,
-correct, answered_accuracy, answerable_correct, utility}]}]}.`,
+scripts/calibrate.sh runs the whole procedure on the development sets.
+--shipped fits nothing: it reports the model this build ships, with its
+threshold, on the reports (what a report from a changed build scores under
+today's weights; an answer under a threshold counts as refused, where a run
+at that threshold would retry retrieval and may find another answer). The report prints the weights and, for each set, its AURC
+under the model and its answered, accuracy among answered, share of
+answerable questions answered correctly and utility at every threshold;
+--json prints {signals, weights, bias, wrong_cost, threshold, shipped, sets [{name,
+questions, answerable, samples, aurc, points [{threshold, answered, correct,
+answered_accuracy, answerable_correct, utility}]}]}.`,
 		Example: `  scripts/calibrate.sh
   docmind eval calibrate contract.json squad2.json filings.json --out judge/calibration.go`,
 		Args: cobra.MinimumNArgs(1),
@@ -223,7 +227,17 @@ correct, answered_accuracy, answerable_correct, utility}]}]}.`,
 				}
 				sets = append(sets, s)
 			}
-			c, err := eval.FitCalibration(sets, judge.CalibrationSignals(), opts)
+			var c *eval.Calibration
+			var err error
+			if shipped {
+				if out != "" {
+					return usageError{cmd: cmd.Name(), err: errors.New("--shipped reports the model this build ships; it writes no --out")}
+				}
+				w, b, t := judge.ShippedCalibration()
+				c, err = eval.ShippedCalibration(sets, judge.CalibrationSignals(), w, b, t, opts.WrongCost)
+			} else {
+				c, err = eval.FitCalibration(sets, judge.CalibrationSignals(), opts)
+			}
 			if err != nil {
 				return err
 			}
@@ -251,6 +265,7 @@ correct, answered_accuracy, answerable_correct, utility}]}]}.`,
 	}
 	f := cmd.Flags()
 	f.StringVar(&out, "out", "", "write the judge's generated calibration `FILE` (judge/calibration.go)")
+	f.BoolVar(&shipped, "shipped", false, "report the model this build ships (judge/calibration.go) on the reports instead of fitting one")
 	addJSONFlag(cmd, &asJSON, "the fit")
 	f.Float64Var(&opts.WrongCost, "wrong-cost", eval.DefaultWrongCost, "what a wrong answer costs when choosing the threshold (a correct one gains 1, a refusal 0)")
 	f.Float64Var(&opts.L2, "l2", eval.DefaultCalibrationL2, "ridge penalty on the weights")

@@ -4,8 +4,11 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/docmind/docmind/judge"
 )
 
 // TestEvalQAOverFolder runs `eval qa` end to end over examples/contract
@@ -137,6 +140,28 @@ func TestEvalCalibrate(t *testing.T) {
 		if !strings.Contains(string(src), want) {
 			t.Errorf("calibration.go lacks %q:\n%s", want, src)
 		}
+	}
+	// --shipped reports the model this build ships, at its threshold
+	r = runCLI(t, nil, "eval", "calibrate", report, "--shipped", "--json")
+	if r.code != exitOK {
+		t.Fatalf("eval calibrate --shipped: exit %d, stderr:\n%s", r.code, r.stderr)
+	}
+	var shipped struct {
+		Weights   []float64 `json:"weights"`
+		Threshold float64   `json:"threshold"`
+		Shipped   bool      `json:"shipped"`
+		Sets      []struct {
+			AURC float64 `json:"aurc"`
+		} `json:"sets"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &shipped); err != nil {
+		t.Fatalf("%v\n%s", err, r.stdout)
+	}
+	if w, _, th := judge.ShippedCalibration(); !shipped.Shipped || shipped.Threshold != th || !slices.Equal(shipped.Weights, w) || len(shipped.Sets) != 1 {
+		t.Errorf("--shipped = %+v, want the shipped weights and threshold %v", shipped, th)
+	}
+	if r = runCLI(t, nil, "eval", "calibrate", report, "--shipped", "--out", out); r.code != exitUsage {
+		t.Errorf("--shipped --out: exit %d, want a usage error; stderr %q", r.code, r.stderr)
 	}
 	// A report without signals (another version, or not offline) is one
 	// clear error line.

@@ -72,17 +72,25 @@ type Calibration struct {
 	// Threshold maximises the mean over the sets of the utility per
 	// question: (correct - WrongCost * wrong) / questions.
 	Threshold float64 `json:"threshold"`
+	// Shipped is true when the model was not fitted but reported as a
+	// build ships it (ShippedCalibration).
+	Shipped bool `json:"shipped"`
 	// Sets report each set at every candidate threshold.
 	Sets []CalibrationSetReport `json:"sets"`
 }
 
 // CalibrationSetReport is one set's figures at each candidate threshold.
 type CalibrationSetReport struct {
-	Name       string           `json:"name"`
-	Questions  int              `json:"questions"`
-	Answerable int              `json:"answerable"`
-	Samples    int              `json:"samples"` // answers with signals
-	Points     []ThresholdPoint `json:"points"`
+	Name       string `json:"name"`
+	Questions  int    `json:"questions"`
+	Answerable int    `json:"answerable"`
+	Samples    int    `json:"samples"` // answers with signals
+	// AURC is the area under the set's risk–coverage curve (as eval qa
+	// computes it, over all the set's questions) with the model's
+	// confidences: how well the model ranks the answers, whatever the
+	// threshold.
+	AURC   float64          `json:"aurc"`
+	Points []ThresholdPoint `json:"points"`
 }
 
 // ThresholdPoint is a set's outcome when answers under Threshold are
@@ -172,6 +180,33 @@ func FitCalibration(sets []CalibrationSet, signals []string, opts CalibrationOpt
 	return c, nil
 }
 
+// ShippedCalibration reports an existing model (the judge's shipped
+// weights, bias and threshold) on the sets without fitting, with the
+// figures FitCalibration reports for a fitted one: what the sets score
+// under it at every threshold, and its AURC on each.
+func ShippedCalibration(sets []CalibrationSet, signals []string, weights []float64, bias, threshold, wrongCost float64) (*Calibration, error) {
+	if len(sets) == 0 {
+		return nil, errors.New("calibration: no sets")
+	}
+	if len(weights) != len(signals) {
+		return nil, fmt.Errorf("calibration: %d weights for %d signals", len(weights), len(signals))
+	}
+	if wrongCost <= 0 {
+		wrongCost = DefaultWrongCost
+	}
+	c := &Calibration{Signals: signals, Weights: weights, Bias: bias, WrongCost: wrongCost, Threshold: threshold, Shipped: true}
+	for _, s := range sets {
+		samples := 0
+		for _, r := range s.Results {
+			if r.Answered && r.Signals != nil {
+				samples++
+			}
+		}
+		c.Sets = append(c.Sets, c.setReport(s, samples))
+	}
+	return c, nil
+}
+
 // Probability is the calibrated confidence of signals x, rounded as the
 // judge rounds it.
 func (c *Calibration) Probability(x []float64) float64 {
@@ -189,11 +224,13 @@ func (c *Calibration) setReport(s CalibrationSet, samples int) CalibrationSetRep
 		correct bool
 	}
 	var answers []answer
+	rescored := make([]QAResult, 0, len(s.Results))
 	for _, r := range s.Results {
 		if r.Answerable {
 			rep.Answerable++
 		}
 		if !r.Answered {
+			rescored = append(rescored, QAResult{})
 			continue
 		}
 		p := r.Confidence // no signals: the judge's own confidence
@@ -205,7 +242,9 @@ func (c *Calibration) setReport(s CalibrationSet, samples int) CalibrationSetRep
 			p = c.Probability(x)
 		}
 		answers = append(answers, answer{p, r.Correct})
+		rescored = append(rescored, QAResult{Answered: true, Confidence: p, Correct: r.Correct})
 	}
+	rep.AURC = AURC(RiskCoverage(rescored), len(rescored))
 	for _, t := range CalibrationThresholds {
 		pt := ThresholdPoint{Threshold: t}
 		for _, a := range answers {
@@ -266,9 +305,13 @@ func WriteCalibrationTable(w io.Writer, c *Calibration) error {
 		fmt.Fprintf(&b, "  %-18s %+.4f\n", s, c.Weights[i])
 	}
 	fmt.Fprintf(&b, "  %-18s %+.4f\n", "bias", c.Bias)
-	fmt.Fprintf(&b, "threshold %.2f (highest mean utility over %d sets)\n", c.Threshold, len(c.Sets))
+	if c.Shipped {
+		fmt.Fprintf(&b, "threshold %.2f (the shipped default)\n", c.Threshold)
+	} else {
+		fmt.Fprintf(&b, "threshold %.2f (highest mean utility over %d sets)\n", c.Threshold, len(c.Sets))
+	}
 	for _, s := range c.Sets {
-		fmt.Fprintf(&b, "\n%s: %d questions, %d answerable, %d answers with signals\n", s.Name, s.Questions, s.Answerable, s.Samples)
+		fmt.Fprintf(&b, "\n%s: %d questions, %d answerable, %d answers with signals, AURC %.4f\n", s.Name, s.Questions, s.Answerable, s.Samples, s.AURC)
 		fmt.Fprintf(&b, "  threshold  answered  accuracy  answerable_correct  utility\n")
 		for _, p := range s.Points {
 			mark := ""

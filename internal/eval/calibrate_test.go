@@ -153,3 +153,42 @@ func TestWriteCalibrationGo(t *testing.T) {
 		}
 	}
 }
+
+// ShippedCalibration scores the sets under a given model without fitting:
+// its threshold is the one given, and its AURC ranks the answers by the
+// model's confidences.
+func TestShippedCalibration(t *testing.T) {
+	set := CalibrationSet{Name: "s", Results: []QAResult{
+		{ID: "1", Answerable: true, Answered: true, Correct: true, Signals: map[string]float64{"a": 1}},
+		{ID: "2", Answerable: false, Answered: true, Signals: map[string]float64{"a": 0}},
+		{ID: "3", Answerable: true},
+	}}
+	c, err := ShippedCalibration([]CalibrationSet{set}, []string{"a"}, []float64{4}, -2, 0.55, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !c.Shipped || c.Threshold != 0.55 || len(c.Sets) != 1 {
+		t.Fatalf("calibration = %+v", c)
+	}
+	rep := c.Sets[0]
+	// the right answer (p 0.881) ranks first: risks 0 then 1/2 over 3 questions
+	if rep.Samples != 2 || math.Abs(rep.AURC-0.5/3) > 1e-9 {
+		t.Errorf("samples %d, AURC %.4f, want 2 and %.4f", rep.Samples, rep.AURC, 0.5/3)
+	}
+	for _, p := range rep.Points {
+		if p.Threshold == 0.55 && (p.Answered != 1 || p.Correct != 1) {
+			t.Errorf("at 0.55: %+v, want the right answer alone", p)
+		}
+	}
+	// the opposite model ranks the wrong answer first: risks 1 then 1/2
+	c, err = ShippedCalibration([]CalibrationSet{set}, []string{"a"}, []float64{-4}, 2, 0.55, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := c.Sets[0].AURC; math.Abs(got-1.5/3) > 1e-9 {
+		t.Errorf("AURC %.4f, want %.4f", got, 1.5/3)
+	}
+	if _, err := ShippedCalibration([]CalibrationSet{set}, []string{"a", "b"}, []float64{1}, 0, 0.5, 2); err == nil {
+		t.Error("one weight for two signals: no error")
+	}
+}
