@@ -77,6 +77,10 @@ func (g *Offline) answering(req schema.GenerateRequest, cands []candidate) []can
 	checks.Focus = false
 	var out []candidate
 	sents := map[int][]string{}
+	contents := make([]string, len(req.Sections))
+	for i, s := range req.Sections {
+		contents[i] = s.Content
+	}
 	// when a row names the measure asked for, the rows beside it that do
 	// not are other measures however few values they hold
 	names := make([]bool, len(cands)) // the candidate is a row that names the measure
@@ -100,6 +104,7 @@ func (g *Offline) answering(req schema.GenerateRequest, cands []candidate) []can
 			Passage:  strings.Join(ss[lo:hi], " "),
 			Heading:  relevance.HeadingContext(s),
 			Document: relevance.DocumentContext(s),
+			Sections: contents,
 		}
 		rc.Scope, rc.Row = relevance.RowScope(s.Content, c.text)
 		if rc.Row {

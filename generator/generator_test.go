@@ -229,3 +229,24 @@ func TestBestSentenceLeads(t *testing.T) {
 		t.Errorf("the sentences after the first are not in the document's order:\n%s", got)
 	}
 }
+
+// A section headed by a special case the sections name ("Part-Time
+// Employees" among mentions of employees) does not answer for employees:
+// the generator quotes the general section even when the special case
+// ranks first, and quotes the special case when the question asks about it.
+func TestGenerateSkipsSpecialCaseSection(t *testing.T) {
+	secs := []schema.Section{
+		{ID: "pt", Title: "Part-Time Employees", Page: 5, Source: "handbook.md", RelevanceScore: 1,
+			Content: "Part-Time Employees receive twelve (12) days of paid leave each calendar year, in proportion to their contracted hours."},
+		{ID: "leave", Title: "Paid Leave", Page: 4, Source: "handbook.md", RelevanceScore: 0.5,
+			Content: "Employees receive twenty-five (25) days of paid leave each calendar year. Employees request leave at least two weeks in advance."},
+	}
+	got := generate(t, "How many days of paid leave do employees receive each calendar year?", secs)
+	if !strings.HasPrefix(got, "Employees receive twenty-five (25) days") || strings.Contains(got, "twelve") {
+		t.Errorf("answer for employees:\n%s", got)
+	}
+	got = generate(t, "How many days of paid leave do part-time employees receive each calendar year?", secs)
+	if !strings.HasPrefix(got, "Part-Time Employees receive twelve (12) days") {
+		t.Errorf("answer for part-time employees:\n%s", got)
+	}
+}

@@ -87,7 +87,10 @@ func (d *Offline) relevanceCheck(ctx context.Context, a *Assessment, req schema.
 	partAnswered := make([]bool, len(frames))
 	var first []relevance.Finding
 	var drawn []int // the sections the judged claims were drawn from
-	var contents []string
+	contents := make([]string, len(req.Sections))
+	for i, s := range req.Sections {
+		contents[i] = s.Content
+	}
 	bestFocus := 0.0
 	for ci := range a.Claims {
 		c := &a.Claims[ci]
@@ -103,7 +106,7 @@ func (d *Offline) relevanceCheck(ctx context.Context, a *Assessment, req schema.
 				}
 			}
 		}
-		rc := relevance.Context{Claim: c.Claim.Text}
+		rc := relevance.Context{Claim: c.Claim.Text, Sections: contents}
 		if sec >= 0 {
 			drawn = append(drawn, sec)
 			s := req.Sections[sec]
@@ -123,22 +126,6 @@ func (d *Offline) relevanceCheck(ctx context.Context, a *Assessment, req schema.
 			}
 			if r.OK() {
 				partAnswered[i] = true
-			}
-		}
-		// a section whose heading narrows a focus word to a special case
-		// the sections name ("Enterprise Clients" where most mentions
-		// are of clients) states what holds for that case, not what the
-		// question asks about (relevance.SpecialCase)
-		if sec >= 0 && res.OK() {
-			if m, w := frame.HeadingNarrows(rc.Heading); m != "" {
-				if contents == nil {
-					for _, s := range req.Sections {
-						contents = append(contents, s.Content)
-					}
-				}
-				if relevance.SpecialCase(contents, m, w) {
-					res.Findings = append(res.Findings, relevance.Finding{Check: "scope", Detail: fmt.Sprintf("the answer's section is about %q, a special case of what the question asks about", m+" "+w)})
-				}
 			}
 		}
 		if judged == 0 {

@@ -151,6 +151,12 @@ type Context struct {
 	// cover, when it is a row (see TableSpan): SpanQuarter, SpanPartYear,
 	// SpanYear, or "" when no header says.
 	Span string
+	// Sections are the texts the claim was chosen among (the retrieved
+	// sections, its own included): a heading that narrows a focus word
+	// is a special case only when they write the narrowing as a name for
+	// a minority of the word's mentions (SpecialCase). Nil skips that
+	// check.
+	Sections []string
 }
 
 // Finding is one way a statement fails to answer the question.
@@ -1186,6 +1192,12 @@ func (f Frame) Check(c Context, ch Checks, match Matcher, weight Weigher) Result
 	if ch.Scope {
 		if p := f.partHeading(c.Heading); p != "" {
 			res.Findings = append(res.Findings, Finding{"scope", fmt.Sprintf("the answer's section is about the %s, a part the question does not ask about", p)})
+		} else if m, w := f.HeadingNarrows(c.Heading); m != "" && c.Sections != nil && SpecialCase(c.Sections, m, w) {
+			// a section headed by a special case the sections name
+			// ("Enterprise Clients" where most mentions are of clients)
+			// states what holds for that case, not what the question
+			// asks about
+			res.Findings = append(res.Findings, Finding{"scope", fmt.Sprintf("the answer's section is about %q, a special case of what the question asks about", m+" "+w)})
 		}
 	}
 	if ch.Scope && c.Row {
