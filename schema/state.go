@@ -243,23 +243,43 @@ func (s *State) Answered() bool {
 	return s != nil && s.FinalOutput != nil && *s.FinalOutput != FallbackMessage
 }
 
-// CitedSections returns the retrieved sections the answer cites by title,
-// or every retrieved section when it cites none by title.
+// CitedSections returns the retrieved sections the answer rests on, in
+// retrieval order: those holding the judge's evidence for an accepted
+// claim, else those whose citation ("Title, page 8") the answer writes,
+// else those whose title it writes, else every retrieved section. A
+// section of another document that shares a cited title is not one.
 func (s *State) CitedSections() []Section {
 	if s == nil {
 		return nil
 	}
-	ans := s.Answer()
-	var cited []Section
-	for _, sec := range s.RetrievedSections {
-		if strings.Contains(ans, sec.Title) {
-			cited = append(cited, sec)
+	pick := func(keep func(Section) bool) []Section {
+		var out []Section
+		for _, sec := range s.RetrievedSections {
+			if keep(sec) {
+				out = append(out, sec)
+			}
+		}
+		return out
+	}
+	if v := s.JudgeVerdict; v != nil {
+		ids := map[string]bool{}
+		for _, c := range v.Claims {
+			if c.Supported && c.Evidence != nil && c.Evidence.SectionID != "" {
+				ids[c.Evidence.SectionID] = true
+			}
+		}
+		if cited := pick(func(sec Section) bool { return sec.ID != "" && ids[sec.ID] }); len(cited) > 0 {
+			return cited
 		}
 	}
-	if len(cited) == 0 {
-		return s.RetrievedSections
+	ans := s.Answer()
+	if cited := pick(func(sec Section) bool { return strings.Contains(ans, sec.Citation()) }); len(cited) > 0 {
+		return cited
 	}
-	return cited
+	if cited := pick(func(sec Section) bool { return sec.Title != "" && strings.Contains(ans, sec.Title) }); len(cited) > 0 {
+		return cited
+	}
+	return s.RetrievedSections
 }
 
 // Path renders the node history as "decompose → retrieve → ...".

@@ -92,8 +92,14 @@ func printAnswer(w io.Writer, st *schema.State, streamed bool) {
 	if st.Answered() {
 		if cited := st.CitedSections(); len(cited) > 0 {
 			fmt.Fprintln(w, "\nSources:")
-			for i, s := range cited {
-				fmt.Fprintf(w, "  [%d] %s — %s, %s\n", i+1, s.Title, s.Source, s.PageRef())
+			// parts of one section on one page are one source
+			seen := map[string]bool{}
+			for _, s := range cited {
+				line := fmt.Sprintf("%s — %s, %s", s.Title, s.Source, s.PageRef())
+				if !seen[line] {
+					seen[line] = true
+					fmt.Fprintf(w, "  [%d] %s\n", len(seen), line)
+				}
 			}
 		}
 	}

@@ -22,3 +22,18 @@ func TestPrintAnswerShowsConflicts(t *testing.T) {
 		t.Errorf("output lacks %q:\n%s", want, b.String())
 	}
 }
+
+// Parts of one section on one page are one source in the printed list.
+func TestPrintAnswerListsASourceOnce(t *testing.T) {
+	out := "Total revenues 49,954 (See Total Revenues, page 43)"
+	part := schema.Section{Title: "Total Revenues", Source: "acme-2023.pdf", Page: 45, PageLabel: "43"}
+	a, b := part, part
+	a.ID, b.ID = "a1", "a2"
+	other := schema.Section{ID: "o", Title: "Total Revenues", Source: "acme-2022.pdf", Page: 40, PageLabel: "38"}
+	st := &schema.State{FinalOutput: &out, RetrievedSections: []schema.Section{a, other, b}}
+	var w strings.Builder
+	printAnswer(&w, st, false)
+	if !strings.Contains(w.String(), "  [1] Total Revenues — acme-2023.pdf, page 43\n") || strings.Count(w.String(), "acme-2023.pdf") != 1 || strings.Contains(w.String(), "acme-2022") {
+		t.Errorf("sources:\n%s", w.String())
+	}
+}
