@@ -238,10 +238,10 @@ func (f Frame) partOf(scope string) bool {
 // HeadingNarrows returns a word of a heading line that narrows one of the
 // question's focus words, and that focus word as the heading writes it:
 // "Enterprise" and "Clients" of "Enterprise Clients" when the question
-// asks about clients. Only a line's head phrase counts, the words before
-// a preposition or a conjunction ("Provision for Income Taxes" is about a
-// provision); the narrowing word stands right before the focus word
-// ("Statements of Work and Deliverables" narrows nothing) and is not
+// asks about clients. Only a line's head phrase counts (headPhrase:
+// "Provision for Income Taxes" is about a provision); the narrowing word
+// stands right before the focus word ("Statements of Work and
+// Deliverables" narrows nothing) and is not
 // a word of the question, a stop word, a number or a modifier that states
 // the whole. It returns "", "" when no line narrows a focus word. Whether
 // the narrowed word names a part or the usual reading of the word
@@ -256,15 +256,7 @@ func (f Frame) HeadingNarrows(heading string) (modifier, word string) {
 	}
 	q := NewText(f.Question)
 	for _, line := range strings.Split(heading, "\n") {
-		// a title is about its head phrase, before a preposition or a
-		// conjunction: "Provision for Income Taxes" is about a provision
-		words := reWord.FindAllString(line, -1)
-		for i, w := range words {
-			if textproc.IsStopWord(wordvec.Fold(strings.ToLower(w))) {
-				words = words[:i]
-				break
-			}
-		}
+		words := headPhrase(line)
 		for i := 1; i < len(words); i++ {
 			if !focus[textproc.Stem(wordvec.Fold(strings.ToLower(words[i])))] {
 				continue
@@ -280,6 +272,23 @@ func (f Frame) HeadingNarrows(heading string) (modifier, word string) {
 	}
 	return "", ""
 }
+
+// headPhrase returns the words of a heading line before its first
+// preposition: a title is about its head phrase ("Provision for Income
+// Taxes" is about a provision, "Hardware Business by Region" about the
+// hardware business; "Cloud and License Business" is one phrase).
+func headPhrase(line string) []string {
+	words := reWord.FindAllString(line, -1)
+	for i, w := range words {
+		if headEnds[wordvec.Fold(strings.ToLower(w))] {
+			return words[:i]
+		}
+	}
+	return words
+}
+
+// headEnds are the prepositions that end a heading's head phrase.
+var headEnds = wordlists.Set(`of in for on from by to at with under within after before during`)
 
 // hasAll reports whether x has every word of a compound ("part-time").
 func (x Text) hasAll(compound string) bool {
@@ -304,7 +313,7 @@ var genericParts = wordlists.Set(`reportable operating geographic geographical p
 // partHeading returns the part of an organisation a heading line is about
 // when the question does not ask about it: "Hardware Business" when the
 // question asks for Oracle's sales and marketing expenses. The line's
-// head phrase, before a preposition, ends in a noun that names a part
+// head phrase (headPhrase) ends in a noun that names a part
 // ("business", "segment", "division"), and a word before it is not a
 // word of the question ("Oracle's hardware business" asks about it).
 // Only a question that names an organisation or another entity is
@@ -315,14 +324,7 @@ func (f Frame) partHeading(heading string) string {
 	}
 	q := NewText(f.Question)
 	for _, line := range strings.Split(heading, "\n") {
-		var words []string
-		for _, w := range reWord.FindAllString(line, -1) {
-			lw := wordvec.Fold(strings.ToLower(w))
-			if ofPrepositions[lw] || lw == "for" || lw == "by" || lw == "in" {
-				break
-			}
-			words = append(words, w)
-		}
+		words := headPhrase(line)
 		if len(words) < 2 || !partNouns[wordvec.Fold(strings.ToLower(words[len(words)-1]))] {
 			continue
 		}

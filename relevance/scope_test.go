@@ -490,8 +490,12 @@ func TestHeadingNarrows(t *testing.T) {
 		{"How many days of leave do employees get?", "Part-Time Employees\nLeave", "Part-Time Employees"},
 		// a word the question uses does not narrow it
 		{"What do enterprise clients pay per month?", "Enterprise Clients\n8. Fees", ""},
-		// only a title's head phrase, before a preposition or conjunction
+		// only a title's head phrase, before a preposition
 		{"What was Apple's effective tax rate for fiscal 2022?", "Provision for Income Taxes", ""},
+		{"What are the expenses?", "Expenses of Enterprise Clients", ""},
+		// a conjunction does not end it, nor does it narrow
+		{"How many days of leave do employees get?", "Benefits and Part-Time Employees", "Part-Time Employees"},
+		{"What are the expenses?", "Fees and Expenses", ""},
 		{"How long does the client have to review a deliverable?", "Acceptance\n3. Statements of Work and Deliverables", ""},
 		// a modifier that states the whole
 		{"What were the revenues in 2023?", "Total Revenues", ""},
