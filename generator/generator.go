@@ -154,7 +154,7 @@ const newSectionCutoff = 0.85
 
 type candidate struct {
 	section, pos int
-	text         string
+	text, shown  string // as unit
 	score        float64
 }
 
@@ -282,7 +282,7 @@ func (g *Offline) candidates(sections []schema.Section, q query) []candidate {
 				continue
 			}
 			seen[key] = true
-			out = append(out, candidate{section: si, pos: u.pos, text: u.text, score: score})
+			out = append(out, candidate{section: si, pos: u.pos, text: u.text, shown: u.shown, score: score})
 		}
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].score > out[j].score })
@@ -290,23 +290,33 @@ func (g *Offline) candidates(sections []schema.Section, q query) []candidate {
 }
 
 // unit is a quotable piece of a section: a sentence, or one row of a
-// table flattened into a sentence; pos is the sentence's position.
+// table flattened into a sentence; pos is the sentence's position. shown,
+// when set, is how the answer writes it: a row under the column headers
+// of a header line that stands apart from its table (rowsUnder); the
+// unit is chosen by its text.
 type unit struct {
-	pos  int
-	text string
+	pos         int
+	text, shown string
 }
 
 // quotable splits a section's content into sentences, and sentences
 // flattened from a table into their rows (see tableRows).
 func quotable(content string) []unit {
 	var out []unit
+	var header []string // a header line's, for the table after it
 	for pos, sent := range textproc.Sentences(content) {
 		rows := tableRows(sent)
+		shown := rowsUnder(sent, header)
+		header = headerLine(sent)
 		if rows == nil {
 			rows = []string{sent}
 		}
-		for _, r := range rows {
-			out = append(out, unit{pos, r})
+		for i, r := range rows {
+			u := unit{pos: pos, text: r}
+			if shown != nil {
+				u.shown = shown[i]
+			}
+			out = append(out, u)
 		}
 	}
 	return out
@@ -526,7 +536,11 @@ func render(picked []candidate, sections []schema.Section) string {
 	}
 	lines := make([]string, len(picked))
 	for i, c := range picked {
-		text := reEnumerator.ReplaceAllString(c.text, "")
+		text := c.text
+		if c.shown != "" {
+			text = c.shown
+		}
+		text = reEnumerator.ReplaceAllString(text, "")
 		lines[i] = text + " (See " + sections[c.section].Citation() + ")"
 	}
 	return strings.Join(lines, "\n")

@@ -24,8 +24,42 @@ func isCell(tok string) bool { return reCell.MatchString(tok) }
 // "Revenue: 2022 $ 1,645; 2021 $ 1,582". It returns nil when the text does
 // not look like a table (fewer than two rows of values).
 func tableRows(text string) []string {
+	rows, header := bestRows(text)
+	if rows == nil {
+		return nil
+	}
+	out := make([]string, len(rows))
+	for i, r := range rows {
+		out[i] = renderRow(r.label, r.values, header)
+	}
+	return out
+}
+
+// rowsUnder renders the rows of tableRows(text) under above, the header
+// of a line just before the text (headerLine), when the text has no
+// header of its own: the same rows, labelled by a header that stands
+// apart ("2015 2014" on the line before "Land $ 4,806,021 $ 4,785,772
+// …"). It returns nil otherwise.
+func rowsUnder(text string, above []string) []string {
+	if len(above) == 0 {
+		return nil
+	}
+	rows, header := bestRows(text)
+	if rows == nil || header != nil {
+		return nil
+	}
+	out := make([]string, len(rows))
+	for i, r := range rows {
+		out[i] = renderRow(r.label, r.values, above)
+	}
+	return out
+}
+
+// bestRows reads text as a table: its rows and its header, nil rows when
+// it does not look like one.
+func bestRows(text string) ([]tableRow, []string) {
 	if strings.Contains(text, "|") {
-		return nil // a table with cell separators keeps its rows
+		return nil, nil // a table with cell separators keeps its rows
 	}
 	toks := strings.Fields(text)
 	cells := 0
@@ -37,32 +71,120 @@ func tableRows(text string) []string {
 	// a table flattened into text is mostly values; prose that states
 	// many figures ("$8.3 billion and $8.8 billion ...") is mostly words
 	if cells < 6 || float64(cells) < minCellShare*float64(len(toks)) {
-		return nil
+		return nil, nil
 	}
-	// the header: the first run of two or more years
-	var header []string
-	start := 0
+	// the header: the first run of two or more years ("2022 2021
+	// 2020"), or the first run from a year to a year with column words
+	// between ("2023 Actual Constant 2022": percent-change columns between
+	// the years) when more rows have one value per column for it
+	best, bestFit := []tableRow(nil), -1
+	var bestHeader []string
+	for _, h := range headerCandidates(toks) {
+		rows := splitRows(toks[h.start:])
+		fit := 0
+		for _, r := range rows {
+			if len(r.values) == len(h.header) {
+				fit++
+			}
+		}
+		if fit > bestFit {
+			best, bestFit, bestHeader = rows, fit, h.header
+		}
+	}
+	if len(best) < 2 {
+		return nil, nil
+	}
+	return best, bestHeader
+}
+
+// tableRow is one row of a flattened table: its label and its values.
+type tableRow struct {
+	label  string
+	values []string
+}
+
+type headerCandidate struct {
+	header []string
+	start  int // the index of the first token after it
+}
+
+// maxColumnWords is how many column words may stand between two years of
+// a header.
+const maxColumnWords = 3
+
+// headerCandidates returns the ways toks may begin with a header: first
+// the first run of two or more years, or none (the rows start at once)
+// when there is no such run; then the first run from a year to a year
+// with at most maxColumnWords column words (capitalised words, not
+// values) between them, if any. tableRows takes a later candidate only
+// when more rows fit it.
+func headerCandidates(toks []string) []headerCandidate {
+	out := []headerCandidate{{nil, 0}}
 	for i := 0; i < len(toks); i++ {
 		j := i
 		for j < len(toks) && reYear.MatchString(toks[j]) {
 			j++
 		}
 		if j-i >= 2 {
-			header = toks[i:j]
-			start = j
+			out[0] = headerCandidate{toks[i:j], j}
 			break
 		}
 	}
-	var rows []string
+	for i := 0; i < len(toks); i++ {
+		if !reYear.MatchString(toks[i]) {
+			continue
+		}
+		words := 0
+		for j := i + 1; j < len(toks) && words <= maxColumnWords; j++ {
+			switch {
+			case reYear.MatchString(toks[j]):
+				if words > 0 {
+					out = append(out, headerCandidate{toks[i : j+1], j + 1})
+				}
+				return out
+			case columnWord(toks[j]):
+				words++
+			default:
+				return out
+			}
+		}
+		return out
+	}
+	return out
+}
+
+// headerLine returns the header a line ends with when the line is a
+// table's header standing apart ("Year Ended May 31, Percent Change
+// (Dollars in millions) 2023 Actual Constant 2022"), nil otherwise.
+func headerLine(text string) []string {
+	toks := strings.Fields(text)
+	cands := headerCandidates(toks)
+	for i := len(cands) - 1; i >= 0; i-- {
+		if h := cands[i]; len(h.header) > 0 && h.start == len(toks) {
+			return h.header
+		}
+	}
+	return nil
+}
+
+// columnWord reports whether a token may label a column: a capitalised
+// word that is not a value.
+func columnWord(t string) bool {
+	return t != "" && t[0] >= 'A' && t[0] <= 'Z' && !isCell(t) && strings.IndexFunc(t, func(r rune) bool { return r < 'A' || r > 'z' }) < 0
+}
+
+// splitRows reads toks, after any header, as rows: a label then values.
+func splitRows(toks []string) []tableRow {
+	var rows []tableRow
 	var label, values []string
 	flush := func() {
 		if len(label) > 0 && len(values) > 0 {
-			rows = append(rows, renderRow(strings.Join(label, " "), values, header))
+			rows = append(rows, tableRow{strings.Join(label, " "), values})
 		}
 		label, values = nil, nil
 	}
 	dollar := false
-	for _, t := range toks[start:] {
+	for _, t := range toks {
 		switch {
 		case t == "$":
 			dollar = true
@@ -81,9 +203,6 @@ func tableRows(text string) []string {
 		dollar = false
 	}
 	flush()
-	if len(rows) < 2 {
-		return nil
-	}
 	return rows
 }
 

@@ -18,6 +18,38 @@ func TestTableRows(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("rows:\n got %q\nwant %q", got, want)
 	}
+	// columns between the years: the header runs from year to year
+	got = tableRows("Year Ended May 31, Percent Change (Dollars in millions) 2023 Actual Constant 2022 Americas $ 31,226 32% 32% $ 23,679 EMEA 12,109 1% 8% 12,011")
+	want = []string{
+		"Americas: 2023 $31,226; Actual 32%; Constant 32%; 2022 $23,679",
+		"EMEA: 2023 12,109; Actual 1%; Constant 8%; 2022 12,011",
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("rows:\n got %q\nwant %q", got, want)
+	}
+	// a header on its own line before the table
+	above := headerLine("Year Ended May 31, Percent Change (Dollars in millions) 2023 Actual Constant 2022")
+	got = rowsUnder("Total Revenues by Geography: Americas $ 31,226 32% 32% $ 23,679 EMEA 12,109 1% 8% 12,011", above)
+	want = []string{
+		"Total Revenues by Geography: Americas: 2023 $31,226; Actual 32%; Constant 32%; 2022 $23,679",
+		"EMEA: 2023 12,109; Actual 1%; Constant 8%; 2022 12,011",
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("rows under a header line:\n got %q\nwant %q", got, want)
+	}
+	// a table with a header of its own keeps it
+	if rows := rowsUnder("2022 2021 Revenue $ 1,645 $ 1,582 Net income 812 790", above); rows != nil {
+		t.Errorf("rows with their own header relabelled: %q", rows)
+	}
+	if h := headerLine("Total revenues grew 18% from 2022 to 2023."); h != nil {
+		t.Errorf("a sentence read as a header line: %q", h)
+	}
+	// but a row label after the years is not a column
+	got = tableRows("2022 2021 Revenue $ 1,645 $ 1,582 Net income 812 790 Margin 49 50")
+	want = []string{"Revenue: 2022 $1,645; 2021 $1,582", "Net income: 2022 812; 2021 790", "Margin: 2022 49; 2021 50"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("rows:\n got %q\nwant %q", got, want)
+	}
 	for _, prose := range []string{
 		"The fee is 1.5% per month on amounts unpaid after 30 days.",
 		// many figures, but mostly words: one sentence of a filing
@@ -48,7 +80,8 @@ func TestGenerateTableRowsInTheirDocument(t *testing.T) {
 			Content: "Year Ended May 31, Percent Change (Dollars in millions) 2023 Actual Constant 2022 Total Revenues by Geography: Americas $ 31,226 32% 32% $ 23,679 EMEA 12,109 1% 8% 12,011 Asia Pacific 6,619 -2% 8% 6,750 Total revenues 49,954 18% 22% 42,440 Total Operating Expenses 36,861 17% 19% 31,514"}),
 	}
 	a := generate(t, "What were Oracle's total revenues in fiscal 2023?", secs)
-	if !strings.HasPrefix(a, "Total revenues 49,954") {
+	// with its column headers: two percent-change columns between the years
+	if !strings.HasPrefix(a, "Total revenues: 2023 49,954; Actual 18%; Constant 22%; 2022 42,440 (See Total Revenues and Operating Expenses, page 45)") {
 		t.Errorf("answer:\n%s", a)
 	}
 	// the rows beside it state other measures: they are not quoted
@@ -79,6 +112,18 @@ func TestGenerateTableRowsInTheirDocument(t *testing.T) {
 			Content: "Net revenues $ 2,510 $ 2,483 Cost of net revenues (1) 700 689 Gross profit 1,810 1,794 Operating expenses: Sales and marketing (1) 511 478 Product development (1) 352 301 General and administrative (1) 297 226 Provision for transaction losses 84 96 Total operating expenses 1,252 1,102"}),
 	})
 	if !strings.HasPrefix(a, "General and administrative (1) 297 226") || strings.Contains(a, "advertising") || strings.Contains(a, "511") {
+		t.Errorf("answer:\n%s", a)
+	}
+}
+
+// A header line that stands apart from its table (the PDF loader reads
+// Oracle's fiscal 2023 Form 10-K, page 45, so) labels the quoted row.
+func TestGenerateRowUnderHeaderLine(t *testing.T) {
+	sec := schema.Section{ID: "total", Title: "Total Revenues and Operating Expenses", Page: 45,
+		Source: "ORACLE_2023_10K.pdf", DocTitle: "Oracle Corporation Form 10-K", DocEntity: "Oracle Corporation", DocPeriod: "fiscal year ended May 31, 2023",
+		Content: "Year Ended May 31, Percent Change (Dollars in millions) 2023 Actual Constant 2022\n\nTotal Revenues by Geography: Americas $ 31,226 32% 32% $ 23,679 EMEA 12,109 1% 8% 12,011 Total revenues 49,954 18% 22% 42,440 Total Operating Expenses 36,861 17% 19% 31,514"}
+	a := generate(t, "What were Oracle's total revenues in fiscal 2023?", []schema.Section{sec})
+	if !strings.HasPrefix(a, "Total revenues: 2023 49,954; Actual 18%; Constant 22%; 2022 42,440 (See Total Revenues and Operating Expenses, page 45)") {
 		t.Errorf("answer:\n%s", a)
 	}
 }
