@@ -209,11 +209,13 @@ scripts/calibrate.sh runs the whole procedure on the development sets.
 --shipped fits nothing: it reports the model this build ships, with its
 threshold, on the reports (what a report from a changed build scores under
 today's weights; an answer under a threshold counts as refused, where a run
-at that threshold would retry retrieval and may find another answer). The report prints the weights and, for each set, its AURC
-under the model and its answered, accuracy among answered, share of
-answerable questions answered correctly and utility at every threshold;
---json prints {signals, weights, bias, wrong_cost, threshold, shipped, sets [{name,
-questions, answerable, samples, aurc, points [{threshold, answered, correct,
+at that threshold would retry retrieval and may find another answer).
+
+The report prints the weights and, for each set, its AURC under the model
+and its answered, accuracy among answered, share of answerable questions
+answered correctly and utility at every threshold; --json prints {signals,
+weights, bias, wrong_cost, threshold, shipped, sets [{name, questions,
+answerable, samples, aurc, points [{threshold, answered, correct,
 answered_accuracy, answerable_correct, utility}]}]}.`,
 		Example: `  scripts/calibrate.sh
   docmind eval calibrate contract.json squad2.json filings.json --out judge/calibration.go`,
