@@ -2,6 +2,7 @@ package generator
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -25,14 +26,7 @@ func isCell(tok string) bool { return reCell.MatchString(tok) }
 // not look like a table (fewer than two rows of values).
 func tableRows(text string) []string {
 	rows, header := bestRows(text)
-	if rows == nil {
-		return nil
-	}
-	out := make([]string, len(rows))
-	for i, r := range rows {
-		out[i] = renderRow(r.label, r.values, header)
-	}
-	return out
+	return renderRows(rows, header)
 }
 
 // rowsUnder renders the rows of tableRows(text) under above, the header
@@ -45,12 +39,20 @@ func rowsUnder(text string, above []string) []string {
 		return nil
 	}
 	rows, header := bestRows(text)
-	if rows == nil || header != nil {
+	if header != nil {
+		return nil
+	}
+	return renderRows(rows, above)
+}
+
+// renderRows renders rows under header (renderRow); nil for no rows.
+func renderRows(rows []tableRow, header []string) []string {
+	if rows == nil {
 		return nil
 	}
 	out := make([]string, len(rows))
 	for i, r := range rows {
-		out[i] = renderRow(r.label, r.values, above)
+		out[i] = renderRow(r.label, r.values, header)
 	}
 	return out
 }
@@ -116,7 +118,7 @@ const maxColumnWords = 3
 // the first run of two or more years, or none (the rows start at once)
 // when there is no such run; then the first run from a year to a year
 // with at most maxColumnWords column words (capitalised words, not
-// values) between them, if any. tableRows takes a later candidate only
+// values) between them, if any. bestRows takes a later candidate only
 // when more rows fit it.
 func headerCandidates(toks []string) []headerCandidate {
 	out := []headerCandidate{{nil, 0}}
@@ -130,25 +132,20 @@ func headerCandidates(toks []string) []headerCandidate {
 			break
 		}
 	}
-	for i := 0; i < len(toks); i++ {
-		if !reYear.MatchString(toks[i]) {
-			continue
-		}
-		words := 0
-		for j := i + 1; j < len(toks) && words <= maxColumnWords; j++ {
-			switch {
-			case reYear.MatchString(toks[j]):
-				if words > 0 {
-					out = append(out, headerCandidate{toks[i : j+1], j + 1})
-				}
-				return out
-			case columnWord(toks[j]):
-				words++
-			default:
-				return out
-			}
-		}
+	i := slices.IndexFunc(toks, reYear.MatchString)
+	if i < 0 {
 		return out
+	}
+	for j := i + 1; j < len(toks) && j-i-1 <= maxColumnWords; j++ {
+		if reYear.MatchString(toks[j]) {
+			if j > i+1 {
+				out = append(out, headerCandidate{toks[i : j+1], j + 1})
+			}
+			break
+		}
+		if !columnWord(toks[j]) {
+			break
+		}
 	}
 	return out
 }
@@ -170,7 +167,7 @@ func headerLine(text string) []string {
 // columnWord reports whether a token may label a column: a capitalised
 // word that is not a value.
 func columnWord(t string) bool {
-	return t != "" && t[0] >= 'A' && t[0] <= 'Z' && !isCell(t) && strings.IndexFunc(t, func(r rune) bool { return r < 'A' || r > 'z' }) < 0
+	return t != "" && t[0] >= 'A' && t[0] <= 'Z' && strings.IndexFunc(t, func(r rune) bool { return !('A' <= r && r <= 'Z' || 'a' <= r && r <= 'z') }) < 0
 }
 
 // splitRows reads toks, after any header, as rows: a label then values.

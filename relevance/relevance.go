@@ -683,8 +683,7 @@ func (f Frame) negatedAbout(text string) bool {
 			}
 		}
 	}
-	// the question's words each negation reaches, by position
-	reached := map[int][]string{}
+	var reached []string      // the question's words a negation reaches
 	inReach := map[int]bool{} // positions within reach of a negation
 	for i := range toks {
 		if !negationAt(toks, i) || cancelled[i] || notAssertion(toks, i, about) {
@@ -709,7 +708,7 @@ func (f Frame) negatedAbout(text string) bool {
 		for j := i + 1; j < len(toks) && j <= i+negationReach; j++ {
 			inReach[j] = true
 			if st := textproc.Stem(toks[j]); words[st] {
-				reached[i] = append(reached[i], st)
+				reached = append(reached, st)
 			}
 		}
 	}
@@ -727,11 +726,9 @@ func (f Frame) negatedAbout(text string) bool {
 			positive[textproc.Stem(t)] = true
 		}
 	}
-	for _, sts := range reached {
-		for _, st := range sts {
-			if !positive[st] {
-				return true
-			}
+	for _, st := range reached {
+		if !positive[st] {
+			return true
 		}
 	}
 	return false

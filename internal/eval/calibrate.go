@@ -134,25 +134,12 @@ func FitCalibration(sets []CalibrationSet, signals []string, opts CalibrationOpt
 	var ws []float64
 	samples := make([]int, len(sets))
 	for i, s := range sets {
-		start := len(xs)
-		for _, r := range s.Results {
-			if !r.Answered || r.Signals == nil {
-				continue
-			}
-			x := make([]float64, len(signals))
-			for k, name := range signals {
-				v, ok := r.Signals[name]
-				if !ok {
-					return nil, fmt.Errorf("calibration: set %s, question %s: no signal %q (a report from another version?)", s.Name, r.ID, name)
-				}
-				x[k] = v
-			}
-			xs, ys = append(xs, x), append(ys, r.Correct)
+		x, y, err := s.samples(signals)
+		if err != nil {
+			return nil, err
 		}
-		samples[i] = len(xs) - start
-		if samples[i] == 0 {
-			return nil, fmt.Errorf("calibration: set %s has no answers with signals (was it run offline with --min-confidence 0?)", s.Name)
-		}
+		xs, ys = append(xs, x...), append(ys, y...)
+		samples[i] = len(x)
 		// each set weighs the same (FitLogistic normalises the weights)
 		for range samples[i] {
 			ws = append(ws, 1/float64(samples[i]))
@@ -196,15 +183,39 @@ func ShippedCalibration(sets []CalibrationSet, signals []string, weights []float
 	}
 	c := &Calibration{Signals: signals, Weights: weights, Bias: bias, WrongCost: wrongCost, Threshold: threshold, Shipped: true}
 	for _, s := range sets {
-		samples := 0
-		for _, r := range s.Results {
-			if r.Answered && r.Signals != nil {
-				samples++
-			}
+		xs, _, err := s.samples(signals)
+		if err != nil {
+			return nil, err
 		}
-		c.Sets = append(c.Sets, c.setReport(s, samples))
+		c.Sets = append(c.Sets, c.setReport(s, len(xs)))
 	}
 	return c, nil
+}
+
+// samples returns the set's answered results that carry signals, as the
+// named signals' values and whether each answer is correct. A result that
+// lacks one of the signals, or a set with no such result, is an error.
+func (s CalibrationSet) samples(signals []string) ([][]float64, []bool, error) {
+	var xs [][]float64
+	var ys []bool
+	for _, r := range s.Results {
+		if !r.Answered || r.Signals == nil {
+			continue
+		}
+		x := make([]float64, len(signals))
+		for k, name := range signals {
+			v, ok := r.Signals[name]
+			if !ok {
+				return nil, nil, fmt.Errorf("calibration: set %s, question %s: no signal %q (a report from another version?)", s.Name, r.ID, name)
+			}
+			x[k] = v
+		}
+		xs, ys = append(xs, x), append(ys, r.Correct)
+	}
+	if len(xs) == 0 {
+		return nil, nil, fmt.Errorf("calibration: set %s has no answers with signals (was it run offline with --min-confidence 0?)", s.Name)
+	}
+	return xs, ys, nil
 }
 
 // Probability is the calibrated confidence of signals x, rounded as the
@@ -219,11 +230,8 @@ func (c *Calibration) Probability(x []float64) float64 {
 
 func (c *Calibration) setReport(s CalibrationSet, samples int) CalibrationSetReport {
 	rep := CalibrationSetReport{Name: s.Name, Questions: len(s.Results), Samples: samples}
-	type answer struct {
-		p       float64
-		correct bool
-	}
-	var answers []answer
+	// the results as the model scores them: an answer's confidence is
+	// the model's probability
 	rescored := make([]QAResult, 0, len(s.Results))
 	for _, r := range s.Results {
 		if r.Answerable {
@@ -241,16 +249,15 @@ func (c *Calibration) setReport(s CalibrationSet, samples int) CalibrationSetRep
 			}
 			p = c.Probability(x)
 		}
-		answers = append(answers, answer{p, r.Correct})
 		rescored = append(rescored, QAResult{Answered: true, Confidence: p, Correct: r.Correct})
 	}
 	rep.AURC = AURC(RiskCoverage(rescored), len(rescored))
 	for _, t := range CalibrationThresholds {
 		pt := ThresholdPoint{Threshold: t}
-		for _, a := range answers {
-			if a.p >= t {
+		for _, a := range rescored {
+			if a.Answered && a.Confidence >= t {
 				pt.Answered++
-				if a.correct {
+				if a.Correct {
 					pt.Correct++
 				}
 			}

@@ -191,4 +191,9 @@ func TestShippedCalibration(t *testing.T) {
 	if _, err := ShippedCalibration([]CalibrationSet{set}, []string{"a", "b"}, []float64{1}, 0, 0.5, 2); err == nil {
 		t.Error("one weight for two signals: no error")
 	}
+	// a report from another version is an error, as for a fit, not
+	// figures from missing signals read as zero
+	if _, err := ShippedCalibration([]CalibrationSet{set}, []string{"a", "b"}, []float64{1, 1}, 0, 0.5, 2); err == nil || !strings.Contains(err.Error(), `no signal "b"`) {
+		t.Errorf("missing signal: %v", err)
+	}
 }
