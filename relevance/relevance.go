@@ -14,9 +14,12 @@
 //     answer a question about Costco.
 //   - Periods: every year, quarter and month the question names must be
 //     found there too. A 2022 figure does not answer a question about 2018.
+//     A statement dated by other years, centuries or months than those
+//     asked about is about another period, whatever its passage says.
 //   - Expected answer type: "how many" wants a count, "how much" an
 //     amount, "what percentage" a percentage, "how long" a duration,
-//     "when" a time, "who" a name. The answer sentence must state one.
+//     "when" a time, "in what year" a year, "who" a name. The answer
+//     sentence must state one.
 //   - Focus: the question's content terms, weighted by their rarity, must
 //     be addressed by the answer's passage itself, not merely somewhere in
 //     the retrieved sections ("parental leave", not just "leave").
@@ -501,6 +504,7 @@ var (
 	reFrequencyQ   = regexp.MustCompile(`\bhow\s+(?:often|frequently)\b|\bhow\s+many\s+times\b`)
 	reAmountQ      = regexp.MustCompile(`\bhow\s+much\b|\bhow\s+(?:big|large|high|low)\b|\bwhat\s+(?:\w+\s+)?(?:amount|sum|price|cost|value|number)\b`)
 	reDurationQ    = regexp.MustCompile(`\bhow\s+long\b|\bfor\s+how\s+many\s+(?:years|months|weeks|days|hours)\b`)
+	reYearQ        = regexp.MustCompile(`(?i)\b(?:what|which)\s+year\b`)
 	reTimeQ        = regexp.MustCompile(`^\s*when\b|\b(?:what|which)\s+(?:\w+\s+)?(?:year|years|date|day|month|century|decade|era|time|period)\b|\bin\s+what\s+year\b|\bwhen\s+(?:did|was|were|is|does|do|will|had|has)\b`)
 	reAgentQ       = regexp.MustCompile(`^\s*(?:who|whom|whose)\b|\b(?:by|from|to)\s+whom\b|[,;]\s*who\b`)
 	rePlaceQ       = regexp.MustCompile(`^\s*where\b|\bwhere\s+(?:did|was|were|is|are|does|do)\b|\bin\s+what\s+(?:country|city|state|town|region|place|county|area)\b|\bwhat\s+(?:country|city|state|town|region|county)\b`)
@@ -1104,6 +1108,11 @@ func (f Frame) Check(c Context, ch Checks, match Matcher, weight Weigher) Result
 			res.Findings = append(res.Findings, Finding{"period", fmt.Sprintf("the answer states %s, not %s, which the question asks about", strings.Join(stated, ", "), strings.Join(names, " or "))})
 		}
 	}
+	if ch.Period {
+		if stated, ok := f.otherMonths(c.Claim); !ok {
+			res.Findings = append(res.Findings, Finding{"period", fmt.Sprintf("the answer states %s, not %s, which the question asks about", strings.Join(stated, ", "), strings.Join(f.monthNames(), " or "))})
+		}
+	}
 	if ch.Type && f.Type != TypeAny && f.Type != TypeYesNo {
 		if !states(f, c.Claim) {
 			res.Findings = append(res.Findings, Finding{"type", fmt.Sprintf("the question asks for %s %s, which the answer does not state", article(f.Type.String()), f.Type)})
@@ -1600,6 +1609,11 @@ func states(f Frame, claim string) bool {
 		}
 		return false
 	case TypeTime:
+		// "in what year" asks for a year: a day, a month or a count
+		// ("one of the founders") does not state one
+		if reYearQ.MatchString(f.Question) {
+			return reYear.MatchString(claim)
+		}
 		if reYear.MatchString(claim) || newNumber {
 			return true
 		}

@@ -1,0 +1,109 @@
+package relevance
+
+import (
+	"regexp"
+	"slices"
+	"strings"
+)
+
+// Months are periods too, as years and centuries are: a statement that
+// dates what it says by months, none of them one the question asks about,
+// is about another time of year ("How many days does the high not reach
+// 90 in December?" is not answered by "in July and August, there are only
+// three or four days where the high does not reach 90 °F"), whatever its
+// passage says of the asked month in another sentence. A statement that
+// names no month says nothing here.
+
+// monthOrder numbers the months 1-12.
+var monthOrder = map[string]int{"january": 1, "february": 2, "march": 3, "april": 4, "may": 5, "june": 6,
+	"july": 7, "august": 8, "september": 9, "october": 10, "november": 11, "december": 12}
+
+// reRelativeMonth matches a month the question names as a bound ("after
+// March", "since early June", "between May and July"): a statement about
+// another month may answer it.
+var reRelativeMonth = regexp.MustCompile(`(?i)\b(?:after|before|since|until|till|by|from|prior\s+to|following|between|through|up\s+to|beyond)\s+(?:the\s+(?:end|beginning|start|middle)\s+of\s+)?(?:(?:early|mid|late)[\s-]+)?(?:January|February|March|April|May|June|July|August|September|October|November|December)\b`)
+
+// reFiscalEnd matches a question about a reporting period, whose end a
+// company may date a few days into the next month ("the quarter ended
+// March 31, 2023" of a quarter that ended April 1).
+var reFiscalEnd = regexp.MustCompile(`(?i)\b(?:fiscal|quarter|months\s+ended|ended|ending|financial\s+year|fy)\b`)
+
+// statedMonths returns the months claim names, in its order, by number:
+// a month's capitalised name ("May" only before a day or a year), or its
+// abbreviation before a day ("Apr 1").
+func statedMonths(claim string) []int {
+	var out []int
+	words := reWord.FindAllString(claim, -1)
+	for i, w := range words {
+		lw := strings.ToLower(w)
+		switch {
+		case months[lw] && isUpper(w):
+			out = append(out, monthOrder[lw])
+		case w == "May" && i+1 < len(words) && hasDigit(words[i+1]):
+			out = append(out, 5)
+		}
+	}
+	for _, m := range reMonthDay.FindAllStringSubmatch(claim, -1) {
+		abbr := strings.ToLower(m[1])
+		for name, a := range monthAbbreviations {
+			if a == abbr || abbr == "sept" && a == "sep" {
+				out = append(out, monthOrder[name])
+			}
+		}
+	}
+	return out
+}
+
+// otherMonths checks the months a statement names against the months the
+// question names: a statement that names months, none of them one asked
+// about nor a span holding one ("from March to June"), is about another
+// time of year. It returns the months the statement names and false then.
+func (f Frame) otherMonths(claim string) ([]string, bool) {
+	var asked []int
+	for _, p := range f.Periods {
+		if n := monthOrder[p]; n > 0 {
+			asked = append(asked, n)
+		}
+	}
+	if len(asked) == 0 || reRelativeMonth.MatchString(f.Question) {
+		return nil, true
+	}
+	stated := statedMonths(claim)
+	if len(stated) == 0 {
+		return nil, true
+	}
+	lo, hi := slices.Min(stated), slices.Max(stated)
+	fiscal := reFiscalEnd.MatchString(f.Question)
+	for _, a := range asked {
+		if slices.Contains(stated, a) || len(stated) > 1 && a > lo && a < hi {
+			return nil, true
+		}
+		// a reporting period dated a few days into the next month
+		if fiscal && slices.ContainsFunc(stated, func(s int) bool { return s == a%12+1 }) {
+			return nil, true
+		}
+	}
+	names := make([]string, 0, len(stated))
+	for _, n := range stated {
+		for name, o := range monthOrder {
+			if o == n && !slices.Contains(names, monthTitle(name)) {
+				names = append(names, monthTitle(name))
+			}
+		}
+	}
+	return names, false
+}
+
+// monthTitle capitalises a month's name ("july" → "July").
+func monthTitle(m string) string { return strings.ToUpper(m[:1]) + m[1:] }
+
+// monthNames returns the months the question names, capitalised.
+func (f Frame) monthNames() []string {
+	var out []string
+	for _, p := range f.Periods {
+		if monthOrder[p] > 0 {
+			out = append(out, monthTitle(p))
+		}
+	}
+	return out
+}
