@@ -255,7 +255,13 @@ func Analyze(question string) Frame {
 			cur = nil
 		}
 	}
+	spans := reWord.FindAllStringIndex(question, -1)
 	for i, w := range words {
+		// punctuation ends a name ("Watt, Boulton and Smeaton", "San
+		// Bernardino - Riverside")
+		if i > 0 && strings.TrimSpace(question[spans[i-1][1]:spans[i][0]]) != "" {
+			flush()
+		}
 		lw := strings.ToLower(strings.TrimSuffix(strings.TrimSuffix(w, "'s"), "’s"))
 		name := isName(w) && !(i == 0 && (questionOpeners[lw] || textproc.IsStopWord(lw))) &&
 			!months[lw] && !(lw == "may" && seenP["may"]) && lw != "i" && reQuarter.FindString(w) == "" && !reYear.MatchString(w)
@@ -1047,7 +1053,7 @@ func (f Frame) Check(c Context, ch Checks, match Matcher, weight Weigher) Result
 			if len(toks) == 0 {
 				continue
 			}
-			if !before.hasPhrase(toks) && !doc.hasPhrase(toks) {
+			if !before.names(e, toks) && !doc.names(e, toks) {
 				res.Findings = append(res.Findings, Finding{"entity", fmt.Sprintf("the question is about %q, which the answer's passage and its document never name", e)})
 			}
 		}

@@ -1,0 +1,136 @@
+package relevance
+
+import (
+	"regexp"
+	"strings"
+
+	"github.com/docmind/docmind/textproc"
+	"github.com/docmind/docmind/wordvec"
+)
+
+// A text may name what the question names in another form:
+//
+//   - by its initials: "EU" for "the European Union", "the United States"
+//     for "US" or "U.S." (names), written in capitals in the text;
+//   - by a word derived from the name: "Britain" for "British", "China"
+//     for "Chinese", "Aristotelian" for "Aristotle's": a capitalised word
+//     of the text that begins as the name does and whose word vectors
+//     place it next to the name.
+//
+// Two names that only look alike ("Austria" and "Australia") are far
+// apart in the word vectors, and two neighbours of another spelling
+// ("French" and "German") do not begin alike.
+
+// names reports whether x names the entity e, whose significant tokens
+// are toks, in one of the forms above.
+func (x Text) names(e string, toks []string) bool {
+	if x.hasPhrase(toks) {
+		return true
+	}
+	if x.hasInitialsOf(e) || x.statesInitials(toks) {
+		return true
+	}
+	return len(toks) == 1 && x.hasDerivedName(toks[0])
+}
+
+// minNameFormSimilarity is the least word-vector cosine of a name and a
+// word derived from it that begins with the same two letters ("Irish"
+// and "Ireland" 0.745, "Swiss" and "Switzerland" 0.743, "British" and
+// "Britain" 0.792); minStemSimilarity that of two that share five
+// letters ("Aristotle" and "Aristotelian" 0.577; "Austria" and
+// "Australia" are 0.466 apart).
+const (
+	minNameFormSimilarity = 0.7
+	minStemSimilarity     = 0.5
+)
+
+// hasDerivedName reports whether x has a capitalised word derived from
+// the name t (folded, lower case), or that t is derived from.
+func (x Text) hasDerivedName(t string) bool {
+	if len(t) < 4 {
+		return false
+	}
+	vec := wordvec.Default()
+	for _, w := range reWord.FindAllString(x.raw, -1) {
+		if !isUpper(w) {
+			continue
+		}
+		lw := strings.ToLower(wordvec.Fold(strings.TrimSuffix(strings.TrimSuffix(w, "'s"), "’s")))
+		if len(lw) < 4 || lw[:2] != t[:2] || lw == t {
+			continue
+		}
+		p := commonPrefix(lw, t)
+		if p >= 5 && vec.Similarity(lw, t) >= minStemSimilarity || vec.Similarity(lw, t) >= minNameFormSimilarity {
+			return true
+		}
+	}
+	return false
+}
+
+func commonPrefix(a, b string) int {
+	n := 0
+	for n < len(a) && n < len(b) && a[n] == b[n] {
+		n++
+	}
+	return n
+}
+
+// reCapitalRun matches a run of capitalised words, with "of", "the",
+// "and" or "for" inside it ("Bank of Ireland", "European Union").
+var reCapitalRun = regexp.MustCompile(`\p{Lu}[\p{L}'’-]*(?:\s+(?:(?:of|the|and|for|de)\s+)*\p{Lu}[\p{L}'’-]*)+`)
+
+// reInitials matches a name written in initials: two to six capitals
+// ("EU", "IPCC"), with a dot after each at times ("U.S.").
+var reInitials = regexp.MustCompile(`^(?:\p{Lu}{2,6}|(?:\p{Lu}\.){2,6})$`)
+
+// hasInitialsOf reports whether the entity e is written in initials
+// ("EU") and x names what they stand for ("the European Union").
+func (x Text) hasInitialsOf(e string) bool {
+	e = strings.TrimSpace(e)
+	if !reInitials.MatchString(e) {
+		return false
+	}
+	want := strings.ToLower(strings.ReplaceAll(e, ".", ""))
+	for _, run := range reCapitalRun.FindAllString(x.raw, -1) {
+		if initials(run) == want {
+			return true
+		}
+	}
+	return false
+}
+
+// statesInitials reports whether x writes the initials of the entity's
+// significant tokens in capitals ("EU", "U.S.") for a name of two or
+// more words ("European Union", "United States").
+func (x Text) statesInitials(toks []string) bool {
+	if len(toks) < 2 {
+		return false
+	}
+	var b strings.Builder
+	for _, t := range toks {
+		b.WriteByte(t[0])
+	}
+	want := b.String()
+	for _, w := range strings.FieldsFunc(x.raw, func(r rune) bool { return !(r == '.' || r >= 'A' && r <= 'Z' || r >= 'a' && r <= 'z') }) {
+		w = strings.TrimSuffix(w, ".")
+		if reInitials.MatchString(w) || reInitials.MatchString(w+".") {
+			if strings.ToLower(strings.ReplaceAll(w, ".", "")) == want {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// initials returns the lower-case first letters of a run's capitalised
+// words ("European Union" → "eu", "Bank of Ireland" → "bi").
+func initials(run string) string {
+	var b strings.Builder
+	for _, w := range textproc.Tokens(run) {
+		if textproc.IsStopWord(w) {
+			continue
+		}
+		b.WriteByte(w[0])
+	}
+	return b.String()
+}
