@@ -258,3 +258,53 @@ func TestAbsentTermsCountDerivedForms(t *testing.T) {
 		}
 	}
 }
+
+// A word among the most frequent in English ("sometimes") names no topic
+// the documents lack, though no document writes it; a rarer word does
+// ("warranty", TestAbsentTopicStillRejected), and so does a word that is
+// no English word at all ("availabilty": questions that invent a word,
+// "unwealthy", ask what no document says).
+func TestAbsentWordsThatNameNoTopic(t *testing.T) {
+	secs := corpusSections()
+	secs[1].Content = "Provider guarantees that the analytics platform is available at least 99.5% of the time in each calendar month."
+	ctx := context.Background()
+	for _, tt := range []struct {
+		q, absent string
+		vetoed    bool
+	}{
+		{"What does the provider sometimes guarantee for the platform each calendar month?", "sometimes", false},
+		{"What availabilty does the provider guarantee each calendar month?", "availabilty", true},
+		{"What warranty does the provider guarantee each calendar month?", "warranty", true},
+	} {
+		req := schema.JudgeRequest{Query: tt.q, Response: secs[1].Content + " (See Availability, page 5)", Sections: secs[1:2]}
+		a, err := Score(ctx, req, WithCorpus(secs))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := slices.Contains(a.AbsentKeyTerms, tt.absent); got != tt.vetoed {
+			t.Errorf("%q: %q absent %v, want %v (absent %v)", tt.q, tt.absent, got, tt.vetoed, a.AbsentKeyTerms)
+		}
+	}
+}
+
+// A sentence quoted from a section states what the section says, however
+// much it reads like an answer saying the documents do not tell.
+func TestQuotedSentenceIsNoAbstention(t *testing.T) {
+	secs := corpusSections()
+	secs[1].Content = "Enterprise analytics add-ons are offered as a separate service which is not available under the Standard tier."
+	for _, tt := range []struct {
+		response   string
+		abstention bool
+	}{
+		{secs[1].Content + " (See Availability, page 5)", false},
+		{"The add-on pricing is not stated in the documents.", true},
+	} {
+		a, err := Score(context.Background(), schema.JudgeRequest{Query: "What is not available under the Standard tier?", Response: tt.response, Sections: secs[1:2]})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a.Abstention != tt.abstention {
+			t.Errorf("%q: abstention %v, want %v", tt.response, a.Abstention, tt.abstention)
+		}
+	}
+}

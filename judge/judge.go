@@ -42,6 +42,7 @@ import (
 	"github.com/docmind/docmind/relevance"
 	"github.com/docmind/docmind/schema"
 	"github.com/docmind/docmind/textproc"
+	"github.com/docmind/docmind/wordvec"
 )
 
 // JudgedBy is the value of schema.Verdict.JudgedBy for this judge.
@@ -382,6 +383,30 @@ type preparedSection struct {
 	lex       lexicon.Text      // title and content, for synonym lookups (unset with claimGuardsOnly)
 }
 
+// quotesSection reports whether a section states the claim word for
+// word: "Ergänzungsschulen … offer a type of education which is not
+// available at public schools" quoted from a document states what the
+// document says, however much it reads like an answer saying the
+// documents do not tell.
+func quotesSection(claim string, prep []preparedSection) bool {
+	toks := textproc.Tokens(wordvec.Fold(claim))
+	if len(toks) < minQuotedTokens {
+		return false
+	}
+	want := " " + strings.Join(toks, " ") + " "
+	for i := range prep {
+		if strings.Contains(" "+strings.Join(textproc.Tokens(wordvec.Fold(prep[i].text)), " ")+" ", want) {
+			return true
+		}
+	}
+	return false
+}
+
+// minQuotedTokens is the fewest words of a claim quoted from a section
+// for the quote to state what the section says: a short abstention ("It
+// is not stated.") may stand word for word in a document too.
+const minQuotedTokens = 8
+
 // prepare splits and stems a section; withLex also indexes it for
 // synonym lookups (the key-term check).
 func prepare(s schema.Section, withLex bool) preparedSection {
@@ -430,7 +455,7 @@ func (d *Offline) Score(ctx context.Context, req schema.JudgeRequest) (*Assessme
 			return nil, err
 		}
 		ca := ClaimAssessment{Claim: c, Section: -1}
-		if IsAbstention(c.Text) {
+		if IsAbstention(c.Text) && !quotesSection(c.Text, prep) {
 			ca.Abstention = true
 			a.Claims = append(a.Claims, ca)
 			continue
@@ -669,7 +694,7 @@ func (d *Offline) keyTerms(ctx context.Context, a *Assessment, req schema.JudgeR
 	if d.corpus != nil && d.lex != nil {
 		// (terms fold accents: "Herve" is the "Hervé" a section names)
 		for k, term := range a.KeyTerms {
-			if len(stems[k]) == 1 && !hasDigit(stems[k][0]) && corpusDF[k] == 0 {
+			if len(stems[k]) == 1 && !hasDigit(stems[k][0]) && corpusDF[k] == 0 && !commonWord(term) {
 				said, err := d.saysForm(ctx, term)
 				if err != nil {
 					return err
@@ -698,6 +723,21 @@ func (d *Offline) keyTerms(ctx context.Context, a *Assessment, req schema.JudgeR
 		a.Issues = append(a.Issues, Issue{IssueUnaddressed, -1, detail})
 	}
 	return nil
+}
+
+// commonRank is how many of the most frequent English words (the order
+// of the GloVe vocabulary, package wordvec) are too common to name a
+// topic: "along", "sometimes", "often" are in the first thousand, while
+// "umbrella", "parental" and "warranty" are far behind.
+const commonRank = 1000
+
+// commonWord reports whether a key term is one of the commonRank most
+// frequent English words: a question that uses it where no document does
+// ("Along with private individuals, what groups sometimes run …") still
+// asks about what the documents say.
+func commonWord(term string) bool {
+	r := wordvec.Default().Rank(wordvec.Fold(strings.ToLower(term)))
+	return r >= 0 && r < commonRank
 }
 
 // mentions says whether a section mentions every stem of a key term, and
