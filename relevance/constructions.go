@@ -285,7 +285,7 @@ func (f Frame) opposite(x Text) string {
 // relation", "less adept" for "more adept") answers another question.
 // Superlatives are left out: "at least two textbooks" is a bound, and a
 // sentence often lists several ranks.
-var relationWords = wordlists.Set(`before after earlier later more less fewer much little same`)
+var relationWords = wordlists.Set(`before after earlier later more less fewer much little same above below`)
 
 // relationsOf returns the relation words of a question's folded tokens,
 // not the "much" and "many" of "how much" and "how many", which ask for

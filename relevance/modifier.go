@@ -96,6 +96,12 @@ func (f Frame) otherModifier(claim string) (stated, asked string) {
 				continue
 			}
 			o := toks[k-1]
+			// a prefix makes another word of an adjective ("subatomic
+			// particles" are not "atomic particles"), however far apart
+			// the word vectors place the two
+			if prefixedForm(m, o) || prefixedForm(o, m) {
+				return o + " " + toks[k], m + " " + h
+			}
 			if !modifierWord(o) || sameWordForm(m, o) || numberWord(m) != numberWord(o) ||
 				synonymAdjectives(m, o) || vec.Similarity(m, o) < minModifierSimilarity {
 				continue
@@ -104,4 +110,19 @@ func (f Frame) otherModifier(claim string) (stated, asked string) {
 		}
 	}
 	return "", ""
+}
+
+// modifierPrefixes make another adjective of an adjective ("subatomic",
+// "international", "postwar", "nonlinear").
+var modifierPrefixes = []string{"sub", "super", "non", "un", "anti", "pre", "post", "semi", "multi", "inter", "intra", "extra", "micro", "macro", "hyper", "hypo", "over", "under"}
+
+// prefixedForm reports whether b is a with one of modifierPrefixes, with
+// or without a hyphen.
+func prefixedForm(a, b string) bool {
+	for _, p := range modifierPrefixes {
+		if rest, ok := strings.CutPrefix(b, p); ok && len(a) >= 4 && strings.TrimPrefix(rest, "-") == a {
+			return true
+		}
+	}
+	return false
 }

@@ -674,6 +674,12 @@ func (f Frame) negatedAbout(text string) bool {
 		}
 	}
 	toks := textproc.Tokens(wordvec.Fold(text))
+	// a verb that negates without "not" negates as "not" does ("plants
+	// lack phagocytic cells" for "What cells do plants have?"), unless
+	// the question itself asks about such a negative (positiveOf)
+	negAt := func(i int) bool {
+		return negationAt(toks, i) || len(f.implicit) == 0 && implicitNegatives[toks[i]] && !degreeWords[toks[i]] && !inCondition(toks, i)
+	}
 	// a negation and a "without" after it state a condition and cancel
 	// ("shall not remove or replace Key Personnel without giving notice");
 	// other negations cancel only close together ("never fails"), not
@@ -681,11 +687,11 @@ func (f Frame) negatedAbout(text string) bool {
 	// consider it a prime")
 	cancelled := map[int]bool{}
 	for i := range toks {
-		if !negationAt(toks, i) || cancelled[i] {
+		if !negAt(i) || cancelled[i] {
 			continue
 		}
 		for j := i + 1; j < len(toks); j++ {
-			if negationAt(toks, j) {
+			if negAt(j) {
 				if toks[j] == "without" || j <= i+cancelSpan {
 					cancelled[i], cancelled[j] = true, true
 				}
@@ -696,7 +702,7 @@ func (f Frame) negatedAbout(text string) bool {
 	var reached []string      // the question's words a negation reaches
 	inReach := map[int]bool{} // positions within reach of a negation
 	for i := range toks {
-		if !negationAt(toks, i) || cancelled[i] || notAssertion(toks, i, about) {
+		if !negAt(i) || cancelled[i] || notAssertion(toks, i, about) {
 			continue
 		}
 		if i+1 < len(toks) && boundWords[toks[i+1]] {
@@ -743,6 +749,25 @@ func (f Frame) negatedAbout(text string) bool {
 	}
 	return false
 }
+
+// inCondition reports whether toks[i] stands in a clause that states a
+// condition ("If Provider fails to meet the availability target …,
+// Client may terminate"): "if", "unless" or "whenever" up to five words
+// before it.
+func inCondition(toks []string, i int) bool {
+	for j := max(0, i-5); j < i; j++ {
+		if conditionWords[toks[j]] {
+			return true
+		}
+	}
+	return false
+}
+
+var conditionWords = wordlists.Set(`if unless whenever`)
+
+// degreeWords are the implicit negatives that state the low end of a
+// degree ("least", "fewest"), not a denial: "at least two" bounds.
+var degreeWords = wordlists.Set(`least fewest`)
 
 // negationReach is how many words after a negation it negates.
 const negationReach = 4
