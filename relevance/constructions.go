@@ -278,11 +278,13 @@ func (f Frame) opposite(x Text) string {
 	return f.withoutNon(x)
 }
 
-// relationWords are stop words that state an order in time or a
+// relationWords are stop words that state an order in time or space or a
 // comparison ("same" against "different"). Stop words are never focus
-// words, but a claim that states the other end of the relation ("Before the introduction of X.25 …" for
-// "After the introduction of X.25 …", "little overall relation" for "much
-// relation", "less adept" for "more adept") answers another question.
+// words, but a claim that states the other end of the relation ("Before
+// the introduction of X.25 …" for "After the introduction of X.25 …",
+// "little overall relation" for "much relation", "less adept" for "more
+// adept", "younger units placed below older units" for "above") answers
+// another question.
 // Superlatives are left out: "at least two textbooks" is a bound, and a
 // sentence often lists several ranks.
 var relationWords = wordlists.Set(`before after earlier later more less fewer much little same above below`)
