@@ -14,9 +14,17 @@ import (
 // passage says of the asked month in another sentence. A statement that
 // names no month says nothing here.
 
-// monthOrder numbers the months 1-12.
-var monthOrder = map[string]int{"january": 1, "february": 2, "march": 3, "april": 4, "may": 5, "june": 6,
-	"july": 7, "august": 8, "september": 9, "october": 10, "november": 11, "december": 12}
+// monthList names the months in order; monthOrder numbers them 1-12.
+var (
+	monthList  = []string{"january", "february", "march", "april", "may", "june", "july", "august", "september", "october", "november", "december"}
+	monthOrder = func() map[string]int {
+		m := map[string]int{}
+		for i, name := range monthList {
+			m[name] = i + 1
+		}
+		return m
+	}()
+)
 
 // reRelativeMonth matches a month the question names as a bound ("after
 // March", "since early June", "between May and July"): a statement about
@@ -45,9 +53,12 @@ func statedMonths(claim string) []int {
 	}
 	for _, m := range reMonthDay.FindAllStringSubmatch(claim, -1) {
 		abbr := strings.ToLower(m[1])
-		for name, a := range monthAbbreviations {
-			if a == abbr || abbr == "sept" && a == "sep" {
-				out = append(out, monthOrder[name])
+		if abbr == "sept" {
+			abbr = "sep"
+		}
+		for i, name := range monthList {
+			if monthAbbreviations[name] == abbr {
+				out = append(out, i+1)
 			}
 		}
 	}
@@ -83,12 +94,10 @@ func (f Frame) otherMonths(claim string) ([]string, bool) {
 			return nil, true
 		}
 	}
-	names := make([]string, 0, len(stated))
+	var names []string
 	for _, n := range stated {
-		for name, o := range monthOrder {
-			if o == n && !slices.Contains(names, monthTitle(name)) {
-				names = append(names, monthTitle(name))
-			}
+		if name := monthTitle(monthList[n-1]); !slices.Contains(names, name) {
+			names = append(names, name)
 		}
 	}
 	return names, false
