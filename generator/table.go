@@ -4,6 +4,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 var (
@@ -93,10 +95,36 @@ func bestRows(text string) ([]tableRow, []string) {
 			best, bestFit, bestHeader = rows, fit, h.header
 		}
 	}
-	if len(best) < 2 {
+	if len(best) < 2 || prose(text, best) {
 		return nil, nil
 	}
 	return best, bestHeader
+}
+
+// prose reports whether text, read as the rows of a table, is a sentence
+// of prose that states several figures ("The Company made $1.8 billion,
+// $1.4 billion and $1.5 billion of fixed cash payments … in 2022, 2021
+// and 2020, respectively."; "It is approximately 220 miles (350 km)
+// northwest of Los Angeles, 170 miles (270 km) south of …"): it ends
+// with a full stop, and most of its rows after the first begin in lower
+// case or with no label ("billion, $1.4", "miles (350"), where a
+// flattened table's rows begin with their labels, capitalised. Prose is
+// quoted whole: its "rows" are fragments. (Prose whose figures stand
+// before capitalised words, "245,306 (49.6%) White, 40,960 (8.3%)
+// African American", still reads as a table.)
+func prose(text string, rows []tableRow) bool {
+	t := strings.TrimRight(strings.TrimSpace(text), `"')]”’`)
+	if !strings.HasSuffix(t, ".") {
+		return false
+	}
+	lower := 0
+	for _, r := range rows[1:] {
+		lb := strings.TrimSpace(r.label)
+		if c, _ := utf8.DecodeRuneInString(lb); lb == "" || !unicode.IsUpper(c) {
+			lower++
+		}
+	}
+	return 2*lower >= len(rows)-1
 }
 
 // tableRow is one row of a flattened table: its label and its values.

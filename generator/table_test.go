@@ -127,3 +127,24 @@ func TestGenerateRowUnderHeaderLine(t *testing.T) {
 		t.Errorf("answer:\n%s", a)
 	}
 }
+
+// A sentence of prose that states several figures is quoted whole, not cut
+// into "rows" at its figures; a flattened table still is.
+func TestProseIsNoTable(t *testing.T) {
+	for _, s := range []string{
+		"The Company made $1.8 billion, $1.4 billion and $1.5 billion of fixed cash payments related to operating leases in 2022, 2021 and 2020, respectively.",
+		"It is approximately 220 miles (350 km) northwest of Los Angeles, 170 miles (270 km) south of the state capital, Sacramento, or 185 miles (300 km) south of San Francisco.",
+		"As of 2005, there were about 667,000 firms employing 1 million contractors (200,000 general contractors, 38,000 heavy, and 432,000 specialty); the average contractor employed fewer than 10 employees.",
+	} {
+		if rows := tableRows(s); rows != nil {
+			t.Errorf("prose read as a table: %q -> %q", s, rows)
+		}
+		if units := quotable(s); len(units) != 1 || units[0].text != s {
+			t.Errorf("prose not quoted whole: %q", units)
+		}
+	}
+	// a table's rows begin with their labels, whatever the text ends with
+	if rows := tableRows("In millions 2022 2021 Revenue $ 1,645 $ 1,582 Net income 812 790 Operating expenses 833 792."); len(rows) != 3 {
+		t.Errorf("table rows: %q", rows)
+	}
+}
