@@ -43,3 +43,24 @@ func TestSpatialRelationAndPrefixedModifier(t *testing.T) {
 		}
 	}
 }
+
+func TestSwappedRoles(t *testing.T) {
+	checks := AllChecks(0)
+	checks.Focus = false
+	for _, tt := range []struct {
+		q, claim string
+		fail     bool
+	}{
+		// what the question asks about is the one who did it
+		{"Who calibrated newer studies?", "Both reconstructions had been calibrated by newer studies.", true},
+		{"Which company acquired the startup?", "The company was acquired by the startup in 2020.", true},
+		// the one who did it is another, or the verb is another
+		{"Who calibrated newer studies?", "Newer studies were calibrated by Briffa in 2000.", false},
+		{"Who developed the first commercial steam powered device?", "The first commercial steam-powered device was a water pump, developed in 1698 by Thomas Savery.", false},
+		{"Who calibrated newer studies?", "Newer studies were reviewed by the panel.", false},
+	} {
+		if got, findings := findsCheck(checks, tt.q, tt.claim, "polarity"); got != tt.fail {
+			t.Errorf("%q / %q: polarity finding %v, want %v (%v)", tt.q, tt.claim, got, tt.fail, findings)
+		}
+	}
+}

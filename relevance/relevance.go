@@ -123,6 +123,10 @@ type Frame struct {
 	// "activ buyer" of "How many active buyers …"; the words up to a verb
 	// or preposition, which may take in a verb: "employees worked")
 	counted []string
+	// roleVerb and roleObject are the stem of the verb and the first word
+	// of the object of a question that asks who did something ("calibr",
+	// "newer" of "Who calibrated newer studies?"; see swappedRoles)
+	roleVerb, roleObject string
 }
 
 // Context is what an answer sentence is checked in.
@@ -234,6 +238,7 @@ func Analyze(question string) Frame {
 	f.relations = relationsOf(qtoks)
 	f.negatedByNon = negatedByNon(qtoks)
 	f.implicit = implicitNegativesOf(qtoks)
+	f.roleVerb, f.roleObject = agentRole(question)
 	words := reWord.FindAllString(question, -1)
 	for i, w := range words {
 		lw := strings.ToLower(w)
@@ -1252,6 +1257,9 @@ func (f Frame) Check(c Context, ch Checks, match Matcher, weight Weigher) Result
 		} else if stated, asked := f.otherModifier(c.Claim); stated != "" {
 			res.Findings = append(res.Findings, Finding{"polarity", fmt.Sprintf("the answer is about the %q, not the %q the question asks about", stated, asked)})
 		}
+	}
+	if ch.Polarity && f.swappedRoles(c.Claim) {
+		res.Findings = append(res.Findings, Finding{"polarity", "the answer states what the question asks about as the one who did it: the roles are swapped"})
 	}
 	if ch.Polarity && f.Type != TypeYesNo && f.negatedAbout(c.Claim) != f.Negated {
 		what := "negates what the question asks"
