@@ -25,6 +25,9 @@
 //     the retrieved sections ("parental leave", not just "leave").
 //   - Polarity: a negated statement ("need not inform") does not answer a
 //     positive question ("had to let the jurors know"), and vice versa.
+//   - Roles: what the question asks about is not the one who did it
+//     ("Who calibrated newer studies?" is not answered by "calibrated by
+//     newer studies").
 //
 // Both the extractive generator (to choose sentences) and the judge (to
 // reject answers that do not answer) use it, so the two agree.
