@@ -19,9 +19,6 @@ import (
 // fire?", "Which company acquired Slack?": the verb and what follows.
 var reAgentVerb = regexp.MustCompile(`(?i)^\s*(?:who|what|which\s+[\p{L}-]+)\s+([\p{L}]+ed)\s+(.+)$`)
 
-// determiners open a noun phrase; they are skipped before its head.
-var roleDeterminers = map[string]bool{"the": true, "a": true, "an": true, "its": true, "their": true, "his": true, "her": true, "this": true, "these": true, "that": true, "those": true}
-
 // agentRole returns the stem of the question's verb and the folded first
 // word of its object ("calibr", "newer"), or "", "" when the question
 // does not ask who did something.
@@ -31,7 +28,7 @@ func agentRole(question string) (verb, object string) {
 		return "", ""
 	}
 	for _, t := range textproc.Tokens(m[2]) {
-		if roleDeterminers[t] {
+		if determiners[t] {
 			continue
 		}
 		if textproc.IsStopWord(t) {
@@ -55,7 +52,7 @@ func (f Frame) swappedRoles(claim string) bool {
 			continue
 		}
 		j := k + 2
-		for j < len(toks) && roleDeterminers[toks[j]] {
+		for j < len(toks) && determiners[toks[j]] {
 			j++
 		}
 		if j < len(toks) && sameWord(toks[j], f.roleObject) {
