@@ -34,7 +34,7 @@ var reRelativeMonth = regexp.MustCompile(`(?i)\b(?:after|before|since|until|till
 // reFiscalEnd matches a question about a reporting period, whose end a
 // company may date a few days into the next month ("the quarter ended
 // March 31, 2023" of a quarter that ended April 1).
-var reFiscalEnd = regexp.MustCompile(`(?i)\b(?:fiscal|quarter|months\s+ended|ended|ending|financial\s+year|fy)\b`)
+var reFiscalEnd = regexp.MustCompile(`(?i)\b(?:fiscal|quarter|ended|ending|financial\s+year|fy)\b`)
 
 // statedMonths returns the months claim names, in its order, by number:
 // a month's capitalised name ("May" only before a day or a year), or its
@@ -96,22 +96,19 @@ func (f Frame) otherMonths(claim string) ([]string, bool) {
 	}
 	var names []string
 	for _, n := range stated {
-		if name := monthTitle(monthList[n-1]); !slices.Contains(names, name) {
+		if name := periodName(monthList[n-1]); !slices.Contains(names, name) {
 			names = append(names, name)
 		}
 	}
 	return names, false
 }
 
-// monthTitle capitalises a month's name ("july" → "July").
-func monthTitle(m string) string { return strings.ToUpper(m[:1]) + m[1:] }
-
 // monthNames returns the months the question names, capitalised.
 func (f Frame) monthNames() []string {
 	var out []string
 	for _, p := range f.Periods {
 		if monthOrder[p] > 0 {
-			out = append(out, monthTitle(p))
+			out = append(out, periodName(p))
 		}
 	}
 	return out

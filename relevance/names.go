@@ -59,8 +59,8 @@ func (x Text) hasDerivedName(t string) bool {
 		if len(lw) < 4 || lw[:2] != t[:2] || lw == t {
 			continue
 		}
-		p := commonPrefix(lw, t)
-		if p >= 5 && vec.Similarity(lw, t) >= minStemSimilarity || vec.Similarity(lw, t) >= minNameFormSimilarity {
+		sim := vec.Similarity(lw, t)
+		if commonPrefix(lw, t) >= 5 && sim >= minStemSimilarity || sim >= minNameFormSimilarity {
 			return true
 		}
 	}
@@ -76,7 +76,7 @@ func commonPrefix(a, b string) int {
 }
 
 // reCapitalRun matches a run of capitalised words, with "of", "the",
-// "and" or "for" inside it ("Bank of Ireland", "European Union").
+// "and", "for" or "de" inside it ("Bank of Ireland", "European Union").
 var reCapitalRun = regexp.MustCompile(`\p{Lu}[\p{L}'’-]*(?:\s+(?:(?:of|the|and|for|de)\s+)*\p{Lu}[\p{L}'’-]*)+`)
 
 // reInitials matches a name written in initials: two to six capitals
@@ -106,11 +106,7 @@ func (x Text) statesInitials(toks []string) bool {
 	if len(toks) < 2 {
 		return false
 	}
-	var b strings.Builder
-	for _, t := range toks {
-		b.WriteByte(t[0])
-	}
-	want := b.String()
+	want := initials(strings.Join(toks, " "))
 	for _, w := range strings.FieldsFunc(x.raw, func(r rune) bool { return !(r == '.' || r >= 'A' && r <= 'Z' || r >= 'a' && r <= 'z') }) {
 		w = strings.TrimSuffix(w, ".")
 		if reInitials.MatchString(w) || reInitials.MatchString(w+".") {
