@@ -5,12 +5,12 @@
 package judge
 
 // The logistic model of CalibratedConfidence over CalibrationSignals:
-// guard_confidence, question_focus, claim_focus, key_term_coverage, min_idf_coverage, mean_idf_coverage, novel_ratio, min_support, top_relevance, claims, exact_focus, max_missing_focus, answering_share, lead_answers.
+// guard_confidence, question_focus, claim_focus, key_term_coverage, min_idf_coverage, mean_idf_coverage, novel_ratio, min_support, top_relevance, claims, exact_focus, max_missing_focus, answering_share, lead_answers, phrase_overlap, matched_terms, question_terms.
 var (
-	calibrationWeights = []float64{1.1166, -1.3065, 3.5490, 0.2845, 1.4673, 1.2473, 0.0999, 1.2128, -2.3406, -0.3181, 2.5170, 0.7945, 0.0625, -0.6067}
-	calibrationBias    = -5.9697
+	calibrationWeights = []float64{1.0359, 0.6138, 5.0668, 0.2750, 1.3316, 0.7629, 0.0926, 1.2984, -2.8784, 0.0953, 1.1929, -0.1338, 0.0134, -0.9621, 1.0557, 1.2275, 2.0922}
+	calibrationBias    = -7.8999
 )
 
 // calibrationThreshold is DefaultMinConfidence: the threshold with the
 // highest mean utility over the sets, a wrong answer costing 2.
-const calibrationThreshold = 0.55
+const calibrationThreshold = 0.6

@@ -32,13 +32,20 @@ const DefaultMinConfidence = calibrationThreshold
 //	                   passage does not state in the question's words
 //	answering_share    share of the claims that answer the question
 //	lead_answers       1 when the first claim answers the question
+//	phrase_overlap     share of the question's neighbouring content terms
+//	                   the first claim states side by side
+//	matched_terms      the question's distinct content terms the first
+//	                   claim states, capped at 10, scaled to 0-1
+//	question_terms     the question's distinct content terms, capped at 10,
+//	                   scaled to 0-1 (how specific the question is)
 func CalibrationSignals() []string { return slices.Clone(calibrationSignals) }
 
 var calibrationSignals = []string{
 	"guard_confidence", "question_focus", "claim_focus", "key_term_coverage",
 	"min_idf_coverage", "mean_idf_coverage", "novel_ratio", "min_support",
 	"top_relevance", "claims", "exact_focus", "max_missing_focus",
-	"answering_share", "lead_answers",
+	"answering_share", "lead_answers", "phrase_overlap", "matched_terms",
+	"question_terms",
 }
 
 // ShippedCalibration returns the calibrated confidence's model as this
@@ -73,7 +80,8 @@ func (a *Assessment) CalibrationInputs() []float64 {
 		a.Confidence(), a.Focus, a.ClaimFocus, a.KeyTermCoverage,
 		a.MinIDFCoverage, a.MeanIDFCoverage, a.NovelRatio, a.MinSupport,
 		top, float64(min(n, 3)) / 3, a.ExactFocus, a.MaxMissingFocus,
-		a.AnsweringShare, b2f(a.LeadAnswers),
+		a.AnsweringShare, b2f(a.LeadAnswers), a.PhraseOverlap,
+		float64(min(a.MatchedTerms, 10)) / 10, float64(min(a.QuestionTerms, 10)) / 10,
 	}
 }
 

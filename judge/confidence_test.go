@@ -5,6 +5,7 @@ import (
 	"math"
 	"testing"
 
+	"github.com/docmind/docmind/relevance"
 	"github.com/docmind/docmind/schema"
 )
 
@@ -56,5 +57,48 @@ func TestVerdictSignalsGiveTheConfidence(t *testing.T) {
 	}
 	if off.ConfidenceScore >= on.ConfidenceScore {
 		t.Errorf("off-question answer %.3f not less confident than the answer %.3f", off.ConfidenceScore, on.ConfidenceScore)
+	}
+}
+
+// A question's neighbouring words stated side by side in the claim count;
+// the same words apart, or one of a pair swapped, do not.
+func TestPhraseOverlap(t *testing.T) {
+	q := "What is a deterministic Turing machine with an extra supply of random bits?"
+	for _, c := range []struct {
+		claim string
+		want  float64
+	}{
+		{"A probabilistic Turing machine is a deterministic Turing machine with an extra supply of random bits.", 1},
+		// "random ribbons" breaks the last pair: 5 of 6
+		{"A probabilistic Turing machine is a deterministic Turing machine with an extra supply of random ribbons.", 5.0 / 6},
+		// the same words, none side by side
+		{"Random deterministic bits: Turing supply of an extra machine.", 0},
+	} {
+		if got := phraseOverlap(q, c.claim); math.Abs(got-c.want) > 1e-9 {
+			t.Errorf("phraseOverlap(%q) = %.3f, want %.3f", c.claim, got, c.want)
+		}
+	}
+	// a question of one content word has no pair to lose
+	if got := phraseOverlap("Who is Rollo?", "Rollo led the raiders."); got != 1 {
+		t.Errorf("one-term question: %.3f, want 1", got)
+	}
+}
+
+// The counts are of the question's distinct content terms, stemmed: a
+// word asked twice counts once, a stop word not at all.
+func TestTermCounts(t *testing.T) {
+	q := "Which river flows into the sea, and which river flows west?"
+	m, n := termCounts(q, "The Rhine flows west into a sluice at Katwijk.")
+	// river, flow, sea, west: flow and west stated
+	if m != 2 || n != 4 {
+		t.Errorf("termCounts = %d matched of %d; want 2 of 4", m, n)
+	}
+	// the signals carry them, capped at ten and scaled
+	a := &Assessment{MatchedTerms: 3, QuestionTerms: 12}
+	a.Frame = &relevance.Frame{}
+	a.Claims = []ClaimAssessment{{}}
+	in := a.CalibrationInputs()
+	if got := in[len(in)-2:]; math.Abs(got[0]-0.3) > 1e-9 || got[1] != 1 {
+		t.Errorf("matched_terms, question_terms = %v, want [0.3 1]", got)
 	}
 }

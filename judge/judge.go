@@ -353,9 +353,14 @@ type Assessment struct {
 	// ExactFocus is the best claim's focus share in the question's own
 	// words, MaxMissingFocus the largest share of one focus term that
 	// claim's passage does not state; AnsweringShare the share of claims
-	// that answer; LeadAnswers whether the first claim does.
-	ExactFocus, MaxMissingFocus, AnsweringShare float64
-	LeadAnswers                                 bool
+	// that answer; LeadAnswers whether the first claim does, and
+	// PhraseOverlap the share of the question's neighbouring content
+	// terms that claim states side by side (phraseOverlap); MatchedTerms
+	// how many of the question's distinct content terms that claim
+	// states, of QuestionTerms (termCounts).
+	ExactFocus, MaxMissingFocus, AnsweringShare, PhraseOverlap float64
+	MatchedTerms, QuestionTerms                                int
+	LeadAnswers                                                bool
 	// MinSupport is the lowest support of a non-abstaining claim;
 	// MinIDFCoverage and MeanIDFCoverage the lowest and mean IDFCoverage
 	// of a claim by its passage; NovelRatio the share of the answer's

@@ -130,6 +130,8 @@ func (d *Offline) relevanceCheck(ctx context.Context, a *Assessment, req schema.
 		}
 		if judged == 0 {
 			a.LeadAnswers = res.OK()
+			a.PhraseOverlap = phraseOverlap(req.Query, c.Claim.Text)
+			a.MatchedTerms, a.QuestionTerms = termCounts(req.Query, c.Claim.Text)
 		}
 		judged++
 		if judged == 1 || res.ExactFocus > a.ExactFocus {
@@ -328,4 +330,53 @@ func (d *Offline) focusWeights(ctx context.Context, f relevance.Frame, prep []pr
 		w[st] = rarity(n, df)
 	}
 	return w, nil
+}
+
+// phraseOverlap returns the share of the question's pairs of neighbouring
+// content terms (stop words skipped) that the claim also states side by
+// side: "random bits" for "random ribbons" keeps "random" but not the
+// pair, and a question whose subject is swapped ("What did salmon use to
+// be …" for "Ctenophores used to be …") keeps its words but loses the
+// pair that ties the subject to its verb. It is 1 when the question has
+// fewer than two content terms.
+func phraseOverlap(question, claim string) float64 {
+	q := textproc.Terms(question)
+	if len(q) < 2 {
+		return 1
+	}
+	c := textproc.Terms(claim)
+	pairs := make(map[[2]string]bool, len(c))
+	for i := 1; i < len(c); i++ {
+		pairs[[2]string{c[i-1], c[i]}] = true
+	}
+	n := 0
+	for i := 1; i < len(q); i++ {
+		if pairs[[2]string{q[i-1], q[i]}] {
+			n++
+		}
+	}
+	return float64(n) / float64(len(q)-1)
+}
+
+// termCounts returns how many of the question's distinct content terms
+// the claim states, and how many the question has. Shares (the focus
+// signals) read a claim that states both words of a two-word question
+// like one that states all ten of a specific question; the counts tell
+// how much of the question the claim confirms.
+func termCounts(question, claim string) (matched, terms int) {
+	in := map[string]bool{}
+	for _, t := range textproc.Terms(claim) {
+		in[t] = true
+	}
+	seen := map[string]bool{}
+	for _, t := range textproc.Terms(question) {
+		if seen[t] {
+			continue
+		}
+		seen[t] = true
+		if in[t] {
+			matched++
+		}
+	}
+	return matched, len(seen)
 }
