@@ -67,7 +67,7 @@ const maxScopeWords = 8
 // row reports whether claim is a row of a table of content at all.
 func RowScope(content, claim string) (scope string, row bool) {
 	label := rowLabel(claim)
-	if label == "" {
+	if label == "" || sentence(claim) {
 		return "", false
 	}
 	at := rowIndex(content, label)
@@ -132,6 +132,16 @@ func rowLabel(claim string) string {
 		}
 	}
 	return ""
+}
+
+// sentence reports whether claim is a sentence that cites a number on the
+// way ("The obligations in this Section 12 continue … for five (5) years
+// after …"), not a row of a table: it ends a sentence, and fewer than a
+// fifth of its words are values. Rows of a flattened table end with a
+// value, or with a label running into the next row.
+func sentence(claim string) bool {
+	c := strings.TrimSpace(claim)
+	return strings.HasSuffix(c, ".") && valueShare(c) < minValueShare
 }
 
 // dateDay reports whether num is the day of a date after the month word

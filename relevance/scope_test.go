@@ -37,11 +37,32 @@ func TestRowScope(t *testing.T) {
 		{"Total revenues were 3,274 in 2023. " + segmentTable, "Total revenues were 3,274 in 2023.", "", false},
 		// a colon of prose a sentence before is no group label
 		{prose, "Total revenues 49,954", "", true},
+		// a sentence that cites a number on the way is prose, not a row
+		// labelled by the words before that number
+		{clause + " " + segmentTable, clause, "", false},
+		{"Within thirty (30) days after termination, each Party shall return the information. " + segmentTable,
+			"Within thirty (30) days after termination, each Party shall return the information.", "", false},
 	} {
 		scope, row := RowScope(tt.content, tt.claim)
 		if scope != tt.scope || row != tt.row {
 			t.Errorf("RowScope(%.30q…, %q) = %q, %v; want %q, %v", tt.content, tt.claim, scope, row, tt.scope, tt.row)
 		}
+	}
+}
+
+// clause is a contract's sentence with a section number in it.
+const clause = "The obligations in this Section 12 continue during the Term and for five (5) years after the expiry or termination of this Agreement."
+
+// A sentence read as a row would be judged by its own words and its
+// heading only: the sentence after it, which the check reads for a
+// statement, would not count.
+func TestSentenceWithANumberReadsItsPassage(t *testing.T) {
+	content := clause + " Obligations relating to trade secrets continue for as long as the information remains a trade secret."
+	c := Context{Claim: clause, Passage: content, Heading: "Duration of Confidentiality"}
+	c.Scope, c.Row = RowScope(content, clause)
+	res := Analyze("How long do obligations about trade secrets continue?").Check(c, AllChecks(0.5), nil, nil)
+	if !res.OK() || res.Focus < 1 {
+		t.Errorf("focus %.2f, missing %v, findings %v; want the passage's \"trade secret\" read", res.Focus, res.MissingFocus, res.Findings)
 	}
 }
 
