@@ -1,7 +1,9 @@
 // Package generator writes answers from retrieved sections without a
 // model: the extractive generator selects the sentences of the sections
 // that best answer the question and returns them verbatim, each followed by
-// its citation "(See <section title>, <page ref>)".
+// its citation "(See <section title>, <page ref>)". The best sentence
+// leads; the sentence that goes on from it ("This produces …") follows it
+// when it states a term of the question.
 //
 // When no section has a sentence relevant to the question it says so
 // (NotAddressed) instead of guessing; the judge rejects that answer, so the
@@ -72,6 +74,15 @@ type Offline struct {
 // candidate answers, the candidates are returned unchanged and the judge
 // decides.
 func (g *Offline) answering(req schema.GenerateRequest, cands []candidate) []candidate {
+	if out := g.passing(req, cands); len(out) > 0 {
+		return out
+	}
+	return cands
+}
+
+// passing returns the candidates that pass answering's checks, in their
+// order; none when none does.
+func (g *Offline) passing(req schema.GenerateRequest, cands []candidate) []candidate {
 	frame := relevance.Analyze(req.Query)
 	checks := relevance.AllChecks(0)
 	checks.Focus = false
@@ -122,9 +133,6 @@ func (g *Offline) answering(req schema.GenerateRequest, cands []candidate) []can
 		}
 		out = append(out, c)
 	}
-	if len(out) == 0 {
-		return cands
-	}
 	return out
 }
 
@@ -156,6 +164,7 @@ type candidate struct {
 	section, pos int
 	text, shown  string // as unit
 	score        float64
+	follows      bool // goes on from the lead sentence (withContinuation)
 }
 
 // Generate answers req.Query from req.Sections; see the package
@@ -261,7 +270,72 @@ func (g *Offline) answer(req schema.GenerateRequest, d *schema.Decomposition) st
 		}
 		pick(i)
 	}
+	picked = g.withContinuation(req, picked, all)
 	return render(picked, req.Sections)
+}
+
+// anaphors open a sentence that goes on from the one before it ("This
+// produces a catalytic cascade …", "It flows through …"): English
+// pronouns and determiners that point back, a closed class.
+var anaphors = map[string]bool{
+	"this": true, "these": true, "that": true, "those": true, "such": true,
+	"it": true, "its": true, "they": true, "their": true, "them": true,
+	"he": true, "his": true, "she": true, "her": true,
+}
+
+// withContinuation puts right after the lead sentence the sentence that
+// goes on from it in its section: one that opens with an anaphor and
+// states a term of the question ("After complement proteins bind to the
+// microbe, they activate their protease activity …" goes on "This
+// produces a catalytic cascade …", which names what the lead only
+// describes). The lead is read with what it says next; the continuation
+// takes the place of the last pick when the answer is full. It must pass
+// the checks every quoted sentence passes (answering): a sentence going on
+// about another year or entity is not added. A row of a table goes on
+// with no sentence.
+func (g *Offline) withContinuation(req schema.GenerateRequest, picked []candidate, q query) []candidate {
+	if len(picked) == 0 {
+		return picked
+	}
+	lead := picked[0]
+	s := req.Sections[lead.section]
+	units := withoutInstructions(s.Content, quotable(s.Content))
+	var next *unit
+	for i, u := range units {
+		if u.pos == lead.pos && u.text == lead.text && i+1 < len(units) && units[i+1].pos == lead.pos+1 {
+			next = &units[i+1]
+			break
+		}
+	}
+	if next == nil || next.shown != "" || relevance.Tabular(next.text) {
+		return picked
+	}
+	toks := textproc.Tokens(next.text)
+	if len(toks) < 4 || !anaphors[strings.ToLower(toks[0])] {
+		return picked
+	}
+	states := false
+	for _, t := range textproc.Terms(next.text) {
+		if q.weights[t] > 0 {
+			states = true
+			break
+		}
+	}
+	if !states {
+		return picked
+	}
+	cont := candidate{section: lead.section, pos: next.pos, text: next.text, follows: true}
+	if len(g.passing(req, []candidate{cont})) == 0 {
+		return picked
+	}
+	out := []candidate{lead, cont}
+	for _, c := range picked[1:] {
+		if c.section == lead.section && c.pos == next.pos {
+			continue
+		}
+		out = append(out, c)
+	}
+	return out[:min(len(out), g.maxSentences)]
 }
 
 // candidates returns the sentences worth quoting, best first.
@@ -527,6 +601,9 @@ func render(picked []candidate, sections []schema.Section) string {
 			a, b := picked[i], picked[j]
 			if (a == lead) != (b == lead) {
 				return a == lead
+			}
+			if a.follows != b.follows {
+				return a.follows
 			}
 			if order[a.section] != order[b.section] {
 				return order[a.section] < order[b.section]

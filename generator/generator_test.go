@@ -250,3 +250,33 @@ func TestGenerateSkipsSpecialCaseSection(t *testing.T) {
 		t.Errorf("answer for part-time employees:\n%s", got)
 	}
 }
+
+// The sentence that goes on from the lead ("This produces …") follows it,
+// ahead of the other sentences quoted, when it states a term of the
+// question; one that does not, or that does not open with a word pointing
+// back, is not added (SQuAD 2.0's "Immune system" article, paragraph 49).
+func TestContinuationFollowsTheLead(t *testing.T) {
+	para := "The complement system is a biochemical cascade that attacks the surfaces of foreign cells. " +
+		"After complement proteins initially bind to the microbe, they activate their protease activity, which in turn activates other complement proteases, and so on. " +
+		"This produces a catalytic cascade that amplifies the initial signal by controlled positive feedback. " +
+		"Microbes are killed by the cascade's final products."
+	secs := []schema.Section{{ID: "s", Title: "Paragraph 49", Page: 1, Content: para}}
+	got := generate(t, "What type of cascade results when complement proteins bind to microbes and activate their protease activity?", secs)
+	lines := strings.Split(got, "\n")
+	if len(lines) < 2 || !strings.HasPrefix(lines[0], "After complement proteins") || !strings.HasPrefix(lines[1], "This produces a catalytic cascade") {
+		t.Fatalf("want the lead, then the sentence going on from it; answer:\n%s", got)
+	}
+	// a next sentence that states no term of the question is not added
+	plain := strings.Replace(para, "This produces a catalytic cascade", "This produces a chain", 1)
+	secs[0].Content = strings.Replace(plain, "amplifies the initial signal", "amplifies the first signal", 1)
+	if got := generate(t, "Which complement proteins activate their protease activity?", secs); strings.Contains(got, "This produces") {
+		t.Errorf("a next sentence about none of the question's terms was added:\n%s", got)
+	}
+	// nor one that goes on about another year than the question asks
+	// about (Salesforce's 10-Q for the third quarter of fiscal 2023, page 30)
+	secs[0].Content = "Beginning in July 2022, we saw more measured buying behavior from our customers resulting in stretched sales cycles and deal compression. " +
+		"These trends continued in the third quarter of fiscal 2023 as we saw a more challenging buying environment."
+	if got := generate(t, "What changes in customer buying behavior did Salesforce see in July 2022?", secs); !strings.HasPrefix(got, "Beginning in July 2022") || strings.Contains(got, "These trends") {
+		t.Errorf("want the lead alone, not a sentence going on about fiscal 2023:\n%s", got)
+	}
+}
