@@ -253,8 +253,9 @@ func TestGenerateSkipsSpecialCaseSection(t *testing.T) {
 
 // The sentence that goes on from the lead ("This produces …") follows it,
 // ahead of the other sentences quoted, when it states a term of the
-// question; one that does not, or that does not open with a word pointing
-// back, is not added (SQuAD 2.0's "Immune system" article, paragraph 49).
+// question (SQuAD 2.0's "Immune system" article, paragraph 49); one that
+// states none, or that goes on about another year than the question
+// asks about, is not added.
 func TestContinuationFollowsTheLead(t *testing.T) {
 	para := "The complement system is a biochemical cascade that attacks the surfaces of foreign cells. " +
 		"After complement proteins initially bind to the microbe, they activate their protease activity, which in turn activates other complement proteases, and so on. " +
