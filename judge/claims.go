@@ -3,6 +3,7 @@ package judge
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -102,15 +103,40 @@ func findCitations(answer string) []marker {
 	return out
 }
 
+// maxCitationPasses bounds how many times blankCitations looks again:
+// once per level of markers nested in markers, which real answers do not
+// have; the bound keeps a crafted answer linear.
+const maxCitationPasses = 8
+
+// blankCitations returns answer's citation markers, in order, and answer
+// with each replaced by spaces. Blanking a marker can make one of the text
+// around it ("(0, (See A, page 1) page 2)" leaves "(0,  page 2)"), so it
+// looks again until no marker is left, at most maxCitationPasses times.
+func blankCitations(answer string) ([]marker, string) {
+	b := []byte(answer)
+	var out []marker
+	for pass := 0; pass < maxCitationPasses; pass++ {
+		found := findCitations(string(b))
+		if len(found) == 0 {
+			break
+		}
+		for _, m := range found {
+			for i := m.start; i < m.end; i++ {
+				b[i] = ' '
+			}
+		}
+		out = append(out, found...)
+	}
+	if len(out) > 0 {
+		slices.SortStableFunc(out, func(a, b marker) int { return a.start - b.start })
+	}
+	return out, string(b)
+}
+
 // StripCitations returns answer without its citation markers.
 func StripCitations(answer string) string {
-	b := []byte(answer)
-	for _, m := range findCitations(answer) {
-		for i := m.start; i < m.end; i++ {
-			b[i] = ' '
-		}
-	}
-	return cleanText(string(b))
+	_, blank := blankCitations(answer)
+	return cleanText(blank)
 }
 
 // SplitClaims splits an answer into claims: its sentences
@@ -118,14 +144,7 @@ func StripCitations(answer string) string {
 // that belong to it. Sentences without a content word ("Yes.") are not
 // claims. It never fails; an empty answer has no claims.
 func SplitClaims(answer string) []Claim {
-	markers := findCitations(answer)
-	blank := []byte(answer)
-	for _, m := range markers {
-		for i := m.start; i < m.end; i++ {
-			blank[i] = ' '
-		}
-	}
-	clean := string(blank)
+	markers, clean := blankCitations(answer)
 	type sent struct {
 		start, end int
 		text       string

@@ -94,6 +94,15 @@ func TestStripCitations(t *testing.T) {
 	if got != "Fee is 1.5%." {
 		t.Errorf("StripCitations = %q", got)
 	}
+	// a marker inside a marker: taking the inner one out leaves the outer
+	// one whole, and it goes too (found by FuzzSplitClaims)
+	nested := "Fee is 1.5%. (See Fees, (See Late Payment Penalties, page 8) page 9) (0, (1, (2, page 3) page 4) page 5)"
+	if got := StripCitations(nested); got != "Fee is 1.5%." {
+		t.Errorf("StripCitations(%q) = %q", nested, got)
+	}
+	if cs := SplitClaims(nested); len(cs) != 1 || cs[0].Text != "Fee is 1.5%." || len(cs[0].Citations) != 5 {
+		t.Errorf("SplitClaims(%q) = %+v, want one claim with its five citations", nested, cs)
+	}
 }
 
 func TestResolveCitation(t *testing.T) {
