@@ -14,10 +14,12 @@ import (
 	"context"
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
 	"github.com/docmind/docmind/facts"
+	"github.com/docmind/docmind/internal/wordlists"
 	"github.com/docmind/docmind/lexicon"
 	"github.com/docmind/docmind/question"
 	"github.com/docmind/docmind/relevance"
@@ -277,11 +279,7 @@ func (g *Offline) answer(req schema.GenerateRequest, d *schema.Decomposition) st
 // anaphors open a sentence that goes on from the one before it ("This
 // produces a catalytic cascade …", "It flows through …"): English
 // pronouns and determiners that point back, a closed class.
-var anaphors = map[string]bool{
-	"this": true, "these": true, "that": true, "those": true, "such": true,
-	"it": true, "its": true, "they": true, "their": true, "them": true,
-	"he": true, "his": true, "she": true, "her": true,
-}
+var anaphors = wordlists.Set(`this these that those such it its they their them he his she her`)
 
 // withContinuation puts right after the lead sentence the sentence that
 // goes on from it in its section: one that opens with an anaphor and
@@ -310,18 +308,11 @@ func (g *Offline) withContinuation(req schema.GenerateRequest, picked []candidat
 	if next == nil || next.shown != "" || relevance.Tabular(next.text) {
 		return picked
 	}
-	toks := textproc.Tokens(next.text)
-	if len(toks) < 4 || !anaphors[strings.ToLower(toks[0])] {
+	toks := textproc.Tokens(next.text) // lower-cased
+	if len(toks) < 4 || !anaphors[toks[0]] {
 		return picked
 	}
-	states := false
-	for _, t := range textproc.Terms(next.text) {
-		if q.weights[t] > 0 {
-			states = true
-			break
-		}
-	}
-	if !states {
+	if !slices.ContainsFunc(textproc.Terms(next.text), func(t string) bool { return q.weights[t] > 0 }) {
 		return picked
 	}
 	cont := candidate{section: lead.section, pos: next.pos, text: next.text, follows: true}
