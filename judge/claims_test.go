@@ -105,6 +105,25 @@ func TestStripCitations(t *testing.T) {
 	}
 }
 
+func TestCitationTitleWithParentheses(t *testing.T) {
+	answer := "Franchised restaurants were 95% of the total. (See Amount Increase/(decrease), pages 12–13) " +
+		"Net income rose. (See Net Income (Loss) (In millions), page 4)"
+	cs := SplitClaims(answer)
+	if len(cs) != 2 || cs[0].Text != "Franchised restaurants were 95% of the total." || cs[1].Text != "Net income rose." {
+		t.Fatalf("SplitClaims = %+v", cs)
+	}
+	want := []Citation{{Title: "Amount Increase/(decrease)", Page: "12–13"}, {Title: "Net Income (Loss) (In millions)", Page: "4"}}
+	for i, c := range cs {
+		if len(c.Citations) != 1 || c.Citations[0].Title != want[i].Title || c.Citations[0].Page != want[i].Page {
+			t.Errorf("claim %d cites %+v, want %+v", i, c.Citations, want[i])
+		}
+	}
+	// a parenthesis that is not part of a title is left alone
+	if got := StripCitations("Revenue (net) rose (See Sales, page 2)"); got != "Revenue (net) rose" {
+		t.Errorf("StripCitations = %q", got)
+	}
+}
+
 func TestResolveCitation(t *testing.T) {
 	secs := samplecontract.Sections()
 	cases := []struct {

@@ -52,6 +52,27 @@ func TestJudgeAcceptsExtractiveAnswer(t *testing.T) {
 	}
 }
 
+// A section title with parentheses, as the headings of financial
+// statements have ("Amount Increase/(decrease)", "Net Income (Loss)"):
+// the citation the generator writes for it is read as a citation, not as
+// part of the claim, so the page range is not a number the answer states.
+func TestJudgeCitationTitleWithParentheses(t *testing.T) {
+	secs := samplecontract.Sections()
+	for i := range secs {
+		if secs[i].ID == "late" {
+			secs[i].Title = "Late Payment (Penalties) Increase/(decrease)"
+		}
+	}
+	answer := lateSentence + " (See Late Payment (Penalties) Increase/(decrease), pages 8–9)"
+	v := judgeOf(t, "What are the late payment penalties?", answer, secs)
+	if v.IsHallucinated {
+		t.Fatalf("grounded answer rejected: %s", v.Reasoning)
+	}
+	if len(v.Claims) != 1 || strings.Contains(v.Claims[0].Claim, "See") || v.Claims[0].Evidence == nil || v.Claims[0].Evidence.SectionID != "late" {
+		t.Errorf("claims = %+v", v.Claims)
+	}
+}
+
 // Seed scenario 2: the answer says 5% where the cited source says 1.5%.
 func TestJudgeCatchesFivePercent(t *testing.T) {
 	for _, answer := range []string{
