@@ -116,6 +116,7 @@ func (d *Offline) relevanceCheck(ctx context.Context, a *Assessment, req schema.
 			rc.Scope, rc.Row = relevance.RowScope(s.Content, c.Claim.Text)
 			if rc.Row {
 				rc.Span = relevance.TableSpan(s.Content, c.Claim.Text)
+				rc.Header = relevance.TableHeader(s.Content, c.Claim.Text)
 			}
 		}
 		var res relevance.Result

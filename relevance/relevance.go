@@ -161,6 +161,9 @@ type Context struct {
 	// cover, when it is a row (see TableSpan): SpanQuarter, SpanPartYear,
 	// SpanYear, or "" when no header says.
 	Span string
+	// Header is the header of the claim's table, when it is a row (see
+	// TableHeader): the years it names are the years the row is for.
+	Header string
 	// Sections are the texts the claim was chosen among (the retrieved
 	// sections, its own included): a heading that narrows a focus word
 	// is a special case only when they write the narrowing as a name for
@@ -1121,13 +1124,26 @@ func (f Frame) Check(c Context, ch Checks, match Matcher, weight Weigher) Result
 			}
 		}
 	}
+	// a row of a table is for the years its table's header names, not
+	// for every year its document is about: "For the year ended December
+	// 31, 2013" heads no answer for 2015 in a filing for 2015
+	if ch.Period && c.Row && c.Header != "" {
+		if stated, ok := f.otherYears(c.Header); !ok {
+			res.Findings = append(res.Findings, Finding{"period", fmt.Sprintf("the answer's table is for %s, not %s, which the question asks about", strings.Join(stated, ", "), strings.Join(f.years(), ", "))})
+		}
+	}
 	// a question that asks for a whole year is not answered by a
 	// quarter's figure: a row of a table whose columns cover three
-	// months, or a statement of a quarter that names no year-long period
+	// months (or, with no header before it, under a heading of interim
+	// or quarterly figures), or a statement of a quarter that names no
+	// year-long period
 	if ch.Period && f.asksFullYear() {
 		span := c.Span
-		if !c.Row {
+		switch {
+		case !c.Row:
 			span = statedSpan(c.Claim)
+		case span == "":
+			span = headingSpan(c.Heading)
 		}
 		if span == SpanQuarter || span == SpanPartYear {
 			res.Findings = append(res.Findings, Finding{"period", "the question asks for a full year, and the answer states a figure for " + spanName[span]})
@@ -1243,6 +1259,13 @@ func (f Frame) Check(c Context, ch Checks, match Matcher, weight Weigher) Result
 			// states what holds for that case, not what the question
 			// asks about
 			res.Findings = append(res.Findings, Finding{"scope", fmt.Sprintf("the answer's section is about %q, a special case of what the question asks about", m+" "+w)})
+		}
+	}
+	// a statement of a part of the measure asked for ("Hotel Revenue of
+	// $46,046" for total revenue) does not answer for the whole
+	if ch.Scope && !c.Row && figureType(f.Type) {
+		if p := f.narrowedMeasure(c.Claim); p != "" {
+			res.Findings = append(res.Findings, Finding{"scope", fmt.Sprintf("the answer states the %s, a part of what the question asks about", p)})
 		}
 	}
 	if ch.Scope && c.Row {

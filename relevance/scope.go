@@ -218,6 +218,63 @@ func (f Frame) narrowedBy(scope string) []string {
 	return out
 }
 
+// wholeWords ask for the whole of a measure: "total revenue", "the
+// combined assets". A closed class.
+var wholeWords = wordlists.Set(`total totals grand consolidated aggregate combined overall entire whole`)
+
+// narrowedMeasure returns the phrase of claim, a statement, that states a
+// part of the measure the question asks for as a whole ("Hotel Revenue"
+// for "What was Boston Properties' total revenue for 2015?"), when every
+// mention of the measure in the claim is narrowed; "" otherwise, when the
+// question does not ask for the whole, and when the claim does not
+// mention the measure. The question asks for the whole when a word of
+// wholeWords stands right before the measure; a name such as "Early
+// Termination Fee" answers "What is the termination fee?". A mention is
+// narrowed by the words right before it, up to the nearest stop word,
+// that the question does not use and that are not modifiers that state
+// the whole, a legal form, a number or a unit: "Hotel Revenue" is
+// narrowed; "total revenue", "revenue of" and "an increase in revenue"
+// are not.
+func (f Frame) narrowedMeasure(claim string) string {
+	measures := map[string]bool{}
+	qw := reWord.FindAllString(f.Question, -1)
+	for i := 1; i < len(qw); i++ {
+		st := textproc.Stem(wordvec.Fold(strings.ToLower(qw[i])))
+		if measureNouns[st] && wholeWords[wordvec.Fold(strings.ToLower(qw[i-1]))] {
+			measures[st] = true
+		}
+	}
+	if len(measures) == 0 {
+		return ""
+	}
+	q := NewText(f.Question)
+	words := reWord.FindAllString(claim, -1)
+	first := ""
+	for i, w := range words {
+		if !measures[textproc.Stem(wordvec.Fold(strings.ToLower(w)))] {
+			continue
+		}
+		var by []string
+		for j := i - 1; j >= 0 && j >= i-3; j-- {
+			lw := wordvec.Fold(strings.ToLower(words[j]))
+			if textproc.IsStopWord(lw) || measureNouns[textproc.Stem(lw)] {
+				break
+			}
+			if q.hasToken(lw) || wholeModifiers[lw] || hasDigit(lw) || spelledNum[lw] || unitWords[lw] || legalForms[lw] {
+				continue
+			}
+			by = append([]string{words[j]}, by...)
+		}
+		if len(by) == 0 {
+			return ""
+		}
+		if first == "" {
+			first = strings.Join(by, " ") + " " + w
+		}
+	}
+	return first
+}
+
 // partOf reports whether scope, the label of the group of rows a row is
 // in, names a part of the whole the question asks about: a segment, a
 // product line or a region ("Cloud and license:", "Hardware:") rather than

@@ -584,3 +584,38 @@ func TestPartHeadingIsAScopeFinding(t *testing.T) {
 		t.Errorf("a row under %q refused: %v", c.Heading, res.Findings)
 	}
 }
+
+func TestNarrowedMeasure(t *testing.T) {
+	for _, tt := range []struct {
+		q, claim, want string
+	}{
+		{"What was Boston Properties' total revenue for 2015?", "Hotel Net Operating Income for the year ended December 31, 2015 is comprised of Hotel Revenue of $46,046 less Hotel Expenses of $32,084.", "Hotel Revenue"},
+		{"What was the total population of the region?", "The urban population was 1.2 million.", "urban population"},
+		// one mention of the whole is enough
+		{"What was Boston Properties' total revenue for 2015?", "Total revenue for 2015 was $2.49 billion, of which rental revenue was $2.2 billion.", ""},
+		{"What was the total revenue?", "Revenue of $5 million came from hotels.", ""},
+		{"What was the total revenue?", "An increase in revenue of $5 million.", ""},
+		// the question's own words, the entity's, numbers and units
+		{"What was Oracle's total revenue?", "Oracle's revenues were $50 billion.", ""},
+		{"What was the total cloud revenue?", "Cloud revenue was $4 billion.", ""},
+		{"What was the total margin?", "It earned a $1.2 billion margin.", ""},
+		// a question that does not ask for the whole: a name is the thing
+		{"How much is the termination fee?", "Client shall pay an early termination fee of $25,000.", ""},
+		// a claim that does not mention the measure
+		{"What was the total revenue?", "Sales were $5 million.", ""},
+	} {
+		if got := Analyze(tt.q).narrowedMeasure(tt.claim); got != tt.want {
+			t.Errorf("%q / %q: narrowedMeasure = %q, want %q", tt.q, tt.claim, got, tt.want)
+		}
+	}
+	// the check: a statement, not a row (a row is judged by its group's
+	// label)
+	q := Analyze("What was Boston Properties' total revenue for 2015?")
+	claim := "Hotel Revenue of $46,046 less Hotel Expenses of $32,084 made up its income."
+	if res := q.Check(Context{Claim: claim}, Checks{Scope: true}, nil, nil); res.OK() || !strings.Contains(res.Findings[0].Detail, "Hotel Revenue") {
+		t.Errorf("statement of a part accepted: %v", res.Findings)
+	}
+	if res := q.Check(Context{Claim: claim, Row: true}, Checks{Scope: true}, nil, nil); !res.OK() {
+		t.Errorf("row refused as a statement: %v", res.Findings)
+	}
+}

@@ -33,15 +33,9 @@ var (
 // 2023 Apr 2, 2022 … Total net revenue $11,715 $18,353" covers a
 // quarter). It returns "" when no header comes before the row.
 func TableSpan(content, claim string) string {
-	at := strings.Index(content, claim)
+	at := rowAt(content, claim)
 	if at < 0 {
-		label := rowLabel(claim)
-		if label == "" {
-			return ""
-		}
-		if at = rowIndex(content, label); at < 0 {
-			return ""
-		}
+		return ""
 	}
 	ms := reSpanHeader.FindAllStringSubmatch(content[:at], -1)
 	if len(ms) == 0 {
@@ -66,6 +60,72 @@ func TableSpan(content, claim string) string {
 	return SpanYear
 }
 
+// rowAt returns where the row claim is in content: the claim itself, or
+// its label followed by a value; -1 when neither is there.
+func rowAt(content, claim string) int {
+	if at := strings.Index(content, claim); at >= 0 {
+		return at
+	}
+	label := rowLabel(claim)
+	if label == "" {
+		return -1
+	}
+	return rowIndex(content, label)
+}
+
+// maxHeaderBytes bounds the header TableHeader returns: a table's header
+// is a line or two ("For the year ended December 31, 2013 (in
+// thousands)"), not a page.
+const maxHeaderBytes = 400
+
+// reSentenceEnd ends a sentence of prose: what comes before it is not a
+// table's header.
+var reSentenceEnd = regexp.MustCompile(`[.!?]["')\]]?(?:\s|$)`)
+
+// TableHeader returns the header of the table the row claim sits in: the
+// text between the last end of a sentence of prose before the row and the
+// row, at most its last maxHeaderBytes. A header may run over several
+// lines and paragraphs, as a PDF's column headings do ("Three Months
+// Ended March 31, 2023\n\nDecember 31, 2022\n\n… (In millions)"), and
+// rows before the row may be part of it. It returns "" when the row is not
+// found or a sentence ends right before it.
+func TableHeader(content, claim string) string {
+	at := rowAt(content, claim)
+	if at < 0 {
+		return ""
+	}
+	header := content[max(0, at-4*maxHeaderBytes):at]
+	if ends := reSentenceEnd.FindAllStringIndex(header, -1); len(ends) > 0 {
+		header = header[ends[len(ends)-1][1]:]
+	}
+	if len(header) > maxHeaderBytes {
+		header = header[len(header)-maxHeaderBytes:]
+	}
+	return strings.TrimSpace(header)
+}
+
+// reShortPeriods matches a heading of figures for periods shorter than a
+// year: "Selected Interim Financial Information", "Quarterly Financial
+// Data".
+var reShortPeriods = regexp.MustCompile(`(?i)\b(interim|quarterly)\b`)
+
+// headingSpan returns the span that a section's heading gives the rows of
+// its tables when no period header comes before them in the section (a
+// table continued from the page before): SpanQuarter under "Quarterly
+// Financial Data", SpanPartYear under "Selected Interim Financial
+// Information", "" under a heading that also names a longer period
+// ("Annual and Quarterly Results") or none.
+func headingSpan(heading string) string {
+	m := reShortPeriods.FindStringSubmatch(heading)
+	if m == nil || reLongerStated.MatchString(heading) {
+		return ""
+	}
+	if strings.EqualFold(m[1], "quarterly") {
+		return SpanQuarter
+	}
+	return SpanPartYear
+}
+
 // statedSpan returns SpanQuarter when a statement names a quarter and no
 // longer period, "" otherwise.
 func statedSpan(claim string) string {
@@ -75,10 +135,17 @@ func statedSpan(claim string) string {
 	return ""
 }
 
+// reShorterAsked matches a question that asks about a span shorter than
+// a year ("in each quarter of 2015", "monthly sales in 2022").
+var reShorterAsked = regexp.MustCompile(`(?i)\b(?:quarters?|quarterly|months?|monthly|half|interim|weeks?|weekly|semi-?annual)\b`)
+
 // asksFullYear reports whether the question asks for a whole year ("for
-// full-year 2022", "annual revenue") and names no quarter or month.
+// full-year 2022", "annual revenue") and names no quarter or month. A
+// question for a figure that names only years ("total revenue for 2015",
+// "net income in fiscal 2022") and no shorter span asks for the year's
+// figure too: a quarter's figure of that year does not answer it.
 func (f Frame) asksFullYear() bool {
-	if !reFullYearQ.MatchString(f.Question) {
+	if !reFullYearQ.MatchString(f.Question) && (!figureType(f.Type) || len(f.Periods) == 0 || reShorterAsked.MatchString(f.Question)) {
 		return false
 	}
 	for _, p := range f.Periods {
