@@ -70,20 +70,14 @@ type Offline struct {
 	synWeight                 float64
 }
 
-// answering keeps the candidates that answer the question (see package
+// passing keeps the candidates that answer the question (see package
 // relevance): about the entities and periods it names, stating the kind
-// of answer it asks for, with its polarity; they keep their order. When no
-// candidate answers, the candidates are returned unchanged and the judge
-// decides.
-func (g *Offline) answering(req schema.GenerateRequest, cands []candidate) []candidate {
-	if out := g.passing(req, cands); len(out) > 0 {
-		return out
-	}
-	return cands
-}
-
-// passing returns the candidates that pass answering's checks, in their
-// order; none when none does.
+// of answer it asks for, with its polarity; they keep their order. When
+// none does, it returns none, and the answer says the documents do not
+// address the question: a sentence that fails these checks is not
+// offered to the judge, which may read it with other sentences run
+// into one claim (a table's header line and the rows under it) and miss
+// what each fails.
 func (g *Offline) passing(req schema.GenerateRequest, cands []candidate) []candidate {
 	frame := relevance.Analyze(req.Query)
 	checks := relevance.AllChecks(0)
@@ -214,7 +208,7 @@ func (g *Offline) answer(req schema.GenerateRequest, d *schema.Decomposition) st
 	all := g.withSynonyms(newQuery(strings.Join(append([]string{req.Query}, queries...), " "), d.KeyTerms, d.Intent))
 	cands := g.candidates(req.Sections, all)
 	if len(queries) <= 1 {
-		cands = g.answering(req, cands)
+		cands = g.passing(req, cands)
 	}
 	if len(cands) == 0 {
 		return NotAddressed
@@ -244,7 +238,7 @@ func (g *Offline) answer(req schema.GenerateRequest, d *schema.Decomposition) st
 			subReq := req
 			subReq.Query = q
 			answers := map[[2]int]bool{}
-			for _, c := range g.answering(subReq, cands) {
+			for _, c := range g.passing(subReq, cands) {
 				answers[[2]int{c.section, c.pos}] = true
 			}
 			best, bestScore, bestAnswers := -1, 0.0, false
@@ -289,7 +283,7 @@ var anaphors = wordlists.Set(`this these that those such it its they their them 
 // produces a catalytic cascade …", which names what the lead only
 // describes). The lead is read with what it says next; the continuation
 // takes the place of the last pick when the answer is full. It must pass
-// the checks every quoted sentence passes (answering): a sentence going on
+// the checks every quoted sentence passes (passing): a sentence going on
 // about another year or entity is not added. A row of a table goes on
 // with no sentence.
 func (g *Offline) withContinuation(req schema.GenerateRequest, picked []candidate, q query) []candidate {

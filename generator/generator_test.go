@@ -50,7 +50,7 @@ func TestGenerate(t *testing.T) {
 			absent:   []string{"1.5%"},
 		},
 		{
-			q:      "What is the liability cap?",
+			q:      "How is each party's total liability capped?",
 			first:  "Each party's total liability under this Agreement is capped at the fees paid in the twelve (12) months before the claim. (See Limitation of Liability, page 14)",
 			absent: []string{"Service Credits"},
 		},
@@ -251,6 +251,23 @@ func TestGenerateSkipsSpecialCaseSection(t *testing.T) {
 	}
 }
 
+// A generator offers the judge only sentences that pass the checks of
+// package relevance: when none does, it says the documents do not
+// address the question. Here every row is a quarter's figure, and the
+// question asks for the year's; read with the table's header line run
+// into it, a row would look like an answer.
+func TestNoSentencePassesNoAnswer(t *testing.T) {
+	secs := []schema.Section{{ID: "q", Title: "Selected Quarterly Financial Data", Page: 171, Source: "acme-10k-2015.pdf", DocEntity: "Acme Corporation",
+		Content: "2015 Quarter Ended March 31, June 30, September 30, December 31, (in thousands)\n\n" +
+			"Total revenue $ 618,476 $ 618,221 $ 629,884 $ 624,240 Net income $ 171,182 $ 79,460 $ 184,082 $ 137,851"}}
+	if got := generate(t, "What was Acme's total revenue for 2015?", secs); got != NotAddressed {
+		t.Errorf("a quarter's row offered for the year's figure:\n%s", got)
+	}
+	if got := generate(t, "What was Acme's total revenue in each quarter of 2015?", secs); !strings.HasPrefix(got, "Total revenue") {
+		t.Errorf("the quarter's row refused for a quarter's question:\n%s", got)
+	}
+}
+
 // The sentence that goes on from the lead ("This produces …") follows it,
 // ahead of the other sentences quoted, when it states a term of the
 // question (SQuAD 2.0's "Immune system" article, paragraph 49); one that
@@ -275,6 +292,7 @@ func TestContinuationFollowsTheLead(t *testing.T) {
 	}
 	// nor one that goes on about another year than the question asks
 	// about (Salesforce's 10-Q for the third quarter of fiscal 2023, page 30)
+	secs[0].Source, secs[0].DocEntity = "salesforce-10q-2023q3.pdf", "Salesforce, Inc."
 	secs[0].Content = "Beginning in July 2022, we saw more measured buying behavior from our customers resulting in stretched sales cycles and deal compression. " +
 		"These trends continued in the third quarter of fiscal 2023 as we saw a more challenging buying environment."
 	if got := generate(t, "What changes in customer buying behavior did Salesforce see in July 2022?", secs); !strings.HasPrefix(got, "Beginning in July 2022") || strings.Contains(got, "These trends") {
