@@ -36,6 +36,10 @@ func FuzzCheck(f *testing.F) {
 		_ = fr.NamesRow(content, row)
 		c := Context{Claim: row, Passage: content, Heading: q, Document: content}
 		c.Scope, c.Row = RowScope(content, row)
+		c.Span, c.Header = TableSpan(content, row), TableHeader(content, row)
+		if len(c.Header) > maxHeaderBytes {
+			t.Fatalf("TableHeader returned %d bytes", len(c.Header))
+		}
 		_ = fr.Check(c, AllChecks(0.5), nil, nil)
 		_ = StatesMonth(q, content)
 		_ = Tabular(content)
