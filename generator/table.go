@@ -84,7 +84,10 @@ func bestRows(text string) ([]tableRow, []string) {
 	best, bestFit := []tableRow(nil), -1
 	var bestHeader []string
 	for _, h := range headerCandidates(toks) {
-		rows := splitRows(toks[h.start:])
+		rows := valueFirstRows(toks[h.start:])
+		if rows == nil {
+			rows = splitRows(toks[h.start:])
+		}
 		fit := 0
 		for _, r := range rows {
 			if len(r.values) == len(h.header) {
@@ -228,6 +231,62 @@ func splitRows(toks []string) []tableRow {
 		dollar = false
 	}
 	flush()
+	return rows
+}
+
+// valueFirstRows reads toks as rows whose values stand before their
+// labels, as some PDFs lay a table out ("27,000 Cloud services and license
+// support operations 39,000 Services 35,000 Sales and marketing 47,000
+// Research and development 3,000 Hardware", Oracle's 2023 10-K, page 15):
+// read label first, every label would take the next row's value. It does
+// so only when toks begin with a value, end with a label, every row has
+// the same number of values and no label is a sentence; it returns nil
+// otherwise (and for fewer than two rows), and the rows are read label
+// first (splitRows).
+func valueFirstRows(toks []string) []tableRow {
+	first := 0
+	if len(toks) > 0 && toks[0] == "$" {
+		first = 1
+	}
+	if len(toks) <= first || !isCell(toks[first]) || isCell(toks[len(toks)-1]) || toks[len(toks)-1] == "$" {
+		return nil
+	}
+	var rows []tableRow
+	var label, values []string
+	dollar := false
+	for i, t := range toks {
+		switch {
+		case t == "$":
+			dollar = true
+			continue
+		case isCell(t):
+			if len(label) > 0 {
+				rows = append(rows, tableRow{strings.Join(label, " "), values})
+				label, values = nil, nil
+			}
+			if dollar {
+				t = "$" + t
+			}
+			values = append(values, t)
+		default:
+			label = append(label, t)
+		}
+		dollar = false
+		if i == len(toks)-1 {
+			rows = append(rows, tableRow{strings.Join(label, " "), values})
+		}
+	}
+	if len(rows) < 2 {
+		return nil
+	}
+	for _, r := range rows {
+		// a row's label is a name; a sentence after the last values
+		// ("(1) Restructuring costs recorded … severance costs.") is a
+		// footnote of a table read label first
+		if len(r.values) != len(rows[0].values) || strings.HasSuffix(r.label, ".") || strings.Contains(r.label, ". ") {
+			return nil
+		}
+	}
 	return rows
 }
 

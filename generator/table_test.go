@@ -50,6 +50,26 @@ func TestTableRows(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("rows:\n got %q\nwant %q", got, want)
 	}
+	// values before their labels (Oracle's 2023 10-K, page 15)
+	got = tableRows("27,000 Cloud services and license support operations 39,000 Services 35,000 Sales and marketing 47,000 Research and development 3,000 Hardware 13,000 General and administrative")
+	want = []string{"Cloud services and license support operations 27,000", "Services 39,000", "Sales and marketing 35,000", "Research and development 47,000", "Hardware 3,000", "General and administrative 13,000"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("value-first rows:\n got %q\nwant %q", got, want)
+	}
+	// a table cut after a row's label, and before the next row's values,
+	// is still read label first: its rows do not have one count of values
+	got = tableRows("4,362 Marketing, general, and administrative 1,303 1,752 Restructuring and other charges 64 (1,211) Operating expenses 5,476 4,903 Operating income")
+	want = []string{"Marketing, general, and administrative 1,303 1,752", "Restructuring and other charges 64 (1,211)", "Operating expenses 5,476 4,903"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("label-first rows after a cut:\n got %q\nwant %q", got, want)
+	}
+	// nor when the text after the last values is a footnote (Oracle's 2022
+	// 10-K, page 90)
+	got = tableRows("$ 49 $ 13 Total restructuring plans $ 262 $ 278 Other 108 59 Restructuring costs recorded to each of the operating segments presented primarily related to employee severance costs.")
+	want = []string{"Total restructuring plans $262 $278", "Other 108 59"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("rows before a footnote:\n got %q\nwant %q", got, want)
+	}
 	for _, prose := range []string{
 		"The fee is 1.5% per month on amounts unpaid after 30 days.",
 		// many figures, but mostly words: one sentence of a filing
