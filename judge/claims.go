@@ -53,10 +53,11 @@ type Claim struct {
 var (
 	// reParenCite matches "(See Title, page 8)", "(Title, pages 8–9)",
 	// "(see also A, p. 3; B, page 4)", "(Source: Title, page n/a)". A
-	// title may hold up to three parentheses, one level deep, as headings of financial
-	// statements do ("(See Amount Increase/(decrease), pages 12–13)",
-	// "Net Income (Loss)"): the offline generator writes a section's title
-	// as it is, and so may a model.
+	// title may hold up to three parentheses, one level deep, as the
+	// headings of financial statements do ("(See Amount
+	// Increase/(decrease), pages 12–13)", "Net Income (Loss)"): the
+	// offline generator writes a section's title as it is, and so may a
+	// model.
 	reParenCite = regexp.MustCompile(`(?i)\(\s*(?:(?:see|source|sources|cf\.?)\s*:?\s*(?:also\s+)?)?((?:[^()\n]{1,300}?|[^()\n]{0,300}?(?:\([^()\n]{0,60}\)[^()\n]{0,200}?){1,3}),\s*(?:pages?|pp?\.)\s*[^()\n]{1,40}?)\s*\)`)
 	// rePageSplit splits "Title, page 8" at its last ", page".
 	rePageSplit = regexp.MustCompile(`(?i)^(.*\S)\s*,\s*(?:pages?|pp?\.)\s*(\S.*)$`)

@@ -3,6 +3,7 @@ package relevance
 import (
 	"regexp"
 	"strings"
+	"unicode/utf8"
 )
 
 // The length of the period a figure covers: a table's columns are headed
@@ -94,14 +95,23 @@ func TableHeader(content, claim string) string {
 	if at < 0 {
 		return ""
 	}
-	header := content[max(0, at-4*maxHeaderBytes):at]
+	header := content[runeStart(content, max(0, at-4*maxHeaderBytes)):at]
 	if ends := reSentenceEnd.FindAllStringIndex(header, -1); len(ends) > 0 {
 		header = header[ends[len(ends)-1][1]:]
 	}
 	if len(header) > maxHeaderBytes {
-		header = header[len(header)-maxHeaderBytes:]
+		header = header[runeStart(header, len(header)-maxHeaderBytes):]
 	}
 	return strings.TrimSpace(header)
+}
+
+// runeStart returns i, or the start of the next rune of s when i falls
+// inside one.
+func runeStart(s string, i int) int {
+	for i < len(s) && !utf8.RuneStart(s[i]) {
+		i++
+	}
+	return i
 }
 
 // reShortPeriods matches a heading of figures for periods shorter than a

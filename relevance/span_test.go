@@ -3,6 +3,7 @@ package relevance
 import (
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 func TestTableSpan(t *testing.T) {
@@ -102,6 +103,11 @@ func TestTableHeader(t *testing.T) {
 	long := strings.Repeat("x ", 1000) + "\n\nRevenue $ 900"
 	if got := TableHeader(long, "Revenue $ 900"); len(got) > maxHeaderBytes {
 		t.Errorf("TableHeader returned %d bytes, want at most %d", len(got), maxHeaderBytes)
+	}
+	// cut at a rune's start, never inside one
+	accented := strings.Repeat("é", 1000) + " Revenue $ 900"
+	if got := TableHeader(accented, "Revenue $ 900"); !utf8.ValidString(got) || len(got) > maxHeaderBytes {
+		t.Errorf("TableHeader returned %d bytes, valid UTF-8 %v", len(got), utf8.ValidString(got))
 	}
 }
 
