@@ -95,7 +95,7 @@ func TableHeader(content, claim string) string {
 	if at < 0 {
 		return ""
 	}
-	header := content[runeStart(content, max(0, at-4*maxHeaderBytes)):at]
+	header := content[min(runeStart(content, max(0, at-4*maxHeaderBytes)), at):at]
 	if ends := reSentenceEnd.FindAllStringIndex(header, -1); len(ends) > 0 {
 		header = header[ends[len(ends)-1][1]:]
 	}

@@ -104,6 +104,11 @@ func TestTableHeader(t *testing.T) {
 	if got := TableHeader(long, "Revenue $ 900"); len(got) > maxHeaderBytes {
 		t.Errorf("TableHeader returned %d bytes, want at most %d", len(got), maxHeaderBytes)
 	}
+	// a row that opens content with a byte inside a rune (found by
+	// FuzzCheck)
+	if got := TableHeader("\xa1", "\xa1"); got != "" {
+		t.Errorf("TableHeader of a lone continuation byte = %q", got)
+	}
 	// cut at a rune's start, never inside one
 	accented := strings.Repeat("é", 1000) + " Revenue $ 900"
 	if got := TableHeader(accented, "Revenue $ 900"); !utf8.ValidString(got) || len(got) > maxHeaderBytes {
