@@ -201,36 +201,45 @@ func columnWord(t string) bool {
 	return t != "" && t[0] >= 'A' && t[0] <= 'Z' && strings.IndexFunc(t, func(r rune) bool { return !('A' <= r && r <= 'Z' || 'a' <= r && r <= 'z') }) < 0
 }
 
+// run is a stretch of a flattened table's tokens that are all values
+// (cells, a "$" joined to the value after it) or all label words.
+type run struct {
+	cells bool
+	toks  []string
+}
+
+// runs splits toks into runs of values and of label words, in order. A
+// "$" joins the value after it and is otherwise dropped.
+func runs(toks []string) []run {
+	var out []run
+	dollar := false
+	for _, t := range toks {
+		if t == "$" {
+			dollar = true
+			continue
+		}
+		cell := isCell(t)
+		if cell && dollar {
+			t = "$" + t
+		}
+		dollar = false
+		if len(out) == 0 || out[len(out)-1].cells != cell {
+			out = append(out, run{cells: cell})
+		}
+		out[len(out)-1].toks = append(out[len(out)-1].toks, t)
+	}
+	return out
+}
+
 // splitRows reads toks, after any header, as rows: a label then values.
 func splitRows(toks []string) []tableRow {
 	var rows []tableRow
-	var label, values []string
-	flush := func() {
-		if len(label) > 0 && len(values) > 0 {
-			rows = append(rows, tableRow{strings.Join(label, " "), values})
+	rs := runs(toks)
+	for i := 0; i+1 < len(rs); i++ {
+		if !rs[i].cells {
+			rows = append(rows, tableRow{strings.Join(rs[i].toks, " "), rs[i+1].toks})
 		}
-		label, values = nil, nil
 	}
-	dollar := false
-	for _, t := range toks {
-		switch {
-		case t == "$":
-			dollar = true
-			continue
-		case isCell(t):
-			if dollar {
-				t = "$" + t
-			}
-			values = append(values, t)
-		default:
-			if len(values) > 0 {
-				flush()
-			}
-			label = append(label, t)
-		}
-		dollar = false
-	}
-	flush()
 	return rows
 }
 
@@ -244,48 +253,20 @@ func splitRows(toks []string) []tableRow {
 // otherwise (and for fewer than two rows), and the rows are read label
 // first (splitRows).
 func valueFirstRows(toks []string) []tableRow {
-	first := 0
-	if len(toks) > 0 && toks[0] == "$" {
-		first = 1
-	}
-	if len(toks) <= first || !isCell(toks[first]) || isCell(toks[len(toks)-1]) || toks[len(toks)-1] == "$" {
+	rs := runs(toks)
+	if len(rs) < 4 || !rs[0].cells || rs[len(rs)-1].cells || toks[len(toks)-1] == "$" {
 		return nil
 	}
-	var rows []tableRow
-	var label, values []string
-	dollar := false
-	for i, t := range toks {
-		switch {
-		case t == "$":
-			dollar = true
-			continue
-		case isCell(t):
-			if len(label) > 0 {
-				rows = append(rows, tableRow{strings.Join(label, " "), values})
-				label, values = nil, nil
-			}
-			if dollar {
-				t = "$" + t
-			}
-			values = append(values, t)
-		default:
-			label = append(label, t)
-		}
-		dollar = false
-		if i == len(toks)-1 {
-			rows = append(rows, tableRow{strings.Join(label, " "), values})
-		}
-	}
-	if len(rows) < 2 {
-		return nil
-	}
-	for _, r := range rows {
+	rows := make([]tableRow, 0, len(rs)/2)
+	for i := 0; i+1 < len(rs); i += 2 {
+		label := strings.Join(rs[i+1].toks, " ")
 		// a row's label is a name; a sentence after the last values
 		// ("(1) Restructuring costs recorded … severance costs.") is a
 		// footnote of a table read label first
-		if len(r.values) != len(rows[0].values) || strings.HasSuffix(r.label, ".") || strings.Contains(r.label, ". ") {
+		if len(rs[i].toks) != len(rs[0].toks) || strings.HasSuffix(label, ".") || strings.Contains(label, ". ") {
 			return nil
 		}
+		rows = append(rows, tableRow{label, rs[i].toks})
 	}
 	return rows
 }

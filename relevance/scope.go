@@ -210,12 +210,19 @@ func (f Frame) narrowedBy(scope string) []string {
 	var out []string
 	for _, w := range words[max(0, head-3):head] {
 		lw := wordvec.Fold(strings.ToLower(w))
-		if q.hasToken(lw) || textproc.IsStopWord(lw) || wholeModifiers[lw] || hasDigit(lw) || legalForms[lw] {
+		if textproc.IsStopWord(lw) || !narrowing(lw, q) {
 			continue
 		}
 		out = append(out, w)
 	}
 	return out
+}
+
+// narrowing reports whether lw, a folded word before a measure, may
+// narrow it to a part: it is not a word of the question q, a modifier that
+// states the whole ("Total", "Consolidated"), a number or a legal form.
+func narrowing(lw string, q Text) bool {
+	return !q.hasToken(lw) && !wholeModifiers[lw] && !hasDigit(lw) && !legalForms[lw]
 }
 
 // wholeWords ask for the whole of a measure: "total revenue", "the
@@ -260,7 +267,7 @@ func (f Frame) narrowedMeasure(claim string) string {
 			if textproc.IsStopWord(lw) || measureNouns[textproc.Stem(lw)] {
 				break
 			}
-			if q.hasToken(lw) || wholeModifiers[lw] || hasDigit(lw) || spelledNum[lw] || unitWords[lw] || legalForms[lw] {
+			if !narrowing(lw, q) || spelledNum[lw] || unitWords[lw] {
 				continue
 			}
 			by = append([]string{words[j]}, by...)
@@ -331,7 +338,7 @@ func (f Frame) HeadingNarrows(heading string) (modifier, word string) {
 			w := words[i-1]
 			lw := wordvec.Fold(strings.ToLower(w))
 			st := textproc.Stem(lw)
-			if q.hasToken(lw) || q.stems[st] || focus[st] || textproc.IsStopWord(lw) || wholeModifiers[lw] || hasDigit(lw) || legalForms[lw] || q.hasAll(lw) {
+			if !narrowing(lw, q) || q.stems[st] || focus[st] || textproc.IsStopWord(lw) || q.hasAll(lw) {
 				continue
 			}
 			return w, words[i]
