@@ -140,8 +140,8 @@ answered}], citation_page_accuracy, citation_checked, abstention_precision,
 abstention_recall, abstention {tp,fp,fn,tn}, mean_retries, mean_retry_count,
 llm_calls_per_question, tokens_per_question, latency_p50_ms, latency_p95_ms,
 errors, by_kind and by_type {tag: {questions, right}}, and results [{id,
-question, kind, type, answerable, abstained, answered, confidence, grounded,
-correct, missing_facts, missed_answers, page_correct, retries, retry_count,
+question, kind, type, answerable, abstained, answered, confidence, signals,
+reasoning, refused_answer, grounded, correct, missing_facts, missed_answers, page_correct, retries, retry_count,
 usage, latency_ms, answer, error}].
 
 The --min-* and --max-aurc flags fail the command (exit 1, one line naming

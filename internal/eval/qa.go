@@ -180,6 +180,13 @@ type QAResult struct {
 	// Signals are the last verdict's calibration signals (see
 	// judge.CalibrationSignals), the input of eval calibrate.
 	Signals map[string]float64 `json:"signals,omitempty"`
+	// Reasoning is the last verdict's reasoning: why the judge accepted
+	// or refused the answer.
+	Reasoning string `json:"reasoning,omitempty"`
+	// RefusedAnswer is, when the pipeline abstained, the last answer the
+	// generator wrote and the judge refused: what a lower threshold or a
+	// looser check would have let through.
+	RefusedAnswer string `json:"refused_answer,omitempty"`
 	// Grounded is true when the last verdict accepted the answer.
 	Grounded bool `json:"grounded"`
 	// Correct: answerable, answered, grounded, every fact present and, when
@@ -332,6 +339,7 @@ func ScoreQA(row QARow, st *schema.State, err error) QAResult {
 		if st.JudgeVerdict != nil {
 			r.Confidence = st.JudgeVerdict.ConfidenceScore
 			r.Signals = st.JudgeVerdict.Signals
+			r.Reasoning = st.JudgeVerdict.Reasoning
 		}
 	}
 	if err != nil {
@@ -344,6 +352,9 @@ func ScoreQA(row QARow, st *schema.State, err error) QAResult {
 	}
 	r.Abstained = !st.Answered()
 	r.Answered = !r.Abstained
+	if r.Abstained && st.GeneratedResponse != nil {
+		r.RefusedAnswer = *st.GeneratedResponse
+	}
 	r.Grounded = !r.Abstained && st.JudgeVerdict != nil && !st.JudgeVerdict.IsHallucinated && !st.JudgeVerdict.Unverified
 	if !r.Answerable || r.Abstained {
 		return r

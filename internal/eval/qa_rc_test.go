@@ -130,8 +130,15 @@ func TestScoreQAAnswersAndFacts(t *testing.T) {
 			t.Errorf("%s: %+v", c.row.ID, r)
 		}
 	}
-	r := ScoreQA(QARow{ID: "u", Answerable: ptr(false)}, evaltest.State(schema.FallbackMessage, true, evaltest.TwoPass), nil)
-	if r.Answered || !r.Abstained {
+	if r := ScoreQA(QARow{ID: "a", Answers: []string{"France"}}, st, nil); r.RefusedAnswer != "" {
+		t.Errorf("an answer given is recorded as refused: %+v", r)
+	}
+	refused := evaltest.State(schema.FallbackMessage, true, evaltest.TwoPass)
+	draft := "Normandy is a region of Germany. (See Normans, page 1)"
+	refused.GeneratedResponse = &draft
+	refused.JudgeVerdict.Reasoning = "Not grounded: confidence 0.30 is below 0.60."
+	r := ScoreQA(QARow{ID: "u", Answerable: ptr(false)}, refused, nil)
+	if r.Answered || !r.Abstained || r.RefusedAnswer != draft || r.Reasoning != refused.JudgeVerdict.Reasoning {
 		t.Errorf("fallback: %+v", r)
 	}
 	r = ScoreQA(QARow{ID: "x", Facts: []string{"a"}}, nil, errors.New("boom"))
