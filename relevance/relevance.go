@@ -553,6 +553,7 @@ func asksMeasure(q string) bool {
 // The most specific form wins: "how many years" is a duration, "what
 // percentage" a percentage.
 func answerType(q string) AnswerType {
+	q = questionProper(q)
 	switch {
 	case reFrequencyQ.MatchString(q):
 		return TypeFrequency
@@ -567,7 +568,7 @@ func answerType(q string) AnswerType {
 		return TypeCount
 	case reAmountQ.MatchString(q):
 		return TypeAmount
-	case reWhatWas.MatchString(q) && asksMeasure(q):
+	case asksWhatMeasureWas(q):
 		return TypeAmount
 	case reTimeQ.MatchString(q):
 		return TypeTime
@@ -1647,7 +1648,7 @@ func states(f Frame, claim string) bool {
 		// "what were the revenues" asks for what a measure was: a count
 		// of things ("across our three businesses") does not state it
 		figure := f.Type == TypeAmount && !reAmountQ.MatchString(lq)
-		return statesQuantity(qnums, claim, periods, asksChange(lq), asksPart(lq), f.Type == TypeCount, figure)
+		return statesQuantity(qnums, claim, periods, asksChange(lq) || reComparedQ.MatchString(lq), asksPart(lq), f.Type == TypeCount, figure)
 	case TypePercent:
 		if strings.Contains(claim, "%") || newNumber && rePerUnit.MatchString(claim) {
 			return true
@@ -1659,6 +1660,10 @@ func states(f Frame, claim string) bool {
 		}
 		return false
 	case TypeDuration:
+		// "how long is the rhine?" asks for a length
+		if reLengthQ.MatchString(strings.ToLower(f.Question)) && reLength.MatchString(claim) {
+			return true
+		}
 		for _, ft := range facts.Extract(claim) {
 			if ft.Kind == facts.Duration {
 				return true
@@ -1677,19 +1682,21 @@ func states(f Frame, claim string) bool {
 		// "in what year" asks for a year: a day, a month or a count
 		// ("one of the founders") does not state one
 		if reYearQ.MatchString(f.Question) {
-			return reYear.MatchString(claim)
+			return statesYear(claim, qnums)
 		}
 		if reYear.MatchString(claim) || newNumber {
 			return true
 		}
 		for _, t := range toks {
-			if months[t] || timeWords[t] || spelledNum[t] || strings.HasSuffix(t, "th") && hasDigit(t) {
+			if months[t] || timeWords[t] || timeClauseWords[t] || spelledNum[t] || strings.HasSuffix(t, "th") && hasDigit(t) {
 				return true
 			}
 		}
 		return false
-	case TypeAgent, TypePlace:
+	case TypeAgent:
 		return hasNewName(f, claim)
+	case TypePlace:
+		return statesPlace(f, claim)
 	case TypeFrequency:
 		// "once in any twelve (12) month period", "every 90 days",
 		// "annually", "three times a year"
@@ -1781,7 +1788,7 @@ func statesQuantity(qnums map[string]bool, claim string, periods, change, part, 
 	for _, m := range reNumber.FindAllStringIndex(claim, -1) {
 		n := strings.ReplaceAll(claim[m[0]:m[1]], ",", "")
 		if qnums[n] || reYear.MatchString(n) && len(n) == 4 || lengthOfPeriod(claim[m[1]:]) ||
-			rePercentAfter.MatchString(claim[m[1]:]) && (count || !change && !reRateAfter.MatchString(claim[m[1]:])) ||
+			rePercentAfter.MatchString(claim[m[1]:]) && (count || !change && !periods && !reRateAfter.MatchString(claim[m[1]:])) ||
 			notTheLevel(claim[:m[0]]) || reLabelBefore.MatchString(claim[:m[0]]) ||
 			count && (reCurrencyBefore.MatchString(claim[:m[0]]) || reCurrencyAfter.MatchString(claim[m[1]:])) {
 			continue
@@ -1801,12 +1808,14 @@ func statesQuantity(qnums map[string]bool, claim string, periods, change, part, 
 		if scaleWords[w] && i > 0 && strings.EqualFold(claim[words[i-1][0]:words[i-1][1]], "in") {
 			continue
 		}
-		if spelledNum[w] && w != "one" && !reFigureBefore.MatchString(claim[:m[0]]) &&
+		if (spelledNum[w] && w != "one" || spelledCompound(w)) && !reFigureBefore.MatchString(claim[:m[0]]) &&
 			!lengthOfPeriod(claim[m[1]:]) && !rePercentAfter.MatchString(claim[m[1]:]) {
 			return true
 		}
 	}
-	return false
+	// "one-fifth of the population" says how much of a whole, not how
+	// many there are nor what a measure was
+	return !count && !figure && reFraction.MatchString(claim)
 }
 
 // reCurrencyBefore and reCurrencyAfter match what makes a number a sum of

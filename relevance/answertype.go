@@ -1,0 +1,190 @@
+package relevance
+
+import (
+	"regexp"
+	"strings"
+
+	"github.com/docmind/docmind/internal/wordlists"
+	"github.com/docmind/docmind/question"
+	"github.com/docmind/docmind/textproc"
+)
+
+// This file reads what kind of answer a question asks for where the
+// question's first words mislead: an opening clause of time or condition
+// before the question proper, and a measure noun outside the noun phrase
+// a "what was …" question asks about. It also holds the forms an answer
+// of a type may take beyond the plainest: a year before 1500, a clause of
+// time, a place named by a common noun, a length, a fraction.
+
+// clauseOpeners open a clause of time or condition that may come before
+// the question proper ("When rock folds deep in the Earth, what does it
+// create?", "If P equals NP, what effect would this have …?").
+var clauseOpeners = wordlists.Set(`when whenever if once`)
+
+// reWhWord matches a question word.
+var reWhWord = regexp.MustCompile(`\b(?:` + strings.ReplaceAll(question.WhWords, " ", "|") + `)\b`)
+
+// questionProper returns the lower-cased question q from its own question
+// word on, when it opens with a clause of time or condition and asks with
+// a later question word: "when b cells begin to replicate, what do their
+// offspring become?" asks what, not when. A question that opens "when"
+// with an auxiliary (auxiliaries: "when did …") asks when, and one with
+// no later question word is returned whole.
+func questionProper(q string) string {
+	for {
+		words := reWord.FindAllStringIndex(q, 2)
+		if len(words) < 2 || !clauseOpeners[q[words[0][0]:words[0][1]]] || auxiliaries[q[words[1][0]:words[1][1]]] {
+			return q
+		}
+		m := reWhWord.FindStringIndex(q[words[1][0]:])
+		if m == nil {
+			return q
+		}
+		// the question proper may open with a clause of its own ("when
+		// rock folds …, when it buckles upwards it creates what?")
+		q = q[words[1][0]+m[0]:]
+	}
+}
+
+// measureWords are the words of measure_nouns.txt as written: a noun of
+// the phrase a question asks about is a measure when it is one of them
+// or its plural, not when it only shares a stem with one ("populous" is
+// not "population", "proceedings" not "proceeds").
+var measureWords = wordlists.Set(wordlists.Words("measure_nouns")...)
+
+// isMeasureWord reports whether the lower-cased word w is a measure noun
+// or the plural of one.
+func isMeasureWord(w string) bool {
+	return measureWords[w] || measureWords[strings.TrimSuffix(w, "s")] || measureWords[strings.TrimSuffix(w, "es")]
+}
+
+// phraseEnds are the words that end the noun phrase a "what was …"
+// question asks about: a preposition, or a word that opens a clause.
+var phraseEnds = wordlists.Set(question.WhWords, `of in on at for from to by with about during between among within under over
+after before since until as than that per while like via against through across into upon`)
+
+// reNamingQ matches a question asking what a thing is called.
+var reNamingQ = regexp.MustCompile(`\b(?:called|named|termed|known\s+as)\b`)
+
+// asksWhatMeasureWas reports whether the lower-cased question asks what a
+// measure was: "what was/were/is …" with a measure noun in the noun
+// phrase it asks about ("what were oracle's total revenues in fiscal
+// 2023?", "what was mcdonald's provision for income taxes?"), not in a
+// phrase or clause after it ("what was the catalyst that created greater
+// interest …?", "what is the general term used to describe the output
+// …?"). A question that asks what a thing is called ("what is the area
+// called where …?"), or what a preposition at its end takes ("what is an
+// object's mass proportional to?"), does not ask for the measure.
+func asksWhatMeasureWas(q string) bool {
+	m := reWhatWas.FindStringIndex(q)
+	if m == nil || reNamingQ.MatchString(q) {
+		return false
+	}
+	words := reWord.FindAllString(q[m[1]:], -1)
+	if len(words) > 0 && phraseEnds[words[len(words)-1]] {
+		return false
+	}
+	for _, w := range words {
+		if phraseEnds[w] {
+			return false
+		}
+		if isMeasureWord(strings.TrimSuffix(strings.TrimSuffix(w, "'s"), "’s")) {
+			return true
+		}
+	}
+	return false
+}
+
+// reEarlyYear matches a year of three or four digits where a year stands:
+// after "in", "since", "until", "circa", a month or an era's mark, in
+// parentheses, or before an era ("in 1018", "April 1191", "(1421)", "711
+// AD"); not after words that open counts as often ("and 150 farms").
+var reEarlyYear = regexp.MustCompile(`(?i)(?:\b(?:in|since|until|till|circa|c\.|ad|year|jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t|tember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\s+|\()([1-9]\d{2,3})\b|\b([1-9]\d{2,3})\s+(?:ad|bc|bce|ce)\b`)
+
+// statesYear reports whether claim states a year: one reYear reads, or
+// an earlier one the question does not state, where a year stands
+// (reEarlyYear), that is not the start of a larger number or a
+// percentage.
+func statesYear(claim string, qnums map[string]bool) bool {
+	if reYear.MatchString(claim) {
+		return true
+	}
+	for _, m := range reEarlyYear.FindAllStringSubmatchIndex(claim, -1) {
+		lo, hi := m[2], m[3]
+		if lo < 0 {
+			lo, hi = m[4], m[5]
+		}
+		rest := claim[hi:]
+		if qnums[claim[lo:hi]] || reNumberGoesOn.MatchString(rest) || rePercentAfter.MatchString(rest) {
+			continue
+		}
+		return true
+	}
+	return false
+}
+
+// reNumberGoesOn matches what continues a number ("1,200", "150.5").
+var reNumberGoesOn = regexp.MustCompile(`^[.,]\d`)
+
+// timeClauseWords open a clause that says when something happens: an
+// answer to "when …?" may be a condition ("inequalities are justified
+// only when they improve …").
+var timeClauseWords = wordlists.Set(`when whenever`)
+
+// locatives are the prepositions and adverbs that say where something is.
+var locatives = wordlists.Set(`in at on into onto inside within under beneath below above near among amongst across along
+throughout toward towards around between behind beside underground underwater abroad overseas outside from`)
+
+// statesPlace reports whether claim says where: a name the question does
+// not use (hasNewName), or a place in common words, a locative followed
+// within three words by a content word the question does not use ("in
+// bays", "in the parts of the internal canal network", "underground").
+func statesPlace(f Frame, claim string) bool {
+	if hasNewName(f, claim) {
+		return true
+	}
+	q := NewText(f.Question)
+	toks := textproc.Tokens(claim) // lower-cased
+	for i, t := range toks {
+		if !locatives[t] {
+			continue
+		}
+		if t == "underground" || t == "underwater" || t == "abroad" || t == "overseas" {
+			return true
+		}
+		for _, n := range toks[i+1 : min(i+4, len(toks))] {
+			if textproc.IsStopWord(n) {
+				continue
+			}
+			if !q.tokens[n] && !q.stems[textproc.Stem(n)] {
+				return true
+			}
+			break
+		}
+	}
+	return false
+}
+
+// reLengthQ matches a question asking how long a thing is, not how long
+// something lasts ("how long is the rhine?").
+var reLengthQ = regexp.MustCompile(`\bhow\s+long\s+(?:is|are|was|were)\b`)
+
+// reLength matches a length ("86 km", "1,230 kilometres", "300 km long").
+var reLength = regexp.MustCompile(`(?i)\d[\d,.]*\s*(?:km|kilomet(?:re|er)s?|m|met(?:re|er)s?|mi|miles?|ft|feet|foot|yards?|inch(?:es)?|cm|mm|nautical\s+miles?)\b`)
+
+// reFraction matches a fraction in words ("one-fifth", "two thirds",
+// "half"), which states how much of a whole.
+var reFraction = regexp.MustCompile(`(?i)\b(?:(?:one|two|three|four|five|six|seven|eight|nine|ten)[\s-](?:halves|thirds?|quarters?|fourths?|fifths?|sixths?|sevenths?|eighths?|ninths?|tenths?)|half|halves)\b`)
+
+// spelledCompound reports whether the lower-cased word w is a compound
+// that opens with a spelled number other than "one" ("four-valve",
+// "three-day").
+func spelledCompound(w string) bool {
+	head, _, ok := strings.Cut(w, "-")
+	return ok && head != "one" && spelledNum[head]
+}
+
+// reComparedQ matches a question asking by how much one thing differs
+// from another ("how much less steam did it use?"): a percentage or a
+// difference answers it as it answers a change.
+var reComparedQ = regexp.MustCompile(`\bhow\s+(?:much|many)\s+(?:less|more|fewer|higher|lower|greater|smaller|larger|bigger)\b`)
