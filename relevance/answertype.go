@@ -188,3 +188,43 @@ func spelledCompound(w string) bool {
 // from another ("how much less steam did it use?"): a percentage or a
 // difference answers it as it answers a change.
 var reComparedQ = regexp.MustCompile(`\bhow\s+(?:much|many)\s+(?:less|more|fewer|higher|lower|greater|smaller|larger|bigger)\b`)
+
+// writtenInLowerCase reports whether the texts of c write the word w in
+// lower case: then w, capitalised as the question's first word, is an
+// ordinary word ("Outside of livestock, …", "Compared to Smeaton's
+// improvement, …", "Policies …"), not a name, which documents write
+// capitalised wherever it stands ("France laid siege …").
+func writtenInLowerCase(w string, c Context) bool {
+	lw := strings.ToLower(w)
+	if lw == w {
+		return false
+	}
+	has := func(text string) bool {
+		for i := 0; ; {
+			j := strings.Index(text[i:], lw)
+			if j < 0 {
+				return false
+			}
+			lo, hi := i+j, i+j+len(lw)
+			if (lo == 0 || !isWordByte(text[lo-1])) && (hi == len(text) || !isWordByte(text[hi])) {
+				return true
+			}
+			i = hi
+		}
+	}
+	if has(c.Claim) || has(c.Passage) || has(c.Heading) {
+		return true
+	}
+	for _, s := range c.Sections {
+		if has(s) {
+			return true
+		}
+	}
+	return false
+}
+
+// isWordByte reports whether b may be part of a word: a letter, a digit,
+// or a byte of a multi-byte letter.
+func isWordByte(b byte) bool {
+	return b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= '0' && b <= '9' || b >= 0x80
+}

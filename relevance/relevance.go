@@ -130,6 +130,10 @@ type Frame struct {
 	// of the object of a question that asks who did something ("calibr",
 	// "newer" of "Who calibrated newer studies?"; see swappedRoles)
 	roleVerb, roleObject string
+	// opener is the index in Entities of the one-word name that opens the
+	// question ("Outside of livestock, …"), or -1: its capital may only
+	// be the question's (see writtenInLowerCase).
+	opener int
 }
 
 // Context is what an answer sentence is checked in.
@@ -260,8 +264,13 @@ func Analyze(question string) Frame {
 	// when it is capitalised only as an opener, nor months, quarters or
 	// the pronoun "I"
 	var cur []string
+	f.opener = -1
+	opens := false // cur starts the question
 	flush := func() {
 		if len(cur) > 0 {
+			if opens && len(cur) == 1 {
+				f.opener = len(f.Entities)
+			}
 			f.Entities = append(f.Entities, strings.Join(cur, " "))
 			cur = nil
 		}
@@ -277,6 +286,7 @@ func Analyze(question string) Frame {
 		name := isName(w) && !(i == 0 && (questionOpeners[lw] || textproc.IsStopWord(lw))) &&
 			!months[lw] && !(lw == "may" && seenP["may"]) && lw != "i" && reQuarter.FindString(w) == "" && !reYear.MatchString(w)
 		if name {
+			opens = opens && len(cur) > 0 || i == 0
 			cur = append(cur, w)
 			if strings.HasSuffix(w, "'s") || strings.HasSuffix(w, "’s") {
 				flush() // "Apple's iPhone": two names, each checked on its own
@@ -1089,6 +1099,9 @@ func (f Frame) Check(c Context, ch Checks, match Matcher, weight Weigher) Result
 			toks := f.entityTokens[i]
 			if len(toks) == 0 {
 				continue
+			}
+			if i == f.opener && writtenInLowerCase(e, c) {
+				continue // a word, not a name ("Compared to …", "Outside of …")
 			}
 			if !before.names(e, toks) && !doc.names(e, toks) {
 				res.Findings = append(res.Findings, Finding{"entity", fmt.Sprintf("the question is about %q, which the answer's passage and its document never name", e)})
