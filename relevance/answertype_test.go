@@ -46,6 +46,10 @@ func TestAnswerForms(t *testing.T) {
 		{"What year did the flood take place?", "Before the St. Elizabeth's flood (1421), the Meuse flowed just south of today's line.", true},
 		{"What year did the flood take place?", "The flood destroyed 1,200 homes and 150 farms.", false},
 		{"What year did the flood take place?", "The flood covered 120 square kilometres.", false},
+		// so does a question for years, or for a month and a year
+		{"In what years did the infection spread to the people of Asia Minor?", "The residents fled north, most of them dying during the journey, but the infection had been spread to the people of Asia Minor.", false},
+		{"In what years did the infection spread to the people of Asia Minor?", "In 1348–49 the infection spread to the people of Asia Minor.", true},
+		{"In what month and year did the Black Death spread into France?", "The authors concluded that the research ends the debate about the etiology of the Black Death in the south of France.", false},
 		// a clause of time answers when
 		{"When are inequalities in wealth justified, according to John Rawls?", "John Rawls argued that inequalities in the distribution of wealth are only justified when they improve the position of the worst off.", true},
 		{"When are inequalities in wealth justified, according to John Rawls?", "John Rawls argued that inequalities in the distribution of wealth are never justified.", false},

@@ -531,7 +531,7 @@ var (
 	reFrequencyQ   = regexp.MustCompile(`\bhow\s+(?:often|frequently)\b|\bhow\s+many\s+times\b`)
 	reAmountQ      = regexp.MustCompile(`\bhow\s+much\b|\bhow\s+(?:big|large|high|low)\b|\bwhat\s+(?:\w+\s+)?(?:amount|sum|price|cost|value|number)\b`)
 	reDurationQ    = regexp.MustCompile(`\bhow\s+long\b|\bfor\s+how\s+many\s+(?:years|months|weeks|days|hours)\b`)
-	reYearQ        = regexp.MustCompile(`(?i)\b(?:what|which)\s+year\b`)
+	reYearQ        = regexp.MustCompile(`(?i)\b(?:what|which)\s+(?:\w+\s+and\s+)?years?\b`)
 	reTimeQ        = regexp.MustCompile(`^\s*when\b|\b(?:what|which)\s+(?:\w+\s+)?(?:year|years|date|day|month|century|decade|era|time|period)\b|\bin\s+what\s+year\b|\bwhen\s+(?:did|was|were|is|does|do|will|had|has)\b`)
 	reAgentQ       = regexp.MustCompile(`^\s*(?:who|whom|whose)\b|\b(?:by|from|to)\s+whom\b|[,;]\s*who\b`)
 	rePlaceQ       = regexp.MustCompile(`^\s*where\b|\bwhere\s+(?:did|was|were|is|are|does|do)\b|\bin\s+what\s+(?:country|city|state|town|region|place|county|area)\b|\bwhat\s+(?:country|city|state|town|region|county)\b`)
@@ -1692,8 +1692,9 @@ func states(f Frame, claim string) bool {
 		}
 		return false
 	case TypeTime:
-		// "in what year" asks for a year: a day, a month or a count
-		// ("one of the founders") does not state one
+		// "in what year" (or "what years", "what month and year") asks
+		// for a year: a day, a month or a count ("one of the founders")
+		// does not state one
 		if reYearQ.MatchString(f.Question) {
 			return statesYear(claim, qnums)
 		}
