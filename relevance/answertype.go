@@ -14,7 +14,8 @@ import (
 // before the question proper, and a measure noun outside the noun phrase
 // a "what was …" question asks about. It also holds the forms an answer
 // of a type may take beyond the plainest: a year before 1500, a clause of
-// time, a place named by a common noun, a length, a fraction.
+// time, a place named by a common noun, a length, a fraction; and when a
+// question's capitalised first word is a name (writtenInLowerCase).
 
 // clauseOpeners open a clause of time or condition that may come before
 // the question proper ("When rock folds deep in the Earth, what does it
@@ -196,8 +197,8 @@ var reComparedQ = regexp.MustCompile(`\bhow\s+(?:much|many)\s+(?:less|more|fewer
 // capitalised wherever it stands ("France laid siege …").
 func writtenInLowerCase(w string, c Context) bool {
 	lw := strings.ToLower(w)
-	if lw == w {
-		return false
+	if lw == w || w == strings.ToUpper(w) {
+		return false // not capitalised, or an acronym ("US", "IBM")
 	}
 	has := func(text string) bool {
 		for i := 0; ; {

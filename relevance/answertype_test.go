@@ -93,6 +93,11 @@ func TestOpeningWordIsANameOnlyWhenWrittenSo(t *testing.T) {
 	if res := Analyze("France laid siege to Montpellier in what year?").Check(c, AllChecks(0), nil, nil); !hasCheck(res, "entity") {
 		t.Errorf("a name the passage never states passes: %v", res.Findings)
 	}
+	// an acronym is a name, however the sections write the word
+	c = Context{Claim: "Deaths rose 8% in 2022.", Sections: []string{"The aids to navigation were removed."}}
+	if res := Analyze("AIDS deaths rose by how much in 2022?").Check(c, AllChecks(0), nil, nil); !hasCheck(res, "entity") {
+		t.Errorf("an acronym opening the question is read as a word: %v", res.Findings)
+	}
 	// and a name that is not the opening word is checked however the
 	// sections write the word
 	c = Context{Claim: "Many turtles eat ctenophores.", Sections: []string{"The beroe eats other ctenophores."}}
