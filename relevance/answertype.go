@@ -229,3 +229,50 @@ func writtenInLowerCase(w string, c Context) bool {
 func isWordByte(b byte) bool {
 	return b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= '0' && b <= '9' || b >= 0x80
 }
+
+// statesAgent reports whether claim says who: a name the question does not
+// use (hasNewName), or a doer in common words, a content word the
+// question does not use standing as the subject of one of the question's
+// verbs ("An architect normally manages the job" for "Who normally
+// manages a construction job?", "contractors are typically required to
+// verify …") or after "by" ("… was commissioned by the bishop").
+func statesAgent(f Frame, claim string) bool {
+	if hasNewName(f, claim) {
+		return true
+	}
+	q := NewText(f.Question)
+	inQuestion := func(t string) bool { return q.tokens[t] || q.stems[textproc.Stem(t)] }
+	doer := func(t string) bool {
+		return textproc.HasLetter(t) && !textproc.IsStopWord(t) && !inQuestion(t) && !auxiliaries[t]
+	}
+	toks := textproc.Tokens(claim) // lower-cased
+	for i, t := range toks {
+		if t == "by" && i+1 < len(toks) {
+			for _, n := range toks[i+1 : min(i+4, len(toks))] {
+				if textproc.IsStopWord(n) {
+					continue
+				}
+				if doer(n) {
+					return true
+				}
+				break
+			}
+			continue
+		}
+		if textproc.IsStopWord(t) || !inQuestion(t) {
+			continue
+		}
+		// the word before the verb, past adverbs and auxiliaries
+		for j := i - 1; j >= max(0, i-4); j-- {
+			p := toks[j]
+			if auxiliaries[p] || strings.HasSuffix(p, "ly") {
+				continue
+			}
+			if doer(p) {
+				return true
+			}
+			break
+		}
+	}
+	return false
+}

@@ -53,6 +53,12 @@ func TestAnswerForms(t *testing.T) {
 		// a clause of time answers when
 		{"When are inequalities in wealth justified, according to John Rawls?", "John Rawls argued that inequalities in the distribution of wealth are only justified when they improve the position of the worst off.", true},
 		{"When are inequalities in wealth justified, according to John Rawls?", "John Rawls argued that inequalities in the distribution of wealth are never justified.", false},
+		// a doer in common words answers who
+		{"Who normally manages a construction job?", "An architect normally manages the job, and a construction manager supervises it.", true},
+		{"Who is required to verify and have existing utility lines marked?", "Before the foundation can be dug, contractors are typically required to verify and have existing utility lines marked.", true},
+		{"Who commissioned the tapestry?", "The tapestry was commissioned by the bishop.", true},
+		{"Who normally manages a construction job?", "The job is normally managed well.", false},
+		{"Who commissioned the tapestry?", "The tapestry was commissioned in 1070.", false},
 		// a place in common words
 		{"Where are the gonads located?", "The gonads are located in the parts of the internal canal network under the comb rows.", true},
 		{"Where do cicadas spend the majority of their lives?", "These insects spend most of their lives as grubs underground.", true},

@@ -1708,7 +1708,7 @@ func states(f Frame, claim string) bool {
 		}
 		return false
 	case TypeAgent:
-		return hasNewName(f, claim)
+		return statesAgent(f, claim)
 	case TypePlace:
 		return statesPlace(f, claim)
 	case TypeFrequency:
