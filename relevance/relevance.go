@@ -1749,15 +1749,19 @@ var periodUnits = wordlists.Set(`year years month months week weeks day days hou
 // or how many there are (periods false; a "how much" question may be
 // answered by a length of time: periods true).
 //
-// A percentage or a sum of money is not a count (count true), nor an amount ("what were the
-// revenues" is not answered by "contributed 84%, 10% and 6% of the
-// growth") unless it is a rate ("a late fee of 1.5% per month"). The size of a change ("sales increased 8% or $28.5 billion")
-// is not the level a question asks for unless it asks about the change
-// (change true), and neither is a part of the whole ("Cerner contributed
-// $5.9 billion to our total revenues" does not say what the total
-// revenues were) unless it asks about the part (part true). When the
-// question asks what a measure was (figure true), a spelled number states
-// it only with a scale ("two million"), not as a count of things ("three
+// A percentage or a sum of money is not a count (count true), nor an
+// amount ("what were the revenues" is not answered by "contributed 84%,
+// 10% and 6% of the growth") unless it is a rate ("a late fee of 1.5% per
+// month"), or the question asks how much of a thing that is not a
+// measure (periods true: "how much imported oil …" is answered by "71%
+// of its imported oil"; so is it by a fraction in words, "one-fifth").
+// The size of a change ("sales increased 8% or $28.5 billion") is not
+// the level a question asks for unless it asks about the change (change
+// true), and neither is a part of the whole ("Cerner contributed $5.9
+// billion to our total revenues" does not say what the total revenues
+// were) unless it asks about the part (part true). When the question asks
+// what a measure was (figure true), a spelled number states it only with
+// a scale ("two million"), not as a count of things ("three
 // businesses").
 func statesQuantity(qnums map[string]bool, claim string, periods, change, part, count, figure bool) bool {
 	lengthOfPeriod := func(rest string) bool {

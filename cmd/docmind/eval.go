@@ -141,8 +141,10 @@ abstention_recall, abstention {tp,fp,fn,tn}, mean_retries, mean_retry_count,
 llm_calls_per_question, tokens_per_question, latency_p50_ms, latency_p95_ms,
 errors, by_kind and by_type {tag: {questions, right}}, and results [{id,
 question, kind, type, answerable, abstained, answered, confidence, signals,
-reasoning, refused_answer, grounded, correct, missing_facts, missed_answers, page_correct, retries, retry_count,
-usage, latency_ms, answer, error}].
+reasoning, refused_answer, grounded, correct, missing_facts,
+missed_answers, page_correct, retries, retry_count, usage, latency_ms,
+answer, error}]: reasoning is the last verdict's, and refused_answer, for
+a question the pipeline abstained on, the answer that verdict refused.
 
 The --min-* and --max-aurc flags fail the command (exit 1, one line naming
 the figure) when a figure misses its threshold.`,
