@@ -113,11 +113,7 @@ func (g *Offline) passing(req schema.GenerateRequest, cands []candidate) []candi
 			Document: relevance.DocumentContext(s),
 			Sections: contents,
 		}
-		rc.Scope, rc.Row = relevance.RowScope(s.Content, c.text)
-		if rc.Row {
-			rc.Span = relevance.TableSpan(s.Content, c.text)
-			rc.Header = relevance.TableHeader(s.Content, c.text)
-		}
+		rc.ReadTable(s.Content)
 		res := frame.Check(rc, checks, nil, nil)
 		if !res.OK() {
 			continue

@@ -113,11 +113,7 @@ func (d *Offline) relevanceCheck(ctx context.Context, a *Assessment, req schema.
 			rc.Passage, rc.Before = claimPassage(&prep[sec], c.Passage)
 			rc.Heading = relevance.HeadingContext(s)
 			rc.Document = relevance.DocumentContext(s)
-			rc.Scope, rc.Row = relevance.RowScope(s.Content, c.Claim.Text)
-			if rc.Row {
-				rc.Span = relevance.TableSpan(s.Content, c.Claim.Text)
-				rc.Header = relevance.TableHeader(s.Content, c.Claim.Text)
-			}
+			rc.ReadTable(s.Content)
 		}
 		var res relevance.Result
 		for i, f := range frames {

@@ -153,18 +153,26 @@ func statesPlace(f Frame, claim string) bool {
 		if t == "underground" || t == "underwater" || t == "abroad" || t == "overseas" {
 			return true
 		}
-		for _, n := range toks[i+1 : min(i+4, len(toks))] {
-			if textproc.IsStopWord(n) {
-				continue
-			}
-			if !q.tokens[n] && !q.stems[textproc.Stem(n)] {
-				return true
-			}
-			break
+		if n := contentWordAfter(toks, i); n != "" && !q.says(n) {
+			return true
 		}
 	}
 	return false
 }
+
+// contentWordAfter returns the first word of toks after toks[i] that is
+// not a stop word, within three words; "" when there is none.
+func contentWordAfter(toks []string, i int) string {
+	for _, n := range toks[i+1 : min(i+4, len(toks))] {
+		if !textproc.IsStopWord(n) {
+			return n
+		}
+	}
+	return ""
+}
+
+// says reports whether x has the token t or a word of its stem.
+func (x Text) says(t string) bool { return x.tokens[t] || x.stems[textproc.Stem(t)] }
 
 // reLengthQ matches a question asking how long a thing is, not how long
 // something lasts ("how long is the rhine?").
@@ -241,25 +249,18 @@ func statesAgent(f Frame, claim string) bool {
 		return true
 	}
 	q := NewText(f.Question)
-	inQuestion := func(t string) bool { return q.tokens[t] || q.stems[textproc.Stem(t)] }
 	doer := func(t string) bool {
-		return textproc.HasLetter(t) && !textproc.IsStopWord(t) && !inQuestion(t) && !auxiliaries[t]
+		return textproc.HasLetter(t) && !textproc.IsStopWord(t) && !q.says(t) && !auxiliaries[t]
 	}
 	toks := textproc.Tokens(claim) // lower-cased
 	for i, t := range toks {
-		if t == "by" && i+1 < len(toks) {
-			for _, n := range toks[i+1 : min(i+4, len(toks))] {
-				if textproc.IsStopWord(n) {
-					continue
-				}
-				if doer(n) {
-					return true
-				}
-				break
+		if t == "by" {
+			if n := contentWordAfter(toks, i); n != "" && doer(n) {
+				return true
 			}
 			continue
 		}
-		if textproc.IsStopWord(t) || !inQuestion(t) {
+		if textproc.IsStopWord(t) || !q.says(t) {
 			continue
 		}
 		// the word before the verb, past adverbs and auxiliaries

@@ -934,7 +934,7 @@ func splitCamel(s string) string {
 // hasToken reports whether x has the token t or a word that is the same
 // word (see sameWord).
 func (x Text) hasToken(t string) bool {
-	if x.tokens[t] || x.stems[textproc.Stem(t)] {
+	if x.says(t) {
 		return true
 	}
 	for w := range x.tokens {

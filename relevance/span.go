@@ -61,6 +61,17 @@ func TableSpan(content, claim string) string {
 	return SpanYear
 }
 
+// ReadTable sets what c needs to know when its claim is a row of a table
+// in content, the claim's section: Scope and Row (RowScope) and, for a
+// row, Span (TableSpan) and Header (TableHeader).
+func (c *Context) ReadTable(content string) {
+	c.Scope, c.Row = RowScope(content, c.Claim)
+	if c.Row {
+		c.Span = TableSpan(content, c.Claim)
+		c.Header = TableHeader(content, c.Claim)
+	}
+}
+
 // rowAt returns where the row claim is in content: the claim itself, or
 // its label followed by a value; -1 when neither is there.
 func rowAt(content, claim string) int {
