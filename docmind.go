@@ -175,6 +175,7 @@ func AfterEachStep(f func(ctx context.Context, step Step) error) RunOption {
 type Pipeline struct {
 	runner *Runner
 	mode   Mode
+	judge  Judge
 }
 
 // New builds a Pipeline. It needs a source of sections: WithRetriever,
@@ -204,7 +205,7 @@ func New(opts ...Option) (*Pipeline, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Pipeline{runner: r, mode: cfg.mode()}, nil
+	return &Pipeline{runner: r, mode: cfg.mode(), judge: cfg.judge}, nil
 }
 
 // Ask runs the pipeline on a question and returns the final state. The
@@ -222,6 +223,13 @@ func (p *Pipeline) Ask(ctx context.Context, query string) (*State, error) {
 
 // Runner returns the underlying loop, for resuming or forking runs.
 func (p *Pipeline) Runner() *Runner { return p.runner }
+
+// Judge returns the judge the pipeline runs: the one given with WithJudge,
+// or the default its options built (the offline judge over WithCorpus's
+// statistics, or the LLM judge of WithJudgeLLM). It judges answers
+// written elsewhere as the pipeline judges its own (docmind eval
+// relevance uses it).
+func (p *Pipeline) Judge() Judge { return p.judge }
 
 // Mode returns ModeOffline or ModeLLM.
 func (p *Pipeline) Mode() Mode { return p.mode }

@@ -98,48 +98,24 @@ func runMulti(ctx context.Context, n int, judge multiJudge, sources []RAGTruthSo
 	for k := range out {
 		out[k] = make([]JudgeOutcome, len(jobs))
 	}
-	workers := max(opts.Concurrency, 1)
-	ch := make(chan job)
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	done := 0
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for jb := range ch {
-				src := &sources[jb.src]
-				resp := src.Responses[jb.resp]
-				vs, feats, err := judge(ctx, schema.JudgeRequest{Query: src.Query, Response: resp.Response, Sections: src.Sections})
-				for k := range n {
-					var v *schema.Verdict
-					if k < len(vs) {
-						v = vs[k]
-					}
-					out[k][jb.idx] = outcome(src, resp, v, err)
-					out[k][jb.idx].Features = feats
-				}
-				if opts.Progress != nil {
-					mu.Lock()
-					done++
-					opts.Progress(done, len(jobs))
-					mu.Unlock()
-				}
+	err := forEach(ctx, len(jobs), opts.Concurrency, func(i int) {
+		jb := jobs[i]
+		src := &sources[jb.src]
+		resp := src.Responses[jb.resp]
+		vs, feats, err := judge(ctx, schema.JudgeRequest{Query: src.Query, Response: resp.Response, Sections: src.Sections})
+		for k := range n {
+			var v *schema.Verdict
+			if k < len(vs) {
+				v = vs[k]
 			}
-		}()
-	}
-	var err error
-feed:
-	for _, jb := range jobs {
-		select {
-		case ch <- jb:
-		case <-ctx.Done():
-			err = ctx.Err()
-			break feed
+			out[k][jb.idx] = outcome(src, resp, v, err)
+			out[k][jb.idx].Features = feats
 		}
-	}
-	close(ch)
-	wg.Wait()
+	}, func(done int, _ int) {
+		if opts.Progress != nil {
+			opts.Progress(done, len(jobs))
+		}
+	})
 	if err != nil {
 		return nil, fmt.Errorf("judge benchmark stopped: %w", err)
 	}
@@ -406,4 +382,41 @@ func Overall(scores []TaskScore) TaskScore {
 		return TaskScore{Task: "overall"}
 	}
 	return scores[len(scores)-1]
+}
+
+// forEach calls do(i) for i in [0, n) on workers goroutines (at least
+// one), then after(done, i) from one goroutine at a time. It stops
+// handing out work when ctx is cancelled and returns ctx.Err() once the
+// calls under way have ended.
+func forEach(ctx context.Context, n, workers int, do func(i int), after func(done, i int)) error {
+	ch := make(chan int)
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	done := 0
+	for range max(workers, 1) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range ch {
+				do(i)
+				mu.Lock()
+				done++
+				after(done, i)
+				mu.Unlock()
+			}
+		}()
+	}
+	var err error
+feed:
+	for i := range n {
+		select {
+		case ch <- i:
+		case <-ctx.Done():
+			err = ctx.Err()
+			break feed
+		}
+	}
+	close(ch)
+	wg.Wait()
+	return err
 }

@@ -765,7 +765,9 @@ func itoa(n int) string { return strconv.Itoa(n) }
 
 // GoldRow is one row of a SQuAD-style gold file (JSONL): the question's
 // id, whether it is impossible (unanswerable) and every acceptable answer.
-// title, doc, paragraph, question and plausible are read but not used.
+// eval qa reads id, is_impossible and answers; eval relevance also doc,
+// paragraph, question and plausible (the distractor answers of an
+// unanswerable question). title is read but not used.
 type GoldRow struct {
 	ID           string   `json:"id"`
 	Title        string   `json:"title,omitempty"`
@@ -780,34 +782,59 @@ type GoldRow struct {
 // LoadGold reads a gold file (JSONL of GoldRow; blank and '#' lines
 // skipped; unknown fields are an error), keyed by id.
 func LoadGold(path string) (map[string]GoldRow, error) {
+	return byID(LoadGoldRows(path))
+}
+
+// LoadGoldRows is LoadGold in the file's order.
+func LoadGoldRows(path string) ([]GoldRow, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("gold: %w", err) // err names the path
 	}
 	defer f.Close()
-	return ReadGold(f, path)
+	return ReadGoldRows(f, path)
 }
 
 // ReadGold is LoadGold on a reader; name is used in error messages.
 func ReadGold(r io.Reader, name string) (map[string]GoldRow, error) {
-	gold := map[string]GoldRow{}
+	return byID(ReadGoldRows(r, name))
+}
+
+// byID keys gold rows by id.
+func byID(rows []GoldRow, err error) (map[string]GoldRow, error) {
+	if err != nil {
+		return nil, err
+	}
+	gold := make(map[string]GoldRow, len(rows))
+	for _, g := range rows {
+		gold[g.ID] = g
+	}
+	return gold, nil
+}
+
+// ReadGoldRows is LoadGoldRows on a reader: every row needs an id, used
+// once.
+func ReadGoldRows(r io.Reader, name string) ([]GoldRow, error) {
+	var rows []GoldRow
+	seen := map[string]bool{}
 	err := decodeJSONL(r, name, "gold", "gold row", func(lineNo int, g GoldRow) error {
 		if g.ID == "" {
 			return fmt.Errorf("gold: %s line %d: missing id", name, lineNo)
 		}
-		if _, dup := gold[g.ID]; dup {
+		if seen[g.ID] {
 			return fmt.Errorf("gold: %s line %d: id %q already used", name, lineNo, g.ID)
 		}
-		gold[g.ID] = g
+		seen[g.ID] = true
+		rows = append(rows, g)
 		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
-	if len(gold) == 0 {
+	if len(rows) == 0 {
 		return nil, fmt.Errorf("gold: %s holds no rows", name)
 	}
-	return gold, nil
+	return rows, nil
 }
 
 // MergeGold sets each row's Answers from gold (matched by id) and marks
