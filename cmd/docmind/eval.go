@@ -23,7 +23,7 @@ func (a *app) evalCmd() *cobra.Command {
 		Use:   "eval",
 		Short: "Measure the judge, the whole pipeline or retrieval on benchmark data",
 	}
-	cmd.AddCommand(a.evalJudgeCmd(), a.evalQACmd(), a.evalRetrievalCmd(), a.evalCalibrateCmd())
+	cmd.AddCommand(a.evalJudgeCmd(), a.evalQACmd(), a.evalRelevanceCmd(), a.evalRetrievalCmd(), a.evalCalibrateCmd())
 	return cmd
 }
 
@@ -185,6 +185,78 @@ the figure) when a figure misses its threshold.`,
 	f.Float64Var(&maxAURC, "max-aurc", 0, "fail when the AURC (area under risk vs coverage) is higher")
 	f.Float64Var(&c.MinAbstainPrecision, "min-abstain-precision", 0, "fail when abstention precision is lower")
 	f.Float64Var(&c.MinAbstainRecall, "min-abstain-recall", 0, "fail when abstention recall is lower")
+	return cmd
+}
+
+func (a *app) evalRelevanceCmd() *cobra.Command {
+	var pf pipelineFlags
+	c := relevanceEval{}
+	cmd := &cobra.Command{
+		Use:   "relevance [--docs DIR | --index DIR] --gold FILE [flags]",
+		Short: "The judge alone: does it accept each question's gold sentence and refuse the distractor written to tempt it",
+		Long: `Measures whether the judge checks that an answer answers the question, apart
+from retrieval and generation. For every row of a SQuAD-style gold file
+(JSONL: id, doc, paragraph, question, is_impossible, answers, plausible; see
+"eval qa --help") it takes the question's paragraph, the section titled
+"Paragraph N" of the document whose file name is doc (with no paragraph, the
+first section of doc holding the sentence), and the first sentence of it
+that holds, as written:
+  a gold answer (answers), for an answerable question;
+  the "plausible" answer, the distractor the question was written to tempt
+  with, for an unanswerable one.
+The configured judge (offline, or the LLM judge with the deterministic checks
+on top) then judges that sentence as the whole answer, "<sentence> (See
+<paragraph's citation>)", with the paragraph as the only section, scored by
+the retriever as it would be for the question. A judge that reads what the
+question asks accepts the gold sentence and refuses the distractor. The
+pipeline, which must also find the sentence, cannot do better with this judge.
+
+Figures: judged (a sentence was located; unlocated rows count as refused),
+accepted_gold (answerable questions whose gold sentence was accepted),
+accepted_distractors, accuracy = accepted_gold / all accepted,
+answerable_accepted = accepted_gold / answerable questions,
+distractors_refused = share of unanswerable questions whose distractor was
+not accepted, and the curve: the accepted sentences by falling confidence,
+one point per distinct confidence {threshold, accepted, accuracy,
+answerable_accepted} (at most 50); at_half is its first point where
+answerable_accepted reaches 0.5 (null if none). Use --min-confidence 0 for
+the whole curve.
+
+--json prints {questions, answerable, unanswerable, judged, unlocated,
+accepted_gold, accepted_distractors, accuracy, answerable_accepted,
+distractors_refused, curve, at_half, errors, results [{id, question,
+answerable, section, sentence, accepted, confidence, reasoning, missing,
+error}]}. --min-accuracy-at-half fails the command (exit 1) when the
+accuracy at half the answerable questions is lower, or never reached.`,
+		Example: `  docmind eval relevance --docs ../shared/data/squad2/docs --gold ../shared/data/squad2/gold.jsonl --min-confidence 0`,
+		Args:    exactArgs(0, "no positional argument (the questions come from --gold)"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if c.Gold == "" {
+				return usageError{cmd: cmd.Name(), err: errors.New("no data: pass --gold FILE")}
+			}
+			p, src, err := a.openPipeline(cmd.Context(), cmd, &pf, nil)
+			if err != nil {
+				return err
+			}
+			if src.index == nil {
+				return usageError{cmd: cmd.Name(), err: errors.New("eval relevance reads the paragraphs from the SQLite index: use --docs DIR or --index DIR, not --store")}
+			}
+			c.Index = src.index
+			c.Judge = p.Judge()
+			c.Stdout = a.stdout
+			if isTerminal(a.stderr) && !c.JSON {
+				c.Progress = a.stderr
+			}
+			_, err = c.Run(cmd.Context())
+			return err
+		},
+	}
+	pf.register(cmd)
+	f := cmd.Flags()
+	addJSONFlag(cmd, &c.JSON, "the figures")
+	f.StringVar(&c.Gold, "gold", "", "SQuAD-style gold `FILE` (id, doc, paragraph, question, is_impossible, answers, plausible)")
+	f.IntVar(&c.Concurrency, "concurrency", 2, "sentences judged at once")
+	f.Float64Var(&c.MinAccuracyAtHalf, "min-accuracy-at-half", 0, "fail when the accuracy with half the answerable questions accepted is lower")
 	return cmd
 }
 

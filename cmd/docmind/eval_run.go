@@ -5,11 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
 	"sort"
 	"strings"
 	"text/tabwriter"
 
+	"github.com/docmind/docmind/index"
 	"github.com/docmind/docmind/internal/eval"
+	"github.com/docmind/docmind/schema"
 )
 
 // thresholdError is returned by the command functions when a figure is
@@ -256,15 +259,8 @@ func (c qaEval) Run(ctx context.Context) (*eval.QAReport, error) {
 	if err != nil {
 		return nil, err
 	}
-	if c.Stdout != nil {
-		if c.JSON {
-			err = writeJSON(c.Stdout, rep)
-		} else {
-			err = writeQATable(c.Stdout, rep)
-		}
-		if err != nil {
-			return rep, fmt.Errorf("eval qa: write report: %w", err)
-		}
+	if err := writeReport(c.Stdout, c.JSON, rep, func(w io.Writer) error { return writeQATable(w, rep) }); err != nil {
+		return rep, fmt.Errorf("eval qa: %w", err)
 	}
 	var miss []string
 	check := func(name, flag string, got, min float64) {
@@ -284,6 +280,24 @@ func (c qaEval) Run(ctx context.Context) (*eval.QAReport, error) {
 		return rep, &thresholdError{Misses: miss}
 	}
 	return rep, nil
+}
+
+// writeReport prints rep to w (nothing when w is nil): as JSON, or with
+// table.
+func writeReport(w io.Writer, asJSON bool, rep any, table func(io.Writer) error) error {
+	if w == nil {
+		return nil
+	}
+	var err error
+	if asJSON {
+		err = writeJSON(w, rep)
+	} else {
+		err = table(w)
+	}
+	if err != nil {
+		return fmt.Errorf("write report: %w", err)
+	}
+	return nil
 }
 
 // qaTableRiskRows is how many risk–coverage points writeQATable prints.
@@ -355,6 +369,156 @@ func writeQATable(w io.Writer, rep *eval.QAReport) error {
 	if len(bad) > 0 {
 		fmt.Fprintln(w, "\nwrong:")
 		fmt.Fprintln(w, strings.Join(bad, "\n"))
+	}
+	return nil
+}
+
+// relevanceEval is what `docmind eval relevance` runs.
+type relevanceEval struct {
+	// Gold is the SQuAD-style gold file.
+	Gold string
+	// Index holds the documents the gold rows name.
+	Index *index.Index
+	Judge schema.Judge
+	JSON  bool
+	// MinAccuracyAtHalf, when > 0, fails the run when the accuracy with
+	// half the answerable questions accepted is lower (or never reached).
+	MinAccuracyAtHalf float64
+	Concurrency       int
+	Stdout            io.Writer
+	// Progress, when not nil, receives a progress line (a terminal).
+	Progress io.Writer
+}
+
+// Run reads the gold file, locates each question's sentence in the
+// index, judges them all, prints the report and checks the threshold (a
+// *thresholdError when missed).
+func (c relevanceEval) Run(ctx context.Context) (*eval.RelevanceReport, error) {
+	rows, err := eval.LoadGoldRows(c.Gold)
+	if err != nil {
+		return nil, err
+	}
+	cases, err := relevanceCases(ctx, c.Index, rows)
+	if err != nil {
+		return nil, err
+	}
+	opts := eval.RelevanceOptions{Concurrency: c.Concurrency}
+	if c.Progress != nil {
+		opts.Progress = func(done, total int, r eval.RelevanceResult) {
+			if done == total || done%20 == 0 {
+				fmt.Fprintf(c.Progress, "\rrelevance %d/%d %-26s", done, total, r.ID)
+			}
+			if done == total {
+				fmt.Fprintf(c.Progress, "\r%-50s\r", "")
+			}
+		}
+	}
+	rep, err := eval.RunRelevance(ctx, c.Judge, cases, opts)
+	if err != nil {
+		return nil, err
+	}
+	if err := writeReport(c.Stdout, c.JSON, rep, func(w io.Writer) error { return writeRelevanceTable(w, rep) }); err != nil {
+		return rep, fmt.Errorf("eval relevance: %w", err)
+	}
+	if c.MinAccuracyAtHalf > 0 {
+		switch {
+		case rep.AtHalf == nil:
+			return rep, &thresholdError{Misses: []string{fmt.Sprintf("half the answerable questions never accepted (%.3f at most) for --min-accuracy-at-half %.3f", rep.AnswerableAccepted, c.MinAccuracyAtHalf)}}
+		case rep.AtHalf.Accuracy < c.MinAccuracyAtHalf:
+			return rep, &thresholdError{Misses: []string{fmt.Sprintf("accuracy at half the answerable questions %.3f < --min-accuracy-at-half %.3f", rep.AtHalf.Accuracy, c.MinAccuracyAtHalf)}}
+		}
+	}
+	return rep, nil
+}
+
+// relevanceCases finds each gold row's document in the index (by file
+// name), its paragraph and the sentence to judge; the paragraph carries
+// the relevance score the index gives it for the question. A row whose
+// document, paragraph or sentence is not found is a case with Missing
+// set.
+func relevanceCases(ctx context.Context, ix *index.Index, rows []eval.GoldRow) ([]eval.RelevanceCase, error) {
+	docs, err := ix.Documents(ctx)
+	if err != nil {
+		return nil, err
+	}
+	paths := map[string]string{} // file name -> path
+	for _, d := range docs {
+		paths[filepath.Base(d.Path)] = d.Path
+	}
+	sections := map[string][]schema.Section{}
+	cases := make([]eval.RelevanceCase, len(rows))
+	for i, row := range rows {
+		c := &cases[i]
+		c.Row = row
+		path, ok := paths[filepath.Base(row.Doc)]
+		if row.Doc == "" || !ok {
+			c.Missing = fmt.Sprintf("document %q is not in the index", row.Doc)
+			continue
+		}
+		secs, ok := sections[path]
+		if !ok {
+			if secs, err = ix.Sections(ctx, path); err != nil {
+				return nil, err
+			}
+			sections[path] = secs
+		}
+		sec, ok := eval.SourceParagraph(row, secs)
+		if !ok {
+			c.Missing = fmt.Sprintf("document %q has no paragraph %d", row.Doc, row.Paragraph)
+			continue
+		}
+		answers := eval.RelevanceAnswers(row)
+		if len(answers) == 0 {
+			c.Missing = "the gold row gives no answer to look for (answers, or plausible when is_impossible)"
+			continue
+		}
+		if c.Sentence = eval.LocateSentence(sec.Content, answers); c.Sentence == "" {
+			c.Missing = "no sentence of the paragraph holds the answer"
+			continue
+		}
+		// the paragraph's score for the question, as retrieval gives it
+		hits, err := ix.SearchWith(ctx, row.Question, len(secs), index.SearchOptions{Where: index.Where{Documents: []string{path}}})
+		if err != nil {
+			return nil, err
+		}
+		sec.RelevanceScore = 0
+		for _, h := range hits {
+			if h.Section.Key() == sec.Key() {
+				sec.RelevanceScore = h.Section.RelevanceScore
+			}
+		}
+		c.Section = sec
+	}
+	return cases, nil
+}
+
+// writeRelevanceTable prints the relevance report: the figures and a
+// compact curve.
+func writeRelevanceTable(w io.Writer, rep *eval.RelevanceReport) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "questions\t%d (%d answerable, %d unanswerable; %d judged, %d not located)\n", rep.Questions, rep.Answerable, rep.Unanswerable, rep.Judged, rep.Unlocated)
+	fmt.Fprintf(tw, "gold sentences accepted\t%d (%.3f of answerable)\n", rep.AcceptedGold, rep.AnswerableAccepted)
+	fmt.Fprintf(tw, "distractors accepted\t%d (%.3f of unanswerable refused)\n", rep.AcceptedDistractors, rep.DistractorsRefused)
+	fmt.Fprintf(tw, "accuracy among accepted\t%.3f\n", rep.Accuracy)
+	if rep.AtHalf != nil {
+		fmt.Fprintf(tw, "at half the answerable\taccuracy %.3f at confidence >= %.3f (%d accepted)\n", rep.AtHalf.Accuracy, rep.AtHalf.Threshold, rep.AtHalf.Accepted)
+	} else {
+		fmt.Fprintf(tw, "at half the answerable\tnot reached\n")
+	}
+	if rep.Errors > 0 {
+		fmt.Fprintf(tw, "errors\t%d\n", rep.Errors)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if len(rep.Curve) == 0 {
+		return nil
+	}
+	fmt.Fprintln(w, "\nconfidence >=  accepted  accuracy  answerable accepted")
+	step := max(len(rep.Curve)/qaTableRiskRows, 1)
+	for i := 0; i < len(rep.Curve); i += step {
+		p := rep.Curve[i]
+		fmt.Fprintf(w, "%13.3f  %8d  %8.3f  %19.3f\n", p.Threshold, p.Accepted, p.Accuracy, p.AnswerableAccepted)
 	}
 	return nil
 }

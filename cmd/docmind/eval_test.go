@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/docmind/docmind/internal/testenv"
 	"github.com/docmind/docmind/judge"
 )
 
@@ -171,5 +172,84 @@ func TestEvalCalibrate(t *testing.T) {
 	r = runCLI(t, nil, "eval", "calibrate", report)
 	if r.code == exitOK || !strings.Contains(r.stderr, "no answers with signals") || strings.Count(strings.TrimSpace(r.stderr), "\n") > 0 {
 		t.Errorf("exit %d, stderr %q", r.code, r.stderr)
+	}
+}
+
+// TestEvalRelevance runs `eval relevance` over the tiny SQuAD-style
+// fixture: the judge reads each question's own sentence; the threshold
+// flag fails the run (exit 1, one line) when half the answerable
+// questions are never accepted; bad invocations are usage errors.
+func TestEvalRelevance(t *testing.T) {
+	docs := filepath.Join("internal", "eval", "testdata", "tinysquad", "docs")
+	gold := filepath.Join("internal", "eval", "testdata", "tinysquad", "gold.jsonl")
+	r := runCLI(t, nil, "eval", "relevance", "--docs", docs, "--gold", gold, "--json", "--min-accuracy-at-half", "0.5")
+	if r.code != exitOK {
+		t.Fatalf("exit %d, stderr:\n%s", r.code, r.stderr)
+	}
+	var rep struct {
+		Questions    int `json:"questions"`
+		Judged       int `json:"judged"`
+		AcceptedGold int `json:"accepted_gold"`
+		AtHalf       *struct {
+			Accuracy float64 `json:"accuracy"`
+		} `json:"at_half"`
+		Results []struct {
+			ID       string  `json:"id"`
+			Accepted bool    `json:"accepted"`
+			Conf     float64 `json:"confidence"`
+			Sentence string  `json:"sentence"`
+			Missing  string  `json:"missing"`
+		} `json:"results"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil {
+		t.Fatalf("%v\n%s", err, r.stdout)
+	}
+	if rep.Questions != 9 || rep.Judged != 7 || rep.AcceptedGold != 3 || rep.AtHalf == nil || rep.AtHalf.Accuracy != 1 {
+		t.Errorf("report %+v", rep)
+	}
+	for _, res := range rep.Results {
+		// at the default threshold every accepted sentence is confident
+		if res.Accepted && res.Conf < judge.DefaultMinConfidence {
+			t.Errorf("%s accepted at %.3f, under the default threshold", res.ID, res.Conf)
+		}
+		if res.ID == "u4" && !strings.Contains(res.Missing, "oak-river.md") {
+			t.Errorf("u4: missing = %q", res.Missing)
+		}
+	}
+	// the table
+	r = runCLI(t, nil, "eval", "relevance", "--docs", docs, "--gold", gold, "--min-confidence", "0")
+	if r.code != exitOK || !strings.Contains(r.stdout, "gold sentences accepted  3 (1.000 of answerable)") || !strings.Contains(r.stdout, "confidence >=") {
+		t.Errorf("table: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	// only distractors and an answerable question whose document is missing
+	sub := filepath.Join(t.TempDir(), "gold.jsonl")
+	b, err := os.ReadFile(filepath.Join(testenv.RepoRoot(t), gold))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lines []string
+	for _, l := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		if strings.Contains(l, `"is_impossible":true`) {
+			lines = append(lines, l)
+		}
+	}
+	lines = append(lines, `{"id":"a9","doc":"oak-river.md","paragraph":1,"question":"Who first mapped the Oak River?","is_impossible":false,"answers":["Anna Keller"]}`)
+	if err := os.WriteFile(sub, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r = runCLI(t, nil, "eval", "relevance", "--docs", docs, "--gold", sub, "--min-accuracy-at-half", "0.5")
+	if r.code != exitError || !strings.Contains(r.stderr, "never accepted") || strings.Count(strings.TrimSpace(r.stderr), "\n") > 1 {
+		t.Errorf("threshold: exit %d, stderr:\n%s", r.code, r.stderr)
+	}
+	for _, args := range [][]string{
+		{"eval", "relevance", "--docs", docs},
+		{"eval", "relevance", "--docs", docs, "--gold", gold, "extra"},
+	} {
+		if r := runCLI(t, nil, args...); r.code != exitUsage {
+			t.Errorf("%v: exit %d, want %d\n%s", args, r.code, exitUsage, r.stderr)
+		}
+	}
+	if r := runCLI(t, nil, "eval", "relevance", "--docs", docs, "--gold", filepath.Join(t.TempDir(), "none.jsonl")); r.code != exitError || !strings.Contains(r.stderr, "none.jsonl") {
+		t.Errorf("missing gold file: exit %d\n%s", r.code, r.stderr)
 	}
 }

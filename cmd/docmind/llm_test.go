@@ -557,3 +557,89 @@ func TestAskLLMModePromptsCarryRelativePaths(t *testing.T) {
 		}
 	}
 }
+
+var (
+	questionRE = regexp.MustCompile(`Question: ([^\n<]*)`)
+	answerRE   = regexp.MustCompile(`<answer>\s*([^<]*?)\s*\(See `)
+)
+
+// TestEvalRelevanceLLMMode measures an LLM judge with `eval relevance`:
+// the scripted model finds every sentence quoted right and says whether
+// each answers its question. A model that tells the distractors apart
+// scores 1.000; one that takes every sentence as an answer accepts the
+// distractors the deterministic checks on top do not read either (the
+// other dam, both dams), and the figure shows it. Only the judge is
+// called.
+func TestEvalRelevanceLLMMode(t *testing.T) {
+	docs := filepath.Join("internal", "eval", "testdata", "tinysquad", "docs")
+	gold := filepath.Join("internal", "eval", "testdata", "tinysquad", "gold.jsonl")
+	distractors := []string{"upper dam", "never mapped", "northern hills", "two dams"}
+	run := func(discerning bool) map[string]bool {
+		t.Helper()
+		srv := openaitest.New(t)
+		srv.Respond(func(req openaitest.Request) openaitest.Reply {
+			if req.Route != openaitest.RouteVerdict {
+				return openaitest.Reply{Status: 500, Message: "unscripted route " + req.Route}
+			}
+			// the user message ends with the question and the answer
+			text := req.Text()
+			qs := questionRE.FindAllStringSubmatch(text, -1)
+			as := answerRE.FindAllStringSubmatch(text, -1)
+			if len(qs) == 0 || len(as) == 0 {
+				return openaitest.Reply{Status: 500, Message: "no question or answer in the prompt"}
+			}
+			q, m := qs[len(qs)-1][1], as[len(as)-1]
+			addresses := true
+			for _, d := range distractors {
+				if discerning && strings.Contains(q, d) {
+					addresses = false
+				}
+			}
+			v, _ := json.Marshal(map[string]any{
+				"claims": []map[string]any{{"claim": m[1], "section_id": promptSectionID(text, "Paragraph"), "quote": m[1],
+					"supported": true, "contradiction": "", "reason": "", "addresses_question": addresses,
+					"about": map[string]any{"entity": "Elm River", "period": ""}}},
+				"is_hallucinated": false, "confidence_score": 0.9, "reasoning": "quoted from the paragraph",
+				"irrelevant_sections": []string{}, "answers_question": addresses, "relevance_reason": "",
+			})
+			return openaitest.Reply{Content: string(v)}
+		})
+		r := runCLI(t, llmEnv(srv), "eval", "relevance", "--docs", docs, "--gold", gold, "--json")
+		if r.code != exitOK {
+			t.Fatalf("exit %d\n%s", r.code, r.stderr)
+		}
+		var rep struct {
+			Results []struct {
+				ID       string `json:"id"`
+				Accepted bool   `json:"accepted"`
+				Error    string `json:"error"`
+			} `json:"results"`
+		}
+		if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil {
+			t.Fatalf("%v\n%s", err, r.stdout)
+		}
+		accepted := map[string]bool{}
+		for _, res := range rep.Results {
+			if res.Error != "" {
+				t.Errorf("%s: %s", res.ID, res.Error)
+			}
+			accepted[res.ID] = res.Accepted
+		}
+		for _, req := range srv.Requests() {
+			if req.Route != openaitest.RouteVerdict {
+				t.Errorf("eval relevance called %s", req.Route)
+			}
+		}
+		return accepted
+	}
+	got := run(true)
+	for id, want := range map[string]bool{"a1": true, "a2": true, "a3": true, "u1": false, "u2": false, "u5": false, "u6": false} {
+		if got[id] != want {
+			t.Errorf("discerning model: %s accepted = %v, want %v", id, got[id], want)
+		}
+	}
+	got = run(false)
+	if !got["u1"] || !got["u6"] || !got["a1"] {
+		t.Errorf("a model that accepts everything: accepted %v; u1 and u6 should pass the deterministic checks", got)
+	}
+}
