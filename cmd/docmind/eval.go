@@ -209,7 +209,8 @@ on top) then judges that sentence as the whole answer, "<sentence> (See
 <paragraph's citation>)", with the paragraph as the only section, scored by
 the retriever as it would be for the question. A judge that reads what the
 question asks accepts the gold sentence and refuses the distractor. The
-pipeline, which must also find the sentence, cannot do better with this judge.
+figures are what the pipeline would reach with this judge if it always
+quoted the sentence a question was written from.
 
 Figures: judged (a sentence was located; unlocated rows count as refused),
 accepted_gold (answerable questions whose gold sentence was accepted),

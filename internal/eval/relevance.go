@@ -20,9 +20,9 @@ import (
 // unanswerable one it holds the "plausible" answer the question was
 // written to tempt with, the distractor. A judge that reads what the
 // question asks accepts the first and refuses the second. Retrieval and
-// generation play no part, so the figures bound what the whole pipeline
-// can reach with this judge: it cannot tell a right answer from a
-// distractor better when it also has to find them.
+// generation play no part: the figures are what the pipeline would reach
+// with this judge if it always quoted the sentence a question was
+// written from.
 
 // RelevanceCase is one question of a relevance run: its gold row, its
 // paragraph (RelevanceScore as the retriever scores it for the question)
