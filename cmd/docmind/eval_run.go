@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"text/tabwriter"
@@ -402,6 +403,9 @@ func (c relevanceEval) Run(ctx context.Context) (*eval.RelevanceReport, error) {
 	if err != nil {
 		return nil, err
 	}
+	if !slices.ContainsFunc(cases, func(c eval.RelevanceCase) bool { return c.Missing == "" }) {
+		return nil, fmt.Errorf("eval relevance: no row of %s could be read in the documents (first: %s); pass the folder they are in with --docs", c.Gold, cases[0].Missing)
+	}
 	opts := eval.RelevanceOptions{Concurrency: c.Concurrency}
 	if c.Progress != nil {
 		opts.Progress = func(done, total int, r eval.RelevanceResult) {
@@ -473,7 +477,7 @@ func relevanceCases(ctx context.Context, ix *index.Index, rows []eval.GoldRow) (
 			continue
 		}
 		if c.Sentence = eval.LocateSentence(sec.Content, answers); c.Sentence == "" {
-			c.Missing = "no sentence of the paragraph holds the answer"
+			c.Missing = eval.NoSentence
 			continue
 		}
 		// the paragraph's score for the question, as retrieval gives it

@@ -241,6 +241,13 @@ func TestEvalRelevance(t *testing.T) {
 	if r.code != exitError || !strings.Contains(r.stderr, "never accepted") || strings.Count(strings.TrimSpace(r.stderr), "\n") > 1 {
 		t.Errorf("threshold: exit %d, stderr:\n%s", r.code, r.stderr)
 	}
+	// no row's document in the folder: one error line
+	if err := os.WriteFile(sub, []byte(lines[len(lines)-1]+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if r := runCLI(t, nil, "eval", "relevance", "--docs", docs, "--gold", sub); r.code != exitError || !strings.Contains(r.stderr, "no row of") || !strings.Contains(r.stderr, "oak-river.md") {
+		t.Errorf("no document: exit %d\n%s", r.code, r.stderr)
+	}
 	for _, args := range [][]string{
 		{"eval", "relevance", "--docs", docs},
 		{"eval", "relevance", "--docs", docs, "--gold", gold, "extra"},

@@ -576,13 +576,13 @@ func AURC(curve []RiskCoveragePoint, n int) float64 {
 	return area / float64(n)
 }
 
-// thinCurve keeps at most max points of curve, evenly spread by index,
+// ThinCurve keeps at most max points of curve, evenly spread by index,
 // always keeping the first and the last.
-func ThinCurve(curve []RiskCoveragePoint, max int) []RiskCoveragePoint {
+func ThinCurve[P any](curve []P, max int) []P {
 	if len(curve) <= max || max < 2 {
 		return curve
 	}
-	out := make([]RiskCoveragePoint, 0, max)
+	out := make([]P, 0, max)
 	last := -1
 	for j := range max {
 		i := int(math.Round(float64(j) * float64(len(curve)-1) / float64(max-1)))

@@ -137,6 +137,10 @@ func RelevanceAnswers(row GoldRow) []string {
 	return row.Answers
 }
 
+// NoSentence says why a case has no sentence when its paragraph has none
+// holding the answer.
+const NoSentence = "no sentence of the paragraph holds the answer"
+
 // LocateSentence returns the first sentence of content (textproc
 // sentences) that holds one of answers as written, or "".
 func LocateSentence(content string, answers []string) string {
@@ -177,7 +181,7 @@ func judgeCase(ctx context.Context, j schema.Judge, c RelevanceCase) RelevanceRe
 		Section: c.Section.Title, Sentence: c.Sentence, Missing: c.Missing}
 	if c.Sentence == "" {
 		if r.Missing == "" {
-			r.Missing = "no sentence of the paragraph holds the answer"
+			r.Missing = NoSentence
 		}
 		return r
 	}
@@ -246,22 +250,6 @@ func summarizeRelevance(results []RelevanceResult) *RelevanceReport {
 		}
 		curve = append(curve, p)
 	}
-	rep.Curve = thinRelevance(curve, relevanceCurvePoints)
+	rep.Curve = ThinCurve(curve, relevanceCurvePoints)
 	return rep
-}
-
-// thinRelevance keeps at most n points of curve, as ThinCurve does.
-func thinRelevance(curve []RelevancePoint, n int) []RelevancePoint {
-	if len(curve) <= n {
-		return curve
-	}
-	idx := make([]RiskCoveragePoint, len(curve))
-	for i := range curve {
-		idx[i] = RiskCoveragePoint{Answered: i}
-	}
-	var out []RelevancePoint
-	for _, p := range ThinCurve(idx, n) {
-		out = append(out, curve[p.Answered])
-	}
-	return out
 }
