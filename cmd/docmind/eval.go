@@ -212,7 +212,8 @@ question asks accepts the gold sentence and refuses the distractor. The
 figures are what the pipeline would reach with this judge if it always
 quoted the sentence a question was written from.
 
-Figures: judged (a sentence was located; unlocated rows count as refused),
+Figures: judged (a sentence was located; unlocated rows count as refused,
+and when no row can be located the command stops with an error),
 accepted_gold (answerable questions whose gold sentence was accepted),
 accepted_distractors, accuracy = accepted_gold / all accepted,
 answerable_accepted = accepted_gold / answerable questions,
