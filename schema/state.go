@@ -85,8 +85,45 @@ type Section struct {
 	// ("fiscal year ended May 31, 2023", "quarter ended April 1, 2023");
 	// empty when unknown.
 	DocPeriod string `json:"doc_period,omitempty"`
+	// Kind is what part of its document the section is (see the SectionKind
+	// constants): running text, a table row, or one of the parts that
+	// repeat a document's names without answering a question about its
+	// content (preamble, signature block, table of contents, …). Empty
+	// means body.
+	Kind SectionKind `json:"kind,omitempty"`
 	// RelevanceScore is the retriever's score normalised to [0,1].
 	RelevanceScore float64 `json:"relevance_score"`
+}
+
+// SectionKind names what part of its document a section is. The values are
+// stable strings: they are stored in indexes and appear in --json output and
+// in rule IDs (kind.signature-block).
+type SectionKind string
+
+// Section kinds. Body is the zero value's meaning; the others are the parts
+// of a document that identify it (who, what, when) rather than state its
+// content, and retrieval hands them on only to questions that ask for them.
+const (
+	KindBody           SectionKind = ""
+	KindTableRow       SectionKind = "table-row"
+	KindPreamble       SectionKind = "preamble"
+	KindRecitals       SectionKind = "recitals"
+	KindSignature      SectionKind = "signature-block"
+	KindTOC            SectionKind = "table-of-contents"
+	KindHeaderFooter   SectionKind = "header-footer"
+	KindCover          SectionKind = "cover-page"
+	KindCertification  SectionKind = "certification"
+	KindCrossReference SectionKind = "cross-reference"
+)
+
+// Identifying reports whether k is a kind that names a document's parties,
+// title or period rather than stating its content.
+func (k SectionKind) Identifying() bool {
+	switch k {
+	case KindBody, KindTableRow:
+		return false
+	}
+	return true
 }
 
 // Citation renders the section's reference as it appears in answers:
