@@ -116,9 +116,14 @@ func NewRetrieve(r schema.Retriever) *NodeChain {
 			}
 			req.Feedback = fb
 		}
+		report := &schema.RetrieveReport{}
+		req.Report = report
 		secs, err := r.Retrieve(ctx, req)
 		if err != nil {
 			return fmt.Errorf("retrieve: %w", err)
+		}
+		if note := report.Note(); note != "" {
+			schema.RecordNote(ctx, note)
 		}
 		excluded := make(map[string]bool, len(st.ExcludedSections))
 		for _, k := range st.ExcludedSections {

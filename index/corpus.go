@@ -338,13 +338,8 @@ func (c *Corpus) DocFreqs(ctx context.Context, stems []string) ([]int, error) {
 	if len(stems) == 0 {
 		return out, nil
 	}
-	uniq := slices.Clone(stems)
-	slices.Sort(uniq)
-	uniq = slices.Compact(uniq)
-	qts := make([]queryTerm, len(uniq))
-	for i, t := range uniq {
-		qts[i] = queryTerm{term: t}
-	}
+	uniq := distinct(slices.Clone(stems))
+	qts := queryTerms(uniq)
 	fail := func(err error) ([]int, error) {
 		return nil, fmt.Errorf("index %s: count the sections of %d terms: %w", c.ix.path, len(uniq), err)
 	}

@@ -47,8 +47,9 @@ const SchemaVersion = 1
 // written by another version re-reads every document at its next ingest
 // (and so does `ask --docs`, whose per-folder index is ingested at every
 // run), instead of mixing sections read two ways. Version 3: terms fold
-// accents (textproc.Fold), so "Herve" finds "Hervé".
-const ReadingVersion = 3
+// accents (textproc.Fold), so "Herve" finds "Hervé". Version 4: sections
+// carry their kind (schema.SectionKind: preamble, signature block, …).
+const ReadingVersion = 4
 
 // FileName is the database file name used inside an index directory.
 const FileName = "docmind.db"
@@ -84,6 +85,7 @@ type Index struct {
 	// the collector empties a pool, and a 100k-section accumulator
 	// reallocated after each collection was a quarter of a question's
 	// allocation, hence of its collections)
+	docMaps  docMapCache
 	accMu    sync.Mutex
 	accSpare []*accumulator
 
@@ -212,7 +214,8 @@ CREATE TABLE IF NOT EXISTS sections (
 	page_printed INTEGER NOT NULL DEFAULT 0,
 	doc_title    TEXT NOT NULL DEFAULT '',
 	doc_entity   TEXT NOT NULL DEFAULT '',
-	doc_period   TEXT NOT NULL DEFAULT ''
+	doc_period   TEXT NOT NULL DEFAULT '',
+	kind         TEXT NOT NULL DEFAULT ''
 );
 CREATE INDEX IF NOT EXISTS sections_doc ON sections(doc_id);
 CREATE INDEX IF NOT EXISTS sections_key ON sections(key);
@@ -301,6 +304,7 @@ var contextColumns = [][2]string{
 	{"doc_title", "TEXT NOT NULL DEFAULT ''"},
 	{"doc_entity", "TEXT NOT NULL DEFAULT ''"},
 	{"doc_period", "TEXT NOT NULL DEFAULT ''"},
+	{"kind", "TEXT NOT NULL DEFAULT ''"},
 }
 
 // addContextColumns migrates an index written before sections carried

@@ -3,6 +3,7 @@ package index
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/tmc/langchaingo/vectorstores"
@@ -66,6 +67,18 @@ type Retriever struct {
 	// turns it off;
 	// NewRetriever sets DefaultTableRows.
 	TableRows int
+	// Resolver, when set, reads which documents a question names
+	// (Index.Resolve): passages are then ranked inside those documents by
+	// the rest of the question, and sections of the kinds that identify a
+	// document (preamble, signature block, …) only lead where they match
+	// the rest of the question better than any body text. Index.Retriever
+	// sets it.
+	Resolver Resolver
+}
+
+// Resolver reads which documents a question names.
+type Resolver interface {
+	Resolve(ctx context.Context, question string) (Resolution, error)
 }
 
 var _ schema.Retriever = (*Retriever)(nil)
@@ -82,6 +95,7 @@ func NewRetriever(store vectorstores.VectorStore) *Retriever {
 // cosine scales differ from one embedding model to the next.
 func (ix *Index) Retriever() *Retriever {
 	r := NewRetriever(NewStore(ix))
+	r.Resolver = ix
 	if ix.embedder == nil {
 		r.MinRelevance = LexicalMinRelevance
 	}
@@ -125,23 +139,71 @@ func (r *Retriever) Retrieve(ctx context.Context, req schema.RetrieveRequest) ([
 	}
 	queries := retrievalQueries(req)
 	fetch := k + len(excluded) + len(prev)
-	var lists [][]Hit
-	for _, q := range queries {
-		docs, err := r.store.SimilaritySearch(ctx, q, fetch, r.Options...)
-		if err != nil {
-			return nil, fmt.Errorf("retrieve sections for %q: %w", q, err)
-		}
-		var hits []Hit
-		for _, d := range docs {
-			s := SectionFromDocument(d)
-			if excluded[s.Key()] || s.RelevanceScore < widenFloor {
-				continue
-			}
-			hits = append(hits, Hit{Section: s})
-		}
-		lists = append(lists, hits)
+	res, err := r.resolve(ctx, req)
+	if err != nil {
+		return nil, err
 	}
-	fused := Fuse(fetch, lists...)
+	if req.Report != nil {
+		req.Report.Documents = res.Documents
+		req.Report.Missing = res.Missing
+	}
+	if len(res.Missing) > 0 {
+		// the question names what no document mentions: better no
+		// evidence than another subject's
+		return nil, nil
+	}
+	search := func(opts []vectorstores.Option, rerank bool) ([]Hit, error) {
+		var lists [][]Hit
+		var qs []string
+		for _, q := range queries {
+			pq := PassageQuery(q, res.Naming)
+			qs = append(qs, pq)
+			if pq != q && rerank {
+				// the whole question too: a passage may state the
+				// names as part of its fact ("the 40,275 McDonald's
+				// restaurants at year-end 2022")
+				qs = append(qs, q)
+			}
+		}
+		for _, q := range qs {
+			n := fetch
+			if rerank {
+				n = max(fetch, softCandidates)
+			}
+			docs, err := r.store.SimilaritySearch(ctx, q, n, opts...)
+			if err != nil {
+				return nil, fmt.Errorf("retrieve sections for %q: %w", q, err)
+			}
+			var hits []Hit
+			for _, d := range docs {
+				s := SectionFromDocument(d)
+				if excluded[s.Key()] || s.RelevanceScore < widenFloor {
+					continue
+				}
+				raw, _ := d.Metadata[MetaScore].(float64)
+				hits = append(hits, Hit{Section: s, Score: raw})
+			}
+			if rerank {
+				hits = softRerank(q, hits)
+			}
+			lists = append(lists, hits)
+		}
+		return demoteIdentifying(Fuse(fetch, lists...)), nil
+	}
+	var fused []Hit
+	if len(res.Documents) > 0 {
+		// only the documents the question names; inside them a passage
+		// needs to match less of the question, whose names are gone
+		floor *= widenRatio
+		widenFloor = min(widenFloor, floor)
+		if fused, err = search(append(slices.Clip(r.Options), vectorstores.WithFilters(Filter{Where: Where{Documents: res.Documents}})), true); err != nil {
+			return nil, err
+		}
+	} else {
+		if fused, err = search(r.Options, false); err != nil {
+			return nil, err
+		}
+	}
 	var out, extra []schema.Section
 	for _, h := range fused {
 		switch {
@@ -211,6 +273,56 @@ func (r *Retriever) withTableRow(ctx context.Context, query string, out []schema
 		return append(out, s), nil
 	}
 	return out, nil
+}
+
+// resolve reads which documents the request's question names, when the
+// retriever has a Resolver.
+func (r *Retriever) resolve(ctx context.Context, req schema.RetrieveRequest) (Resolution, error) {
+	if r.Resolver == nil {
+		return Resolution{}, nil
+	}
+	res, err := r.Resolver.Resolve(ctx, req.Query)
+	if err != nil {
+		return Resolution{}, fmt.Errorf("retrieve: %w", err)
+	}
+	return res, nil
+}
+
+// softCandidates is how many of a named document's best passages by BM25
+// are read again for the meaning of their words (softRerank).
+const softCandidates = 40
+
+// identifyingMargin is how much better than the best body section (in
+// relevance) a section of an identifying kind must match to keep its
+// place in the ranking.
+const identifyingMargin = 0.25
+
+// demoteIdentifying moves the sections of identifying kinds (preamble,
+// signature block, cover page, …) after the body sections, unless one
+// matches the question clearly better than any body section does: they
+// repeat the document's names, which is why they rank, and they answer
+// only questions about those names ("Who signed …?", "When was it
+// dated?"), which their other words then match.
+func demoteIdentifying(hits []Hit) []Hit {
+	bestBody := -1.0
+	for _, h := range hits {
+		if !h.Section.Kind.Identifying() {
+			bestBody = max(bestBody, h.Section.RelevanceScore)
+		}
+	}
+	if bestBody < 0 {
+		return hits
+	}
+	out := make([]Hit, 0, len(hits))
+	var later []Hit
+	for _, h := range hits {
+		if h.Section.Kind.Identifying() && h.Section.RelevanceScore < bestBody+identifyingMargin {
+			later = append(later, h)
+			continue
+		}
+		out = append(out, h)
+	}
+	return append(out, later...)
 }
 
 // retrievalQueries lists the distinct queries for a request: the question

@@ -28,6 +28,8 @@ const (
 	MetaDocEntity   = "doc_entity"
 	MetaDocPeriod   = "doc_period"
 	MetaPagePrinted = "page_printed"
+	// MetaKind is the section's kind (schema.Section.Kind) when not body.
+	MetaKind = "kind"
 	// MetaScore is the raw score of the ranking (BM25, cosine or RRF);
 	// Document.Score holds the relevance in [0,1].
 	MetaScore = "score_raw"
@@ -203,7 +205,7 @@ func DocumentFromSection(s schema.Section) lcschema.Document {
 	if s.PagePrinted {
 		md[MetaPagePrinted] = true
 	}
-	for k, v := range map[string]string{MetaDocTitle: s.DocTitle, MetaDocEntity: s.DocEntity, MetaDocPeriod: s.DocPeriod} {
+	for k, v := range map[string]string{MetaDocTitle: s.DocTitle, MetaDocEntity: s.DocEntity, MetaDocPeriod: s.DocPeriod, MetaKind: string(s.Kind)} {
 		if v != "" {
 			md[k] = v
 		}
@@ -234,6 +236,7 @@ func SectionFromDocument(d lcschema.Document) schema.Section {
 		DocTitle:       str(MetaDocTitle),
 		DocEntity:      str(MetaDocEntity),
 		DocPeriod:      str(MetaDocPeriod),
+		Kind:           schema.SectionKind(str(MetaKind)),
 		RelevanceScore: max(0, min(1, float64(d.Score))),
 	}
 }

@@ -182,7 +182,7 @@ func (ix *Index) newSectionWriter(ctx context.Context, tx *sql.Tx) (*sectionWrit
 	if err := tx.QueryRowContext(ctx, `SELECT max(coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'sections'), 0), coalesce((SELECT max(id) FROM sections), 0)) + 1`).Scan(&w.nextID); err != nil {
 		return nil, fmt.Errorf("allocate section ids: %w", err)
 	}
-	w.secRows = newBulk(tx, `INSERT INTO sections(id, key, doc_id, title, heading_path, content, page, page_end, page_label, chunk, length, page_printed, doc_title, doc_entity, doc_period) VALUES `, 15)
+	w.secRows = newBulk(tx, `INSERT INTO sections(id, key, doc_id, title, heading_path, content, page, page_end, page_label, chunk, length, page_printed, doc_title, doc_entity, doc_period, kind) VALUES `, 16)
 	w.vecRows = newBulk(tx, `INSERT INTO vectors(section, vec) VALUES `, 2)
 	return w, nil
 }
@@ -238,7 +238,7 @@ func (w *sectionWriter) putSections(ctx context.Context, docID int64, path strin
 		}
 		rowid := w.nextID
 		w.nextID++
-		if err := w.secRows.add(ctx, rowid, key, docID, s.Title, s.Title, s.Content, s.Page, s.PageEnd, s.PageLabel, s.Chunk, p.lengths[i], s.PagePrinted, s.DocTitle, s.DocEntity, s.DocPeriod); err != nil {
+		if err := w.secRows.add(ctx, rowid, key, docID, s.Title, s.Title, s.Content, s.Page, s.PageEnd, s.PageLabel, s.Chunk, p.lengths[i], s.PagePrinted, s.DocTitle, s.DocEntity, s.DocPeriod, string(s.Kind)); err != nil {
 			return fmt.Errorf("insert sections: %w", err)
 		}
 		if p.lengths[i] > 0 {
@@ -588,11 +588,11 @@ func (ix *Index) Section(ctx context.Context, id string) (s schema.Section, ok b
 	return s, true, nil
 }
 
-const sectionColumns = `s.id, s.key, d.path, s.title, s.content, s.page, s.page_end, s.page_label, s.chunk, s.page_printed, s.doc_title, s.doc_entity, s.doc_period`
+const sectionColumns = `s.id, s.key, d.path, s.title, s.content, s.page, s.page_end, s.page_label, s.chunk, s.page_printed, s.doc_title, s.doc_entity, s.doc_period, s.kind`
 
 func scanSection(sc interface{ Scan(...any) error }, rowid *int64) (schema.Section, error) {
 	var s schema.Section
-	err := sc.Scan(rowid, &s.ID, &s.Source, &s.Title, &s.Content, &s.Page, &s.PageEnd, &s.PageLabel, &s.Chunk, &s.PagePrinted, &s.DocTitle, &s.DocEntity, &s.DocPeriod)
+	err := sc.Scan(rowid, &s.ID, &s.Source, &s.Title, &s.Content, &s.Page, &s.PageEnd, &s.PageLabel, &s.Chunk, &s.PagePrinted, &s.DocTitle, &s.DocEntity, &s.DocPeriod, &s.Kind)
 	return s, err
 }
 

@@ -92,6 +92,7 @@ func Sections(doc *document.Document, opts SectionOptions) []schema.Section {
 			out = append(out, makeSection(doc, docTitle, g, pathKey, i, c))
 		}
 	}
+	ClassifyKinds(out, doc.Format)
 	return out
 }
 

@@ -226,6 +226,7 @@ type sectionStream struct {
 	doc      *document.Document
 	opts     SectionOptions
 	emit     func(schema.Section) error
+	kinds    kindDoc // the sections so far, for their kinds
 	started  bool
 	docTitle string
 	seen     map[string]int
@@ -290,7 +291,7 @@ func (s *sectionStream) chunk(c chunk) error {
 	sec := makeSection(s.doc, s.docTitle, s.g, s.key, s.chunks, c)
 	s.chunks++
 	s.sections++
-	return s.emit(sec)
+	return s.emit(s.kinds.next(sec))
 }
 
 // endGroup emits the rest of the group being read and starts an empty

@@ -1,6 +1,12 @@
 package schema
 
-import "context"
+import (
+	"context"
+	"path"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
 
 // Decomposer reads a question into its parts. An error aborts the run.
 type Decomposer interface {
@@ -48,6 +54,45 @@ type RetrieveRequest struct {
 	Attempt int
 	// Feedback is nil on the first pass.
 	Feedback *Feedback
+	// Report, when not nil, is filled by retrievers that resolve which
+	// documents the question names.
+	Report *RetrieveReport
+}
+
+// RetrieveReport is what a retriever read of the question's documents.
+type RetrieveReport struct {
+	// Documents are the documents the question was resolved to (their
+	// paths as stored); empty when it names none.
+	Documents []string
+	// Missing are names the question gives that no document contains;
+	// the retriever then returns no sections.
+	Missing []string
+}
+
+// Note says what the report holds in one line for State.Notes: the names
+// no document mentions, else the documents the question was resolved to
+// (by file name); "" when neither.
+func (r *RetrieveReport) Note() string {
+	quote := func(ss []string) string {
+		q := make([]string, len(ss))
+		for i, s := range ss {
+			q[i] = strconv.Quote(s)
+		}
+		return strings.Join(q, ", ")
+	}
+	switch {
+	case r == nil:
+		return ""
+	case len(r.Missing) > 0:
+		return "no document mentions " + quote(r.Missing)
+	case len(r.Documents) > 0:
+		names := make([]string, len(r.Documents))
+		for i, d := range r.Documents {
+			names[i] = path.Base(filepath.ToSlash(d))
+		}
+		return "passages ranked inside the documents the question names: " + strings.Join(names, ", ")
+	}
+	return ""
 }
 
 // Retriever finds the sections that best answer a request, best first,

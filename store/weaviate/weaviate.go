@@ -453,7 +453,7 @@ func (s *Store) classes() []*models.Class {
 			stored("title"), stored("content"),
 			intProp("page", false), intProp("pageEnd", false), stored("pageLabel"), intProp("chunk", false),
 			{Name: "pagePrinted", DataType: []string{"boolean"}, IndexFilterable: &f},
-			stored("docTitle"), stored("docEntity"), stored("docPeriod"),
+			stored("docTitle"), stored("docEntity"), stored("docPeriod"), stored("kind"),
 			textProp("entityKey", "field", false, true),
 			textProp("periodKey", "field", false, true),
 			textProp("terms", "whitespace", true, true),
@@ -724,7 +724,7 @@ func (w *sectionWriter) flush(ctx context.Context) error {
 			"title": sec.Title, "content": sec.Content,
 			"page": sec.Page, "pageEnd": sec.PageEnd, "pageLabel": sec.PageLabel, "chunk": sec.Chunk,
 			"pagePrinted": sec.PagePrinted,
-			"docTitle":    sec.DocTitle, "docEntity": sec.DocEntity, "docPeriod": sec.DocPeriod,
+			"docTitle":    sec.DocTitle, "docEntity": sec.DocEntity, "docPeriod": sec.DocPeriod, "kind": string(sec.Kind),
 			"entityKey": strings.ToLower(sec.DocEntity), "periodKey": strings.ToLower(sec.DocPeriod),
 			"terms": strings.Join(terms, " "), "contextTerms": strings.Join(ctxTerms, " "),
 			"length": length,
@@ -1093,6 +1093,7 @@ type secRec struct {
 	DocTitle    string  `json:"docTitle"`
 	DocEntity   string  `json:"docEntity"`
 	DocPeriod   string  `json:"docPeriod"`
+	Kind        string  `json:"kind"`
 	Terms       string  `json:"terms"`
 	Context     string  `json:"contextTerms"`
 	Length      int     `json:"length"`
@@ -1105,11 +1106,12 @@ type secAddl struct {
 	Distance float64 `json:"distance"`
 }
 
-const secFields = `key doc version seq title content page pageEnd pageLabel chunk pagePrinted docTitle docEntity docPeriod terms contextTerms length`
+const secFields = `key doc version seq title content page pageEnd pageLabel chunk pagePrinted docTitle docEntity docPeriod kind terms contextTerms length`
 
 func (r secRec) section() schema.Section {
 	return schema.Section{ID: r.Key, Title: r.Title, Content: r.Content, Source: r.Doc, Page: r.Page, PageEnd: r.PageEnd,
-		PageLabel: r.PageLabel, Chunk: r.Chunk, PagePrinted: r.PagePrinted, DocTitle: r.DocTitle, DocEntity: r.DocEntity, DocPeriod: r.DocPeriod}
+		PageLabel: r.PageLabel, Chunk: r.Chunk, PagePrinted: r.PagePrinted, DocTitle: r.DocTitle, DocEntity: r.DocEntity, DocPeriod: r.DocPeriod,
+		Kind: schema.SectionKind(r.Kind)}
 }
 
 // Sections returns the document's sections in order.
@@ -1702,7 +1704,9 @@ func (s *Store) dense(ctx context.Context, query string, k int, opt index.Search
 // Retriever returns the pipeline's retriever over the store, with the
 // relevance floor of the SQLite index.
 func (s *Store) Retriever() schema.Retriever {
-	return index.NewSearcherRetriever(s, s.name, s.embedder != nil)
+	r := index.NewSearcherRetriever(s, s.name, s.embedder != nil)
+	r.Resolver = index.NewListResolver(s)
+	return r
 }
 
 // --- embedding model record ---

@@ -1,0 +1,536 @@
+package index
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"sync"
+	"unicode"
+
+	"github.com/docmind/docmind/schema"
+	"github.com/docmind/docmind/textproc"
+)
+
+// Document resolution: the words of a question that say which document it
+// is about (a company, the parties, a site, a title, a year) are told
+// apart from the words that say which passage answers, so that the first
+// choose the documents and only the second rank passages inside them.
+// Without it one BM25 over sections scores both together, and the parts
+// of a document that repeat its names (cover page, preamble, signature
+// block) outrank the clause or table row that answers.
+//
+// Each document has a profile: the terms of its context (title, entity,
+// period, file name: the strong profile) and of its identifying sections
+// (preamble, cover page, signature block: the weak profile). A question
+// term names documents when it is in their profiles and most of the
+// sections that contain it belong to them (its share): "Kiosk" in a
+// franchise addendum's preamble and in few other places names that
+// addendum; "school" in the title "Private school" names nothing when
+// most sections about schools are elsewhere. The documents the naming
+// terms point to, weighted by how few profiles each term is in, are the
+// resolution.
+
+// Resolution is what a question says about which documents it is about.
+type Resolution struct {
+	// Documents are the paths of the documents the question names, best
+	// first; empty when it names none (it is then about all of them).
+	Documents []string
+	// Naming are the question's terms (analysed, as BM25 indexes them)
+	// that name those documents, or that every document's context shares
+	// (such as "privacy policy" over a folder of privacy policies): they
+	// do not rank passages inside the documents.
+	Naming []string
+	// Missing are names the question gives (capitalised words past its
+	// first) that no document contains at all, in the question's words.
+	Missing []string
+}
+
+// namingShare is the share of a term's sections that must lie in the
+// documents whose profile holds it for the term to name them. Chosen on
+// the contract, filings, privacy-policy and SQuAD sets together (0.5, 0.7,
+// 0.8 and 0.9 measured; see docs/retrieval.md): lower lets a common word
+// of one title ("school", "force") pick that article; higher loses
+// companies that other filings mention too.
+const namingShare = 0.8
+
+// resolveTie keeps the documents whose score is at least this share of the
+// best's.
+const resolveTie = 0.75
+
+// maxResolved is the most documents a resolution keeps; a question whose
+// names fit more documents than this restricts nothing.
+const maxResolved = 8
+
+// docMap is, for one generation of the index, each section's document and
+// each document's profile.
+type docMap struct {
+	gen    string
+	secDoc map[int64]int32 // section rowid → index in docs
+	docs   []docProfile
+}
+
+type docProfile struct {
+	path string
+	// strong holds the terms of the context field: title, entity,
+	// period, file name; weak those of the identifying sections; period
+	// those of the period alone ("fiscal year ended May 31, 2023"), whose
+	// words also say which figure a question asks for.
+	strong, weak, period map[string]bool
+}
+
+// docMapCache holds an index's docMap.
+type docMapCache struct {
+	mu sync.Mutex
+	m  *docMap
+}
+
+// identifyingForProfile are the section kinds whose words go into a
+// document's weak profile: the parts that name its parties.
+var identifyingForProfile = []schema.SectionKind{schema.KindPreamble, schema.KindCover, schema.KindSignature}
+
+// loadDocMap reads the document map of the index's current generation,
+// or returns the cached one.
+func (ix *Index) loadDocMap(ctx context.Context, conn querier) (*docMap, error) {
+	gen, err := ix.generation(ctx, conn)
+	if err != nil {
+		return nil, err
+	}
+	ix.docMaps.mu.Lock()
+	defer ix.docMaps.mu.Unlock()
+	if m := ix.docMaps.m; m != nil && m.gen == gen {
+		return m, nil
+	}
+	kinds := make([]string, len(identifyingForProfile))
+	for i, k := range identifyingForProfile {
+		kinds[i] = "'" + string(k) + "'"
+	}
+	rows, err := conn.QueryContext(ctx, `SELECT s.id, d.id, d.path, d.title, s.title, s.doc_title, s.doc_entity, s.doc_period,
+			CASE WHEN s.kind IN (`+strings.Join(kinds, ",")+`) THEN s.content ELSE '' END
+		FROM sections s JOIN documents d ON d.id = s.doc_id ORDER BY d.id, s.id`)
+	if err != nil {
+		return nil, fmt.Errorf("read the documents' profiles: %w", err)
+	}
+	defer rows.Close()
+	m := &docMap{gen: gen, secDoc: map[int64]int32{}}
+	an := newAnalyzer()
+	lastDoc := int64(-1)
+	for rows.Next() {
+		var sid, did int64
+		var path, dtitle, stitle, docTitle, entity, period, content string
+		if err := rows.Scan(&sid, &did, &path, &dtitle, &stitle, &docTitle, &entity, &period, &content); err != nil {
+			return nil, fmt.Errorf("read the documents' profiles: %w", err)
+		}
+		if did != lastDoc {
+			lastDoc = did
+			m.docs = append(m.docs, newProfile(an, path, dtitle, schema.Section{DocTitle: docTitle, DocEntity: entity, DocPeriod: period}))
+		}
+		di := int32(len(m.docs) - 1)
+		m.secDoc[sid] = di
+		if content != "" {
+			for _, t := range an.terms(content) {
+				m.docs[di].weak[t] = true
+			}
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("read the documents' profiles: %w", err)
+	}
+	ix.docMaps.m = m
+	return m, nil
+}
+
+// newProfile is the profile of the document at path, titled title, with
+// the context its sections carry (first's DocTitle, DocEntity, DocPeriod)
+// and no weak terms yet.
+func newProfile(an *analyzer, path, title string, first schema.Section) docProfile {
+	p := docProfile{path: path, strong: map[string]bool{}, weak: map[string]bool{}, period: map[string]bool{}}
+	if first.DocTitle != "" {
+		title = first.DocTitle
+	}
+	for _, t := range an.terms(strings.Join([]string{title, first.DocEntity, first.DocPeriod, FileNameWords(path)}, "\n")) {
+		p.strong[t] = true
+	}
+	for _, t := range an.terms(first.DocPeriod) {
+		p.period[t] = true
+	}
+	for _, t := range an.terms(strings.Join([]string{title, first.DocEntity, FileNameWords(path)}, "\n")) {
+		delete(p.period, t)
+	}
+	return p
+}
+
+// SectionLister is a store that lists its documents and their sections:
+// what ListResolver reads.
+type SectionLister interface {
+	Documents(ctx context.Context) ([]Document, error)
+	Sections(ctx context.Context, path string) ([]schema.Section, error)
+}
+
+// ListResolver resolves documents (as Index.Resolve does) over any store
+// that lists its sections, such as the Weaviate store: it reads every
+// section once per change of the document list and keeps, per term, the
+// number of sections holding it in each document.
+type ListResolver struct {
+	src    SectionLister
+	mu     sync.Mutex
+	key    string
+	m      *docMap
+	counts map[string]map[int32]int
+}
+
+// NewListResolver returns a resolver over src.
+func NewListResolver(src SectionLister) *ListResolver { return &ListResolver{src: src} }
+
+// Resolve reads which documents the question names (see Resolution).
+func (r *ListResolver) Resolve(ctx context.Context, question string) (Resolution, error) {
+	docs, err := r.src.Documents(ctx)
+	if err != nil {
+		return Resolution{}, fmt.Errorf("resolve documents: %w", err)
+	}
+	var key strings.Builder
+	for _, d := range docs {
+		fmt.Fprintf(&key, "%s\x00%s\x00%d\x00%d\n", d.Path, d.Hash, d.IngestedAt.UnixNano(), d.Sections)
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.m == nil || r.key != key.String() {
+		an := newAnalyzer()
+		m := &docMap{}
+		counts := map[string]map[int32]int{}
+		for _, d := range docs {
+			secs, err := r.src.Sections(ctx, d.Path)
+			if err != nil {
+				return Resolution{}, fmt.Errorf("resolve documents: %w", err)
+			}
+			first := schema.Section{}
+			if len(secs) > 0 {
+				first = secs[0]
+			}
+			m.docs = append(m.docs, newProfile(an, d.Path, d.Title, first))
+			di := int32(len(m.docs) - 1)
+			for _, s := range secs {
+				ts := an.terms(s.Title + "\n" + s.Content)
+				slices.Sort(ts)
+				for _, t := range slices.Compact(ts) {
+					if counts[t] == nil {
+						counts[t] = map[int32]int{}
+					}
+					counts[t][di]++
+				}
+				if slices.Contains(identifyingForProfile, s.Kind) {
+					for _, t := range an.terms(s.Content) {
+						m.docs[di].weak[t] = true
+					}
+				}
+			}
+		}
+		r.key, r.m, r.counts = key.String(), m, counts
+	}
+	terms := distinct(newAnalyzer().terms(question))
+	inDoc := make([]map[int32]int, len(terms))
+	total := make([]int, len(terms))
+	for i, t := range terms {
+		inDoc[i] = r.counts[t]
+		for _, c := range inDoc[i] {
+			total[i] += c
+		}
+	}
+	return r.m.resolve(question, terms, inDoc, total), nil
+}
+
+// Resolve reads which documents the question names (see Resolution).
+func (ix *Index) Resolve(ctx context.Context, question string) (Resolution, error) {
+	conn, err := ix.db.Conn(ctx)
+	if err != nil {
+		return Resolution{}, err
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, `BEGIN DEFERRED`); err != nil {
+		return Resolution{}, err
+	}
+	defer conn.ExecContext(context.WithoutCancel(ctx), `ROLLBACK`)
+	m, err := ix.loadDocMap(ctx, conn)
+	if err != nil {
+		return Resolution{}, err
+	}
+	terms := distinct(newAnalyzer().terms(question))
+	qts := queryTerms(terms)
+	// per term: the number of its sections in each document, and in all
+	inDoc := make([]map[int32]int, len(qts))
+	total := make([]int, len(qts))
+	_, _, err = readPostings(ctx, conn, qts, func(i int, postings []byte) error {
+		if inDoc[i] == nil {
+			inDoc[i] = map[int32]int{}
+		}
+		return decodePostings(postings, func(p posting) {
+			if d, ok := m.secDoc[p.id]; ok {
+				inDoc[i][d]++
+				total[i]++
+			}
+		})
+	})
+	if err != nil {
+		return Resolution{}, fmt.Errorf("resolve documents for %q: %w", question, err)
+	}
+	return m.resolve(question, terms, inDoc, total), nil
+}
+
+// resolve scores the documents for the question's terms.
+func (m *docMap) resolve(question string, terms []string, inDoc []map[int32]int, total []int) Resolution {
+	var res Resolution
+	n := len(m.docs)
+	if n == 0 {
+		return res
+	}
+	score := make([]float64, n)
+	everywhere := map[string]bool{} // in every document's strong profile
+	chose := map[string]bool{}      // the terms that name documents
+	for i, t := range terms {
+		var holders []int32
+		strongAll := true
+		for d := range m.docs {
+			p := &m.docs[d]
+			if p.strong[t] || p.weak[t] {
+				holders = append(holders, int32(d))
+			}
+			strongAll = strongAll && p.strong[t]
+		}
+		if strongAll {
+			everywhere[t] = true
+			continue
+		}
+		if len(holders) == 0 || len(holders) == n {
+			continue
+		}
+		share := 1.0
+		if total[i] > 0 {
+			in := 0
+			for _, d := range holders {
+				in += inDoc[i][d]
+			}
+			share = float64(in) / float64(total[i])
+		}
+		if share < namingShare {
+			continue
+		}
+		chose[t] = true
+		h := float64(len(holders))
+		idf := math.Log(1 + (float64(n)-h+0.5)/(h+0.5))
+		for _, d := range holders {
+			score[d] += idf
+		}
+	}
+	best := 0.0
+	for _, s := range score {
+		best = max(best, s)
+	}
+	if best > 0 {
+		var docs []int
+		for d, s := range score {
+			if s >= resolveTie*best {
+				docs = append(docs, d)
+			}
+		}
+		docs = m.narrow(docs, terms)
+		if len(docs) <= maxResolved {
+			slices.SortStableFunc(docs, func(a, b int) int {
+				switch {
+				case score[a] > score[b]:
+					return -1
+				case score[a] < score[b]:
+					return 1
+				}
+				return strings.Compare(m.docs[a].path, m.docs[b].path)
+			})
+			naming := map[string]bool{}
+			for _, d := range docs {
+				res.Documents = append(res.Documents, m.docs[d].path)
+				for _, t := range terms {
+					if m.docs[d].strong[t] && (chose[t] || !m.docs[d].period[t]) {
+						naming[t] = true
+					}
+				}
+			}
+			// the terms that chose them name them too
+			for _, t := range terms {
+				if naming[t] {
+					continue
+				}
+				all := true
+				for _, d := range docs {
+					all = all && m.docs[d].weak[t]
+				}
+				if all && score[docs[0]] > 0 && !slices.ContainsFunc(m.docs, func(p docProfile) bool {
+					return !slices.Contains(res.Documents, p.path) && (p.weak[t] || p.strong[t])
+				}) {
+					naming[t] = true
+				}
+			}
+			for t := range everywhere {
+				naming[t] = true
+			}
+			res.Naming = sortedKeys(naming)
+		}
+	}
+	if len(res.Documents) == 0 && len(everywhere) > 0 && len(everywhere) < len(terms) {
+		// every document is a privacy policy: the words say which kind
+		// of document, not which passage
+		res.Naming = sortedKeys(everywhere)
+	}
+	res.Missing = m.missingNames(question, terms, total, chose)
+	return res
+}
+
+// narrow keeps, of several documents the question names, those whose
+// context (title, period, file name) holds the most of its periods (its
+// terms with digits: years, quarters): "Apple's iPhone net sales in fiscal
+// 2022" names both of Apple's reports, and "2022" the one for that year,
+// though other filings state 2022 too.
+func (m *docMap) narrow(docs []int, terms []string) []int {
+	if len(docs) < 2 {
+		return docs
+	}
+	count := make([]int, len(docs))
+	best := 0
+	for _, t := range terms {
+		if !strings.ContainsAny(t, "0123456789") {
+			continue
+		}
+		in := 0
+		for _, d := range docs {
+			if m.docs[d].strong[t] {
+				in++
+			}
+		}
+		if in == 0 || in == len(docs) {
+			continue
+		}
+		for i, d := range docs {
+			if m.docs[d].strong[t] {
+				count[i]++
+				best = max(best, count[i])
+			}
+		}
+	}
+	if best == 0 {
+		return docs
+	}
+	var out []int
+	for i, d := range docs {
+		if count[i] == best {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// missingNames lists the capitalised words past the question's first that
+// are in no section and no document's context, unless another such word
+// names documents (the question then names a document the folder has,
+// in words some of which it does not use).
+func (m *docMap) missingNames(question string, terms []string, total []int, chose map[string]bool) []string {
+	var out []string
+	an := newAnalyzer()
+	first, knownName := true, false
+	for start, end := range textproc.TokenSpans(question) {
+		w := question[start:end]
+		if first {
+			first = false
+			continue
+		}
+		r := []rune(w)
+		if len(r) < 2 || !unicode.IsUpper(r[0]) || !unicode.IsLower(r[len(r)-1]) {
+			continue
+		}
+		ts := an.terms(w)
+		if len(ts) != 1 {
+			continue
+		}
+		if chose[ts[0]] {
+			return nil
+		}
+		i, ok := slices.BinarySearch(terms, ts[0])
+		if !ok || total[i] > 0 {
+			knownName = knownName || ok
+			continue
+		}
+		known := false
+		for _, p := range m.docs {
+			if p.strong[ts[0]] || p.weak[ts[0]] {
+				known = true
+				break
+			}
+		}
+		if known {
+			knownName = true
+		} else if !slices.Contains(out, w) {
+			out = append(out, w)
+		}
+	}
+	if knownName {
+		// "Bill Aiken": a name the documents have, with words they lack
+		return nil
+	}
+	return out
+}
+
+// distinct sorts ss and removes repeats, in place.
+func distinct(ss []string) []string {
+	slices.Sort(ss)
+	return slices.Compact(ss)
+}
+
+// queryTerms are the query terms for distinct, sorted terms.
+func queryTerms(terms []string) []queryTerm {
+	qts := make([]queryTerm, len(terms))
+	for i, t := range terms {
+		qts[i] = queryTerm{term: t}
+	}
+	return qts
+}
+
+func sortedKeys(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// PassageQuery is the question without the words whose terms are in drop:
+// what ranks passages once the documents are chosen. It returns the
+// question itself when nothing would be left.
+func PassageQuery(question string, drop []string) string {
+	if len(drop) == 0 {
+		return question
+	}
+	an := newAnalyzer()
+	var b strings.Builder
+	last := 0
+	kept := 0
+	dropped := false // the previous word was dropped
+	for start, end := range textproc.TokenSpans(question) {
+		ts := an.terms(question[start:end])
+		if len(ts) > 0 && slices.ContainsFunc(ts, func(t string) bool { return slices.Contains(drop, t) }) {
+			if !dropped {
+				// the gap between two dropped words goes with them
+				b.WriteString(question[last:start])
+			}
+			last, dropped = end, true
+			continue
+		}
+		dropped = false
+		if len(ts) > 0 {
+			kept++
+		}
+	}
+	b.WriteString(question[last:])
+	if kept == 0 {
+		return question
+	}
+	out := strings.Join(strings.Fields(b.String()), " ")
+	return strings.NewReplacer(" ,", ",", " ?", "?", " .", ".", " ;", ";").Replace(out)
+}

@@ -1,0 +1,217 @@
+package index
+
+import (
+	"context"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/docmind/docmind/schema"
+)
+
+// twoContracts is an index of two agreements whose preambles and signature
+// blocks name their parties, and whose clauses name none, plus a handbook.
+func twoContracts(t *testing.T) *Index {
+	t.Helper()
+	ctx := context.Background()
+	ix, _ := openTest(t)
+	docs := []struct {
+		path  string
+		title string
+		secs  []schema.Section
+	}{
+		{"/c/NORTHWIND_LICENSE_AGREEMENT.pdf", "License Agreement", []schema.Section{
+			{Title: "License Agreement", Kind: schema.KindPreamble, Page: 1, Content: `This License Agreement is made between Northwind Traders Ltd. ("Licensor") and Contoso Goods LLC ("Licensee"). Northwind Traders and Contoso Goods agree as follows.`},
+			{Title: "Fees", Page: 2, Content: "Licensee shall pay the royalty within thirty days of each quarter's end."},
+			{Title: "Non-Solicitation", Page: 3, Content: "During the term neither party shall solicit or hire any employee of the other party."},
+			{Title: "Signatures", Kind: schema.KindSignature, Page: 5, Content: "NORTHWIND TRADERS LTD. By: /s/ Jane Roe Name: Jane Roe CONTOSO GOODS LLC By: /s/ John Doe Name: John Doe"},
+		}},
+		{"/c/FABRIKAM_SUPPLY_AGREEMENT.pdf", "Supply Agreement", []schema.Section{
+			{Title: "Supply Agreement", Kind: schema.KindPreamble, Page: 1, Content: `This Supply Agreement is made between Fabrikam Inc. ("Supplier") and Tailspin Toys Corp. ("Buyer").`},
+			{Title: "Non-Solicitation", Page: 2, Content: "Neither party shall solicit the employees or customers of the other party for one year."},
+			{Title: "Delivery", Page: 3, Content: "Supplier shall deliver the goods to the Buyer's warehouse."},
+		}},
+		{"/c/handbook.md", "Employee Handbook", []schema.Section{
+			{Title: "Leave", Content: "Employees accrue two days of paid leave each month."},
+			{Title: "Payment", Content: "Salaries are paid on the last working day of each month."},
+		}},
+	}
+	for _, d := range docs {
+		for i := range d.secs {
+			d.secs[i].DocTitle = d.title
+		}
+		if err := ix.PutDocument(ctx, Document{Path: d.path, Hash: d.path, Format: "pdf", Title: d.title}, d.secs); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return ix
+}
+
+const northwindQuestion = "Does the License Agreement between Northwind Traders and Contoso Goods forbid soliciting the other party's employees?"
+
+// The question's party names choose the document; they do not rank
+// passages inside it.
+func TestResolveNamesTheDocument(t *testing.T) {
+	ctx := context.Background()
+	ix := twoContracts(t)
+	res, err := ix.Resolve(ctx, northwindQuestion)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(res.Documents, []string{"/c/NORTHWIND_LICENSE_AGREEMENT.pdf"}) {
+		t.Errorf("documents %v, want the Northwind agreement alone", res.Documents)
+	}
+	for _, w := range []string{"northwind", "contoso"} {
+		if !slices.Contains(res.Naming, w) {
+			t.Errorf("naming terms %v lack %q", res.Naming, w)
+		}
+	}
+	if slices.Contains(res.Naming, "employe") || slices.Contains(res.Naming, "solicit") {
+		t.Errorf("naming terms %v take the passage's words", res.Naming)
+	}
+	if len(res.Missing) != 0 {
+		t.Errorf("missing %v, want none", res.Missing)
+	}
+
+	// one BM25 over sections puts the preamble, which repeats the names,
+	// first: the design gap the resolution closes
+	hits, err := ix.Search(ctx, northwindQuestion, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(hits) == 0 || hits[0].Section.Kind != schema.KindPreamble {
+		t.Fatalf("plain search no longer ranks the preamble first (%v): this test shows nothing", titles(hits))
+	}
+	r := ix.Retriever()
+	report := &schema.RetrieveReport{}
+	secs, err := r.Retrieve(ctx, schema.RetrieveRequest{Query: northwindQuestion, Report: report})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(secs) == 0 || secs[0].Title != "Non-Solicitation" || secs[0].Source != "/c/NORTHWIND_LICENSE_AGREEMENT.pdf" {
+		t.Fatalf("first section %v, want Northwind's non-solicitation clause", secTitles(secs))
+	}
+	for _, s := range secs {
+		if s.Source != "/c/NORTHWIND_LICENSE_AGREEMENT.pdf" {
+			t.Errorf("section of another document handed on: %s %q", s.Source, s.Title)
+		}
+	}
+	if !slices.Equal(report.Documents, res.Documents) {
+		t.Errorf("report documents %v", report.Documents)
+	}
+}
+
+// A question that names no document ranks across all of them.
+func TestResolveNothingNamed(t *testing.T) {
+	ix := twoContracts(t)
+	res, err := ix.Resolve(context.Background(), "When are salaries paid?")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Documents) != 0 || len(res.Missing) != 0 {
+		t.Errorf("resolution %+v, want none", res)
+	}
+}
+
+// A name no document contains is reported, and nothing is retrieved; a
+// name the documents have with a word they lack is not.
+func TestResolveMissingName(t *testing.T) {
+	ctx := context.Background()
+	ix := twoContracts(t)
+	q := "What royalty does the agreement with Globex require?"
+	res, err := ix.Resolve(ctx, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(res.Missing, []string{"Globex"}) {
+		t.Errorf("missing %v, want [Globex]", res.Missing)
+	}
+	report := &schema.RetrieveReport{}
+	secs, err := ix.Retriever().Retrieve(ctx, schema.RetrieveRequest{Query: q, Report: report})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(secs) != 0 || !slices.Equal(report.Missing, []string{"Globex"}) {
+		t.Errorf("retrieved %v, report %+v: want nothing and Globex missing", secTitles(secs), report)
+	}
+	res, err = ix.Resolve(ctx, "What royalty does Northwind Holdings receive?")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Missing) != 0 {
+		t.Errorf("missing %v: Northwind is known", res.Missing)
+	}
+}
+
+func TestPassageQuery(t *testing.T) {
+	an := newAnalyzer()
+	drop := an.terms("acbj.com privacy policy")
+	got := PassageQuery("According to the acbj.com privacy policy, can users edit their information?", drop)
+	if want := "According to the, can users edit their information?"; got != want {
+		t.Errorf("PassageQuery = %q, want %q", got, want)
+	}
+	if got := PassageQuery("Privacy policy?", drop); got != "Privacy policy?" {
+		t.Errorf("all words named: %q, want the question", got)
+	}
+}
+
+// Sections of identifying kinds follow the body text unless they match
+// clearly better.
+func TestDemoteIdentifying(t *testing.T) {
+	hit := func(title string, kind schema.SectionKind, rel float64) Hit {
+		return Hit{Section: schema.Section{Title: title, Kind: kind, RelevanceScore: rel}}
+	}
+	got := demoteIdentifying([]Hit{hit("dated", schema.KindPreamble, 0.9), hit("preamble", schema.KindPreamble, 0.6), hit("clause", "", 0.5)})
+	if want := []string{"dated", "clause", "preamble"}; !slices.Equal(titles(got), want) {
+		t.Errorf("order %v, want %v", titles(got), want)
+	}
+}
+
+func titles(hits []Hit) []string {
+	var out []string
+	for _, h := range hits {
+		out = append(out, h.Section.Title)
+	}
+	return out
+}
+
+func secTitles(secs []schema.Section) []string {
+	var out []string
+	for _, s := range secs {
+		out = append(out, filepath.Base(s.Source)+":"+s.Title)
+	}
+	return out
+}
+
+// A store that lists its sections (Weaviate) resolves as the index does.
+func TestListResolverMatchesIndex(t *testing.T) {
+	ctx := context.Background()
+	ix := twoContracts(t)
+	lr := NewListResolver(ix)
+	for _, q := range []string{northwindQuestion, "When are salaries paid?", "What royalty does the agreement with Globex require?",
+		"What does the Supply Agreement between Fabrikam and Tailspin Toys say about delivery?"} {
+		want, err := ix.Resolve(ctx, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := lr.Resolve(ctx, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(got.Documents, want.Documents) || !slices.Equal(got.Naming, want.Naming) || !slices.Equal(got.Missing, want.Missing) {
+			t.Errorf("%q: list resolver %+v, index %+v", q, got, want)
+		}
+	}
+	// a new document is seen
+	if err := ix.PutDocument(ctx, Document{Path: "/c/GLOBEX.pdf", Hash: "g", Format: "pdf", Title: "Globex royalty schedule"},
+		[]schema.Section{{Title: "Royalty", Content: "Globex pays a royalty of 4%.", DocTitle: "Globex royalty schedule"}}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := lr.Resolve(ctx, "What royalty does the agreement with Globex require?")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Missing) != 0 || !slices.Equal(got.Documents, []string{"/c/GLOBEX.pdf"}) {
+		t.Errorf("after adding Globex: %+v", got)
+	}
+}
