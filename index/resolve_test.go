@@ -215,3 +215,44 @@ func TestListResolverMatchesIndex(t *testing.T) {
 		t.Errorf("after adding Globex: %+v", got)
 	}
 }
+
+// A passage that points to a numbered part of its document brings that
+// part along, in place of the weakest section.
+func TestFollowPointers(t *testing.T) {
+	ctx := context.Background()
+	ix, _ := openTest(t)
+	secs := []schema.Section{
+		{Title: "Income Taxes", Kind: schema.KindCrossReference, Content: "Refer to Note 11 – Income Taxes of the Notes to Consolidated Financial Statements for further discussion."},
+		{Title: "Note 11 – Income Taxes", Content: "The effective tax rate was 16.2% in 2023."},
+		{Title: "Notices", Content: "9.3 Notices. Every notice shall be in writing."},
+		{Title: "Term", Content: "The term is described in Section 9.3 and runs three years."},
+		{Title: "Other", Content: "Unrelated text."},
+	}
+	if err := ix.PutDocument(ctx, Document{Path: "/d/report.pdf", Hash: "h", Format: "pdf"}, secs); err != nil {
+		t.Fatal(err)
+	}
+	stored, err := ix.Sections(ctx, "/d/report.pdf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	byTitle := map[string]schema.Section{}
+	for _, s := range stored {
+		byTitle[s.Title] = s
+	}
+	out := followPointers(ctx, ix, []schema.Section{byTitle["Income Taxes"], byTitle["Other"]}, 2, nil)
+	if got := secTitles(out); !slices.Equal(got, []string{"report.pdf:Income Taxes", "report.pdf:Note 11 – Income Taxes"}) {
+		t.Errorf("got %v, want the pointer then its note (the weakest section gone)", got)
+	}
+	out = followPointers(ctx, ix, []schema.Section{byTitle["Term"]}, 5, nil)
+	if got := secTitles(out); !slices.Equal(got, []string{"report.pdf:Term", "report.pdf:Notices"}) {
+		t.Errorf("got %v, want Section 9.3 followed", got)
+	}
+	// an excluded target is not brought back; no lister, no change
+	out = followPointers(ctx, ix, []schema.Section{byTitle["Term"]}, 5, map[string]bool{byTitle["Notices"].Key(): true})
+	if len(out) != 1 {
+		t.Errorf("excluded target followed: %v", secTitles(out))
+	}
+	if out := followPointers(ctx, nil, []schema.Section{byTitle["Term"]}, 5, nil); len(out) != 1 {
+		t.Errorf("no lister: %v", secTitles(out))
+	}
+}

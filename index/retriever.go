@@ -67,6 +67,10 @@ type Retriever struct {
 	// turns it off;
 	// NewRetriever sets DefaultTableRows.
 	TableRows int
+	// Lister, when set, lists a document's sections: a section that
+	// points to a numbered part of its document ("see Note 11") brings
+	// that part along (followPointers). Index.Retriever sets it.
+	Lister SectionLister
 	// Resolver, when set, reads which documents a question names
 	// (Index.Resolve): passages are then ranked inside those documents by
 	// the rest of the question, and sections of the kinds that identify a
@@ -95,7 +99,7 @@ func NewRetriever(store vectorstores.VectorStore) *Retriever {
 // cosine scales differ from one embedding model to the next.
 func (ix *Index) Retriever() *Retriever {
 	r := NewRetriever(NewStore(ix))
-	r.Resolver = ix
+	r.Resolver, r.Lister = ix, ix
 	if ix.embedder == nil {
 		r.MinRelevance = LexicalMinRelevance
 	}
@@ -219,6 +223,7 @@ func (r *Retriever) Retrieve(ctx context.Context, req schema.RetrieveRequest) ([
 			return nil, err
 		}
 	}
+	out = followPointers(ctx, r.Lister, out, k, excluded)
 	if len(prev) == 0 {
 		return out, nil
 	}

@@ -1705,7 +1705,7 @@ func (s *Store) dense(ctx context.Context, query string, k int, opt index.Search
 // relevance floor of the SQLite index.
 func (s *Store) Retriever() schema.Retriever {
 	r := index.NewSearcherRetriever(s, s.name, s.embedder != nil)
-	r.Resolver = index.NewListResolver(s)
+	r.Resolver, r.Lister = index.NewListResolver(s), s
 	return r
 }
 
