@@ -27,6 +27,25 @@ func (e *thresholdError) Error() string {
 	return "threshold missed: " + strings.Join(e.Misses, "; ")
 }
 
+// minChecks collects the figures under their --min-* thresholds.
+type minChecks []string
+
+// check records a miss when min > 0 (a threshold is set) and got is
+// lower: "name got < --flag min".
+func (m *minChecks) check(name, flag string, got, min float64) {
+	if min > 0 && got < min {
+		*m = append(*m, fmt.Sprintf("%s %.3f < --%s %.3f", name, got, flag, min))
+	}
+}
+
+// err is a *thresholdError naming the misses, nil when there are none.
+func (m minChecks) err() error {
+	if len(m) == 0 {
+		return nil
+	}
+	return &thresholdError{Misses: m}
+}
+
 // judgeEval is what `docmind eval judge` runs.
 type judgeEval struct {
 	// Files are RAGTruth-format JSONL files.
@@ -263,24 +282,16 @@ func (c qaEval) Run(ctx context.Context) (*eval.QAReport, error) {
 	if err := writeReport(c.Stdout, c.JSON, rep, func(w io.Writer) error { return writeQATable(w, rep) }); err != nil {
 		return rep, fmt.Errorf("eval qa: %w", err)
 	}
-	var miss []string
-	check := func(name, flag string, got, min float64) {
-		if min > 0 && got < min {
-			miss = append(miss, fmt.Sprintf("%s %.3f < --%s %.3f", name, got, flag, min))
-		}
-	}
-	check("answered correctly", "min-correct", rep.AnsweredCorrectly, c.MinCorrect)
-	check("answerable correct", "min-answerable-correct", rep.AnswerableCorrect, c.MinAnswerableCorrect)
-	check("accuracy among answered", "min-answered-accuracy", rep.AnsweredAccuracy, c.MinAnsweredAccuracy)
-	check("abstention precision", "min-abstain-precision", rep.AbstentionPrecision, c.MinAbstainPrecision)
-	check("abstention recall", "min-abstain-recall", rep.AbstentionRecall, c.MinAbstainRecall)
+	var miss minChecks
+	miss.check("answered correctly", "min-correct", rep.AnsweredCorrectly, c.MinCorrect)
+	miss.check("answerable correct", "min-answerable-correct", rep.AnswerableCorrect, c.MinAnswerableCorrect)
+	miss.check("accuracy among answered", "min-answered-accuracy", rep.AnsweredAccuracy, c.MinAnsweredAccuracy)
+	miss.check("abstention precision", "min-abstain-precision", rep.AbstentionPrecision, c.MinAbstainPrecision)
+	miss.check("abstention recall", "min-abstain-recall", rep.AbstentionRecall, c.MinAbstainRecall)
 	if c.MaxAURC != nil && rep.AURC > *c.MaxAURC {
 		miss = append(miss, fmt.Sprintf("AURC %.4f > --max-aurc %.4f", rep.AURC, *c.MaxAURC))
 	}
-	if len(miss) > 0 {
-		return rep, &thresholdError{Misses: miss}
-	}
-	return rep, nil
+	return rep, miss.err()
 }
 
 // writeReport prints rep to w (nothing when w is nil): as JSON, or with

@@ -179,6 +179,7 @@ func TestJSONOutputShapes(t *testing.T) {
 		{"eval-judge.json", "eval judge", []string{"eval", "judge", "--json", "--cv", "0", "--ragtruth", filepath.Join(evalData, "ragtruth_tiny.jsonl")}, exitOK, "", false},
 		{"eval-relevance.json", "eval relevance", []string{"eval", "relevance", "--json", "--docs", filepath.Join(evalData, "tinysquad", "docs"), "--gold", filepath.Join(evalData, "tinysquad", "gold.jsonl")}, exitOK, "", false},
 		{"eval-retrieval.json", "eval retrieval", []string{"eval", "retrieval", "--json", "--beir", filepath.Join(evalData, "tinybeir")}, exitOK, "", false},
+		{"eval-evidence.json", "eval evidence", []string{"eval", "evidence", "--json", "--docs", filepath.Join(evalData, "evidence", "docs"), filepath.Join(evalData, "evidence", "qa.jsonl")}, exitOK, "", false},
 		{"eval-calibrate.json", "eval calibrate", []string{"eval", "calibrate", "--json", report, report}, exitOK, "", false},
 	}
 	for _, c := range cases {

@@ -1,0 +1,40 @@
+package main
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// eval evidence over the fixture whose ranks are known
+// (internal/eval/testdata/evidence): the table, a progress line per
+// question when stderr is not a terminal, and the thresholds.
+func TestEvalEvidence(t *testing.T) {
+	dir := filepath.Join("internal", "eval", "testdata", "evidence")
+	docs, qa := filepath.Join(dir, "docs"), filepath.Join(dir, "qa.jsonl")
+	r := runCLI(t, nil, "eval", "evidence", "--docs", docs, qa)
+	if r.code != exitOK {
+		t.Fatalf("exit %d, stderr:\n%s", r.code, r.stderr)
+	}
+	for _, want := range []string{"2 with evidence to find, 2 skipped", "first pass @5     0.500", "first pass @20     1.000", "repairs  What happened to the keeper's lantern glass? — evidence at rank 13 of the first pass, not handed on"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("table lacks %q:\n%s", want, r.stdout)
+		}
+	}
+	for _, want := range []string{"evidence 1/2 clock: evidence rank 1", "evidence 2/2 repairs: evidence rank 13"} {
+		if !strings.Contains(r.stderr, want) {
+			t.Errorf("stderr lacks the progress line %q:\n%s", want, r.stderr)
+		}
+	}
+
+	// Thresholds: recall@20 is met, recall@5 is not; one line names it.
+	r = runCLI(t, nil, "eval", "evidence", "--docs", docs, qa, "--json", "--min-recall-at-20", "1", "--min-recall-at-5", "0.6")
+	last := strings.TrimSpace(r.stderr)
+	last = last[strings.LastIndex(last, "\n")+1:]
+	if r.code != exitError || !strings.Contains(last, "evidence recall@5 0.500 < --min-recall-at-5 0.600") || strings.Contains(last, "recall@20") {
+		t.Errorf("thresholds: exit %d, stderr:\n%s", r.code, r.stderr)
+	}
+	if strings.Contains(r.stderr, "evidence 1/2") {
+		t.Errorf("--json in a pipe printed progress lines:\n%s", r.stderr)
+	}
+}
