@@ -90,6 +90,7 @@ Offline, the judge's thresholds are chosen by cross-validation split by source
 func (a *app) evalQACmd() *cobra.Command {
 	var pf pipelineFlags
 	var maxAURC float64
+	var match string
 	c := qaEval{}
 	cmd := &cobra.Command{
 		Use:   "qa [--docs DIR | --index DIR] FILE.jsonl [flags]",
@@ -103,8 +104,13 @@ func (a *app) evalQACmd() *cobra.Command {
 An answerable row needs facts or answers (or both); an unanswerable row has
 neither and must get the fallback message. Unknown fields are an error.
   facts        every fact must be in the answer (normalised words, numbers)
-  answers      any-of gold answers: one must be within the answer's first two
-               sentences (citations "(See Title, page N)" stripped first)
+  answers      any-of gold answers, matched by the --match rule:
+               lead (default): one must be within the answer's first two
+               sentences (citations "(See Title, page N)" stripped first);
+               jaccard (CUAD's evaluate.py, for long clause spans): the
+               answer, citations stripped, contains one, or the Jaccard
+               similarity of its words with one is >= 0.5 (words: lower-
+               cased, ".,;:" removed, "/" a space)
   page         expected page of source; other_pages are pages of the same
                source stating the same answer (citing any counts as right)
   printed_page the number printed on page (informational)
@@ -133,7 +139,7 @@ k-th most confident answer (ties share their group's risk): without ties, the
 mean of the prefix risks scaled by A/N, the area under risk vs coverage from
 0 to A/N. Lower is better.
 
---json prints the report: questions, answerable, unanswerable, answered,
+--json prints the report: match, questions, answerable, unanswerable, answered,
 coverage, answered_accuracy, answerable_correct, answered_correctly, correct,
 wrong_answers, aurc, risk_coverage [{threshold, coverage, accuracy,
 answered}], citation_page_accuracy, citation_checked, abstention_precision,
@@ -150,11 +156,16 @@ The --min-* and --max-aurc flags fail the command (exit 1, one line naming
 the figure) when a figure misses its threshold.`,
 		Example: `  docmind eval qa --docs examples/contract internal/eval/testdata/qa/contract.jsonl --json
   docmind eval qa --docs ../shared/data/squad2/docs ../shared/data/squad2/qa.jsonl --gold ../shared/data/squad2/gold.jsonl --json
-  docmind ingest --index /tmp/fidx ../shared/fixtures/filings && docmind eval qa --index /tmp/fidx ../shared/data/filings/qa.jsonl`,
+  docmind ingest --index /tmp/fidx ../shared/fixtures/filings && docmind eval qa --index /tmp/fidx ../shared/data/filings/qa.jsonl
+  docmind eval qa --docs ../shared/data/cuad/docs ../shared/data/cuad/qa.jsonl --match jaccard`,
 		Args: exactArgs(1, "one question file"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if cmd.Flags().Changed("max-aurc") {
 				c.MaxAURC = &maxAURC
+			}
+			var err error
+			if c.Match, err = eval.ParseMatchRule(match); err != nil {
+				return usageError{cmd: cmd.Name(), err: fmt.Errorf("--match: %w", err)}
 			}
 			p, err := a.buildPipeline(cmd.Context(), cmd, &pf, nil)
 			if err != nil {
@@ -179,6 +190,7 @@ the figure) when a figure misses its threshold.`,
 	f := cmd.Flags()
 	addJSONFlag(cmd, &c.JSON, "the figures")
 	f.StringVar(&c.Gold, "gold", "", "SQuAD-style gold `FILE`: any-of answers replace the facts of answerable rows (matched by id)")
+	f.StringVar(&match, "match", string(eval.MatchLead), "how answers are matched with the gold answers: lead (one in the answer's first two sentences) or jaccard (CUAD's rule: word Jaccard >= 0.5 or contained)")
 	f.Float64Var(&c.MinCorrect, "min-correct", 0, "fail when the answered-correctly rate (share of answerable questions answered correctly) is lower")
 	f.Float64Var(&c.MinAnswerableCorrect, "min-answerable-correct", 0, "fail when the share of answerable questions answered correctly is lower (same figure as --min-correct)")
 	f.Float64Var(&c.MinAnsweredAccuracy, "min-answered-accuracy", 0, "fail when the accuracy among answered questions is lower")

@@ -38,3 +38,12 @@ func TestEvalEvidence(t *testing.T) {
 		t.Errorf("--json in a pipe printed progress lines:\n%s", r.stderr)
 	}
 }
+
+// eval qa --match takes lead or jaccard; anything else is a usage error
+// naming the rules.
+func TestEvalQAMatchFlag(t *testing.T) {
+	r := runCLI(t, nil, "eval", "qa", "--docs", "examples/contract", "--match", "f1", filepath.Join("internal", "eval", "testdata", "qa", "contract_heldout.jsonl"))
+	if r.code != exitUsage || !strings.Contains(r.stderr, "lead or jaccard") {
+		t.Errorf("--match f1: exit %d, stderr:\n%s", r.code, r.stderr)
+	}
+}

@@ -235,8 +235,10 @@ type qaEval struct {
 	// Gold, when set, is a SQuAD-style gold file (see eval.LoadGold, eval.MergeGold):
 	// its any-of answers replace the facts of the answerable rows.
 	Gold string
-	Ask  eval.AskFunc
-	JSON bool
+	// Match is the rule gold answers are matched with.
+	Match eval.MatchRule
+	Ask   eval.AskFunc
+	JSON  bool
 	// Thresholds (0 = not checked). MinCorrect and MinAnswerableCorrect
 	// both bound AnswerableCorrect.
 	MinCorrect           float64
@@ -266,7 +268,7 @@ func (c qaEval) Run(ctx context.Context) (*eval.QAReport, error) {
 			return nil, fmt.Errorf("%w (%s against %s)", err, c.File, c.Gold)
 		}
 	}
-	var opts eval.QAOptions
+	opts := eval.QAOptions{Match: c.Match}
 	if c.Progress != nil {
 		opts.Progress = func(done, total int, r eval.QAResult) {
 			fmt.Fprintf(c.Progress, "\rqa %d/%d %-12s", done, total, r.ID)
