@@ -14,6 +14,7 @@ import (
 
 	"github.com/docmind/docmind"
 	"github.com/docmind/docmind/internal/eval"
+	"github.com/docmind/docmind/internal/eval/splits"
 	"github.com/docmind/docmind/judge"
 	"github.com/docmind/docmind/schema"
 )
@@ -90,7 +91,7 @@ Offline, the judge's thresholds are chosen by cross-validation split by source
 func (a *app) evalQACmd() *cobra.Command {
 	var pf pipelineFlags
 	var maxAURC float64
-	var match string
+	var match, split string
 	c := qaEval{}
 	cmd := &cobra.Command{
 		Use:   "qa [--docs DIR | --index DIR] FILE.jsonl [flags]",
@@ -118,6 +119,12 @@ neither and must get the fallback message. Unknown fields are an error.
   why          a note (informational)
 A question is answered correctly when it is answerable, answered, judged
 grounded and meets both rules it has.
+
+--split dev|test keeps the questions of one frozen split of a development
+set (internal/eval/splits: whole documents for cuad, policyqa and filings,
+the held-out contract set, every 8th SQuAD question); all (the default)
+keeps every question. A question of no split set is an error with dev or
+test.
 
 --gold FILE reads a SQuAD-style gold file (JSONL: id, title, doc, paragraph,
 question, is_impossible, answers, plausible): each row's answers are set from
@@ -167,6 +174,9 @@ the figure) when a figure misses its threshold.`,
 			if c.Match, err = eval.ParseMatchRule(match); err != nil {
 				return usageError{cmd: cmd.Name(), err: fmt.Errorf("--match: %w", err)}
 			}
+			if c.Split, err = splits.Parse(split); err != nil {
+				return usageError{cmd: cmd.Name(), err: fmt.Errorf("--split: %w", err)}
+			}
 			p, err := a.buildPipeline(cmd.Context(), cmd, &pf, nil)
 			if err != nil {
 				return err
@@ -190,6 +200,7 @@ the figure) when a figure misses its threshold.`,
 	f := cmd.Flags()
 	addJSONFlag(cmd, &c.JSON, "the figures")
 	f.StringVar(&c.Gold, "gold", "", "SQuAD-style gold `FILE`: any-of answers replace the facts of answerable rows (matched by id)")
+	splitFlag(cmd, &split)
 	f.StringVar(&match, "match", string(eval.MatchLead), "how answers are matched with the gold answers: lead (one in the answer's first two sentences) or jaccard (CUAD's rule: word Jaccard >= 0.5 or contained)")
 	f.Float64Var(&c.MinCorrect, "min-correct", 0, "fail when the answered-correctly rate (share of answerable questions answered correctly) is lower")
 	f.Float64Var(&c.MinAnswerableCorrect, "min-answerable-correct", 0, "fail when the share of answerable questions answered correctly is lower (same figure as --min-correct)")

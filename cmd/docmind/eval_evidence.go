@@ -9,10 +9,12 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/docmind/docmind/internal/eval"
+	"github.com/docmind/docmind/internal/eval/splits"
 )
 
 func (a *app) evalEvidenceCmd() *cobra.Command {
 	var pf pipelineFlags
+	var split string
 	c := evidenceEval{}
 	cmd := &cobra.Command{
 		Use:   "evidence [--docs DIR | --index DIR | --store URL] FILE.jsonl [flags]",
@@ -30,7 +32,8 @@ With --gold (a SQuAD-style gold file, as for eval qa), a row whose gold row
 names a doc and a paragraph has that paragraph as its evidence: the section
 titled "Paragraph N" of that document. Facts are not evidence (a number or a
 name alone is found in many sections). Unanswerable rows and rows with no
-page, answers or gold paragraph are skipped.
+page, answers or gold paragraph are skipped. --split dev|test keeps the
+questions of one frozen split (see "eval qa --help").
 
 Each question runs through the configured pipeline twice:
   first pass  the pipeline's own retrieval (speller, decomposition,
@@ -58,6 +61,10 @@ is lower.`,
   docmind ingest --index /tmp/fidx ../shared/fixtures/filings && docmind eval evidence --index /tmp/fidx ../shared/data/filings/qa.jsonl --min-recall-at-5 0.85`,
 		Args: exactArgs(1, "one question file"),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			var err error
+			if c.Split, err = splits.Parse(split); err != nil {
+				return usageError{cmd: cmd.Name(), err: fmt.Errorf("--split: %w", err)}
+			}
 			p, err := a.buildPipeline(cmd.Context(), cmd, &pf, nil)
 			if err != nil {
 				return err
@@ -78,6 +85,7 @@ is lower.`,
 	pf.register(cmd)
 	f := cmd.Flags()
 	addJSONFlag(cmd, &c.JSON, "the figures")
+	splitFlag(cmd, &split)
 	f.StringVar(&c.Gold, "gold", "", "SQuAD-style gold `FILE`: a row's gold paragraph (doc, paragraph) is its evidence")
 	f.Float64Var(&c.MinRecallAt1, "min-recall-at-1", 0, "fail when first-pass evidence recall at 1 is lower")
 	f.Float64Var(&c.MinRecallAt5, "min-recall-at-5", 0, "fail when first-pass evidence recall at 5 is lower")
@@ -92,7 +100,9 @@ type evidenceEval struct {
 	File string
 	// Gold, when set, is a SQuAD-style gold file whose paragraphs are the
 	// evidence.
-	Gold  string
+	Gold string
+	// Split selects the questions of a frozen split.
+	Split splits.Split
 	Probe eval.EvidenceFunc
 	JSON  bool
 	// Thresholds (0 = not checked).
@@ -109,7 +119,7 @@ type evidenceEval struct {
 // question with evidence, prints the report and checks the thresholds (a
 // *thresholdError when one is missed).
 func (c evidenceEval) Run(ctx context.Context) (*eval.EvidenceReport, error) {
-	rows, err := eval.LoadQA(c.File)
+	rows, err := loadQASplit(c.File, c.Split)
 	if err != nil {
 		return nil, err
 	}

@@ -47,3 +47,21 @@ func TestEvalQAMatchFlag(t *testing.T) {
 		t.Errorf("--match f1: exit %d, stderr:\n%s", r.code, r.stderr)
 	}
 }
+
+// --split test runs the held-out contract questions only; the dev set has
+// none, which is an error.
+func TestEvalSplitFlag(t *testing.T) {
+	qa := filepath.Join("internal", "eval", "testdata", "qa")
+	r := runCLI(t, nil, "eval", "evidence", "--docs", "examples/contract", "--split", "test", "--json", filepath.Join(qa, "contract_heldout.jsonl"))
+	if r.code != exitOK || !strings.Contains(r.stdout, `"questions": 20`) {
+		t.Errorf("--split test: exit %d\n%s", r.code, r.stderr)
+	}
+	r = runCLI(t, nil, "eval", "qa", "--docs", "examples/contract", "--split", "test", filepath.Join(qa, "contract.jsonl"))
+	if r.code != exitError || !strings.Contains(r.stderr, "none of the 55 questions is in the test split") {
+		t.Errorf("--split test of the dev set: exit %d\n%s", r.code, r.stderr)
+	}
+	r = runCLI(t, nil, "eval", "qa", "--docs", "examples/contract", "--split", "train", filepath.Join(qa, "contract.jsonl"))
+	if r.code != exitUsage || !strings.Contains(r.stderr, "dev, test or all") {
+		t.Errorf("--split train: exit %d\n%s", r.code, r.stderr)
+	}
+}

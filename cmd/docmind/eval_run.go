@@ -11,8 +11,11 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/spf13/cobra"
+
 	"github.com/docmind/docmind/index"
 	"github.com/docmind/docmind/internal/eval"
+	"github.com/docmind/docmind/internal/eval/splits"
 	"github.com/docmind/docmind/schema"
 )
 
@@ -237,6 +240,9 @@ type qaEval struct {
 	Gold string
 	// Match is the rule gold answers are matched with.
 	Match eval.MatchRule
+	// Split selects the questions of a frozen split (splits.All: every
+	// one).
+	Split splits.Split
 	Ask   eval.AskFunc
 	JSON  bool
 	// Thresholds (0 = not checked). MinCorrect and MinAnswerableCorrect
@@ -255,7 +261,7 @@ type qaEval struct {
 // Run loads the QA set (and the gold file), asks every question, prints the
 // report and checks the thresholds (a *thresholdError when one is missed).
 func (c qaEval) Run(ctx context.Context) (*eval.QAReport, error) {
-	rows, err := eval.LoadQA(c.File)
+	rows, err := loadQASplit(c.File, c.Split)
 	if err != nil {
 		return nil, err
 	}
@@ -294,6 +300,23 @@ func (c qaEval) Run(ctx context.Context) (*eval.QAReport, error) {
 		miss = append(miss, fmt.Sprintf("AURC %.4f > --max-aurc %.4f", rep.AURC, *c.MaxAURC))
 	}
 	return rep, miss.err()
+}
+
+// loadQASplit reads a QA set and keeps the questions of split.
+func loadQASplit(file string, split splits.Split) ([]eval.QARow, error) {
+	rows, err := eval.LoadQA(file)
+	if err != nil {
+		return nil, err
+	}
+	if rows, err = eval.SelectSplit(rows, split); err != nil {
+		return nil, fmt.Errorf("%s: %w", file, err)
+	}
+	return rows, nil
+}
+
+// splitFlag registers --split, read with splits.Parse.
+func splitFlag(cmd *cobra.Command, split *string) {
+	cmd.Flags().StringVar(split, "split", string(splits.All), "the frozen split of a development set to run: dev, test or all (internal/eval/splits)")
 }
 
 // writeReport prints rep to w (nothing when w is nil): as JSON, or with

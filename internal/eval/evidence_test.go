@@ -8,6 +8,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/docmind/docmind/internal/eval/splits"
 	"github.com/docmind/docmind/schema"
 )
 
@@ -128,5 +129,35 @@ func TestRunEvidenceErrors(t *testing.T) {
 	}
 	if rep.Errors != 1 || rep.FirstPass[3].Evidence != 0 || rep.Results[0].EvidenceMiss() != "error: store down" {
 		t.Errorf("report %+v", rep)
+	}
+}
+
+// --split keeps the rows of a frozen split; a row of no split set is an
+// error, and so is a split that keeps nothing.
+func TestSelectSplit(t *testing.T) {
+	rows, err := LoadQA(filepath.Join("testdata", "qa", "contract_heldout.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dev, err := LoadQA(filepath.Join("testdata", "qa", "contract.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	both := append(append([]QARow(nil), dev...), rows...)
+	got, err := SelectSplit(both, splits.Test)
+	if err != nil || len(got) != len(rows) || got[0].ID != rows[0].ID {
+		t.Fatalf("test split: %d rows, %v; want the %d held-out rows", len(got), err, len(rows))
+	}
+	if got, err := SelectSplit(both, splits.Dev); err != nil || len(got) != len(dev) {
+		t.Errorf("dev split: %d rows, %v; want %d", len(got), err, len(dev))
+	}
+	if got, err := SelectSplit(both, splits.All); err != nil || len(got) != len(both) {
+		t.Errorf("all: %d rows, %v", len(got), err)
+	}
+	if _, err := SelectSplit(dev, splits.Test); err == nil {
+		t.Error("the dev set's test split: no error")
+	}
+	if _, err := SelectSplit([]QARow{{ID: "mine"}}, splits.Dev); err == nil {
+		t.Error("a question of no split set: no error")
 	}
 }
