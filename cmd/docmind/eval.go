@@ -285,9 +285,29 @@ accuracy at half the answerable questions is lower, or never reached.`,
 	return cmd
 }
 
+// parseDomains reads --domain NAME=SET,SET flags into set -> domain.
+func parseDomains(specs []string) (map[string]string, error) {
+	domains := map[string]string{}
+	for _, spec := range specs {
+		name, list, ok := strings.Cut(spec, "=")
+		if !ok || strings.TrimSpace(name) == "" || strings.TrimSpace(list) == "" {
+			return nil, fmt.Errorf("--domain %q: want NAME=SET[,SET...]", spec)
+		}
+		for _, set := range strings.Split(list, ",") {
+			set = strings.TrimSpace(set)
+			if prev, dup := domains[set]; dup && prev != name {
+				return nil, fmt.Errorf("--domain: report %s is in domains %s and %s", set, prev, name)
+			}
+			domains[set] = strings.TrimSpace(name)
+		}
+	}
+	return domains, nil
+}
+
 func (a *app) evalCalibrateCmd() *cobra.Command {
 	var opts eval.CalibrationOptions
 	var out string
+	var domainSpecs []string
 	var asJSON, shipped bool
 	cmd := &cobra.Command{
 		Use:   "calibrate REPORT.json... [flags]",
@@ -315,9 +335,20 @@ and its answered, accuracy among answered, share of answerable questions
 answered correctly and utility at every threshold; --json prints {signals,
 weights, bias, wrong_cost, threshold, shipped, sets [{name, questions,
 answerable, samples, aurc, points [{threshold, answered, correct,
-answered_accuracy, answerable_correct, utility}]}]}.`,
+answered_accuracy, answerable_correct, utility}]}], leave_one_domain_out}.
+
+Leave one domain out: when the reports fall in two domains or more (each
+report is its own domain unless --domain groups it), each domain is scored
+by a model fitted on the other domains alone, at the threshold that model
+chooses, beside its figures under the model fitted on every report: how
+the confidence fares on documents of a kind it was not fitted on.
+leave_one_domain_out is [{domain, sets, held_out, all_sets}], each figure
+{threshold, questions, answerable, answered, correct, answered_accuracy,
+answerable_correct, aurc} pooled over the domain's reports (aurc: their
+mean).`,
 		Example: `  scripts/calibrate.sh
-  docmind eval calibrate contract.json squad2.json filings.json --out judge/calibration.go`,
+  docmind eval calibrate contract.json squad2.json filings.json --out judge/calibration.go
+  docmind eval calibrate contract.json cuad.json policyqa.json filings.json squad2.json --domain contracts=contract,cuad`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var sets []eval.CalibrationSet
@@ -342,6 +373,15 @@ answered_accuracy, answerable_correct, utility}]}]}.`,
 			if err != nil {
 				return err
 			}
+			domains, err := parseDomains(domainSpecs)
+			if err != nil {
+				return usageError{cmd: cmd.Name(), err: err}
+			}
+			if !shipped {
+				if c.Domains, err = eval.LeaveOneDomainOut(sets, judge.CalibrationSignals(), opts, c, domains); err != nil {
+					return err
+				}
+			}
 			if out != "" {
 				var b bytes.Buffer
 				names := make([]string, len(args))
@@ -361,11 +401,15 @@ answered_accuracy, answerable_correct, utility}]}]}.`,
 				enc.SetIndent("", "  ")
 				return enc.Encode(c)
 			}
-			return eval.WriteCalibrationTable(a.stdout, c)
+			if err := eval.WriteCalibrationTable(a.stdout, c); err != nil || len(c.Domains) == 0 {
+				return err
+			}
+			return eval.WriteDomainTable(a.stdout, c.Domains)
 		},
 	}
 	f := cmd.Flags()
 	f.StringVar(&out, "out", "", "write the judge's generated calibration `FILE` (judge/calibration.go)")
+	f.StringArrayVar(&domainSpecs, "domain", nil, "`NAME=SET,SET` puts the reports named SET (file names without .json) in one domain for the leave-one-domain-out figures (repeatable; a report in none is a domain of its own)")
 	f.BoolVar(&shipped, "shipped", false, "report the model this build ships (judge/calibration.go) on the reports instead of fitting one")
 	addJSONFlag(cmd, &asJSON, "the fit")
 	f.Float64Var(&opts.WrongCost, "wrong-cost", eval.DefaultWrongCost, "what a wrong answer costs when choosing the threshold (a correct one gains 1, a refusal 0)")
