@@ -112,12 +112,16 @@ func (ix *Index) Retriever() *Retriever {
 // relevance floor, and returns the best TopK. On a retry it never hands
 // back exactly the set of Feedback.Previous: the best other section (down
 // to half the floor) replaces the weakest, or, when there is none, it
-// returns nothing. Stores cannot be asked to exclude keys in general, so
+// returns nothing. A depth set with schema.WithRetrieveDepth replaces
+// TopK. Stores cannot be asked to exclude keys in general, so
 // it over-fetches by the number of excluded and previous keys.
 func (r *Retriever) Retrieve(ctx context.Context, req schema.RetrieveRequest) ([]schema.Section, error) {
 	k := r.TopK
 	if k <= 0 {
 		k = DefaultTopK
+	}
+	if d := schema.RetrieveDepth(ctx); d > 0 {
+		k = d // an evaluation reading deeper (schema.WithRetrieveDepth)
 	}
 	if r.Widen && req.Attempt > 0 {
 		k *= 1 + req.Attempt

@@ -419,8 +419,9 @@ var reCitation = regexp.MustCompile(`\((?i:see\s+)?[^()]*,\s*pages?\s[^()]*\)`)
 
 // Retrieve returns the best sections for the request, best first, with
 // RelevanceScore in [0,1]; none when nothing passes the floor. It never
-// returns a section whose Key is in req.Feedback.Excluded. The only error
-// is the context's.
+// returns a section whose Key is in req.Feedback.Excluded. A depth set
+// with schema.WithRetrieveDepth replaces the most it returns (WithResults).
+// The only error is the context's.
 func (r *BM25) Retrieve(ctx context.Context, req schema.RetrieveRequest) ([]schema.Section, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -440,8 +441,12 @@ func (r *BM25) Retrieve(ctx context.Context, req schema.RetrieveRequest) ([]sche
 		all = append(all, s)
 	}
 	r.sortScored(all)
-	out := r.pick(best, firsts, all, floor)
-	out = r.widen(req, out, all, floor*r.opts.padRatio)
+	limit := r.opts.maxResults
+	if d := schema.RetrieveDepth(ctx); d > 0 {
+		limit = d // an evaluation reading deeper (schema.WithRetrieveDepth)
+	}
+	out := r.pick(best, firsts, all, floor, limit)
+	out = r.widen(req, out, all, floor*r.opts.padRatio, limit)
 	sort.SliceStable(out, func(i, j int) bool { return out[i].rel > out[j].rel })
 	return r.sectionsOf(out), nil
 }
@@ -533,15 +538,15 @@ func (r *BM25) fuse(ctx context.Context, queries []*query, nsubs int, excluded m
 	return best, firsts, nil
 }
 
-// pick chooses up to MaxResults sections: each sub-query's best (firsts),
+// pick chooses up to limit sections: each sub-query's best (firsts),
 // then every section of all (sorted, best first) that reaches floor, then,
 // when something was picked, sections above PadRatio × floor up to
 // MinResults.
-func (r *BM25) pick(best map[int]scored, firsts []int, all []scored, floor float64) []scored {
+func (r *BM25) pick(best map[int]scored, firsts []int, all []scored, floor float64, limit int) []scored {
 	picked := map[int]bool{}
 	var out []scored
 	take := func(s scored) {
-		if !picked[s.idx] && len(out) < r.opts.maxResults {
+		if !picked[s.idx] && len(out) < limit {
 			picked[s.idx] = true
 			out = append(out, s)
 		}
@@ -584,7 +589,7 @@ func (r *BM25) sectionsOf(out []scored) []schema.Section {
 // that was not (and scores at least min) joins the set, replacing the
 // weakest pick when the set is full. Previous sections stay: they may hold
 // the evidence the rejected answer misread.
-func (r *BM25) widen(req schema.RetrieveRequest, out, all []scored, min float64) []scored {
+func (r *BM25) widen(req schema.RetrieveRequest, out, all []scored, min float64, limit int) []scored {
 	if req.Attempt == 0 || req.Feedback == nil || len(req.Feedback.Previous) == 0 {
 		return out
 	}
@@ -603,7 +608,7 @@ func (r *BM25) widen(req schema.RetrieveRequest, out, all []scored, min float64)
 		if picked[s.idx] || prev[r.sections[s.idx].Key()] || s.rel < min {
 			continue
 		}
-		if len(out) >= r.opts.maxResults {
+		if len(out) >= limit {
 			out[len(out)-1] = s
 		} else {
 			out = append(out, s)

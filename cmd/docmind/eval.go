@@ -14,6 +14,7 @@ import (
 
 	"github.com/docmind/docmind"
 	"github.com/docmind/docmind/internal/eval"
+	"github.com/docmind/docmind/internal/eval/splits"
 	"github.com/docmind/docmind/judge"
 	"github.com/docmind/docmind/schema"
 )
@@ -23,7 +24,7 @@ func (a *app) evalCmd() *cobra.Command {
 		Use:   "eval",
 		Short: "Measure the judge, the whole pipeline or retrieval on benchmark data",
 	}
-	cmd.AddCommand(a.evalJudgeCmd(), a.evalQACmd(), a.evalRelevanceCmd(), a.evalRetrievalCmd(), a.evalCalibrateCmd())
+	cmd.AddCommand(a.evalJudgeCmd(), a.evalQACmd(), a.evalRelevanceCmd(), a.evalRetrievalCmd(), a.evalCalibrateCmd(), a.evalEvidenceCmd())
 	return cmd
 }
 
@@ -90,6 +91,7 @@ Offline, the judge's thresholds are chosen by cross-validation split by source
 func (a *app) evalQACmd() *cobra.Command {
 	var pf pipelineFlags
 	var maxAURC float64
+	var match, split string
 	c := qaEval{}
 	cmd := &cobra.Command{
 		Use:   "qa [--docs DIR | --index DIR] FILE.jsonl [flags]",
@@ -103,8 +105,13 @@ func (a *app) evalQACmd() *cobra.Command {
 An answerable row needs facts or answers (or both); an unanswerable row has
 neither and must get the fallback message. Unknown fields are an error.
   facts        every fact must be in the answer (normalised words, numbers)
-  answers      any-of gold answers: one must be within the answer's first two
-               sentences (citations "(See Title, page N)" stripped first)
+  answers      any-of gold answers, matched by the --match rule:
+               lead (default): one must be within the answer's first two
+               sentences (citations "(See Title, page N)" stripped first);
+               jaccard (CUAD's evaluate.py, for long clause spans): the
+               answer, citations stripped, contains one, or the Jaccard
+               similarity of its words with one is >= 0.5 (words: lower-
+               cased, ".,;:" removed, "/" a space)
   page         expected page of source; other_pages are pages of the same
                source stating the same answer (citing any counts as right)
   printed_page the number printed on page (informational)
@@ -112,6 +119,12 @@ neither and must get the fallback message. Unknown fields are an error.
   why          a note (informational)
 A question is answered correctly when it is answerable, answered, judged
 grounded and meets both rules it has.
+
+--split dev|test keeps the questions of one frozen split of a development
+set (internal/eval/splits: whole documents for cuad, policyqa and filings,
+the held-out contract set, every 8th SQuAD question); all (the default)
+keeps every question. A question of no split set is an error with dev or
+test.
 
 --gold FILE reads a SQuAD-style gold file (JSONL: id, title, doc, paragraph,
 question, is_impossible, answers, plausible): each row's answers are set from
@@ -133,7 +146,7 @@ k-th most confident answer (ties share their group's risk): without ties, the
 mean of the prefix risks scaled by A/N, the area under risk vs coverage from
 0 to A/N. Lower is better.
 
---json prints the report: questions, answerable, unanswerable, answered,
+--json prints the report: match, questions, answerable, unanswerable, answered,
 coverage, answered_accuracy, answerable_correct, answered_correctly, correct,
 wrong_answers, aurc, risk_coverage [{threshold, coverage, accuracy,
 answered}], citation_page_accuracy, citation_checked, abstention_precision,
@@ -150,11 +163,19 @@ The --min-* and --max-aurc flags fail the command (exit 1, one line naming
 the figure) when a figure misses its threshold.`,
 		Example: `  docmind eval qa --docs examples/contract internal/eval/testdata/qa/contract.jsonl --json
   docmind eval qa --docs ../shared/data/squad2/docs ../shared/data/squad2/qa.jsonl --gold ../shared/data/squad2/gold.jsonl --json
-  docmind ingest --index /tmp/fidx ../shared/fixtures/filings && docmind eval qa --index /tmp/fidx ../shared/data/filings/qa.jsonl`,
+  docmind ingest --index /tmp/fidx ../shared/fixtures/filings && docmind eval qa --index /tmp/fidx ../shared/data/filings/qa.jsonl
+  docmind eval qa --docs ../shared/data/cuad/docs ../shared/data/cuad/qa.jsonl --match jaccard`,
 		Args: exactArgs(1, "one question file"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if cmd.Flags().Changed("max-aurc") {
 				c.MaxAURC = &maxAURC
+			}
+			var err error
+			if c.Match, err = eval.ParseMatchRule(match); err != nil {
+				return usageError{cmd: cmd.Name(), err: fmt.Errorf("--match: %w", err)}
+			}
+			if c.Split, err = splits.Parse(split); err != nil {
+				return usageError{cmd: cmd.Name(), err: fmt.Errorf("--split: %w", err)}
 			}
 			p, err := a.buildPipeline(cmd.Context(), cmd, &pf, nil)
 			if err != nil {
@@ -179,6 +200,8 @@ the figure) when a figure misses its threshold.`,
 	f := cmd.Flags()
 	addJSONFlag(cmd, &c.JSON, "the figures")
 	f.StringVar(&c.Gold, "gold", "", "SQuAD-style gold `FILE`: any-of answers replace the facts of answerable rows (matched by id)")
+	splitFlag(cmd, &split)
+	f.StringVar(&match, "match", string(eval.MatchLead), "how answers are matched with the gold answers: lead (one in the answer's first two sentences) or jaccard (CUAD's rule: word Jaccard >= 0.5 or contained)")
 	f.Float64Var(&c.MinCorrect, "min-correct", 0, "fail when the answered-correctly rate (share of answerable questions answered correctly) is lower")
 	f.Float64Var(&c.MinAnswerableCorrect, "min-answerable-correct", 0, "fail when the share of answerable questions answered correctly is lower (same figure as --min-correct)")
 	f.Float64Var(&c.MinAnsweredAccuracy, "min-answered-accuracy", 0, "fail when the accuracy among answered questions is lower")
@@ -262,9 +285,29 @@ accuracy at half the answerable questions is lower, or never reached.`,
 	return cmd
 }
 
+// parseDomains reads --domain NAME=SET,SET flags into set -> domain.
+func parseDomains(specs []string) (map[string]string, error) {
+	domains := map[string]string{}
+	for _, spec := range specs {
+		name, list, ok := strings.Cut(spec, "=")
+		if !ok || strings.TrimSpace(name) == "" || strings.TrimSpace(list) == "" {
+			return nil, fmt.Errorf("--domain %q: want NAME=SET[,SET...]", spec)
+		}
+		for _, set := range strings.Split(list, ",") {
+			set = strings.TrimSpace(set)
+			if prev, dup := domains[set]; dup && prev != name {
+				return nil, fmt.Errorf("--domain: report %s is in domains %s and %s", set, prev, name)
+			}
+			domains[set] = strings.TrimSpace(name)
+		}
+	}
+	return domains, nil
+}
+
 func (a *app) evalCalibrateCmd() *cobra.Command {
 	var opts eval.CalibrationOptions
 	var out string
+	var domainSpecs []string
 	var asJSON, shipped bool
 	cmd := &cobra.Command{
 		Use:   "calibrate REPORT.json... [flags]",
@@ -292,9 +335,20 @@ and its answered, accuracy among answered, share of answerable questions
 answered correctly and utility at every threshold; --json prints {signals,
 weights, bias, wrong_cost, threshold, shipped, sets [{name, questions,
 answerable, samples, aurc, points [{threshold, answered, correct,
-answered_accuracy, answerable_correct, utility}]}]}.`,
+answered_accuracy, answerable_correct, utility}]}], leave_one_domain_out}.
+
+Leave one domain out: when the reports fall in two domains or more (each
+report is its own domain unless --domain groups it), each domain is scored
+by a model fitted on the other domains alone, at the threshold that model
+chooses, beside its figures under the model fitted on every report: how
+the confidence fares on documents of a kind it was not fitted on.
+leave_one_domain_out is [{domain, sets, held_out, all_sets}], each figure
+{threshold, questions, answerable, answered, correct, answered_accuracy,
+answerable_correct, aurc} pooled over the domain's reports (aurc: their
+mean).`,
 		Example: `  scripts/calibrate.sh
-  docmind eval calibrate contract.json squad2.json filings.json --out judge/calibration.go`,
+  docmind eval calibrate contract.json squad2.json filings.json --out judge/calibration.go
+  docmind eval calibrate contract.json cuad.json policyqa.json filings.json squad2.json --domain contracts=contract,cuad`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var sets []eval.CalibrationSet
@@ -319,6 +373,15 @@ answered_accuracy, answerable_correct, utility}]}]}.`,
 			if err != nil {
 				return err
 			}
+			domains, err := parseDomains(domainSpecs)
+			if err != nil {
+				return usageError{cmd: cmd.Name(), err: err}
+			}
+			if !shipped {
+				if c.Domains, err = eval.LeaveOneDomainOut(sets, judge.CalibrationSignals(), opts, c, domains); err != nil {
+					return err
+				}
+			}
 			if out != "" {
 				var b bytes.Buffer
 				names := make([]string, len(args))
@@ -338,11 +401,15 @@ answered_accuracy, answerable_correct, utility}]}]}.`,
 				enc.SetIndent("", "  ")
 				return enc.Encode(c)
 			}
-			return eval.WriteCalibrationTable(a.stdout, c)
+			if err := eval.WriteCalibrationTable(a.stdout, c); err != nil || len(c.Domains) == 0 {
+				return err
+			}
+			return eval.WriteDomainTable(a.stdout, c.Domains)
 		},
 	}
 	f := cmd.Flags()
 	f.StringVar(&out, "out", "", "write the judge's generated calibration `FILE` (judge/calibration.go)")
+	f.StringArrayVar(&domainSpecs, "domain", nil, "`NAME=SET,SET` puts the reports named SET (file names without .json) in one domain for the leave-one-domain-out figures (repeatable; a report in none is a domain of its own)")
 	f.BoolVar(&shipped, "shipped", false, "report the model this build ships (judge/calibration.go) on the reports instead of fitting one")
 	addJSONFlag(cmd, &asJSON, "the fit")
 	f.Float64Var(&opts.WrongCost, "wrong-cost", eval.DefaultWrongCost, "what a wrong answer costs when choosing the threshold (a correct one gains 1, a refusal 0)")

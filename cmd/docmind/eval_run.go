@@ -11,8 +11,11 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/spf13/cobra"
+
 	"github.com/docmind/docmind/index"
 	"github.com/docmind/docmind/internal/eval"
+	"github.com/docmind/docmind/internal/eval/splits"
 	"github.com/docmind/docmind/schema"
 )
 
@@ -25,6 +28,25 @@ type thresholdError struct {
 
 func (e *thresholdError) Error() string {
 	return "threshold missed: " + strings.Join(e.Misses, "; ")
+}
+
+// minChecks collects the figures under their --min-* thresholds.
+type minChecks []string
+
+// check records a miss when min > 0 (a threshold is set) and got is
+// lower: "name got < --flag min".
+func (m *minChecks) check(name, flag string, got, min float64) {
+	if min > 0 && got < min {
+		*m = append(*m, fmt.Sprintf("%s %.3f < --%s %.3f", name, got, flag, min))
+	}
+}
+
+// err is a *thresholdError naming the misses, nil when there are none.
+func (m minChecks) err() error {
+	if len(m) == 0 {
+		return nil
+	}
+	return &thresholdError{Misses: m}
 }
 
 // judgeEval is what `docmind eval judge` runs.
@@ -216,8 +238,13 @@ type qaEval struct {
 	// Gold, when set, is a SQuAD-style gold file (see eval.LoadGold, eval.MergeGold):
 	// its any-of answers replace the facts of the answerable rows.
 	Gold string
-	Ask  eval.AskFunc
-	JSON bool
+	// Match is the rule gold answers are matched with.
+	Match eval.MatchRule
+	// Split selects the questions of a frozen split (splits.All: every
+	// one).
+	Split splits.Split
+	Ask   eval.AskFunc
+	JSON  bool
 	// Thresholds (0 = not checked). MinCorrect and MinAnswerableCorrect
 	// both bound AnswerableCorrect.
 	MinCorrect           float64
@@ -234,7 +261,7 @@ type qaEval struct {
 // Run loads the QA set (and the gold file), asks every question, prints the
 // report and checks the thresholds (a *thresholdError when one is missed).
 func (c qaEval) Run(ctx context.Context) (*eval.QAReport, error) {
-	rows, err := eval.LoadQA(c.File)
+	rows, err := loadQASplit(c.File, c.Split)
 	if err != nil {
 		return nil, err
 	}
@@ -247,7 +274,7 @@ func (c qaEval) Run(ctx context.Context) (*eval.QAReport, error) {
 			return nil, fmt.Errorf("%w (%s against %s)", err, c.File, c.Gold)
 		}
 	}
-	var opts eval.QAOptions
+	opts := eval.QAOptions{Match: c.Match}
 	if c.Progress != nil {
 		opts.Progress = func(done, total int, r eval.QAResult) {
 			fmt.Fprintf(c.Progress, "\rqa %d/%d %-12s", done, total, r.ID)
@@ -263,24 +290,33 @@ func (c qaEval) Run(ctx context.Context) (*eval.QAReport, error) {
 	if err := writeReport(c.Stdout, c.JSON, rep, func(w io.Writer) error { return writeQATable(w, rep) }); err != nil {
 		return rep, fmt.Errorf("eval qa: %w", err)
 	}
-	var miss []string
-	check := func(name, flag string, got, min float64) {
-		if min > 0 && got < min {
-			miss = append(miss, fmt.Sprintf("%s %.3f < --%s %.3f", name, got, flag, min))
-		}
-	}
-	check("answered correctly", "min-correct", rep.AnsweredCorrectly, c.MinCorrect)
-	check("answerable correct", "min-answerable-correct", rep.AnswerableCorrect, c.MinAnswerableCorrect)
-	check("accuracy among answered", "min-answered-accuracy", rep.AnsweredAccuracy, c.MinAnsweredAccuracy)
-	check("abstention precision", "min-abstain-precision", rep.AbstentionPrecision, c.MinAbstainPrecision)
-	check("abstention recall", "min-abstain-recall", rep.AbstentionRecall, c.MinAbstainRecall)
+	var miss minChecks
+	miss.check("answered correctly", "min-correct", rep.AnsweredCorrectly, c.MinCorrect)
+	miss.check("answerable correct", "min-answerable-correct", rep.AnswerableCorrect, c.MinAnswerableCorrect)
+	miss.check("accuracy among answered", "min-answered-accuracy", rep.AnsweredAccuracy, c.MinAnsweredAccuracy)
+	miss.check("abstention precision", "min-abstain-precision", rep.AbstentionPrecision, c.MinAbstainPrecision)
+	miss.check("abstention recall", "min-abstain-recall", rep.AbstentionRecall, c.MinAbstainRecall)
 	if c.MaxAURC != nil && rep.AURC > *c.MaxAURC {
 		miss = append(miss, fmt.Sprintf("AURC %.4f > --max-aurc %.4f", rep.AURC, *c.MaxAURC))
 	}
-	if len(miss) > 0 {
-		return rep, &thresholdError{Misses: miss}
+	return rep, miss.err()
+}
+
+// loadQASplit reads a QA set and keeps the questions of split.
+func loadQASplit(file string, split splits.Split) ([]eval.QARow, error) {
+	rows, err := eval.LoadQA(file)
+	if err != nil {
+		return nil, err
 	}
-	return rep, nil
+	if rows, err = eval.SelectSplit(rows, split); err != nil {
+		return nil, fmt.Errorf("%s: %w", file, err)
+	}
+	return rows, nil
+}
+
+// splitFlag registers --split, read with splits.Parse.
+func splitFlag(cmd *cobra.Command, split *string) {
+	cmd.Flags().StringVar(split, "split", string(splits.All), "the frozen split of a development set to run: dev, test or all (internal/eval/splits)")
 }
 
 // writeReport prints rep to w (nothing when w is nil): as JSON, or with

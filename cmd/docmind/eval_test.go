@@ -164,6 +164,29 @@ func TestEvalCalibrate(t *testing.T) {
 	if r = runCLI(t, nil, "eval", "calibrate", report, "--shipped", "--out", out); r.code != exitUsage {
 		t.Errorf("--shipped --out: exit %d, want a usage error; stderr %q", r.code, r.stderr)
 	}
+	// Two reports under other names are two domains: each is scored by
+	// a model fitted on the other (the table and --json); --domain groups
+	// them into one, leaving nothing to hold out; a malformed --domain is
+	// a usage error.
+	other := filepath.Join(dir, "heldout.json")
+	b, err := os.ReadFile(report)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(other, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r = runCLI(t, nil, "eval", "calibrate", report, other)
+	if r.code != exitOK || !strings.Contains(r.stdout, "leave one domain out") || !strings.Contains(r.stdout, "heldout      held out") {
+		t.Errorf("two domains: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	r = runCLI(t, nil, "eval", "calibrate", report, other, "--domain", "contracts=contract,heldout", "--json")
+	if r.code != exitOK || strings.Contains(r.stdout, "leave_one_domain_out") {
+		t.Errorf("one domain: exit %d\n%.600s", r.code, r.stdout)
+	}
+	if r = runCLI(t, nil, "eval", "calibrate", report, "--domain", "contracts"); r.code != exitUsage {
+		t.Errorf("--domain contracts: exit %d, want a usage error", r.code)
+	}
 	// A report without signals (another version, or not offline) is one
 	// clear error line.
 	if err := os.WriteFile(report, []byte(`{"results":[{"id":"x","answered":true}]}`), 0o644); err != nil {

@@ -179,6 +179,7 @@ func TestJSONOutputShapes(t *testing.T) {
 		{"eval-judge.json", "eval judge", []string{"eval", "judge", "--json", "--cv", "0", "--ragtruth", filepath.Join(evalData, "ragtruth_tiny.jsonl")}, exitOK, "", false},
 		{"eval-relevance.json", "eval relevance", []string{"eval", "relevance", "--json", "--docs", filepath.Join(evalData, "tinysquad", "docs"), "--gold", filepath.Join(evalData, "tinysquad", "gold.jsonl")}, exitOK, "", false},
 		{"eval-retrieval.json", "eval retrieval", []string{"eval", "retrieval", "--json", "--beir", filepath.Join(evalData, "tinybeir")}, exitOK, "", false},
+		{"eval-evidence.json", "eval evidence", []string{"eval", "evidence", "--json", "--docs", filepath.Join(evalData, "evidence", "docs"), filepath.Join(evalData, "evidence", "qa.jsonl")}, exitOK, "", false},
 		{"eval-calibrate.json", "eval calibrate", []string{"eval", "calibrate", "--json", report, report}, exitOK, "", false},
 	}
 	for _, c := range cases {
@@ -257,12 +258,24 @@ func readmeSection(t *testing.T, title string) string {
 }
 
 // The README documents every command's JSON output, in its "JSON output"
-// section, one line per command naming its flag.
+// section, one line per command naming its flag, or a page of docs/
+// does (docs/evaluation.md documents the eval commands' shapes).
 func TestREADMEDocumentsEveryJSONShape(t *testing.T) {
 	section := readmeSection(t, "JSON output")
+	pages, err := filepath.Glob(filepath.Join(testenv.RepoRoot(t), "docs", "*.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range pages {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		section += "\n" + string(b)
+	}
 	for path, flag := range jsonCommands(t) {
 		if want := "`docmind " + path + " " + flag + "`"; !strings.Contains(section, want) {
-			t.Errorf("README's JSON output section does not document %s", want)
+			t.Errorf("neither README's JSON output section nor a page of docs/ documents %s", want)
 		}
 	}
 }

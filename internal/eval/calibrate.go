@@ -77,6 +77,9 @@ type Calibration struct {
 	Shipped bool `json:"shipped"`
 	// Sets report each set at every candidate threshold.
 	Sets []CalibrationSetReport `json:"sets"`
+	// Domains are the leave-one-domain-out figures (LeaveOneDomainOut),
+	// when the sets fall in two domains or more.
+	Domains []DomainHoldout `json:"leave_one_domain_out,omitempty"`
 }
 
 // CalibrationSetReport is one set's figures at each candidate threshold.

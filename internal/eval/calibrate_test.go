@@ -7,6 +7,7 @@ import (
 	"go/token"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -195,5 +196,46 @@ func TestShippedCalibration(t *testing.T) {
 	// figures from missing signals read as zero
 	if _, err := ShippedCalibration([]CalibrationSet{set}, []string{"a", "b"}, []float64{1, 1}, 0, 0.5, 2); err == nil || !strings.Contains(err.Error(), `no signal "b"`) {
 		t.Errorf("missing signal: %v", err)
+	}
+}
+
+// Leave one domain out scores each domain with a model fitted on the
+// others only. In domain "a" correctness follows signal a, in "b" signal
+// b: fitted without "a", the model has no weight on signal a and cannot
+// rank a's answers, so a's held-out AURC is well above its AURC under the
+// model fitted on every set. The sets the domain map groups are pooled.
+func TestLeaveOneDomainOut(t *testing.T) {
+	sig := []string{"a", "b"}
+	sets := []CalibrationSet{
+		synthetic("a1", 1500, []float64{6, 0}, -3, 4),
+		synthetic("a2", 1500, []float64{6, 0}, -3, 5),
+		synthetic("b", 1500, []float64{0, 6}, -3, 6),
+	}
+	all, err := FitCalibration(sets, sig, CalibrationOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs, err := LeaveOneDomainOut(sets, sig, CalibrationOptions{}, all, map[string]string{"a1": "a", "a2": "a"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(hs) != 2 || hs[0].Domain != "a" || !slices.Equal(hs[0].Sets, []string{"a1", "a2"}) || hs[1].Domain != "b" {
+		t.Fatalf("domains %+v", hs)
+	}
+	for _, h := range hs {
+		if h.Held.AURC <= h.AllSets.AURC+0.05 {
+			t.Errorf("%s: held-out AURC %.4f, all sets %.4f: a model that never saw the domain's signal should rank it worse", h.Domain, h.Held.AURC, h.AllSets.AURC)
+		}
+	}
+	if a := hs[0]; a.Held.Questions != 3000 || a.AllSets.Questions != 3000 || a.AllSets.Threshold != all.Threshold {
+		t.Errorf("a: %+v", a)
+	}
+	var b bytes.Buffer
+	if err := WriteDomainTable(&b, hs); err != nil || !strings.Contains(b.String(), "a            held out") {
+		t.Errorf("table (%v):\n%s", err, b.String())
+	}
+	// One domain: nothing to hold out.
+	if hs, err := LeaveOneDomainOut(sets[:2], sig, CalibrationOptions{}, all, map[string]string{"a1": "x", "a2": "x"}); hs != nil || err != nil {
+		t.Errorf("one domain: %v %v", hs, err)
 	}
 }

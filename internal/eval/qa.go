@@ -70,6 +70,9 @@ type QARow struct {
 	// Facts (set by MergeGold: the gold answers replace the first-answer
 	// facts). Not read from JSON.
 	AnswersOnly bool `json:"-"`
+	// Match is the rule the answers are matched with (MatchLead when
+	// empty). Not read from JSON: eval qa --match sets it for a run.
+	Match MatchRule `json:"-"`
 }
 
 // IsAnswerable reports whether the documents answer the row's question.
@@ -194,7 +197,8 @@ type QAResult struct {
 	Correct      bool     `json:"correct"`
 	MissingFacts []string `json:"missing_facts,omitempty"`
 	// MissedAnswers is set when the row has gold answers and none of them
-	// is in the answer's first two sentences.
+	// matches the answer (MatchRule: by default, none is in the answer's
+	// first two sentences).
 	MissedAnswers bool `json:"missed_answers,omitempty"`
 	// PageCorrect is set for answerable questions that were answered.
 	PageCorrect *bool        `json:"page_correct,omitempty"`
@@ -204,6 +208,8 @@ type QAResult struct {
 	LatencyMS   float64      `json:"latency_ms"`
 	Answer      string       `json:"answer"`
 	Err         string       `json:"error,omitempty"`
+	// match is the rule the answers were matched with.
+	match MatchRule
 }
 
 // right reports whether the result counts for the pipeline: a correct
@@ -214,9 +220,11 @@ func (r QAResult) right() bool {
 
 // QAReport holds the end-to-end figures. N is Questions, A is Answered.
 type QAReport struct {
-	Questions    int `json:"questions"`
-	Answerable   int `json:"answerable"`
-	Unanswerable int `json:"unanswerable"`
+	// Match is the rule gold answers were matched with (MatchRule).
+	Match        MatchRule `json:"match"`
+	Questions    int       `json:"questions"`
+	Answerable   int       `json:"answerable"`
+	Unanswerable int       `json:"unanswerable"`
 	// AnsweredCorrectly is the share of answerable questions answered
 	// correctly (all facts present, a gold answer in the lead when the row
 	// has answers, and the answer judged grounded). AnswerableCorrect is
@@ -290,6 +298,9 @@ type KindScore struct {
 type QAOptions struct {
 	// Progress, when set, is called after each question.
 	Progress func(done, total int, r QAResult)
+	// Match is the rule every row's answers are matched with (MatchLead
+	// when empty).
+	Match MatchRule
 }
 
 // RunQA asks every question in turn (sequentially, so latencies are not
@@ -304,6 +315,9 @@ func RunQA(ctx context.Context, ask AskFunc, rows []QARow, opts QAOptions) (*QAR
 		if err := ctx.Err(); err != nil {
 			return nil, fmt.Errorf("qa eval stopped after %d of %d questions: %w", i, len(rows), err)
 		}
+		if opts.Match != "" {
+			row.Match = opts.Match
+		}
 		start := time.Now()
 		st, err := ask(ctx, row.Question)
 		took := time.Since(start)
@@ -317,7 +331,9 @@ func RunQA(ctx context.Context, ask AskFunc, rows []QARow, opts QAOptions) (*QAR
 			opts.Progress(i+1, len(rows), res)
 		}
 	}
-	return summarizeQA(results), nil
+	rep := summarizeQA(results)
+	rep.Match = cmp.Or(opts.Match, MatchLead)
+	return rep, nil
 }
 
 // ScoreQA scores one question's final state (err is the pipeline's error,
@@ -326,9 +342,10 @@ func RunQA(ctx context.Context, ask AskFunc, rows []QARow, opts QAOptions) (*QAR
 // An answered answerable row is correct when the answer is judged grounded
 // and, unless the row is AnswersOnly, every fact appears in the answer
 // (NormalizeForMatch, contiguous), and, when the row has answers, one of
-// them appears in the answer's first two sentences (AnswerInLead).
+// them matches the answer under row.Match (by default: it appears in the
+// answer's first two sentences, AnswerInLead).
 func ScoreQA(row QARow, st *schema.State, err error) QAResult {
-	r := QAResult{ID: row.ID, Question: row.Question, Kind: row.Kind, Type: row.Type, Answerable: row.IsAnswerable()}
+	r := QAResult{ID: row.ID, Question: row.Question, Kind: row.Kind, Type: row.Type, Answerable: row.IsAnswerable(), match: row.Match}
 	if st != nil {
 		r.Answer = st.Answer()
 		r.RetryCount = st.RetryCount
@@ -368,7 +385,7 @@ func ScoreQA(row QARow, st *schema.State, err error) QAResult {
 		}
 	}
 	if len(row.Answers) > 0 {
-		r.MissedAnswers = !AnswerInLead(r.Answer, row.Answers)
+		r.MissedAnswers = !row.Match.Matches(r.Answer, row.Answers)
 	}
 	r.Correct = r.Grounded && len(r.MissingFacts) == 0 && !r.MissedAnswers
 	if row.Page > 0 {
@@ -377,6 +394,88 @@ func ScoreQA(row QARow, st *schema.State, err error) QAResult {
 		r.PageCorrect = &ok
 	}
 	return r
+}
+
+// MatchRule is how an answer is matched with a row's gold answers.
+type MatchRule string
+
+// The match rules.
+const (
+	// MatchLead: a gold answer appears (NormalizeForMatch, contiguous)
+	// within the answer's first LeadSentences sentences (AnswerInLead).
+	// The default.
+	MatchLead MatchRule = "lead"
+	// MatchJaccard is the rule of CUAD's evaluate.py: the answer matches
+	// a gold span when the Jaccard similarity of their word sets is at
+	// least JaccardThreshold, or when the answer contains the span
+	// (NormalizeForMatch, contiguous). The whole answer is the
+	// prediction, citations stripped.
+	MatchJaccard MatchRule = "jaccard"
+)
+
+// MatchRules lists the match rules, the default first.
+var MatchRules = []MatchRule{MatchLead, MatchJaccard}
+
+// ParseMatchRule reads a match rule's name ("" is the default).
+func ParseMatchRule(s string) (MatchRule, error) {
+	if s == "" {
+		return MatchLead, nil
+	}
+	for _, m := range MatchRules {
+		if string(m) == s {
+			return m, nil
+		}
+	}
+	return "", fmt.Errorf("unknown match rule %q (use lead or jaccard)", s)
+}
+
+// Matches reports whether answer matches one of golds under the rule.
+func (m MatchRule) Matches(answer string, golds []string) bool {
+	if m != MatchJaccard {
+		return AnswerInLead(answer, golds)
+	}
+	pred := StripCitations(answer)
+	words := jaccardWords(pred)
+	text := NormalizeForMatch(pred)
+	for _, g := range golds {
+		if n := NormalizeForMatch(g); len(n) > 0 && containsSeq(text, n) {
+			return true
+		}
+		if Jaccard(words, jaccardWords(g)) >= JaccardThreshold {
+			return true
+		}
+	}
+	return false
+}
+
+// JaccardThreshold is CUAD's IOU_THRESH: the least Jaccard similarity
+// of a matching prediction.
+const JaccardThreshold = 0.5
+
+// jaccardWords is CUAD's get_jaccard's word set: ".", ",", ";" and ":"
+// removed, lower-cased, "/" read as a space, split at blanks.
+func jaccardWords(s string) map[string]bool {
+	s = strings.NewReplacer(".", "", ",", "", ";", "", ":", "", "/", " ").Replace(strings.ToLower(s))
+	words := map[string]bool{}
+	for _, w := range strings.Fields(s) {
+		words[w] = true
+	}
+	return words
+}
+
+// Jaccard is |a ∩ b| / |a ∪ b| of two word sets (0 when both are empty).
+func Jaccard(a, b map[string]bool) float64 {
+	inter := 0
+	for w := range a {
+		if b[w] {
+			inter++
+		}
+	}
+	union := len(a) + len(b) - inter
+	if union == 0 {
+		return 0
+	}
+	return float64(inter) / float64(union)
 }
 
 // LeadSentences is how many leading sentences of an answer gold answers
@@ -888,6 +987,8 @@ func (r QAResult) Failure() string {
 		return "answer not judged grounded"
 	case len(r.MissingFacts) > 0:
 		return "missing " + strings.Join(r.MissingFacts, ", ")
+	case r.MissedAnswers && r.match == MatchJaccard:
+		return "no gold span matched (Jaccard under 0.5, not contained)"
 	case r.MissedAnswers:
 		return "no gold answer in the first two sentences"
 	case r.PageCorrect != nil && !*r.PageCorrect:

@@ -23,6 +23,13 @@ import (
 // extractive generator, deterministic judge, default retries) over dir.
 func offlineAsk(tb testing.TB, dir string) AskFunc {
 	tb.Helper()
+	run := offlineRunner(tb, dir)
+	return func(ctx context.Context, q string) (*schema.State, error) { return run.Run(ctx, schema.NewState(q)) }
+}
+
+// offlineRunner is offlineAsk's run loop.
+func offlineRunner(tb testing.TB, dir string) *chains.Runner {
+	tb.Helper()
 	secs, _, err := loader.New().LoadDir(context.Background(), dir)
 	if err != nil {
 		tb.Fatal(err)
@@ -35,7 +42,7 @@ func offlineAsk(tb testing.TB, dir string) AskFunc {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	return func(ctx context.Context, q string) (*schema.State, error) { return run.Run(ctx, schema.NewState(q)) }
+	return run
 }
 
 // indexAsk is offlineAsk answering from a persistent index of dir (a real

@@ -1,6 +1,8 @@
 package eval
 
 import (
+	"cmp"
+	"context"
 	"errors"
 	"strings"
 	"testing"
@@ -281,5 +283,78 @@ func TestRiskCoverageThinned(t *testing.T) {
 	// AURC uses every threshold, not the thinned curve.
 	if !near(rep.AURC, AURC(full, 120)) {
 		t.Errorf("AURC %v, full-curve AURC %v", rep.AURC, AURC(full, 120))
+	}
+}
+
+// --match jaccard is CUAD's evaluate.py: the answer matches a gold span
+// when it contains it, or when their word sets (lower-cased, ".,;:"
+// dropped, "/" a space) have a Jaccard similarity of at least 0.5. It
+// matches a three-sentence clause the lead rule can never match.
+func TestMatchJaccard(t *testing.T) {
+	clause := "Either party may terminate this Agreement on ninety days notice. Termination does not affect accrued rights. Sections 7 and 9 survive termination."
+	tests := []struct {
+		name, answer string
+		golds        []string
+		jaccard      bool
+		lead         bool
+	}{
+		{"the whole clause, cited", clause + " (See Supply Agreement, page 4)", []string{clause}, true, false},
+		{"contained in a longer answer", "Under the agreement: " + clause + " (See Supply Agreement, page 4)", []string{clause}, true, false},
+		// 2 shared words of 4 in all: exactly 0.5.
+		{"half the words", "Licensee/Licensor shall", []string{"Licensee shall pay"}, true, false},
+		// {licensee, may, pay} ∩ {licensee, shall, pay} = 2 of 4 words.
+		{"two of four", "Licensee may pay.", []string{"Licensee shall pay"}, true, false},
+		{"under half", "The Licensee may not assign this Agreement.", []string{"Licensee shall pay all fees"}, false, false},
+		{"short gold in the lead", "The term is five years. (See Term, page 2)", []string{"five years"}, true, true},
+		{"fallback", schema.FallbackMessage, []string{"five years"}, false, false},
+	}
+	for _, tt := range tests {
+		if got := MatchJaccard.Matches(tt.answer, tt.golds); got != tt.jaccard {
+			t.Errorf("%s: jaccard %v, want %v", tt.name, got, tt.jaccard)
+		}
+		if got := MatchLead.Matches(tt.answer, tt.golds); got != tt.lead {
+			t.Errorf("%s: lead %v, want %v", tt.name, got, tt.lead)
+		}
+	}
+	if j := Jaccard(jaccardWords("a/b, c."), jaccardWords("A B d")); j != 0.5 {
+		t.Errorf("Jaccard = %v, want 0.5", j)
+	}
+	for _, s := range []string{"", "lead", "jaccard"} {
+		if _, err := ParseMatchRule(s); err != nil {
+			t.Errorf("ParseMatchRule(%q): %v", s, err)
+		}
+	}
+	if _, err := ParseMatchRule("f1"); err == nil {
+		t.Error("ParseMatchRule(f1): no error")
+	}
+
+	// RunQA applies the run's rule to every row and reports it.
+	st := evaltest.State(clause+" (See Supply Agreement, page 4)", false, evaltest.OnePass)
+	ask := func(context.Context, string) (*schema.State, error) { return st, nil }
+	rows := []QARow{{ID: "c", Question: "When may a party terminate?", Answers: []string{clause}}}
+	for _, c := range []struct {
+		match   MatchRule
+		correct int
+		why     string
+	}{
+		{"", 0, "no gold answer in the first two sentences"},
+		{MatchJaccard, 1, ""},
+	} {
+		rep, err := RunQA(context.Background(), ask, rows, QAOptions{Match: c.match})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rep.Correct != c.correct || rep.Results[0].Failure() != c.why || rep.Match != cmp.Or(c.match, MatchLead) {
+			t.Errorf("match %q: correct %d, failure %q, report match %q", c.match, rep.Correct, rep.Results[0].Failure(), rep.Match)
+		}
+	}
+	// A miss under jaccard says so.
+	rows[0].Answers = []string{"Licensee shall pay all fees within thirty days"}
+	rep, err := RunQA(context.Background(), ask, rows, QAOptions{Match: MatchJaccard})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if why := rep.Results[0].Failure(); !strings.Contains(why, "Jaccard") {
+		t.Errorf("jaccard miss: %q", why)
 	}
 }

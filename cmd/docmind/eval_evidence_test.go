@@ -1,0 +1,67 @@
+package main
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// eval evidence over the fixture whose ranks are known
+// (internal/eval/testdata/evidence): the table, a progress line per
+// question when stderr is not a terminal, and the thresholds.
+func TestEvalEvidence(t *testing.T) {
+	dir := filepath.Join("internal", "eval", "testdata", "evidence")
+	docs, qa := filepath.Join(dir, "docs"), filepath.Join(dir, "qa.jsonl")
+	r := runCLI(t, nil, "eval", "evidence", "--docs", docs, qa)
+	if r.code != exitOK {
+		t.Fatalf("exit %d, stderr:\n%s", r.code, r.stderr)
+	}
+	for _, want := range []string{"2 with evidence to find, 2 skipped", "first pass @5     0.500", "first pass @20     1.000", "repairs  What happened to the keeper's lantern glass? — evidence at rank 13 of the first pass, not handed on"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("table lacks %q:\n%s", want, r.stdout)
+		}
+	}
+	for _, want := range []string{"evidence 1/2 clock: evidence rank 1", "evidence 2/2 repairs: evidence rank 13"} {
+		if !strings.Contains(r.stderr, want) {
+			t.Errorf("stderr lacks the progress line %q:\n%s", want, r.stderr)
+		}
+	}
+
+	// Thresholds: recall@20 is met, recall@5 is not; one line names it.
+	r = runCLI(t, nil, "eval", "evidence", "--docs", docs, qa, "--json", "--min-recall-at-20", "1", "--min-recall-at-5", "0.6")
+	last := strings.TrimSpace(r.stderr)
+	last = last[strings.LastIndex(last, "\n")+1:]
+	if r.code != exitError || !strings.Contains(last, "evidence recall@5 0.500 < --min-recall-at-5 0.600") || strings.Contains(last, "recall@20") {
+		t.Errorf("thresholds: exit %d, stderr:\n%s", r.code, r.stderr)
+	}
+	if strings.Contains(r.stderr, "evidence 1/2") {
+		t.Errorf("--json in a pipe printed progress lines:\n%s", r.stderr)
+	}
+}
+
+// eval qa --match takes lead or jaccard; anything else is a usage error
+// naming the rules.
+func TestEvalQAMatchFlag(t *testing.T) {
+	r := runCLI(t, nil, "eval", "qa", "--docs", "examples/contract", "--match", "f1", filepath.Join("internal", "eval", "testdata", "qa", "contract_heldout.jsonl"))
+	if r.code != exitUsage || !strings.Contains(r.stderr, "lead or jaccard") {
+		t.Errorf("--match f1: exit %d, stderr:\n%s", r.code, r.stderr)
+	}
+}
+
+// --split test runs the held-out contract questions only; the dev set has
+// none, which is an error.
+func TestEvalSplitFlag(t *testing.T) {
+	qa := filepath.Join("internal", "eval", "testdata", "qa")
+	r := runCLI(t, nil, "eval", "evidence", "--docs", "examples/contract", "--split", "test", "--json", filepath.Join(qa, "contract_heldout.jsonl"))
+	if r.code != exitOK || !strings.Contains(r.stdout, `"questions": 20`) {
+		t.Errorf("--split test: exit %d\n%s", r.code, r.stderr)
+	}
+	r = runCLI(t, nil, "eval", "qa", "--docs", "examples/contract", "--split", "test", filepath.Join(qa, "contract.jsonl"))
+	if r.code != exitError || !strings.Contains(r.stderr, "none of the 55 questions is in the test split") {
+		t.Errorf("--split test of the dev set: exit %d\n%s", r.code, r.stderr)
+	}
+	r = runCLI(t, nil, "eval", "qa", "--docs", "examples/contract", "--split", "train", filepath.Join(qa, "contract.jsonl"))
+	if r.code != exitUsage || !strings.Contains(r.stderr, "dev, test or all") {
+		t.Errorf("--split train: exit %d\n%s", r.code, r.stderr)
+	}
+}

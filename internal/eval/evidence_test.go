@@ -1,0 +1,163 @@
+package eval
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/docmind/docmind/internal/eval/splits"
+	"github.com/docmind/docmind/schema"
+)
+
+// The fixture's answers are known: the clock's sentence is the best
+// section for its question; the repairs' sentence ranks 13th, below twelve
+// notes that repeat the question's words, so only a ranking read past
+// the sections handed on (schema.WithRetrieveDepth) finds it; the
+// unanswerable row and the row with facts alone are not measured.
+func TestEvidenceFixture(t *testing.T) {
+	dir := filepath.Join("testdata", "evidence")
+	rows, err := LoadQA(filepath.Join(dir, "qa.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	probe := PipelineEvidence(offlineRunner(t, filepath.Join(dir, "docs")), nil)
+	var progress []string
+	rep, err := RunEvidence(context.Background(), probe, rows, EvidenceTargets(rows, nil), EvidenceOptions{
+		Progress: func(done, total int, r EvidenceResult) {
+			progress = append(progress, fmt.Sprintf("%d/%d %s", done, total, r.ID))
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Questions != 4 || rep.Measured != 2 || rep.Skipped != 2 || rep.Errors != 0 {
+		t.Fatalf("questions %d measured %d skipped %d errors %d, want 4 2 2 0", rep.Questions, rep.Measured, rep.Skipped, rep.Errors)
+	}
+	if want := []string{"1/2 clock", "2/2 repairs"}; !slices.Equal(progress, want) {
+		t.Errorf("progress %q, want %q", progress, want)
+	}
+	clock, repairs := rep.Results[0], rep.Results[1]
+	if clock.EvidenceRank != 1 || clock.DocumentRank != 1 || !clock.HandedOn || !clock.AnyPass {
+		t.Errorf("clock: %+v, want the evidence first and handed on", clock)
+	}
+	if repairs.EvidenceRank != 13 || repairs.DocumentRank != 1 || repairs.HandedOn || !repairs.HandedOnDocument || repairs.Passes < 1 {
+		t.Errorf("repairs: %+v, want the evidence 13th, not handed on, its document handed on", repairs)
+	}
+	want := []RecallAt{{1, 0.5, 1}, {3, 0.5, 1}, {5, 0.5, 1}, {20, 1, 1}}
+	if !slices.Equal(rep.FirstPass, want) {
+		t.Errorf("first pass %+v, want %+v", rep.FirstPass, want)
+	}
+	if rep.HandedOn != (PassRecall{0.5, 1}) {
+		t.Errorf("handed on %+v, want {0.5 1}", rep.HandedOn)
+	}
+}
+
+// A section is evidence when it is from the gold document and covers a
+// gold page through its page range, holds a gold span (case, spacing and
+// punctuation aside), or is the gold paragraph; a span or page in another
+// document is not.
+func TestEvidenceMatch(t *testing.T) {
+	sec := func(src string, page, end int, title, text string) schema.Section {
+		return schema.Section{Source: src, Page: page, PageEnd: end, Title: title, Content: text}
+	}
+	target := EvidenceTarget{Source: "docs/a.pdf", Pages: []int{7, 12}, Spans: []string{"Net  sales were $1,200 million"}}
+	cases := []struct {
+		name     string
+		t        EvidenceTarget
+		s        schema.Section
+		evidence bool
+		document bool
+	}{
+		{"page", target, sec("/x/docs/a.pdf", 7, 0, "", ""), true, true},
+		{"other page inside the range", target, sec("a.pdf", 10, 13, "", ""), true, true},
+		{"page outside", target, sec("a.pdf", 8, 11, "", ""), false, true},
+		{"span, case and spacing aside", target, sec("a.pdf", 2, 0, "", "Total net sales were $1200 million in 2022."), true, true},
+		{"span in another document", target, sec("b.pdf", 7, 0, "", "net sales were $1,200 million"), false, false},
+		{"paragraph", EvidenceTarget{Source: "01_Normans.md", Section: "Paragraph 3"}, sec("docs/01_Normans.md", 0, 0, "Paragraph 3", ""), true, true},
+		{"another paragraph", EvidenceTarget{Source: "01_Normans.md", Section: "Paragraph 3"}, sec("01_Normans.md", 0, 0, "Paragraph 30", ""), false, true},
+		{"no source: span alone", EvidenceTarget{Spans: []string{"rebuilt in 1887"}}, sec("any.md", 0, 0, "", "It was rebuilt in 1887."), true, false},
+	}
+	for _, c := range cases {
+		m := newEvidenceMatcher(c.t)
+		if got := m.evidence(c.s); got != c.evidence {
+			t.Errorf("%s: evidence %v, want %v", c.name, got, c.evidence)
+		}
+		if got := m.document(c.s); got != c.document {
+			t.Errorf("%s: document %v, want %v", c.name, got, c.document)
+		}
+	}
+}
+
+// With a gold file, a row's gold paragraph replaces its spans; without
+// one, its page, other pages and answers are its target.
+func TestEvidenceTargets(t *testing.T) {
+	no := false
+	rows := []QARow{
+		{ID: "a", Source: "f.pdf", Page: 3, OtherPages: []int{5}, Answers: []string{"x"}, Facts: []string{"9"}},
+		{ID: "b", Source: "01_Normans.md", Facts: []string{"France"}},
+		{ID: "c", Answerable: &no},
+	}
+	gold := map[string]GoldRow{"b": {ID: "b", Doc: "01_Normans.md", Paragraph: 2, Answers: []string{"France"}}}
+	got := EvidenceTargets(rows, gold)
+	if g := got[0]; g.Source != "f.pdf" || !slices.Equal(g.Pages, []int{3, 5}) || !slices.Equal(g.Spans, []string{"x"}) || g.Section != "" {
+		t.Errorf("a: %+v", g)
+	}
+	if g := got[1]; g.Source != "01_Normans.md" || g.Section != "Paragraph 2" || len(g.Spans) != 0 || !g.Located() {
+		t.Errorf("b: %+v", g)
+	}
+	if got[2].Located() {
+		t.Errorf("c: %+v located", got[2])
+	}
+}
+
+// A set with no located evidence is an error, not a report of zeros; a
+// failed retrieval is a miss counted as an error.
+func TestRunEvidenceErrors(t *testing.T) {
+	ctx := context.Background()
+	rows := []QARow{{ID: "a", Question: "q", Facts: []string{"f"}}}
+	probe := func(context.Context, string) (EvidenceRun, error) { return EvidenceRun{}, errors.New("store down") }
+	if _, err := RunEvidence(ctx, probe, rows, EvidenceTargets(rows, nil), EvidenceOptions{}); err == nil {
+		t.Error("no located row: no error")
+	}
+	rows[0].Page, rows[0].Source = 2, "a.pdf"
+	rep, err := RunEvidence(ctx, probe, rows, EvidenceTargets(rows, nil), EvidenceOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Errors != 1 || rep.FirstPass[3].Evidence != 0 || rep.Results[0].EvidenceMiss() != "error: store down" {
+		t.Errorf("report %+v", rep)
+	}
+}
+
+// --split keeps the rows of a frozen split; a row of no split set is an
+// error, and so is a split that keeps nothing.
+func TestSelectSplit(t *testing.T) {
+	rows, err := LoadQA(filepath.Join("testdata", "qa", "contract_heldout.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dev, err := LoadQA(filepath.Join("testdata", "qa", "contract.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	both := append(append([]QARow(nil), dev...), rows...)
+	got, err := SelectSplit(both, splits.Test)
+	if err != nil || len(got) != len(rows) || got[0].ID != rows[0].ID {
+		t.Fatalf("test split: %d rows, %v; want the %d held-out rows", len(got), err, len(rows))
+	}
+	if got, err := SelectSplit(both, splits.Dev); err != nil || len(got) != len(dev) {
+		t.Errorf("dev split: %d rows, %v; want %d", len(got), err, len(dev))
+	}
+	if got, err := SelectSplit(both, splits.All); err != nil || len(got) != len(both) {
+		t.Errorf("all: %d rows, %v", len(got), err)
+	}
+	if _, err := SelectSplit(dev, splits.Test); err == nil {
+		t.Error("the dev set's test split: no error")
+	}
+	if _, err := SelectSplit([]QARow{{ID: "mine"}}, splits.Dev); err == nil {
+		t.Error("a question of no split set: no error")
+	}
+}
