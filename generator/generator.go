@@ -126,6 +126,7 @@ func (g *Offline) passing(req schema.GenerateRequest, cands []candidate) (out []
 		// label names that measure: "Total Operating Expenses 36,861"
 		// beside "Total revenues 49,954" does not answer for revenues
 		if rc.Row && frame.AsksFigure() && !names[i] && (named || relevance.Tabular(c.text)) && relevance.Enabled(RowMeasure) {
+			relevance.Fired(RowMeasure)
 			rules = append(rules, RowMeasure)
 		}
 		if len(rules) > 0 {

@@ -39,7 +39,8 @@ func (a *Assessment) AllIssues() []Issue {
 func enabled(issues []Issue) []Issue {
 	var out []Issue
 	for _, is := range issues {
-		if relevance.Enabled(is.RuleID()) {
+		if r := is.RuleID(); relevance.Enabled(r) {
+			relevance.Fired(r)
 			out = append(out, is)
 		}
 	}
@@ -111,7 +112,16 @@ func (d *Offline) Decide(a *Assessment) *schema.Verdict {
 	if cal := a.CalibratedConfidence(); len(issues) == 0 || cal < conf {
 		conf = cal
 	}
-	hallucinated := len(issues) > 0 || conf < d.t.MinConfidence
+	// below the threshold (unless that rule is switched off)
+	minConf := d.t.MinConfidence
+	if conf < minConf {
+		relevance.Fired(RuleLowConfidence)
+		if !relevance.Enabled(RuleLowConfidence) {
+			minConf = 0
+		}
+	}
+	low := conf < minConf
+	hallucinated := len(issues) > 0 || low
 	v := &schema.Verdict{
 		IsHallucinated:   hallucinated,
 		ShouldReturn:     !hallucinated,
@@ -131,10 +141,10 @@ func (d *Offline) Decide(a *Assessment) *schema.Verdict {
 		}
 		v.Claims = append(v.Claims, cc)
 	}
-	v.Reasoning = a.reasoning(issues, conf, d.t.MinConfidence)
+	v.Reasoning = a.reasoning(issues, conf, minConf)
 	v.Findings = a.findings(issues, true)
-	if len(issues) == 0 && conf < d.t.MinConfidence {
-		v.Findings = append(v.Findings, schema.Finding{Rule: RuleLowConfidence, Detail: fmt.Sprintf("confidence %.2f is below %.2f", conf, d.t.MinConfidence)})
+	if len(issues) == 0 && low {
+		v.Findings = append(v.Findings, schema.Finding{Rule: RuleLowConfidence, Detail: fmt.Sprintf("confidence %.2f is below %.2f", conf, minConf)})
 	}
 	a.applyConflicts(v)
 	return v
@@ -182,6 +192,7 @@ func (a *Assessment) applyConflicts(v *schema.Verdict) {
 	applyConflicts(v, a.Conflicts)
 	for _, c := range a.Conflicts {
 		if !c.Acknowledged {
+			relevance.Fired(RuleConflict)
 			v.Findings = append(v.Findings, schema.Finding{Rule: RuleConflict, Detail: ConflictText(c)})
 		}
 	}

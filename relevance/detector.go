@@ -93,6 +93,30 @@ func Disable(names ...string) (restore func(), err error) {
 	return func() { disabled.Store(prev) }, nil
 }
 
+// fireHook, when set, is called with the name of every detector that
+// fires (see OnFire).
+var fireHook atomic.Pointer[func(string)]
+
+// OnFire sets a function called with a detector's name whenever it fires
+// anywhere in the process (a finding on a candidate, an issue the judge
+// weighs), in place of the one set before; nil removes it. It is for
+// measuring rules: a rule that never fires on a question cannot change its
+// outcome when switched off.
+func OnFire(fn func(rule string)) {
+	if fn == nil {
+		fireHook.Store(nil)
+		return
+	}
+	fireHook.Store(&fn)
+}
+
+// Fired tells the OnFire function that the named detector fired.
+func Fired(name string) {
+	if fn := fireHook.Load(); fn != nil {
+		(*fn)(name)
+	}
+}
+
 // Enabled reports whether the named detector is switched on.
 func Enabled(name string) bool {
 	m := disabled.Load()
@@ -123,6 +147,7 @@ type Pass struct {
 // Report records a finding of the running detector.
 func (p *Pass) Report(detail string) {
 	p.fired[p.current] = true
+	Fired(p.current.Name)
 	p.Result.Findings = append(p.Result.Findings, Finding{Rule: p.current.Name, Check: p.current.Family(), Claim: p.Context.Claim, Detail: detail})
 }
 
