@@ -199,16 +199,15 @@ var (
 	reYear = regexp.MustCompile(`\b(1[5-9]\d\d|20\d\d)s?\b`)
 	// quarters: "Q1", "first quarter", "first-quarter", "1Q23"
 	reQuarter = regexp.MustCompile(`(?i)\b(?:q([1-4])|([1-4])q\d{0,2}|(first|second|third|fourth)[\s-]+quarter)\b`)
-	months    = map[string]bool{"january": true, "february": true, "march": true, "april": true, "june": true, "july": true,
-		"august": true, "september": true, "october": true, "november": true, "december": true}
 	// "may" is a month only when capitalised and followed by a day or year
 	reMay    = regexp.MustCompile(`\bMay\s+\d`)
 	ordinals = map[string]string{"first": "1", "second": "2", "third": "3", "fourth": "4"}
 )
 
 // legalForms are words of company names that do not identify the company
-// ("Inc.", "Corporation"): a name matches without them.
-var legalForms = wordlists.Set(`inc incorporated corp corporation co company companies ltd limited llc lp plc group holdings holding sa ag nv the`)
+// ("Inc.", "Corporation"): a name matches without them. Edit
+// internal/wordlists/legal_forms.txt.
+var legalForms = wordlists.Set(wordlists.Words("legal_forms")...)
 
 // questionOpeners are the words a question may start with that are
 // capitalised only because they start it.
@@ -1029,7 +1028,7 @@ func (x Text) hasPeriod(p string) bool {
 	// a month abbreviated before a day ("Three Months Ended Apr 1, 2023")
 	if abbr := monthAbbreviations[p]; abbr != "" {
 		for _, m := range reMonthDay.FindAllStringSubmatch(x.raw, -1) {
-			if m := strings.ToLower(m[1]); m == abbr || m == "sept" && abbr == "sep" {
+			if abbreviatedMonth[strings.ToLower(m[1])] == p {
 				return true
 			}
 		}
@@ -1046,14 +1045,6 @@ func StatesMonth(month, text string) bool {
 	}
 	return NewText(text).hasPeriod(m)
 }
-
-// monthAbbreviations are the months' usual abbreviations; reMonthDay
-// matches one before a day ("Apr 1", "Sept. 30").
-var (
-	monthAbbreviations = map[string]string{"january": "jan", "february": "feb", "march": "mar", "april": "apr",
-		"june": "jun", "july": "jul", "august": "aug", "september": "sep", "october": "oct", "november": "nov", "december": "dec"}
-	reMonthDay = regexp.MustCompile(`\b(Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sept|Sep|Oct|Nov|Dec|JAN|FEB|MAR|APR|JUN|JUL|AUG|SEPT|SEP|OCT|NOV|DEC)\.?\s+\d{1,2}\b`) // not "may 1", nor lower case "mar"
-)
 
 // Checks names the checks to run; the zero value runs none.
 type Checks struct {
