@@ -41,6 +41,7 @@ func (a *app) evalRulesCmd() *cobra.Command {
 		shared string
 		only   []string
 		rules  []string
+		off    []string
 		every  map[string]int
 	)
 	cmd := &cobra.Command{
@@ -65,17 +66,24 @@ Sets (skipped with a line on stderr when their files are absent):
 Per rule and set: fires (questions it fired on; fires_answerable of them
 answerable), changed (questions whose outcome, a right answer, a wrong one or
 a refusal, differs without it), prevented_wrong (of those, wrong answers
-without it), cost_right (right outcomes lost to it), precision =
+without it), gained_right (right outcomes with it that are refusals without
+it), cost_right (right outcomes, answers or refusals, lost to it),
+caused_wrong (wrong answers with it that are not without it), precision =
 prevented_wrong / changed, off (the set's figures without it) and delta (off
-minus the figures with every rule on), and verdict: pays, costs, even or
-idle. A rule is kept ("keep") when it pays on at least two sets and costs on
+minus the figures with every rule on), and verdict: pays (prevented_wrong +
+gained_right > cost_right + caused_wrong), costs, even or idle. A rule is kept ("keep") when it pays on at least two sets and costs on
 none. weight is the rule's weight in the calibrated model (null: the rule
 decides as a veto and is not one of its inputs).
 
 --json prints {sets: [{set, questions, answered, answered_accuracy,
 answerable_correct, unanswerable_refused, wrong_answers}], rules: [{rule,
 doc, weight, sets: [{set, fires, fires_answerable, changed, prevented_wrong,
-cost_right, precision, off, delta, verdict}], pays, costs, keep, totals}]}.`,
+gained_right, cost_right, caused_wrong, precision, off, delta, verdict}],
+pays, costs, keep, totals}]}.
+
+--off RULES switches rules off for the whole run, so that the figures of
+each set are those without them: measure a group of rules together (single
+ablations miss rules that stand in for each other).`,
 		Example: `  docmind eval rules --json > rules.json
   docmind eval rules --sets contract,filings --rules period.other-year,scope.part-of-total`,
 		Args: cobra.NoArgs,
@@ -101,7 +109,7 @@ cost_right, precision, off, delta, verdict}], pays, costs, keep, totals}]}.`,
 				return fmt.Errorf("eval rules: no set to measure (see --sets and --shared)")
 			}
 			var opts eval.RulesOptions
-			opts.Rules = rules
+			opts.Rules, opts.Off = rules, off
 			progress := isTerminal(a.stderr) && !asJSON
 			opts.Progress = func(set, rule string, done, total int) {
 				if rule == "" {
@@ -133,6 +141,7 @@ cost_right, precision, off, delta, verdict}], pays, costs, keep, totals}]}.`,
 	f.StringSliceVar(&only, "sets", nil, "measure only these sets (contract, contract-heldout, filings, squad2, cuad, policyqa)")
 	f.StringSliceVar(&rules, "rules", nil, "measure only these rules (default: every rule)")
 	f.StringToIntVar(&every, "every", nil, "read every N-th row of a set (SET=N)")
+	f.StringSliceVar(&off, "off", nil, "switch these rules off for the whole run: the figures of every set without them (what a group of rules is worth together)")
 	return cmd
 }
 
@@ -198,11 +207,11 @@ func writeRulesTable(w io.Writer, rep *eval.RulesReport) error {
 	for _, s := range rep.Sets {
 		fmt.Fprintf(w, "%-17s %9d %8d %13.3f %16.3f %20.3f %5d\n", s.Set, s.Questions, s.Answered, s.AnsweredAccuracy, s.AnswerableCorrect, s.UnanswerableRefused, s.WrongAnswers)
 	}
-	fmt.Fprintln(w, "\nrule: per set fires/changed (+wrong prevented −right lost); keep = pays on 2+ sets, costs on none")
+	fmt.Fprintln(w, "\nrule: per set fires/changed (+wrong prevented or right gained −right lost or wrong caused); keep = pays on 2+ sets, costs on none")
 	for _, r := range rep.Rules {
 		var parts []string
 		for _, s := range r.Sets {
-			parts = append(parts, fmt.Sprintf("%s %d/%d (+%d −%d)", s.Set, s.Fires, s.Changed, s.PreventedWrong, s.CostRight))
+			parts = append(parts, fmt.Sprintf("%s %d/%d (+%d −%d)", s.Set, s.Fires, s.Changed, s.PreventedWrong+s.GainedRight, s.CostRight+s.CausedWrong))
 		}
 		keep := "drop"
 		if r.Keep {

@@ -57,15 +57,20 @@ type RuleOnSet struct {
 	// answerable questions.
 	Fires           int `json:"fires"`
 	FiresAnswerable int `json:"fires_answerable"`
-	// Changed counts the questions whose qaOutcome (right answer, wrong
+	// Changed counts the questions whose outcome (right answer, wrong
 	// answer, refusal) differs with the rule switched off. Of them,
 	// PreventedWrong are wrong answers without the rule (the rule refused
-	// them, or had a right answer given instead), and CostRight right
-	// outcomes without it (a right answer, or a right refusal of an
-	// unanswerable question, that the rule lost).
+	// them, or had a right answer given instead); GainedRight right
+	// outcomes with the rule that are refusals without it (passing over a
+	// candidate let a right one be chosen); CostRight right outcomes
+	// without it (a right answer, or a right refusal of an unanswerable
+	// question, that the rule lost); CausedWrong wrong answers with the
+	// rule that are not without it.
 	Changed        int `json:"changed"`
 	PreventedWrong int `json:"prevented_wrong"`
+	GainedRight    int `json:"gained_right"`
 	CostRight      int `json:"cost_right"`
+	CausedWrong    int `json:"caused_wrong"`
 	// Precision is PreventedWrong / Changed: of the outcomes the rule
 	// changes, the share where what it removes is a wrong answer. Null
 	// when it changes none.
@@ -74,8 +79,8 @@ type RuleOnSet struct {
 	// Off minus the figures with every rule on.
 	Off   SetFigures `json:"off"`
 	Delta SetFigures `json:"delta"`
-	// Verdict is "pays" (PreventedWrong > CostRight), "costs"
-	// (CostRight > PreventedWrong), "even" (changes cancel out) or
+	// Verdict is "pays" (PreventedWrong + GainedRight > CostRight +
+	// CausedWrong), "costs" (the other way), "even" (they cancel out) or
 	// "idle" (changes nothing on the set).
 	Verdict string `json:"verdict"`
 }
@@ -99,7 +104,9 @@ type RuleOnSetSum struct {
 	Fires          int `json:"fires"`
 	Changed        int `json:"changed"`
 	PreventedWrong int `json:"prevented_wrong"`
+	GainedRight    int `json:"gained_right"`
 	CostRight      int `json:"cost_right"`
+	CausedWrong    int `json:"caused_wrong"`
 }
 
 // RulesReport is the output of `docmind eval rules --json`.
@@ -121,13 +128,17 @@ type RulesOptions struct {
 	// Rules are the IDs of the rules to measure; empty means every rule
 	// registered (relevance.Detectors).
 	Rules []string
+	// Off are the IDs of rules switched off for the whole run (the
+	// figures "with every rule on" are then without them): what a group
+	// of rules is worth together.
+	Off []string
 	// Progress, when set, is called after each question asked: the set,
 	// the rule switched off ("" for the run with every rule on), and how
 	// many of the questions of that run are done.
 	Progress func(set, rule string, done, total int)
 }
 
-// qaOutcome is a question's qaOutcome: a right answer, a wrong one, or a
+// qaOutcome is a question's outcome: a right answer, a wrong one, or a
 // refusal (right for an unanswerable question).
 type qaOutcome int
 
@@ -171,6 +182,11 @@ func RunRules(ctx context.Context, sets []RuleSet, opts RulesOptions) (*RulesRep
 			return nil, fmt.Errorf("eval rules: no rule %q (see docmind rules)", r)
 		}
 	}
+	restoreOff, err := relevance.Disable(opts.Off...)
+	if err != nil {
+		return nil, fmt.Errorf("eval rules: %w", err)
+	}
+	defer restoreOff()
 	var mu sync.Mutex
 	var fired map[string]bool
 	relevance.OnFire(func(rule string) {
@@ -235,7 +251,7 @@ func RunRules(ctx context.Context, sets []RuleSet, opts RulesOptions) (*RulesRep
 			}
 			ros := RuleOnSet{Set: set.Name, Fires: len(idx), FiresAnswerable: answerable, Off: on, Verdict: "idle"}
 			if len(idx) > 0 {
-				restore, err := relevance.Disable(r)
+				restore, err := relevance.Disable(append(slices.Clone(opts.Off), r)...)
 				if err != nil {
 					return nil, err
 				}
@@ -252,12 +268,19 @@ func RunRules(ctx context.Context, sets []RuleSet, opts RulesOptions) (*RulesRep
 						continue
 					}
 					ros.Changed++
+					// was: with the rule; now: without it
 					ans := set.Rows[i].IsAnswerable()
-					switch {
-					case now == wrongAnswer:
+					if now == wrongAnswer {
 						ros.PreventedWrong++
-					case rightOutcome(now, ans) && !rightOutcome(was, ans):
+					}
+					if rightOutcome(was, ans) && !rightOutcome(now, ans) && now != wrongAnswer {
+						ros.GainedRight++
+					}
+					if rightOutcome(now, ans) && !rightOutcome(was, ans) {
 						ros.CostRight++
+					}
+					if was == wrongAnswer {
+						ros.CausedWrong++
 					}
 				}
 				ros.Off = figuresOf(summarizeQA(merged))
@@ -266,10 +289,11 @@ func RunRules(ctx context.Context, sets []RuleSet, opts RulesOptions) (*RulesRep
 			if ros.Changed > 0 {
 				p := round3(float64(ros.PreventedWrong) / float64(ros.Changed))
 				ros.Precision = &p
+				gain, loss := ros.PreventedWrong+ros.GainedRight, ros.CostRight+ros.CausedWrong
 				switch {
-				case ros.PreventedWrong > ros.CostRight:
+				case gain > loss:
 					ros.Verdict = "pays"
-				case ros.CostRight > ros.PreventedWrong:
+				case loss > gain:
 					ros.Verdict = "costs"
 				default:
 					ros.Verdict = "even"
@@ -286,7 +310,9 @@ func RunRules(ctx context.Context, sets []RuleSet, opts RulesOptions) (*RulesRep
 			w.Totals.Fires += ros.Fires
 			w.Totals.Changed += ros.Changed
 			w.Totals.PreventedWrong += ros.PreventedWrong
+			w.Totals.GainedRight += ros.GainedRight
 			w.Totals.CostRight += ros.CostRight
+			w.Totals.CausedWrong += ros.CausedWrong
 		}
 	}
 	for _, r := range rules {
