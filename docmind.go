@@ -50,6 +50,8 @@ type (
 	Evidence = schema.Evidence
 	// Conflict is a figure that two retrieved sections state differently.
 	Conflict = schema.Conflict
+	// Finding is one rule's finding on an answer (Verdict.Findings).
+	Finding = schema.Finding
 	// Event is what an Observer receives as a run progresses.
 	Event = schema.Event
 	// EventType says what an Event reports.
@@ -134,6 +136,15 @@ func RecordPromptVersion(ctx context.Context, name, version string) {
 // cut off at its token limit); the run stores it in State.Notes under the
 // stage's node.
 func RecordNote(ctx context.Context, note string) { schema.RecordNote(ctx, note) }
+
+// RecordPassedOver reports a candidate answer the running stage passed
+// over, with the IDs of the rules that passed it over; the run stores it
+// in State.Notes under the stage's node and PassedOverSuffix.
+func RecordPassedOver(ctx context.Context, note string) { schema.RecordPassedOver(ctx, note) }
+
+// PassedOverSuffix ends the key of State.Notes that lists a stage's
+// passed-over candidates ("generate.passed_over").
+const PassedOverSuffix = schema.PassedOverSuffix
 
 // Mode says whether a Pipeline calls a language model.
 type Mode string

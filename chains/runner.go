@@ -195,6 +195,7 @@ func (r *Runner) RunFrom(ctx context.Context, st *schema.State, next string, opt
 		usage := meter.Usage()
 		recordUsage(st, node, usage, meter.PromptVersions())
 		recordNote(st, node, meter.Notes())
+		recordNote(st, node+schema.PassedOverSuffix, meter.PassedOver())
 		if node == schema.NodeJudge {
 			noteInVerdict(st)
 		}

@@ -77,12 +77,12 @@ type Offline struct {
 // address the question: a sentence that fails these checks is not
 // offered to the judge, which may read it with other sentences run
 // into one claim (a table's header line and the rows under it) and miss
-// what each fails.
-func (g *Offline) passing(req schema.GenerateRequest, cands []candidate) []candidate {
+// what each fails. The candidates passed over are returned with the
+// rules that passed them over.
+func (g *Offline) passing(req schema.GenerateRequest, cands []candidate) (out []candidate, over []passedOver) {
 	frame := relevance.Analyze(req.Query)
 	checks := relevance.AllChecks(0)
 	checks.Focus = false
-	var out []candidate
 	sents := map[int][]string{}
 	contents := make([]string, len(req.Sections))
 	for i, s := range req.Sections {
@@ -111,22 +111,77 @@ func (g *Offline) passing(req schema.GenerateRequest, cands []candidate) []candi
 			Passage:  strings.Join(ss[lo:hi], " "),
 			Heading:  relevance.HeadingContext(s),
 			Document: relevance.DocumentContext(s),
+			Kind:     s.Kind,
 			Sections: contents,
 		}
 		rc.ReadTable(s.Content)
 		res := frame.Check(rc, checks, nil, nil)
-		if !res.OK() {
-			continue
+		var rules []string
+		for _, f := range res.Findings {
+			if !slices.Contains(rules, f.Rule) {
+				rules = append(rules, f.Rule)
+			}
 		}
 		// a row of a table answers what a measure was only when its
 		// label names that measure: "Total Operating Expenses 36,861"
 		// beside "Total revenues 49,954" does not answer for revenues
-		if rc.Row && frame.AsksFigure() && !names[i] && (named || relevance.Tabular(c.text)) {
+		if rc.Row && frame.AsksFigure() && !names[i] && (named || relevance.Tabular(c.text)) && relevance.Enabled(RowMeasure) {
+			relevance.Fired(RowMeasure)
+			rules = append(rules, RowMeasure)
+		}
+		if len(rules) > 0 {
+			over = append(over, passedOver{c, rules})
 			continue
 		}
 		out = append(out, c)
 	}
-	return out
+	return out, over
+}
+
+// RowMeasure is the generator's own detector: a table row that does not
+// name the measure a question asks for, beside rows that do.
+var RowMeasure = relevance.Register(&relevance.Detector{Name: "scope.row-measure",
+	Doc: "a table row's label does not name the measure the question asks for (another row's does, or the claim is rows run together)"}).Name
+
+// passedOver is a candidate the generator passed over, with the IDs of
+// the rules that passed it over.
+type passedOver struct {
+	candidate
+	rules []string
+}
+
+// maxPassedOver is how many passed-over candidates a note lists in full.
+const maxPassedOver = 5
+
+// notePassedOver records the candidates passed over in the run's notes
+// (schema.RecordPassedOver): how many, by rule, and the first few with
+// their citation and rules.
+func notePassedOver(ctx context.Context, over []passedOver, sections []schema.Section) {
+	if len(over) == 0 {
+		return
+	}
+	count := map[string]int{}
+	var order []string
+	for _, o := range over {
+		for _, r := range o.rules {
+			if count[r] == 0 {
+				order = append(order, r)
+			}
+			count[r]++
+		}
+	}
+	tally := make([]string, len(order))
+	for i, r := range order {
+		tally[i] = fmt.Sprintf("%s ×%d", r, count[r])
+	}
+	schema.RecordPassedOver(ctx, fmt.Sprintf("%d candidate(s) passed over (%s)", len(over), strings.Join(tally, ", ")))
+	for _, o := range over[:min(len(over), maxPassedOver)] {
+		text := []rune(o.text)
+		if len(text) > 100 {
+			text = append(text[:99], '…')
+		}
+		schema.RecordPassedOver(ctx, fmt.Sprintf("%q (%s) [%s]", string(text), sections[o.section].Citation(), strings.Join(o.rules, ", ")))
+	}
 }
 
 // WithThesaurus sets the synonym resource for sentence scoring: a question
@@ -180,7 +235,7 @@ func (g *Offline) Generate(ctx context.Context, req schema.GenerateRequest) (str
 	if d == nil {
 		d = &schema.Decomposition{}
 	}
-	answer := g.answer(req, d)
+	answer := g.answer(ctx, req, d)
 	if req.OnToken != nil {
 		req.OnToken(answer)
 	}
@@ -196,7 +251,7 @@ func read(query string) *schema.Decomposition {
 	return &schema.Decomposition{Intent: question.Intent(parts[0]), SubQueries: parts, KeyTerms: question.KeyTerms(q)}
 }
 
-func (g *Offline) answer(req schema.GenerateRequest, d *schema.Decomposition) string {
+func (g *Offline) answer(ctx context.Context, req schema.GenerateRequest, d *schema.Decomposition) string {
 	queries := d.SubQueries
 	if len(queries) == 0 {
 		queries = []string{req.Query}
@@ -204,7 +259,9 @@ func (g *Offline) answer(req schema.GenerateRequest, d *schema.Decomposition) st
 	all := g.withSynonyms(newQuery(strings.Join(append([]string{req.Query}, queries...), " "), d.KeyTerms, d.Intent))
 	cands := g.candidates(req.Sections, all)
 	if len(queries) <= 1 {
-		cands = g.passing(req, cands)
+		var over []passedOver
+		cands, over = g.passing(req, cands)
+		notePassedOver(ctx, over, req.Sections)
 	}
 	if len(cands) == 0 {
 		return NotAddressed
@@ -234,7 +291,8 @@ func (g *Offline) answer(req schema.GenerateRequest, d *schema.Decomposition) st
 			subReq := req
 			subReq.Query = q
 			answers := map[[2]int]bool{}
-			for _, c := range g.passing(subReq, cands) {
+			kept, _ := g.passing(subReq, cands)
+			for _, c := range kept {
 				answers[[2]int{c.section, c.pos}] = true
 			}
 			best, bestScore, bestAnswers := -1, 0.0, false
@@ -307,7 +365,7 @@ func (g *Offline) withContinuation(req schema.GenerateRequest, picked []candidat
 		return picked
 	}
 	cont := candidate{section: lead.section, pos: next.pos, text: next.text, follows: true}
-	if len(g.passing(req, []candidate{cont})) == 0 {
+	if kept, _ := g.passing(req, []candidate{cont}); len(kept) == 0 {
 		return picked
 	}
 	out := []candidate{lead, cont}

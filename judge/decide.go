@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/docmind/docmind/relevance"
 	"github.com/docmind/docmind/schema"
 	"github.com/docmind/docmind/textproc"
 )
@@ -24,11 +25,24 @@ func penalty(k IssueKind) float64 {
 	return 1 // IssueUnsupported: already reflected in the support scores
 }
 
-// AllIssues returns the answer-level issues followed by every claim's.
+// AllIssues returns the answer-level issues followed by every claim's,
+// without those of detectors switched off (relevance.Disable).
 func (a *Assessment) AllIssues() []Issue {
-	out := append([]Issue(nil), a.Issues...)
+	out := enabled(a.Issues)
 	for _, c := range a.Claims {
-		out = append(out, c.Issues...)
+		out = append(out, enabled(c.Issues)...)
+	}
+	return out
+}
+
+// enabled returns the issues whose detector is switched on.
+func enabled(issues []Issue) []Issue {
+	var out []Issue
+	for _, is := range issues {
+		if r := is.RuleID(); relevance.Enabled(r) {
+			relevance.Fired(r)
+			out = append(out, is)
+		}
 	}
 	return out
 }
@@ -88,7 +102,7 @@ func (a *Assessment) blocking() []Issue {
 func (d *Offline) Decide(a *Assessment) *schema.Verdict {
 	conf := a.Confidence()
 	issues := a.blocking()
-	novel := append(noveltyIssues(a, d.maxNovel), d.riskIssue(a)...)
+	novel := enabled(append(noveltyIssues(a, d.maxNovel), d.riskIssue(a)...))
 	for _, is := range novel {
 		conf = math.Round(conf*penalty(is.Kind)*1000) / 1000
 	}
@@ -98,7 +112,16 @@ func (d *Offline) Decide(a *Assessment) *schema.Verdict {
 	if cal := a.CalibratedConfidence(); len(issues) == 0 || cal < conf {
 		conf = cal
 	}
-	hallucinated := len(issues) > 0 || conf < d.t.MinConfidence
+	// below the threshold (unless that rule is switched off)
+	minConf := d.t.MinConfidence
+	if conf < minConf {
+		relevance.Fired(RuleLowConfidence)
+		if !relevance.Enabled(RuleLowConfidence) {
+			minConf = 0
+		}
+	}
+	low := conf < minConf
+	hallucinated := len(issues) > 0 || low
 	v := &schema.Verdict{
 		IsHallucinated:   hallucinated,
 		ShouldReturn:     !hallucinated,
@@ -118,9 +141,61 @@ func (d *Offline) Decide(a *Assessment) *schema.Verdict {
 		}
 		v.Claims = append(v.Claims, cc)
 	}
-	v.Reasoning = a.reasoning(issues, conf, d.t.MinConfidence)
-	applyConflicts(v, a.Conflicts)
+	v.Reasoning = a.reasoning(issues, conf, minConf)
+	v.Findings = a.findings(issues, true)
+	if len(issues) == 0 && low {
+		v.Findings = append(v.Findings, schema.Finding{Rule: RuleLowConfidence, Detail: fmt.Sprintf("confidence %.2f is below %.2f", conf, minConf)})
+	}
+	a.applyConflicts(v)
 	return v
+}
+
+// findings returns the verdict's findings: each issue with its rule and,
+// withClaims, the relevance detectors' findings on each claim that no
+// issue already names (those that made a claim not answer the question).
+func (a *Assessment) findings(issues []Issue, withClaims bool) []schema.Finding {
+	var out []schema.Finding
+	seen := map[schema.Finding]bool{}
+	add := func(f schema.Finding) {
+		if !seen[f] {
+			seen[f] = true
+			out = append(out, f)
+		}
+	}
+	claimText := func(i int) string {
+		if i < 0 || i >= len(a.Claims) {
+			return ""
+		}
+		return a.Claims[i].Claim.Text
+	}
+	for _, is := range issues {
+		add(schema.Finding{Rule: is.RuleID(), Claim: claimText(is.Claim), Detail: is.Detail})
+	}
+	for i, c := range a.Claims {
+		if !withClaims {
+			break
+		}
+		for _, f := range c.OffQuestion {
+			add(schema.Finding{Rule: f.Rule, Claim: claimText(i), Detail: f.Detail})
+		}
+	}
+	return out
+}
+
+// applyConflicts records the answer's conflicts in v (see applyConflicts)
+// unless their detector is switched off, with a finding for each one the
+// answer does not acknowledge.
+func (a *Assessment) applyConflicts(v *schema.Verdict) {
+	if !relevance.Enabled(RuleConflict) {
+		return
+	}
+	applyConflicts(v, a.Conflicts)
+	for _, c := range a.Conflicts {
+		if !c.Acknowledged {
+			relevance.Fired(RuleConflict)
+			v.Findings = append(v.Findings, schema.Finding{Rule: RuleConflict, Detail: ConflictText(c)})
+		}
+	}
 }
 
 func (a *Assessment) claimCheck(i int) schema.ClaimCheck {
@@ -225,11 +300,12 @@ func (d *Offline) ApplyGuards(ctx context.Context, req schema.JudgeRequest, v *s
 		out.JudgedBy = "llm"
 	}
 	out.JudgedBy += "+guards"
-	applyConflicts(out, a.Conflicts)
+	a.applyConflicts(out)
 	guardIssues := a.guardIssues()
 	if len(guardIssues) == 0 {
 		return out, nil
 	}
+	out.Findings = append(out.Findings, a.findings(guardIssues, false)...)
 	out.IsHallucinated = true
 	out.ShouldReturn = false
 	out.ConfidenceScore = math.Min(out.ConfidenceScore, guardConfidence(guardIssues))

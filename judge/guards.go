@@ -50,6 +50,17 @@ type Issue struct {
 	Kind   IssueKind
 	Claim  int
 	Detail string
+	// Rule is the ID of the detector that found it (see rules.go); empty
+	// means the kind's own rule (KindRule).
+	Rule string
+}
+
+// RuleID returns the ID of the detector that found the issue.
+func (i Issue) RuleID() string {
+	if i.Rule != "" {
+		return i.Rule
+	}
+	return KindRule(i.Kind)
 }
 
 // String renders the issue for a reader.

@@ -33,7 +33,7 @@ func newInjectionCheck(prep []preparedSection) *injectionCheck {
 // placed after such an instruction.
 func (k *injectionCheck) issues(ci int, text string, ca ClaimAssessment, sections []schema.Section, support float64) []Issue {
 	if why := prompts.Injection(text); why != "" {
-		return []Issue{{IssueInstruction, ci, "not an answer: " + why + ", not a statement of the documents"}}
+		return []Issue{{Kind: IssueInstruction, Claim: ci, Detail: "not an answer: " + why + ", not a statement of the documents"}}
 	}
 	if ca.Section < 0 || ca.Support < support || ca.Passage == "" {
 		return nil
@@ -57,5 +57,5 @@ func (k *injectionCheck) issues(ci int, text string, ca ClaimAssessment, section
 	if in == 0 {
 		return nil
 	}
-	return []Issue{{IssueInstruction, ci, fmt.Sprintf("not an answer: it rests on text of %s that is not a statement of the document: %s", sections[ca.Section].Citation(), why)}}
+	return []Issue{{Kind: IssueInstruction, Claim: ci, Detail: fmt.Sprintf("not an answer: it rests on text of %s that is not a statement of the document: %s", sections[ca.Section].Citation(), why)}}
 }

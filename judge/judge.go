@@ -469,7 +469,7 @@ func (d *Offline) Score(ctx context.Context, req schema.JudgeRequest) (*Assessme
 		var problems []string
 		ca.Cited, problems = CheckCitations(c, req.Sections)
 		for _, p := range problems {
-			ca.Issues = append(ca.Issues, Issue{IssueBadCitation, ci, p})
+			ca.Issues = append(ca.Issues, Issue{Kind: IssueBadCitation, Claim: ci, Detail: p})
 		}
 		ca.Section, ca.Passage, ca.Support = d.bestPassage(c.Text, prep, ca.Cited)
 		ca.Issues = append(ca.Issues, injected.issues(ci, c.Text, ca, req.Sections, d.t.Support)...)
@@ -488,7 +488,7 @@ func (d *Offline) Score(ctx context.Context, req schema.JudgeRequest) (*Assessme
 			if m.Contradiction() {
 				kind = IssueContradiction
 			}
-			ca.Issues = append(ca.Issues, Issue{kind, ci, m.String()})
+			ca.Issues = append(ca.Issues, Issue{Kind: kind, Claim: ci, Detail: m.String()})
 		}
 		quoteEvidence := evidence
 		if len(ca.Cited) == 0 {
@@ -498,19 +498,19 @@ func (d *Offline) Score(ctx context.Context, req schema.JudgeRequest) (*Assessme
 			}
 		}
 		for _, q := range CheckQuotes(c.Text, quoteEvidence...) {
-			ca.Issues = append(ca.Issues, Issue{IssueQuoteNotFound, ci, fmt.Sprintf("quotes %q, which the %s does not contain", q, sourceWord(len(ca.Cited) > 0))})
+			ca.Issues = append(ca.Issues, Issue{Kind: IssueQuoteNotFound, Claim: ci, Detail: fmt.Sprintf("quotes %q, which the %s does not contain", q, sourceWord(len(ca.Cited) > 0))})
 		}
 		if ca.Support < d.t.Support {
-			ca.Issues = append(ca.Issues, Issue{IssueUnsupported, ci, d.unsupportedDetail(ca, req.Sections)})
+			ca.Issues = append(ca.Issues, Issue{Kind: IssueUnsupported, Claim: ci, Detail: d.unsupportedDetail(ca, req.Sections)})
 		}
 		a.Claims = append(a.Claims, ca)
 	}
 	switch {
 	case len(claims) == 0:
-		a.Issues = append(a.Issues, Issue{IssueEmpty, -1, "the answer has no statement to check"})
+		a.Issues = append(a.Issues, Issue{Kind: IssueEmpty, Claim: -1, Detail: "the answer has no statement to check"})
 	case nonAbstaining == 0:
 		a.Abstention = true
-		a.Issues = append(a.Issues, Issue{IssueAbstention, -1, "the answer says the documents do not address the question"})
+		a.Issues = append(a.Issues, Issue{Kind: IssueAbstention, Claim: -1, Detail: "the answer says the documents do not address the question"})
 	}
 	a.Conflicts = findConflicts(a, prep, req.Response)
 	if err := d.relevanceCheck(ctx, a, req, prep); err != nil {
@@ -710,7 +710,7 @@ func (d *Offline) keyTerms(ctx context.Context, a *Assessment, req schema.JudgeR
 			}
 		}
 		if len(a.AbsentKeyTerms) > 0 && !accepted {
-			a.Issues = append(a.Issues, Issue{IssueUnaddressed, -1, fmt.Sprintf("the question asks about %s, which no document mentions in any wording", quoteList(a.AbsentKeyTerms))})
+			a.Issues = append(a.Issues, Issue{Kind: IssueUnaddressed, Claim: -1, Detail: fmt.Sprintf("the question asks about %s, which no document mentions in any wording", quoteList(a.AbsentKeyTerms))})
 		}
 	}
 	// a number labelling something in the question ("Severity 4",
@@ -718,14 +718,14 @@ func (d *Offline) keyTerms(ctx context.Context, a *Assessment, req schema.JudgeR
 	// number do not address it. Amounts being checked ("a 5% fee?") are
 	// the fact guards' business, not this check's.
 	if missing := missingNumbers(req.Query, texts); len(missing) > 0 && len(texts) > 0 && !(a.Abstention && !d.rejectAbstentions) {
-		a.Issues = append(a.Issues, Issue{IssueUnaddressed, -1, fmt.Sprintf("the question asks about %s, but the sections the answer rests on never mention it", quoteList(missing))})
+		a.Issues = append(a.Issues, Issue{Kind: IssueUnaddressed, Claim: -1, Detail: fmt.Sprintf("the question asks about %s, but the sections the answer rests on never mention it", quoteList(missing))})
 	}
 	if a.KeyTermCoverage < d.t.KeyTermCoverage && !(a.Abstention && !d.rejectAbstentions) {
 		detail := fmt.Sprintf("the question asks about %s, but the sections the answer rests on do not mention it", quoteList(a.MissingKeyTerms))
 		if len(texts) == 0 {
 			detail = fmt.Sprintf("the question asks about %s, and no retrieved section supports the answer", quoteList(a.MissingKeyTerms))
 		}
-		a.Issues = append(a.Issues, Issue{IssueUnaddressed, -1, detail})
+		a.Issues = append(a.Issues, Issue{Kind: IssueUnaddressed, Claim: -1, Detail: detail})
 	}
 	return nil
 }

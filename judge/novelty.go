@@ -107,11 +107,11 @@ func noveltyIssues(a *Assessment, max int) []Issue {
 			top, topN = i, n
 		}
 		if len(c.NovelTerms) >= 2 {
-			out = append(out, Issue{IssueNovelContent, i, novelDetail(c.NovelTerms, len(a.NovelTerms), max)})
+			out = append(out, Issue{Kind: IssueNovelContent, Claim: i, Detail: novelDetail(c.NovelTerms, len(a.NovelTerms), max)})
 		}
 	}
 	if len(out) == 0 && top >= 0 {
-		out = append(out, Issue{IssueNovelContent, top, novelDetail(a.Claims[top].NovelTerms, len(a.NovelTerms), max)})
+		out = append(out, Issue{Kind: IssueNovelContent, Claim: top, Detail: novelDetail(a.Claims[top].NovelTerms, len(a.NovelTerms), max)})
 	}
 	return out
 }

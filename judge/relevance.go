@@ -114,6 +114,7 @@ func (d *Offline) relevanceCheck(ctx context.Context, a *Assessment, req schema.
 			rc.Heading = relevance.HeadingContext(s)
 			rc.Document = relevance.DocumentContext(s)
 			rc.ReadTable(s.Content)
+			rc.Kind = s.Kind
 		}
 		var res relevance.Result
 		for i, f := range frames {
@@ -145,7 +146,7 @@ func (d *Offline) relevanceCheck(ctx context.Context, a *Assessment, req schema.
 		}
 		for _, f := range res.Findings {
 			if f.Check == "entity" || f.Check == "period" || f.Check == "quantity" {
-				c.Issues = append(c.Issues, Issue{IssueOffQuestion, ci, f.Detail})
+				c.Issues = append(c.Issues, Issue{Kind: IssueOffQuestion, Claim: ci, Detail: f.Detail, Rule: f.Rule})
 			}
 		}
 		if first == nil {
@@ -153,7 +154,7 @@ func (d *Offline) relevanceCheck(ctx context.Context, a *Assessment, req schema.
 		}
 	}
 	a.Focus = bestFocus
-	if judged > 0 && answering == 0 {
+	if judged > 0 && answering == 0 && relevance.Enabled(RuleUnanswered) {
 		var parts []string
 		seen := map[string]bool{}
 		for _, f := range first {
@@ -162,7 +163,7 @@ func (d *Offline) relevanceCheck(ctx context.Context, a *Assessment, req schema.
 				parts = append(parts, f.Detail)
 			}
 		}
-		a.Issues = append(a.Issues, Issue{IssueOffQuestion, -1, "the answer does not answer the question: " + strings.Join(parts, "; ")})
+		a.Issues = append(a.Issues, Issue{Kind: IssueOffQuestion, Claim: -1, Detail: "the answer does not answer the question: " + strings.Join(parts, "; "), Rule: RuleUnanswered})
 		// the sections the answer drew from gave nothing that answers:
 		// a retry looks elsewhere
 		for _, i := range drawn {
@@ -175,7 +176,7 @@ func (d *Offline) relevanceCheck(ctx context.Context, a *Assessment, req schema.
 	// answer to one part alone ("at least sixty (60) days' notice" for
 	// "By how much may the Provider increase the Fees at renewal, and how
 	// much notice must it give?") leaves the other unanswered
-	if answering > 0 && len(frames) > 1 {
+	if answering > 0 && len(frames) > 1 && relevance.Enabled(RulePartUnanswered) {
 		var open []string
 		for i, ok := range partAnswered {
 			// an elliptical part ("… and where else?") leans on the other
@@ -185,7 +186,7 @@ func (d *Offline) relevanceCheck(ctx context.Context, a *Assessment, req schema.
 			}
 		}
 		if len(open) > 0 {
-			a.Issues = append(a.Issues, Issue{IssueOffQuestion, -1, "the answer leaves part of the question unanswered: " + strings.Join(open, ", ")})
+			a.Issues = append(a.Issues, Issue{Kind: IssueOffQuestion, Claim: -1, Detail: "the answer leaves part of the question unanswered: " + strings.Join(open, ", "), Rule: RulePartUnanswered})
 		}
 	}
 	a.AnsweringClaims = answering

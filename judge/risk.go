@@ -28,10 +28,10 @@ func (d *Offline) riskIssue(a *Assessment) []Issue {
 	}
 	p, threshold, err := d.risk.Risk(a)
 	if err != nil {
-		return []Issue{{IssueLearnedRisk, -1, "the risk model could not score the answer: " + err.Error()}}
+		return []Issue{{Kind: IssueLearnedRisk, Claim: -1, Detail: "the risk model could not score the answer: " + err.Error()}}
 	}
 	if p < threshold {
 		return nil
 	}
-	return []Issue{{IssueLearnedRisk, -1, fmt.Sprintf("the answer's signals (novel terms, support, citations) give a hallucination probability of %.2f, at or above %.2f", p, threshold)}}
+	return []Issue{{Kind: IssueLearnedRisk, Claim: -1, Detail: fmt.Sprintf("the answer's signals (novel terms, support, citations) give a hallucination probability of %.2f, at or above %.2f", p, threshold)}}
 }

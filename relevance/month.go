@@ -4,6 +4,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/docmind/docmind/internal/wordlists"
 )
 
 // Months are periods too, as years and centuries are: a statement that
@@ -14,17 +16,53 @@ import (
 // passage says of the asked month in another sentence. A statement that
 // names no month says nothing here.
 
-// monthList names the months in order; monthOrder numbers them 1-12.
+// monthList names the months in order; monthOrder numbers them 1-12;
+// months holds those that are a month whenever they are a word ("may"
+// is not), monthAbbreviations their own abbreviations, abbreviatedMonth
+// the month of every abbreviation ("sept" of september), and reMonthDay
+// matches an abbreviation before a day ("Apr 1", "Sept. 30"; not "may
+// 1", nor lower case "mar"). The list is internal/wordlists/months.txt.
 var (
-	monthList  = []string{"january", "february", "march", "april", "may", "june", "july", "august", "september", "october", "november", "december"}
-	monthOrder = func() map[string]int {
-		m := map[string]int{}
-		for i, name := range monthList {
-			m[name] = i + 1
-		}
-		return m
-	}()
+	monthTable         = readMonths()
+	monthList          = monthTable.list
+	monthOrder         = monthTable.order
+	months             = monthTable.months
+	monthAbbreviations = monthTable.abbreviations
+	abbreviatedMonth   = monthTable.abbreviated
+	reMonthDay         = monthTable.reDay
 )
+
+type monthsTable struct {
+	list                       []string
+	order                      map[string]int
+	months                     map[string]bool
+	abbreviations, abbreviated map[string]string
+	reDay                      *regexp.Regexp
+}
+
+func readMonths() monthsTable {
+	t := monthsTable{order: map[string]int{}, months: map[string]bool{}, abbreviations: map[string]string{}, abbreviated: map[string]string{}}
+	var alts []string
+	for i, l := range wordlists.Lines("months") {
+		f := strings.Fields(l)
+		name := f[0]
+		t.list = append(t.list, name)
+		t.order[name] = i + 1
+		if f[1] == "-" {
+			continue
+		}
+		t.months[name] = true
+		t.abbreviations[name] = f[1]
+		for _, a := range f[1:] {
+			t.abbreviated[a] = name
+			alts = append(alts, strings.ToUpper(a[:1])+a[1:], strings.ToUpper(a))
+		}
+	}
+	// the longer first: "Sept" before "Sep"
+	slices.SortStableFunc(alts, func(a, b string) int { return len(b) - len(a) })
+	t.reDay = regexp.MustCompile(`\b(` + strings.Join(alts, "|") + `)\.?\s+\d{1,2}\b`)
+	return t
+}
 
 // reRelativeMonth matches a month the question names as a bound ("after
 // March", "since early June", "between May and July"): a statement about
@@ -52,14 +90,8 @@ func statedMonths(claim string) []int {
 		}
 	}
 	for _, m := range reMonthDay.FindAllStringSubmatch(claim, -1) {
-		abbr := strings.ToLower(m[1])
-		if abbr == "sept" {
-			abbr = "sep"
-		}
-		for i, name := range monthList {
-			if monthAbbreviations[name] == abbr {
-				out = append(out, i+1)
-			}
+		if name := abbreviatedMonth[strings.ToLower(m[1])]; name != "" {
+			out = append(out, monthOrder[name])
 		}
 	}
 	return out

@@ -168,6 +168,9 @@ type Context struct {
 	// Header is the header of the claim's table, when it is a row (see
 	// TableHeader): the years it names are the years the row is for.
 	Header string
+	// Kind is what part of its document the claim's section is (see
+	// schema.SectionKind; the kind.* detectors).
+	Kind schema.SectionKind
 	// Sections are the texts the claim was chosen among (the retrieved
 	// sections, its own included): a heading that narrows a focus word
 	// is a special case only when they write the narrowing as a name for
@@ -178,9 +181,14 @@ type Context struct {
 
 // Finding is one way a statement fails to answer the question.
 type Finding struct {
-	// Check is "entity", "period", "quantity", "type", "focus",
-	// "scope" or "polarity".
-	Check  string
+	// Rule is the ID of the detector that reported it
+	// ("period.other-year"; see Detectors).
+	Rule string
+	// Check is the rule's family: "entity", "period", "quantity", "type",
+	// "focus", "scope", "polarity" or "kind".
+	Check string
+	// Claim is the statement checked.
+	Claim  string
 	Detail string
 }
 
@@ -191,16 +199,15 @@ var (
 	reYear = regexp.MustCompile(`\b(1[5-9]\d\d|20\d\d)s?\b`)
 	// quarters: "Q1", "first quarter", "first-quarter", "1Q23"
 	reQuarter = regexp.MustCompile(`(?i)\b(?:q([1-4])|([1-4])q\d{0,2}|(first|second|third|fourth)[\s-]+quarter)\b`)
-	months    = map[string]bool{"january": true, "february": true, "march": true, "april": true, "june": true, "july": true,
-		"august": true, "september": true, "october": true, "november": true, "december": true}
 	// "may" is a month only when capitalised and followed by a day or year
 	reMay    = regexp.MustCompile(`\bMay\s+\d`)
 	ordinals = map[string]string{"first": "1", "second": "2", "third": "3", "fourth": "4"}
 )
 
 // legalForms are words of company names that do not identify the company
-// ("Inc.", "Corporation"): a name matches without them.
-var legalForms = wordlists.Set(`inc incorporated corp corporation co company companies ltd limited llc lp plc group holdings holding sa ag nv the`)
+// ("Inc.", "Corporation"): a name matches without them. Edit
+// internal/wordlists/legal_forms.txt.
+var legalForms = wordlists.Set(wordlists.Words("legal_forms")...)
 
 // questionOpeners are the words a question may start with that are
 // capitalised only because they start it.
@@ -1021,7 +1028,7 @@ func (x Text) hasPeriod(p string) bool {
 	// a month abbreviated before a day ("Three Months Ended Apr 1, 2023")
 	if abbr := monthAbbreviations[p]; abbr != "" {
 		for _, m := range reMonthDay.FindAllStringSubmatch(x.raw, -1) {
-			if m := strings.ToLower(m[1]); m == abbr || m == "sept" && abbr == "sep" {
+			if abbreviatedMonth[strings.ToLower(m[1])] == p {
 				return true
 			}
 		}
@@ -1038,14 +1045,6 @@ func StatesMonth(month, text string) bool {
 	}
 	return NewText(text).hasPeriod(m)
 }
-
-// monthAbbreviations are the months' usual abbreviations; reMonthDay
-// matches one before a day ("Apr 1", "Sept. 30").
-var (
-	monthAbbreviations = map[string]string{"january": "jan", "february": "feb", "march": "mar", "april": "apr",
-		"june": "jun", "july": "jul", "august": "aug", "september": "sep", "october": "oct", "november": "nov", "december": "dec"}
-	reMonthDay = regexp.MustCompile(`\b(Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sept|Sep|Oct|Nov|Dec|JAN|FEB|MAR|APR|JUN|JUL|AUG|SEPT|SEP|OCT|NOV|DEC)\.?\s+\d{1,2}\b`) // not "may 1", nor lower case "mar"
-)
 
 // Checks names the checks to run; the zero value runs none.
 type Checks struct {
@@ -1085,156 +1084,23 @@ type Result struct {
 // OK reports whether no check failed.
 func (r Result) OK() bool { return len(r.Findings) == 0 }
 
-// Check checks a statement in its context against the frame.
+// Check checks a statement in its context against the frame: it runs
+// every detector (see Detectors) that ch turns on and that is enabled, and
+// returns their findings with the focus shares.
 func (f Frame) Check(c Context, ch Checks, match Matcher, weight Weigher) Result {
 	var res Result
-	around := NewText(c.Claim + "\n" + c.Passage + "\n" + c.Heading)
-	doc := NewText(c.Document)
-	before := around
+	p := &Pass{Frame: &f, Context: &c, Match: match, Weight: weight, MinFocus: ch.MinFocus, Result: &res}
+	p.around = NewText(c.Claim + "\n" + c.Passage + "\n" + c.Heading)
+	p.doc = NewText(c.Document)
+	p.before = p.around
 	if c.Before != "" {
-		before = NewText(c.Claim + "\n" + c.Before + "\n" + c.Heading)
+		p.before = NewText(c.Claim + "\n" + c.Before + "\n" + c.Heading)
 	}
-	if ch.Entity {
-		for i, e := range f.Entities {
-			toks := f.entityTokens[i]
-			if len(toks) == 0 {
-				continue
-			}
-			if i == f.opener && writtenInLowerCase(e, c) {
-				continue // a word, not a name ("Compared to …", "Outside of …")
-			}
-			if !before.names(e, toks) && !doc.names(e, toks) {
-				res.Findings = append(res.Findings, Finding{"entity", fmt.Sprintf("the question is about %q, which the answer's passage and its document never name", e)})
-			}
-		}
-	}
-	// a statement that sets the name aside ("Except for Enterprise
-	// Clients, payment is due within thirty days") is about everyone else
-	if ch.Entity {
-		for i, e := range f.Entities {
-			if toks := f.entityTokens[i]; len(toks) > 0 && excludes(c.Claim, toks) {
-				res.Findings = append(res.Findings, Finding{"entity", fmt.Sprintf("the answer sets %q aside: it is about the others", e)})
-			}
-		}
-	}
-	// a row of a table is about what its label says: a name the question
-	// uses that the document is not about (a segment, a product, a
-	// region) must be in the row's label or its group's, not only in the
-	// rows around it ("Total net revenue $11,715" beside "Mobileye $458"
-	// does not answer for Mobileye)
-	if ch.Entity && c.Row && valueShare(c.Claim) >= minValueShare {
-		label := NewText(c.Scope + "\n" + rowLabel(c.Claim) + "\n" + c.Heading)
-		for i, e := range f.Entities {
-			toks := f.entityTokens[i]
-			if len(toks) > 0 && !doc.hasPhrase(toks) && !label.hasPhrase(toks) {
-				res.Findings = append(res.Findings, Finding{"entity", fmt.Sprintf("the answer's row is not about %q, which the question asks about", e)})
-			}
-		}
-	}
-	if ch.Period {
-		for _, p := range f.Periods {
-			if !around.hasPeriod(p) && !doc.hasPeriod(p) {
-				res.Findings = append(res.Findings, Finding{"period", fmt.Sprintf("the question asks about %s, which the answer's passage and its document never state", periodName(p))})
-			}
-		}
-	}
-	// a row of a table is for the years its table's header names, not
-	// for every year its document is about: "For the year ended December
-	// 31, 2013" heads no answer for 2015 in a filing for 2015
-	if ch.Period && c.Row && c.Header != "" {
-		if stated, ok := f.otherYears(c.Header); !ok {
-			res.Findings = append(res.Findings, Finding{"period", fmt.Sprintf("the answer's table is for %s, not %s, which the question asks about", strings.Join(stated, ", "), strings.Join(f.years(), ", "))})
-		}
-	}
-	// a question that asks for a whole year is not answered by a
-	// quarter's figure: a row of a table whose columns cover three
-	// months (or, with no header before it, under a heading of interim
-	// or quarterly figures), or a statement of a quarter that names no
-	// year-long period
-	if ch.Period && f.asksFullYear() {
-		span := c.Span
-		switch {
-		case !c.Row:
-			span = statedSpan(c.Claim)
-		case span == "":
-			span = headingSpan(c.Heading)
-		}
-		if span == SpanQuarter || span == SpanPartYear {
-			res.Findings = append(res.Findings, Finding{"period", "the question asks for a full year, and the answer states a figure for " + spanName[span]})
-		}
-	}
-	if ch.Period && !c.Row {
-		if stated, ok := f.otherYears(c.Claim); !ok {
-			res.Findings = append(res.Findings, Finding{"period", fmt.Sprintf("the answer states %s, not %s, which the question asks about", strings.Join(stated, ", "), strings.Join(f.years(), ", "))})
-		}
-	}
-	if ch.Period && !c.Row {
-		if stated, ok := f.otherCenturies(c.Claim); !ok {
-			names := make([]string, len(f.centuries))
-			for i, n := range f.centuries {
-				names[i] = centuryName(n)
-			}
-			res.Findings = append(res.Findings, Finding{"period", fmt.Sprintf("the answer states %s, not %s, which the question asks about", strings.Join(stated, ", "), strings.Join(names, " or "))})
-		}
-	}
-	if ch.Period {
-		if stated, ok := f.otherMonths(c.Claim); !ok {
-			res.Findings = append(res.Findings, Finding{"period", fmt.Sprintf("the answer states %s, not %s, which the question asks about", strings.Join(stated, ", "), strings.Join(f.monthNames(), " or "))})
-		}
-	}
-	if ch.Type && f.Type != TypeAny && f.Type != TypeYesNo {
-		if !states(f, c.Claim) {
-			res.Findings = append(res.Findings, Finding{"type", fmt.Sprintf("the question asks for %s %s, which the answer does not state", article(f.Type.String()), f.Type)})
-		}
-	}
-	if ch.Type && figureType(f.Type) {
-		// a row is named by its label (rows of a table run together into
-		// one claim name many measures), and its group's label before it
-		// (a sentence with a figure is read as a row at times: a row here
-		// is mostly values)
-		parts := []string{c.Claim, c.Heading}
-		row := c.Row && valueShare(c.Claim) >= minValueShare
-		if row {
-			parts = []string{ownLabel(c.Claim), c.Heading, c.Scope + " " + ownLabel(c.Claim), inherited(ownLabel(c.Claim), c.Scope)}
-		}
-		if m := f.missingCompound(parts...); m != "" && (row || !Tabular(c.Claim)) {
-			res.Findings = append(res.Findings, Finding{"focus", fmt.Sprintf("the answer does not state the %s the question asks for", m)})
-		}
-		// a measure per unit ("earnings per share") is stated per unit:
-		// a row of its computation ("Net earnings allocable to common
-		// shares $3,966" under "Diluted earnings per common share:") is not
-		if reAsksPer.MatchString(f.Question) {
-			own := c.Claim
-			if i := strings.LastIndexByte(rowLabel(c.Claim), ':'); c.Row && i >= 0 {
-				own = c.Claim[i+1:] // the row without its group's label
-			}
-			if !rePerWord.MatchString(own) {
-				res.Findings = append(res.Findings, Finding{"focus", "the question asks for a measure per unit, which the answer does not state per unit"})
-			}
-		}
-	}
-	if ch.Quantity && f.Type != TypeYesNo {
-		if q := f.missingQuantities(c.Claim + "\n" + c.Passage + "\n" + c.Heading); len(q) > 0 {
-			res.Findings = append(res.Findings, Finding{"quantity", fmt.Sprintf("the question states %s, which the answer's passage does not", quoteList(q))})
-		}
-	}
-	subject := around
+	p.subject = p.around
 	if c.Row {
-		subject = NewText(c.Claim + "\n" + c.Scope + "\n" + c.Heading)
+		p.subject = NewText(c.Claim + "\n" + c.Scope + "\n" + c.Heading)
 	}
-	// what "how much" or "how many" asks about is stated ("How much
-	// goodwill …" is not answered by accrued compensation on a page about
-	// the balance sheet, however many other words of it the page uses)
-	if ch.Focus && len(f.counted) > 0 && !slices.ContainsFunc(f.counted, func(st string) bool {
-		return subject.stems[st] || match != nil && match(st, subject)
-	}) {
-		words := make([]string, len(f.counted))
-		for i, st := range f.counted {
-			words[i] = f.FocusWords[st]
-		}
-		res.Findings = append(res.Findings, Finding{"focus", fmt.Sprintf("the answer does not state the %s the question asks about", strings.Join(words, " "))})
-	}
-	res.Focus, res.MissingFocus, _ = f.focus(subject, match, weight)
+	res.Focus, res.MissingFocus, _ = f.focus(p.subject, match, weight)
 	// a row states its group's head noun ("General and administrative
 	// 297" under "Operating expenses:" states an expense)
 	claim := c.Claim
@@ -1242,72 +1108,8 @@ func (f Frame) Check(c Context, ch Checks, match Matcher, weight Weigher) Result
 		claim = inherited(c.Claim, c.Scope)
 	}
 	res.ClaimFocus, _, _ = f.focus(NewText(claim+"\n"+c.Heading), match, weight)
-	res.ExactFocus, _, res.MaxMissing = f.focus(subject, nil, weight)
-	if ch.Focus && res.Focus < ch.MinFocus {
-		res.Findings = append(res.Findings, Finding{"focus", fmt.Sprintf("the answer does not address %s", quoteList(res.MissingFocus))})
-	}
-	if ch.Scope {
-		if b := f.otherBasis(c.Claim + "\n" + c.Heading); b != "" {
-			res.Findings = append(res.Findings, Finding{"scope", fmt.Sprintf("the answer states a %s figure, which the question does not ask for", b)})
-		}
-	}
-	if ch.Scope && (c.Row || Tabular(c.Claim)) {
-		if w := f.complementOnly(c.Claim); w != "" {
-			res.Findings = append(res.Findings, Finding{"scope", fmt.Sprintf("the answer names what the question asks for only after %q: it states another measure", w)})
-		}
-	}
-	if ch.Scope && figureType(f.Type) && c.Row && valueShare(c.Claim) >= minValueShare {
-		if h := f.otherHead(ownLabel(c.Claim)); h != "" {
-			res.Findings = append(res.Findings, Finding{"scope", fmt.Sprintf("the answer's row states %q, not what the question asks about", h)})
-		}
-	}
-	if ch.Scope && (c.Row || Tabular(c.Claim)) && f.openingOnly(rowLabel(c.Claim)) {
-		res.Findings = append(res.Findings, Finding{"period", "the answer's row states a balance at the beginning of its period, not at the date the question asks about"})
-	}
-	if ch.Scope {
-		if p := f.partHeading(c.Heading); p != "" {
-			res.Findings = append(res.Findings, Finding{"scope", fmt.Sprintf("the answer's section is about the %s, a part the question does not ask about", p)})
-		} else if m, w := f.HeadingNarrows(c.Heading); m != "" && c.Sections != nil && SpecialCase(c.Sections, m, w) {
-			// a section headed by a special case the sections name
-			// ("Enterprise Clients" where most mentions are of clients)
-			// states what holds for that case, not what the question
-			// asks about
-			res.Findings = append(res.Findings, Finding{"scope", fmt.Sprintf("the answer's section is about %q, a special case of what the question asks about", m+" "+w)})
-		}
-	}
-	// a statement of a part of the measure asked for ("Hotel Revenue of
-	// $46,046" for total revenue) does not answer for the whole
-	if ch.Scope && !c.Row && figureType(f.Type) {
-		if p := f.narrowedMeasure(c.Claim); p != "" {
-			res.Findings = append(res.Findings, Finding{"scope", fmt.Sprintf("the answer states the %s, a part of what the question asks about", p)})
-		}
-	}
-	if ch.Scope && c.Row {
-		if len(f.narrowedBy(c.Scope)) > 0 && !f.completes(ownLabel(c.Claim), c.Scope) || f.partOf(c.Scope) {
-			res.Findings = append(res.Findings, Finding{"scope", fmt.Sprintf("the answer's row is under %q, a part the question does not ask about", c.Scope)})
-		} else if label := ownLabel(c.Claim); f.memberRow(label, c.Scope) {
-			res.Findings = append(res.Findings, Finding{"scope", fmt.Sprintf("the answer's row %q is one part of %q", label, c.Scope)})
-		}
-	}
-	if ch.Polarity {
-		if w := f.opposite(NewText(c.Claim)); w != "" {
-			res.Findings = append(res.Findings, Finding{"polarity", fmt.Sprintf("the answer states %q, the opposite of what the question asks", w)})
-		} else if w := f.positiveOf(NewText(c.Claim)); w != "" {
-			res.Findings = append(res.Findings, Finding{"polarity", fmt.Sprintf("the question asks about %q, which the answer does not state: it states the positive", w)})
-		} else if stated, asked := f.otherModifier(c.Claim); stated != "" {
-			res.Findings = append(res.Findings, Finding{"polarity", fmt.Sprintf("the answer is about the %q, not the %q the question asks about", stated, asked)})
-		}
-	}
-	if ch.Polarity && f.swappedRoles(c.Claim) {
-		res.Findings = append(res.Findings, Finding{"polarity", "the answer states what the question asks about as the one who did it: the roles are swapped"})
-	}
-	if ch.Polarity && f.Type != TypeYesNo && f.negatedAbout(c.Claim) != f.Negated {
-		what := "negates what the question asks"
-		if f.Negated {
-			what = "is positive where the question is negative"
-		}
-		res.Findings = append(res.Findings, Finding{"polarity", "the answer " + what})
-	}
+	res.ExactFocus, _, res.MaxMissing = f.focus(p.subject, nil, weight)
+	p.run(ch)
 	return res
 }
 

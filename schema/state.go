@@ -206,6 +206,21 @@ type Verdict struct {
 	// section states differently for the same thing; a verdict with an
 	// unacknowledged conflict is not returned (see judge.Conflicts).
 	Conflicts []Conflict `json:"conflicts,omitempty"`
+	// Findings are the rules that decided, one entry per finding: the
+	// detector's stable ID (`docmind rules` lists them), the claim it
+	// concerns ("" for the answer as a whole) and what it found.
+	Findings []Finding `json:"findings,omitempty"`
+}
+
+// Finding is one rule's finding on an answer or a candidate answer.
+type Finding struct {
+	// Rule is the ID of the detector that reported it
+	// ("period.other-year").
+	Rule string `json:"rule"`
+	// Claim is the statement it concerns; empty for the whole answer.
+	Claim string `json:"claim,omitempty"`
+	// Detail says what the rule found, for a reader.
+	Detail string `json:"detail"`
 }
 
 // UnsupportedClaims returns the text of every claim not supported.
@@ -242,7 +257,10 @@ type State struct {
 	// that stage's output that its fields do not show: "generate" when the
 	// answer was cut off at its token limit (and kept as it stands),
 	// "rewrite" when a follow-up's rewrite fell back from the model's
-	// reply. A node's next pass replaces its note (or removes it).
+	// reply; "generate.passed_over" the candidate sentences the
+	// extractive generator passed over, each with the IDs of the rules
+	// that passed it over (see schema.RecordPassedOver). A node's next
+	// pass replaces its note (or removes it).
 	Notes map[string]string `json:"notes,omitempty"`
 	// ExcludedSections accumulates the keys of sections rejected on earlier
 	// passes, so that a retry never hands back the same sections.
@@ -359,6 +377,7 @@ func (s *State) Clone() *State {
 		v.RejectedSections = cloneStrings(v.RejectedSections)
 		v.Signals = maps.Clone(v.Signals)
 		v.Conflicts = slices.Clone(v.Conflicts)
+		v.Findings = slices.Clone(v.Findings)
 		c.JudgeVerdict = &v
 	}
 	if s.FinalOutput != nil {

@@ -53,6 +53,7 @@ type Meter struct {
 	usage   Usage
 	prompts map[string]string
 	notes   []string
+	passed  []string
 }
 
 // Add records u.
@@ -112,17 +113,43 @@ func (m *Meter) PromptVersions() map[string]string {
 // cut off at its token limit; the pipeline stores the node's notes in
 // State.Notes.
 func RecordNote(ctx context.Context, note string) {
+	record(ctx, note, func(m *Meter) *[]string { return &m.notes })
+}
+
+// record appends note to the list of the context's meter that list
+// returns; a blank note or a context without a meter records nothing.
+func record(ctx context.Context, note string, list func(*Meter) *[]string) {
 	if m, ok := ctx.Value(meterKey{}).(*Meter); ok && m != nil && note != "" {
 		m.mu.Lock()
-		m.notes = append(m.notes, note)
+		l := list(m)
+		*l = append(*l, note)
 		m.mu.Unlock()
 	}
 }
 
-// Notes returns the notes recorded, in order, joined by "; " ("" when
-// none).
-func (m *Meter) Notes() string {
+// joined returns a list of the meter joined by "; ".
+func (m *Meter) joined(l *[]string) string {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	return strings.Join(m.notes, "; ")
+	return strings.Join(*l, "; ")
 }
+
+// Notes returns the notes recorded, in order, joined by "; " ("" when
+// none).
+func (m *Meter) Notes() string { return m.joined(&m.notes) }
+
+// PassedOverSuffix ends the key of State.Notes under which a node's
+// passed-over candidates are recorded ("generate.passed_over").
+const PassedOverSuffix = ".passed_over"
+
+// RecordPassedOver reports a candidate answer the running node passed
+// over, with the IDs of the rules that passed it over; the pipeline stores
+// them in State.Notes under the node's name and PassedOverSuffix, so that
+// no candidate is dropped without a trace.
+func RecordPassedOver(ctx context.Context, note string) {
+	record(ctx, note, func(m *Meter) *[]string { return &m.passed })
+}
+
+// PassedOver returns the passed-over candidates recorded, in order,
+// joined by "; " ("" when none).
+func (m *Meter) PassedOver() string { return m.joined(&m.passed) }

@@ -51,6 +51,7 @@ or --reject).`,
 	})
 	root.AddCommand(a.askCmd(), a.ingestCmd(), a.indexCmd(), a.evalCmd())
 	root.AddCommand(a.chatCmd(), a.resumeCmd(), a.runsCmd(), a.gcCmd(), a.mcpCmd(), a.serveCmd())
+	a.addRules(root)
 	return root
 }
 

@@ -1,0 +1,66 @@
+package docmind_test
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/docmind/docmind"
+	"github.com/docmind/docmind/relevance"
+	"github.com/docmind/docmind/schema"
+)
+
+// A refusal says which rules decided: the verdict's findings name rules
+// `docmind rules` lists, and every candidate sentence the generator passed
+// over is in the notes with the rules that passed it over (here the late
+// fee is stated for no year, and the question asks about 2019).
+func TestRefusalNamesItsRules(t *testing.T) {
+	p, err := docmind.New(docmind.WithSections(contract(t)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := p.Ask(context.Background(), "What was the late fee in 2019?")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Answered() {
+		t.Fatalf("answered %q; want a refusal", st.Answer())
+	}
+	v := st.JudgeVerdict
+	if v == nil || len(v.Findings) == 0 {
+		t.Fatalf("verdict %+v has no findings", v)
+	}
+	for _, f := range v.Findings {
+		if relevance.Lookup(f.Rule) == nil || f.Detail == "" {
+			t.Errorf("finding %+v: not a registered rule with a detail", f)
+		}
+	}
+	note := st.Notes[schema.NodeGenerate+schema.PassedOverSuffix]
+	if !strings.Contains(note, "[period.unstated") || !strings.Contains(note, "Late Payment Penalties, page 8") {
+		t.Errorf("passed-over note %q; want the late fee's sentence passed over by period.unstated", note)
+	}
+}
+
+// Switching a rule off (relevance.Disable) takes it out of the decision:
+// neither the generator nor the judge reports it.
+func TestDisabledRuleDoesNotDecide(t *testing.T) {
+	p, err := docmind.New(docmind.WithSections(contract(t)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := "What was the late fee in 2019?"
+	restore, err := relevance.Disable("period.unstated")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer restore()
+	st, err := p.Ask(context.Background(), q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	note := st.Notes[schema.NodeGenerate+schema.PassedOverSuffix]
+	if strings.Contains(note, "period.unstated") || slices.ContainsFunc(st.JudgeVerdict.Findings, func(f schema.Finding) bool { return f.Rule == "period.unstated" }) {
+		t.Errorf("a rule switched off still decides: notes %q, findings %+v", note, st.JudgeVerdict.Findings)
+	}
+}

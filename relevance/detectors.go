@@ -1,0 +1,414 @@
+package relevance
+
+import (
+	"slices"
+	"strings"
+)
+
+// The detectors of Frame.Check, in the order they run. Their cases are in
+// testdata/detectors.jsonl (see TestDetectorCases).
+
+func onEntity(ch Checks) bool   { return ch.Entity }
+func onPeriod(ch Checks) bool   { return ch.Period }
+func onQuantity(ch Checks) bool { return ch.Quantity }
+func onType(ch Checks) bool     { return ch.Type }
+func onFocus(ch Checks) bool    { return ch.Focus }
+func onScope(ch Checks) bool    { return ch.Scope }
+func onPolarity(ch Checks) bool { return ch.Polarity }
+
+// isRow reports whether the claim is a row of a table that is mostly
+// values (a sentence with a figure is read as a row at times).
+func (p *Pass) isRow() bool { return p.Context.Row && valueShare(p.Context.Claim) >= minValueShare }
+
+var (
+	EntityUnnamed = Register(&Detector{
+		Name: "entity.unnamed", gate: onEntity,
+		Doc: "a name the question uses is in neither the answer's passage (before it), its heading nor its document",
+		Run: func(p *Pass) {
+			f, c := p.Frame, p.Context
+			for i, e := range f.Entities {
+				toks := f.entityTokens[i]
+				if len(toks) == 0 || i == f.opener && writtenInLowerCase(e, *c) {
+					continue // a word, not a name ("Compared to …", "Outside of …")
+				}
+				if !p.before.names(e, toks) && !p.doc.names(e, toks) {
+					p.Reportf("the question is about %q, which the answer's passage and its document never name", e)
+				}
+			}
+		},
+	})
+	EntityExcluded = Register(&Detector{
+		Name: "entity.excluded", gate: onEntity,
+		Doc: "the answer sets aside a name the question asks about (\"Except for X, …\"): it is about the others",
+		Run: func(p *Pass) {
+			for i, e := range p.Frame.Entities {
+				if toks := p.Frame.entityTokens[i]; len(toks) > 0 && excludes(p.Context.Claim, toks) {
+					p.Reportf("the answer sets %q aside: it is about the others", e)
+				}
+			}
+		},
+	})
+	// a row of a table is about what its label says: a name the question
+	// uses that the document is not about (a segment, a product, a
+	// region) must be in the row's label or its group's, not only in the
+	// rows around it
+	EntityRowLabel = Register(&Detector{
+		Name: "entity.row-label", gate: onEntity,
+		Doc: "a table row's label and group do not name what the question names (a segment, product or region)",
+		Run: func(p *Pass) {
+			if !p.isRow() {
+				return
+			}
+			c := p.Context
+			label := NewText(c.Scope + "\n" + rowLabel(c.Claim) + "\n" + c.Heading)
+			for i, e := range p.Frame.Entities {
+				toks := p.Frame.entityTokens[i]
+				if len(toks) > 0 && !p.doc.hasPhrase(toks) && !label.hasPhrase(toks) {
+					p.Reportf("the answer's row is not about %q, which the question asks about", e)
+				}
+			}
+		},
+	})
+	PeriodUnstated = Register(&Detector{
+		Name: "period.unstated", gate: onPeriod,
+		Doc: "a year, quarter or month the question names is in neither the answer's passage nor its document",
+		Run: func(p *Pass) {
+			for _, per := range p.Frame.Periods {
+				if !p.around.hasPeriod(per) && !p.doc.hasPeriod(per) {
+					p.Reportf("the question asks about %s, which the answer's passage and its document never state", periodName(per))
+				}
+			}
+		},
+	})
+	// a row of a table is for the years its table's header names, not
+	// for every year its document is about
+	PeriodTableHeader = Register(&Detector{
+		Name: "period.table-header", gate: onPeriod,
+		Doc: "the header of the answer's table names other years than the question",
+		Run: func(p *Pass) {
+			f, c := p.Frame, p.Context
+			if !c.Row || c.Header == "" {
+				return
+			}
+			if stated, ok := f.otherYears(c.Header); !ok {
+				p.Reportf("the answer's table is for %s, not %s, which the question asks about", strings.Join(stated, ", "), strings.Join(f.years(), ", "))
+			}
+		},
+	})
+	// a question that asks for a whole year is not answered by a
+	// quarter's figure: a row of a table whose columns cover three
+	// months (or, with no header before it, under a heading of interim
+	// or quarterly figures), or a statement of a quarter that names no
+	// year-long period
+	PeriodPartYear = Register(&Detector{
+		Name: "period.part-year", gate: onPeriod,
+		Doc: "the question asks for a full year and the answer states a quarter's or part year's figure",
+		Run: func(p *Pass) {
+			c := p.Context
+			if !p.Frame.asksFullYear() {
+				return
+			}
+			span := c.Span
+			switch {
+			case !c.Row:
+				span = statedSpan(c.Claim)
+			case span == "":
+				span = headingSpan(c.Heading)
+			}
+			if span == SpanQuarter || span == SpanPartYear {
+				p.Report("the question asks for a full year, and the answer states a figure for " + spanName[span])
+			}
+		},
+	})
+	PeriodOtherYear = Register(&Detector{
+		Name: "period.other-year", gate: onPeriod,
+		Doc: "the answer is dated by other years than the question names",
+		Run: func(p *Pass) {
+			if p.Context.Row {
+				return
+			}
+			if stated, ok := p.Frame.otherYears(p.Context.Claim); !ok {
+				p.Reportf("the answer states %s, not %s, which the question asks about", strings.Join(stated, ", "), strings.Join(p.Frame.years(), ", "))
+			}
+		},
+	})
+	PeriodOtherCentury = Register(&Detector{
+		Name: "period.other-century", gate: onPeriod,
+		Doc: "the answer is dated by another century than the question names",
+		Run: func(p *Pass) {
+			f := p.Frame
+			if p.Context.Row {
+				return
+			}
+			if stated, ok := f.otherCenturies(p.Context.Claim); !ok {
+				names := make([]string, len(f.centuries))
+				for i, n := range f.centuries {
+					names[i] = centuryName(n)
+				}
+				p.Reportf("the answer states %s, not %s, which the question asks about", strings.Join(stated, ", "), strings.Join(names, " or "))
+			}
+		},
+	})
+	PeriodOtherMonth = Register(&Detector{
+		Name: "period.other-month", gate: onPeriod,
+		Doc: "the answer is dated by other months than the question names",
+		Run: func(p *Pass) {
+			if stated, ok := p.Frame.otherMonths(p.Context.Claim); !ok {
+				p.Reportf("the answer states %s, not %s, which the question asks about", strings.Join(stated, ", "), strings.Join(p.Frame.monthNames(), " or "))
+			}
+		},
+	})
+	TypeMissing = Register(&Detector{
+		Name: "type.missing", gate: onType,
+		Doc: "the answer states no value of the kind the question asks for (a count, an amount, a date, a name …)",
+		Run: func(p *Pass) {
+			f := p.Frame
+			if f.Type != TypeAny && f.Type != TypeYesNo && !states(*f, p.Context.Claim) {
+				p.Reportf("the question asks for %s %s, which the answer does not state", article(f.Type.String()), f.Type)
+			}
+		},
+	})
+	// a row is named by its label (rows of a table run together into one
+	// claim name many measures), and its group's label before it
+	FocusCompound = Register(&Detector{
+		Name: "focus.compound", gate: onType,
+		Doc: "a figure's answer does not name the measure the question names in two words (\"net income\")",
+		Run: func(p *Pass) {
+			f, c := p.Frame, p.Context
+			if !figureType(f.Type) {
+				return
+			}
+			parts := []string{c.Claim, c.Heading}
+			row := p.isRow()
+			if row {
+				own := ownLabel(c.Claim)
+				parts = []string{own, c.Heading, c.Scope + " " + own, inherited(own, c.Scope)}
+			}
+			if m := f.missingCompound(parts...); m != "" && (row || !Tabular(c.Claim)) {
+				p.Reportf("the answer does not state the %s the question asks for", m)
+			}
+		},
+	})
+	// a measure per unit ("earnings per share") is stated per unit: a row
+	// of its computation is not
+	FocusPerUnit = Register(&Detector{
+		Name: "focus.per-unit", gate: onType,
+		Doc: "the question asks for a measure per unit and the answer does not state one per unit",
+		Run: func(p *Pass) {
+			f, c := p.Frame, p.Context
+			if !figureType(f.Type) || !reAsksPer.MatchString(f.Question) {
+				return
+			}
+			own := c.Claim
+			if i := strings.LastIndexByte(rowLabel(c.Claim), ':'); c.Row && i >= 0 {
+				own = c.Claim[i+1:] // the row without its group's label
+			}
+			if !rePerWord.MatchString(own) {
+				p.Report("the question asks for a measure per unit, which the answer does not state per unit")
+			}
+		},
+	})
+	QuantityMissing = Register(&Detector{
+		Name: "quantity.missing", gate: onQuantity,
+		Doc: "a number the question states is not in the answer's passage",
+		Run: func(p *Pass) {
+			c := p.Context
+			if p.Frame.Type == TypeYesNo {
+				return
+			}
+			if q := p.Frame.missingQuantities(c.Claim + "\n" + c.Passage + "\n" + c.Heading); len(q) > 0 {
+				p.Reportf("the question states %s, which the answer's passage does not", quoteList(q))
+			}
+		},
+	})
+	// what "how much" or "how many" asks about is stated
+	FocusCounted = Register(&Detector{
+		Name: "focus.counted", gate: onFocus,
+		Doc: "the answer does not state what \"how much\" or \"how many\" asks about",
+		Run: func(p *Pass) {
+			f := p.Frame
+			if len(f.counted) == 0 || slices.ContainsFunc(f.counted, func(st string) bool {
+				return p.subject.stems[st] || p.Match != nil && p.Match(st, p.subject)
+			}) {
+				return
+			}
+			words := make([]string, len(f.counted))
+			for i, st := range f.counted {
+				words[i] = f.FocusWords[st]
+			}
+			p.Reportf("the answer does not state the %s the question asks about", strings.Join(words, " "))
+		},
+	})
+	FocusShare = Register(&Detector{
+		Name: "focus.share", gate: onFocus,
+		Doc: "the answer's passage addresses less than the least weighted share of the question's focus terms",
+		Run: func(p *Pass) {
+			if p.Result.Focus < p.MinFocus {
+				p.Reportf("the answer does not address %s", quoteList(p.Result.MissingFocus))
+			}
+		},
+	})
+	ScopeOtherBasis = Register(&Detector{
+		Name: "scope.other-basis", gate: onScope,
+		Doc: "the answer states a figure on another basis (pro forma, non-GAAP …) than the question asks for",
+		Run: func(p *Pass) {
+			if b := p.Frame.otherBasis(p.Context.Claim + "\n" + p.Context.Heading); b != "" {
+				p.Reportf("the answer states a %s figure, which the question does not ask for", b)
+			}
+		},
+	})
+	ScopeComplement = Register(&Detector{
+		Name: "scope.complement", gate: onScope,
+		Doc: "a table's answer names what the question asks for only after a word that makes it another measure (\"cost of …\")",
+		Run: func(p *Pass) {
+			c := p.Context
+			if !c.Row && !Tabular(c.Claim) {
+				return
+			}
+			if w := p.Frame.complementOnly(c.Claim); w != "" {
+				p.Reportf("the answer names what the question asks for only after %q: it states another measure", w)
+			}
+		},
+	})
+	ScopeOtherHead = Register(&Detector{
+		Name: "scope.other-head", gate: onScope,
+		Doc: "a table row's label is headed by another measure than the question asks for",
+		Run: func(p *Pass) {
+			if !figureType(p.Frame.Type) || !p.isRow() {
+				return
+			}
+			if h := p.Frame.otherHead(ownLabel(p.Context.Claim)); h != "" {
+				p.Reportf("the answer's row states %q, not what the question asks about", h)
+			}
+		},
+	})
+	PeriodOpeningBalance = Register(&Detector{
+		Name: "period.opening-balance", gate: onScope,
+		Doc: "a table row states a balance at the beginning of its period, not at the date asked about",
+		Run: func(p *Pass) {
+			c := p.Context
+			if (c.Row || Tabular(c.Claim)) && p.Frame.openingOnly(rowLabel(c.Claim)) {
+				p.Report("the answer's row states a balance at the beginning of its period, not at the date the question asks about")
+			}
+		},
+	})
+	ScopePartHeading = Register(&Detector{
+		Name: "scope.part-heading", gate: onScope,
+		Doc: "the answer's section is headed by a part (a segment, a subsidiary) the question does not ask about",
+		Run: func(p *Pass) {
+			if part := p.Frame.partHeading(p.Context.Heading); part != "" {
+				p.Reportf("the answer's section is about the %s, a part the question does not ask about", part)
+			}
+		},
+	})
+	// a section headed by a special case the sections name ("Enterprise
+	// Clients" where most mentions are of clients) states what holds for
+	// that case, not what the question asks about
+	ScopeSpecialCase = Register(&Detector{
+		Name: "scope.special-case", gate: onScope, Requires: []*Detector{ScopePartHeading},
+		Doc: "the answer's section is headed by a special case of what the question asks about (\"Enterprise Clients\" for clients)",
+		Run: func(p *Pass) {
+			c := p.Context
+			if p.Fired(ScopePartHeading) {
+				return
+			}
+			if m, w := p.Frame.HeadingNarrows(c.Heading); m != "" && c.Sections != nil && SpecialCase(c.Sections, m, w) {
+				p.Reportf("the answer's section is about %q, a special case of what the question asks about", m+" "+w)
+			}
+		},
+	})
+	// a statement of a part of the measure asked for ("Hotel Revenue of
+	// $46,046" for total revenue) does not answer for the whole
+	ScopePartOfTotal = Register(&Detector{
+		Name: "scope.part-of-total", gate: onScope,
+		Doc: "the answer states a part of the measure the question asks for (one line of revenue for the total)",
+		Run: func(p *Pass) {
+			if p.Context.Row || !figureType(p.Frame.Type) {
+				return
+			}
+			if part := p.Frame.narrowedMeasure(p.Context.Claim); part != "" {
+				p.Reportf("the answer states the %s, a part of what the question asks about", part)
+			}
+		},
+	})
+	ScopeRowGroup = Register(&Detector{
+		Name: "scope.row-group", gate: onScope,
+		Doc: "a table row is under a group label that narrows it to a part the question does not ask about",
+		Run: func(p *Pass) {
+			f, c := p.Frame, p.Context
+			if c.Row && (len(f.narrowedBy(c.Scope)) > 0 && !f.completes(ownLabel(c.Claim), c.Scope) || f.partOf(c.Scope)) {
+				p.Reportf("the answer's row is under %q, a part the question does not ask about", c.Scope)
+			}
+		},
+	})
+	ScopeMemberRow = Register(&Detector{
+		Name: "scope.member-row", gate: onScope, Requires: []*Detector{ScopeRowGroup},
+		Doc: "a table row is one member of the group the question asks about, not its total",
+		Run: func(p *Pass) {
+			c := p.Context
+			if !c.Row || p.Fired(ScopeRowGroup) {
+				return
+			}
+			if label := ownLabel(c.Claim); p.Frame.memberRow(label, c.Scope) {
+				p.Reportf("the answer's row %q is one part of %q", label, c.Scope)
+			}
+		},
+	})
+	PolarityOpposite = Register(&Detector{
+		Name: "polarity.opposite", gate: onPolarity,
+		Doc: "the answer states the opposite (an antonym) of a word of the question",
+		Run: func(p *Pass) {
+			if w := p.Frame.opposite(NewText(p.Context.Claim)); w != "" {
+				p.Reportf("the answer states %q, the opposite of what the question asks", w)
+			}
+		},
+	})
+	PolarityPositive = Register(&Detector{
+		Name: "polarity.positive", gate: onPolarity, Requires: []*Detector{PolarityOpposite},
+		Doc: "the question asks about a negative word (\"failed\", \"lack\") and the answer states the positive",
+		Run: func(p *Pass) {
+			if p.Fired(PolarityOpposite) {
+				return
+			}
+			if w := p.Frame.positiveOf(NewText(p.Context.Claim)); w != "" {
+				p.Reportf("the question asks about %q, which the answer does not state: it states the positive", w)
+			}
+		},
+	})
+	PolarityOtherModifier = Register(&Detector{
+		Name: "polarity.other-modifier", gate: onPolarity, Requires: []*Detector{PolarityOpposite, PolarityPositive},
+		Doc: "the answer narrows a word of the question by another adjective than the question's",
+		Run: func(p *Pass) {
+			if p.Fired(PolarityOpposite) || p.Fired(PolarityPositive) {
+				return
+			}
+			if stated, asked := p.Frame.otherModifier(p.Context.Claim); stated != "" {
+				p.Reportf("the answer is about the %q, not the %q the question asks about", stated, asked)
+			}
+		},
+	})
+	PolaritySwappedRoles = Register(&Detector{
+		Name: "polarity.swapped-roles", gate: onPolarity,
+		Doc: "the answer states what the question asks about as the one who did it",
+		Run: func(p *Pass) {
+			if p.Frame.swappedRoles(p.Context.Claim) {
+				p.Report("the answer states what the question asks about as the one who did it: the roles are swapped")
+			}
+		},
+	})
+	PolarityNegation = Register(&Detector{
+		Name: "polarity.negation", gate: onPolarity,
+		Doc: "the answer negates what a positive question asks, or is positive where the question is negative",
+		Run: func(p *Pass) {
+			f := p.Frame
+			if f.Type == TypeYesNo || f.negatedAbout(p.Context.Claim) == f.Negated {
+				return
+			}
+			what := "negates what the question asks"
+			if f.Negated {
+				what = "is positive where the question is negative"
+			}
+			p.Report("the answer " + what)
+		},
+	})
+)

@@ -1,0 +1,67 @@
+package relevance
+
+import (
+	"strings"
+
+	"github.com/docmind/docmind/internal/wordlists"
+	"github.com/docmind/docmind/schema"
+	"github.com/docmind/docmind/textproc"
+)
+
+// kindWords are the stems of the words by which a question asks for what
+// a part of each identifying kind states (internal/wordlists/
+// kind_questions.txt).
+var kindWords = func() map[schema.SectionKind]map[string]bool {
+	out := map[schema.SectionKind]map[string]bool{}
+	for _, l := range wordlists.Lines("kind_questions") {
+		kind, words, ok := strings.Cut(l, ":")
+		if !ok {
+			panic("relevance: kind_questions.txt: no colon in " + l)
+		}
+		m := map[string]bool{}
+		for _, w := range strings.Fields(words) {
+			m[textproc.Stem(strings.ToLower(w))] = true
+		}
+		out[schema.SectionKind(strings.TrimSpace(kind))] = m
+	}
+	return out
+}()
+
+// asksForKind reports whether the question uses a word by which one asks
+// for what a part of kind k states ("Who signed …" of a signature block).
+func (f Frame) asksForKind(k schema.SectionKind) bool {
+	words := kindWords[k]
+	for _, t := range textproc.Tokens(f.Question) {
+		if words[textproc.Stem(t)] {
+			return true
+		}
+	}
+	return false
+}
+
+// kindDetector reports a candidate from a section of kind k when the
+// question does not ask for what such a part states.
+func kindDetector(k schema.SectionKind, doc string) *Detector {
+	return Register(&Detector{
+		Name: "kind." + string(k), gate: onScope,
+		Doc: doc,
+		Run: func(p *Pass) {
+			if p.Context.Kind == k && !p.Frame.asksForKind(k) {
+				p.Reportf("the answer is drawn from the document's %s, which names its parties and dates, not what the question asks", strings.ReplaceAll(string(k), "-", " "))
+			}
+		},
+	})
+}
+
+// The kind detectors read the section kind retrieval gives a candidate's
+// section (Context.Kind).
+var (
+	KindPreamble       = kindDetector(schema.KindPreamble, "the answer is drawn from the preamble and the question does not ask for its parties, date or title")
+	KindRecitals       = kindDetector(schema.KindRecitals, "the answer is drawn from the recitals and the question does not ask for the background or purpose")
+	KindSignature      = kindDetector(schema.KindSignature, "the answer is drawn from a signature block and the question does not ask who signed")
+	KindTOC            = kindDetector(schema.KindTOC, "the answer is drawn from a table of contents and the question does not ask where a part is")
+	KindHeaderFooter   = kindDetector(schema.KindHeaderFooter, "the answer is drawn from a running header or footer")
+	KindCover          = kindDetector(schema.KindCover, "the answer is drawn from a cover page and the question does not ask for the document's title or filer")
+	KindCertification  = kindDetector(schema.KindCertification, "the answer is drawn from a certification and the question does not ask who certified")
+	KindCrossReference = kindDetector(schema.KindCrossReference, "the answer is drawn from a cross-reference and the question does not ask what is referred to")
+)
