@@ -44,7 +44,8 @@ type Citation struct {
 	SectionID string `json:"section_id,omitempty" jsonschema:"the section's id, for get_section"`
 	Title     string `json:"title" jsonschema:"the section's heading"`
 	Document  string `json:"document" jsonschema:"the document's path"`
-	Page      int    `json:"page" jsonschema:"the page the passage is on, 0 when unknown"`
+	Page      int    `json:"page" jsonschema:"the page the passage is on (its index in the file, 1-based), 0 when unknown"`
+	PageRef   string `json:"page_ref" jsonschema:"the page as the answer cites it: the printed page label, with the index in the file beside it where they differ"`
 	Quote     string `json:"quote,omitempty" jsonschema:"the sentence of the document that supports the answer"`
 }
 
@@ -162,33 +163,30 @@ func askOutput(res *threads.Result) AskOutput {
 	return out
 }
 
-// citations are the judge's evidence for the supported claims, one per
-// section and quote; when the judge gave none, the retrieved sections the
-// answer names.
+// citations are the sections the answer rests on (every page it cites
+// among them, schema.State.CitedSections), one per section and supporting
+// quote of the judge's evidence.
 func citations(st *schema.State) []Citation {
 	out := []Citation{}
-	seen := map[string]bool{}
-	if v := st.JudgeVerdict; v != nil {
-		for _, c := range v.Claims {
-			e := c.Evidence
-			if !c.Supported || e == nil {
-				continue
+	for _, sec := range st.CitedSections() {
+		c := Citation{SectionID: sec.ID, Title: sec.Title, Document: sec.Source, Page: sec.Page, PageRef: sec.SourceRef()}
+		quoted := false
+		seen := map[string]bool{}
+		if v := st.JudgeVerdict; v != nil {
+			for _, cl := range v.Claims {
+				e := cl.Evidence
+				if !cl.Supported || e == nil || e.SectionID != sec.ID || sec.ID == "" || seen[e.Quote] {
+					continue
+				}
+				seen[e.Quote] = true
+				q := c
+				q.Quote = e.Quote
+				out = append(out, q)
+				quoted = true
 			}
-			key := e.SectionID + "\x00" + e.Quote
-			if seen[key] {
-				continue
-			}
-			seen[key] = true
-			out = append(out, Citation{SectionID: e.SectionID, Title: e.Title, Document: e.Source, Page: e.Page, Quote: e.Quote})
 		}
-	}
-	if len(out) > 0 {
-		return out
-	}
-	ans := st.Answer()
-	for _, sec := range st.RetrievedSections {
-		if sec.Title != "" && strings.Contains(ans, sec.Title) {
-			out = append(out, Citation{SectionID: sec.ID, Title: sec.Title, Document: sec.Source, Page: sec.Page})
+		if !quoted {
+			out = append(out, c)
 		}
 	}
 	return out
@@ -202,7 +200,11 @@ func askText(out AskOutput) string {
 	if len(out.Citations) > 0 {
 		b.WriteString("\nSources:\n")
 		for i, c := range out.Citations {
-			fmt.Fprintf(&b, "  [%d] %s — %s, %s", i+1, c.Title, c.Document, pageText(c.Page))
+			ref := c.PageRef
+			if ref == "" {
+				ref = pageText(c.Page)
+			}
+			fmt.Fprintf(&b, "  [%d] %s — %s, %s", i+1, c.Title, c.Document, ref)
 			if c.Quote != "" {
 				fmt.Fprintf(&b, ": %q", c.Quote)
 			}

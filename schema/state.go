@@ -150,6 +150,22 @@ func (s Section) PageRef() string {
 	}
 }
 
+// SourceRef renders the page as source lists show it: PageRef, the page
+// as answers cite it (the printed label where there is one), with the
+// page's index in the file beside it where the two differ ("page 43 (PDF
+// page 45)"), so that one numbering reads the same in the answer, its
+// sources and the document viewer.
+func (s Section) SourceRef() string {
+	ref := s.PageRef()
+	if s.Page > 0 && s.PageLabel != "" && s.PageLabel != fmt.Sprint(s.Page) {
+		if s.PageEnd > s.Page {
+			return fmt.Sprintf("%s (PDF pages %d–%d)", ref, s.Page, s.PageEnd)
+		}
+		return fmt.Sprintf("%s (PDF page %d)", ref, s.Page)
+	}
+	return ref
+}
+
 // Key identifies the section for exclusion on retries: its ID when set,
 // otherwise source, title, page and chunk.
 func (s Section) Key() string {
@@ -282,9 +298,11 @@ func (s *State) Answered() bool {
 
 // CitedSections returns the retrieved sections the answer rests on, in
 // retrieval order: those holding the judge's evidence for an accepted
-// claim, else those whose citation ("Title, page 8") the answer writes,
-// else those whose title it writes, else every retrieved section. A
-// section of another document that shares a cited title is not one.
+// claim, and with them those whose citation ("Title, page 8") the answer
+// writes, so that every page the answer cites is among its sources; else
+// those whose title it writes, else every retrieved section. A section of
+// another document that shares a cited title and page with an evidence
+// section is not one.
 func (s *State) CitedSections() []Section {
 	if s == nil {
 		return nil
@@ -298,19 +316,27 @@ func (s *State) CitedSections() []Section {
 		}
 		return out
 	}
+	ids := map[string]bool{}
 	if v := s.JudgeVerdict; v != nil {
-		ids := map[string]bool{}
 		for _, c := range v.Claims {
 			if c.Supported && c.Evidence != nil && c.Evidence.SectionID != "" {
 				ids[c.Evidence.SectionID] = true
 			}
 		}
-		if cited := pick(func(sec Section) bool { return sec.ID != "" && ids[sec.ID] }); len(cited) > 0 {
-			return cited
+	}
+	covered := map[string]bool{}
+	for _, sec := range s.RetrievedSections {
+		if sec.ID != "" && ids[sec.ID] {
+			covered[sec.Citation()] = true
 		}
 	}
 	ans := s.Answer()
-	if cited := pick(func(sec Section) bool { return strings.Contains(ans, sec.Citation()) }); len(cited) > 0 {
+	if cited := pick(func(sec Section) bool {
+		if sec.ID != "" && ids[sec.ID] {
+			return true
+		}
+		return !covered[sec.Citation()] && strings.Contains(ans, sec.Citation())
+	}); len(cited) > 0 {
 		return cited
 	}
 	if cited := pick(func(sec Section) bool { return sec.Title != "" && strings.Contains(ans, sec.Title) }); len(cited) > 0 {

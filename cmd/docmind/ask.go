@@ -95,7 +95,7 @@ func printAnswer(w io.Writer, st *schema.State, streamed bool) {
 			// parts of one section on one page are one source
 			seen := map[string]bool{}
 			for _, s := range cited {
-				line := fmt.Sprintf("%s — %s, %s", s.Title, s.Source, s.PageRef())
+				line := fmt.Sprintf("%s — %s, %s", s.Title, s.Source, s.SourceRef())
 				if !seen[line] {
 					seen[line] = true
 					fmt.Fprintf(w, "  [%d] %s\n", len(seen), line)
