@@ -28,8 +28,10 @@ type AskOutput struct {
 	Query     string     `json:"query" jsonschema:"the standalone question that was answered"`
 	Verdict   Verdict    `json:"verdict" jsonschema:"the judge's verdict on the answer"`
 	Citations []Citation `json:"citations" jsonschema:"the passages the answer rests on"`
-	RunID     string     `json:"run_id" jsonschema:"the run in DocMind's run ledger (docmind runs show RUN)"`
-	Thread    string     `json:"thread" jsonschema:"the conversation: pass it as thread to ask a follow-up"`
+	// Closest, on a refusal, are the passages retrieval ranked highest.
+	Closest []Citation `json:"closest_passages,omitempty" jsonschema:"when answered is false: the passages retrieval ranked highest, NOT verified by the judge; where the user may look"`
+	RunID   string     `json:"run_id" jsonschema:"the run in DocMind's run ledger (docmind runs show RUN)"`
+	Thread  string     `json:"thread" jsonschema:"the conversation: pass it as thread to ask a follow-up"`
 }
 
 // Verdict is the judge's assessment of an answer.
@@ -136,6 +138,16 @@ func (s *server) ask(ctx context.Context, _ *mcp.CallToolRequest, in AskInput) (
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: askText(out)}}}, out, nil
 }
 
+// closest are a refused run's closest passages, as citations without
+// quotes: where to look, not verified.
+func closest(st *schema.State) []Citation {
+	var out []Citation
+	for _, p := range st.ClosestPassages {
+		out = append(out, Citation{SectionID: p.SectionID, Title: p.Title, Document: p.Source, Page: p.Page, PageRef: p.PageRef})
+	}
+	return out
+}
+
 // askOutput is the structured form of a finished run.
 func askOutput(res *threads.Result) AskOutput {
 	st := res.State
@@ -154,11 +166,13 @@ func askOutput(res *threads.Result) AskOutput {
 		out.Verdict = Verdict{
 			Grounded:   !v.IsHallucinated && v.ShouldReturn,
 			Confidence: v.ConfidenceScore,
-			Reasoning:  strings.Join(strings.Fields(v.Reasoning), " "),
+			Reasoning:  v.Summary(),
 		}
 	}
 	if out.Answered {
 		out.Citations = citations(st)
+	} else {
+		out.Closest = closest(st)
 	}
 	return out
 }
@@ -218,6 +232,12 @@ func askText(out AskOutput) string {
 	fmt.Fprintf(&b, "\nVerdict: %s (confidence %.2f) — %s\n", status, out.Verdict.Confidence, out.Verdict.Reasoning)
 	if !out.Answered {
 		b.WriteString("The documents did not support a confident answer: tell the user so, or use search to see what the documents say.\n")
+		if len(out.Closest) > 0 {
+			b.WriteString("Closest passages found (not verified):\n")
+			for i, c := range out.Closest {
+				fmt.Fprintf(&b, "  [%d] %s — %s, %s\n", i+1, c.Title, c.Document, c.PageRef)
+			}
+		}
 	}
 	fmt.Fprintf(&b, "Run %s in thread %s (pass thread %q to ask a follow-up).\n", out.RunID, out.Thread, out.Thread)
 	return b.String()

@@ -5,6 +5,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"unicode/utf8"
 )
 
 // FallbackMessage is the exact text returned when the judge does not accept
@@ -263,6 +264,67 @@ type State struct {
 	// ExcludedSections accumulates the keys of sections rejected on earlier
 	// passes, so that a retry never hands back the same sections.
 	ExcludedSections []string `json:"excluded_sections,omitempty"`
+	// ClosestPassages, set by the output node when the answer is refused
+	// (final_output is the fallback message), are the passages the last
+	// retrieval ranked highest: where to look, NOT verified by the judge.
+	ClosestPassages []Passage `json:"closest_passages,omitempty"`
+}
+
+// Passage points at a retrieved section without vouching for it: what a
+// refusal hands the user to read for themselves.
+type Passage struct {
+	SectionID string `json:"section_id,omitempty"`
+	Title     string `json:"title"`
+	Source    string `json:"source"`
+	Page      int    `json:"page"`
+	// PageRef is the page as source lists show it (Section.SourceRef).
+	PageRef string `json:"page_ref"`
+	// Excerpt is the section's opening, at most about 200 characters.
+	Excerpt string `json:"excerpt,omitempty"`
+}
+
+// ClosestPassages returns up to n passages of secs, best relevance first,
+// one per section title and page.
+func ClosestPassages(secs []Section, n int) []Passage {
+	order := make([]Section, len(secs))
+	copy(order, secs)
+	slices.SortStableFunc(order, func(a, b Section) int {
+		switch {
+		case a.RelevanceScore > b.RelevanceScore:
+			return -1
+		case a.RelevanceScore < b.RelevanceScore:
+			return 1
+		}
+		return 0
+	})
+	var out []Passage
+	seen := map[string]bool{}
+	for _, s := range order {
+		k := s.Source + "\x00" + s.Citation()
+		if len(out) >= n || seen[k] {
+			continue
+		}
+		seen[k] = true
+		out = append(out, Passage{SectionID: s.ID, Title: s.Title, Source: s.Source, Page: s.Page, PageRef: s.SourceRef(), Excerpt: excerpt(s.Content, 200)})
+	}
+	return out
+}
+
+// excerpt returns the start of text, whitespace collapsed, cut at a word
+// boundary near max bytes with "…".
+func excerpt(text string, max int) string {
+	t := strings.Join(strings.Fields(text), " ")
+	if len(t) <= max {
+		return t
+	}
+	cut := strings.LastIndexByte(t[:max], ' ')
+	if cut <= 0 {
+		cut = max
+		for cut > 0 && !utf8.RuneStart(t[cut]) {
+			cut--
+		}
+	}
+	return t[:cut] + "…"
 }
 
 // NewState returns the initial state for a question, as SPEC §1 lists it.
@@ -401,6 +463,7 @@ func (s *State) Clone() *State {
 	}
 	c.Notes = maps.Clone(s.Notes)
 	c.ExcludedSections = cloneStrings(s.ExcludedSections)
+	c.ClosestPassages = slices.Clone(s.ClosestPassages)
 	return &c
 }
 

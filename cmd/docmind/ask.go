@@ -103,13 +103,19 @@ func printAnswer(w io.Writer, st *schema.State, streamed bool) {
 			}
 		}
 	}
+	if !st.Answered() && len(st.ClosestPassages) > 0 {
+		fmt.Fprintln(w, "\nClosest passages found (not verified: the judge accepted no answer from them):")
+		for i, p := range st.ClosestPassages {
+			fmt.Fprintf(w, "  [%d] %s — %s, %s\n", i+1, p.Title, p.Source, p.PageRef)
+		}
+	}
 	fmt.Fprintln(w)
 	if v := st.JudgeVerdict; v != nil {
 		status := "grounded"
 		if v.IsHallucinated || !v.ShouldReturn {
 			status = "not grounded"
 		}
-		fmt.Fprintf(w, "Verdict: %s (confidence %.2f) — %s\n", status, v.ConfidenceScore, oneLineText(v.Reasoning))
+		fmt.Fprintf(w, "Verdict: %s (confidence %.2f) — %s\n", status, v.ConfidenceScore, v.Summary())
 		printConflicts(w, v)
 	}
 	path := st.Path()

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/docmind/docmind/schema"
 )
 
 // Ingesting a path that does not exist is an error (exit 1, one line) and
@@ -52,5 +54,25 @@ func TestAskDocsListsFilesReadInAPipe(t *testing.T) {
 	}
 	if strings.Contains(r.stdout, "] indexed ") {
 		t.Errorf("the file lines went to stdout:\n%s", r.stdout)
+	}
+}
+
+// A refusal keeps what it found: final_output stays the fallback message,
+// and ask names the closest passages, labelled as not verified (human
+// output and --json, where the refused draft also stays).
+func TestRefusalNamesClosestPassages(t *testing.T) {
+	const q = "How many days notice is needed to terminate for convenience in Canada?"
+	r := runCLI(t, nil, "ask", "--docs", "examples/contract", q)
+	if r.code != exitFallback {
+		t.Fatalf("exit %d, want %d (a refusal)\n%s%s", r.code, exitFallback, r.stdout, r.stderr)
+	}
+	if !strings.HasPrefix(r.stdout, schema.FallbackMessage) || !strings.Contains(r.stdout, "Closest passages found (not verified") ||
+		!strings.Contains(r.stdout, "Termination for Convenience — examples/contract/master-services-agreement.md, page 9") {
+		t.Errorf("the refusal does not name the closest passages as not verified:\n%s", r.stdout)
+	}
+	j := runCLI(t, nil, "ask", "--docs", "examples/contract", "--json", q)
+	st := decodeState(t, j.stdout)
+	if st.Answer() != schema.FallbackMessage || st.GeneratedResponse == nil || len(st.ClosestPassages) == 0 || st.ClosestPassages[0].Title == "" {
+		t.Errorf("--json: final_output %q, draft %v, closest %+v", st.Answer(), st.GeneratedResponse, st.ClosestPassages)
 	}
 }
