@@ -158,7 +158,11 @@ func (s Section) PageRef() string {
 // sources and the document viewer.
 func (s Section) SourceRef() string {
 	ref := s.PageRef()
-	if s.Page > 0 && s.PageLabel != "" && s.PageLabel != fmt.Sprint(s.Page) {
+	index := fmt.Sprint(s.Page)
+	if s.PageEnd > s.Page {
+		index = fmt.Sprintf("%d–%d", s.Page, s.PageEnd)
+	}
+	if s.Page > 0 && s.PageLabel != "" && s.PageLabel != index && s.PageLabel != fmt.Sprint(s.Page) {
 		if s.PageEnd > s.Page {
 			return fmt.Sprintf("%s (PDF pages %d–%d)", ref, s.Page, s.PageEnd)
 		}

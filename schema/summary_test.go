@@ -17,3 +17,21 @@ func TestVerdictSummaryStatesFindingsOnce(t *testing.T) {
 		t.Errorf("a reasoning without repeats changed: %q", got)
 	}
 }
+
+// Source lists show the printed page with the PDF index beside it only
+// where the two differ.
+func TestSourceRef(t *testing.T) {
+	for _, tt := range []struct {
+		s    Section
+		want string
+	}{
+		{Section{Page: 45, PageLabel: "43"}, "page 43 (PDF page 45)"},
+		{Section{Page: 8}, "page 8"},
+		{Section{Page: 5, PageEnd: 6, PageLabel: "5–6"}, "pages 5–6"},
+		{Section{Page: 32, PageEnd: 33, PageLabel: "29–30"}, "pages 29–30 (PDF pages 32–33)"},
+	} {
+		if got := tt.s.SourceRef(); got != tt.want {
+			t.Errorf("%+v: %q, want %q", tt.s, got, tt.want)
+		}
+	}
+}
