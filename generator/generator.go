@@ -264,6 +264,7 @@ func (g *Offline) answer(req schema.GenerateRequest, d *schema.Decomposition) st
 		pick(i)
 	}
 	picked = g.withContinuation(req, picked, all)
+	picked = answerFirst(picked, intentKinds(d.Intent))
 	return render(picked, req.Sections)
 }
 
