@@ -226,20 +226,26 @@ type run struct {
 func runs(toks []string) []run {
 	var out []run
 	dollar := false
-	for _, t := range toks {
+	for i, t := range toks {
 		if t == "$" {
 			dollar = true
 			continue
 		}
-		// a unit set apart ("8 %", "(3) %") belongs to the value before
-		// it: read alone it would start a row labelled "%"
-		if t == "%" && len(out) > 0 && out[len(out)-1].cells {
+		// a unit or closing parenthesis set apart ("8 %", "(3) %", "(4 )")
+		// belongs to the value before it: read alone it would start a row
+		// labelled "%" or ")"
+		if reValueTail.MatchString(t) && len(out) > 0 && out[len(out)-1].cells {
 			last := out[len(out)-1].toks
 			last[len(last)-1] += t
 			dollar = false
 			continue
 		}
 		cell := isCell(t)
+		// a small bare number before a word in lower case is part of a
+		// label ("Due after 1 year through 5 years $ 83,755")
+		if cell && !dollar && reSmallInt.MatchString(t) && i+1 < len(toks) && startsLower(toks[i+1]) {
+			cell = false
+		}
 		if cell && dollar {
 			t = "$" + t
 		}
@@ -290,6 +296,19 @@ func valueFirstRows(toks []string) []tableRow {
 		rows = append(rows, tableRow{label, rs[i].toks})
 	}
 	return rows
+}
+
+var (
+	// reValueTail is the end of a value set apart from it: "%", ")", ")%".
+	reValueTail = regexp.MustCompile(`^\)?%?\)?$`)
+	// reSmallInt is a bare one- or two-digit number.
+	reSmallInt = regexp.MustCompile(`^\d{1,2}$`)
+)
+
+// startsLower reports whether a token starts with a lower-case letter.
+func startsLower(t string) bool {
+	r, _ := utf8.DecodeRuneInString(t)
+	return unicode.IsLower(r)
 }
 
 // reFootnoteMark is a footnote reference: "(4)", "(1)(2)".

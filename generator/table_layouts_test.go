@@ -31,6 +31,22 @@ func TestTableLayoutsOfTheFilings(t *testing.T) {
 				"iPad: 2022 29,292; Change (8)%; 2021 31,862; Change 34%; 2020 23,724",
 				"Total net sales: 2022 $394,328; Change 8%; 2021 $365,817; Change 33%; 2020 $274,515",
 			}},
+		{"a closing parenthesis set apart",
+			"2023 2022 Consolidated revenue $ 90,155 $ 93,512 (4 ) Operating income 4,912 6,245 (21 ) Net income 3,972 3,826 4",
+			[]string{
+				"Consolidated revenue $90,155 $93,512 (4)",
+				"Operating income 4,912 6,245 (21)",
+				"Net income 3,972 3,826 4",
+			}},
+		{"numbers inside labels",
+			"as of September 25, 2021 (in millions): Due after 1 year through 5 years $ 83,755 Due after 5 years through 10 years 23,915 Due after 10 years 20,207 Total fair value $ 127,877",
+			[]string{
+				"as of September 25, 2021",
+				"(in millions): Due after 1 year through 5 years $83,755",
+				"Due after 5 years through 10 years 23,915",
+				"Due after 10 years 20,207",
+				"Total fair value $127,877",
+			}},
 	}
 	for _, tt := range tests {
 		got := tableRows(tt.text)
