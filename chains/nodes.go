@@ -195,8 +195,14 @@ func NewJudge(j schema.Judge) *NodeChain {
 	}}
 }
 
+// ClosestOnRefusal is how many passages a refusal points at
+// (State.ClosestPassages).
+const ClosestOnRefusal = 3
+
 // NewOutput returns the output node: final_output is the generated response
-// when the verdict says should_return, else schema.FallbackMessage.
+// when the verdict says should_return, else schema.FallbackMessage, and
+// then closest_passages names the passages retrieval ranked highest, not
+// verified, so that a refusal still says where to look.
 func NewOutput() *NodeChain {
 	return &NodeChain{name: schema.NodeOutput, apply: func(_ context.Context, st *schema.State) error {
 		out := schema.FallbackMessage
@@ -204,6 +210,10 @@ func NewOutput() *NodeChain {
 			out = *st.GeneratedResponse
 		}
 		st.FinalOutput = &out
+		st.ClosestPassages = nil
+		if out == schema.FallbackMessage {
+			st.ClosestPassages = schema.ClosestPassages(st.RetrievedSections, ClosestOnRefusal)
+		}
 		return nil
 	}}
 }

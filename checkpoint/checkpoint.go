@@ -23,6 +23,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"strings"
 	"time"
 
 	"github.com/docmind/docmind/schema"
@@ -230,6 +232,24 @@ func (r Retention) keepRuns() int {
 		return DefaultKeepRuns
 	}
 	return r.KeepRuns
+}
+
+// Statuses lists every run status, in the order a run goes through them.
+var Statuses = []Status{StatusRunning, StatusInterrupted, StatusAwaitingReview, StatusDone, StatusFailed}
+
+// ParseStatus returns the status named s, or an error naming the valid
+// ones.
+func ParseStatus(s string) (Status, error) {
+	for _, st := range Statuses {
+		if string(st) == s {
+			return st, nil
+		}
+	}
+	names := make([]string, len(Statuses))
+	for i, st := range Statuses {
+		names[i] = string(st)
+	}
+	return "", fmt.Errorf("no run status %q: use one of %s", s, strings.Join(names, ", "))
 }
 
 // GCStats reports what GC removed.

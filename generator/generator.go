@@ -322,6 +322,7 @@ func (g *Offline) answer(ctx context.Context, req schema.GenerateRequest, d *sch
 		pick(i)
 	}
 	picked = g.withContinuation(req, picked, all)
+	picked = answerFirst(picked, intentKinds(d.Intent))
 	return render(picked, req.Sections)
 }
 

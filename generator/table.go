@@ -149,8 +149,9 @@ const maxColumnWords = 3
 // the first run of two or more years, or none (the rows start at once)
 // when there is no such run; then the first run from a year to a year
 // with at most maxColumnWords column words (capitalised words, not
-// values) between them, if any. bestRows takes a later candidate only
-// when more rows fit it.
+// values) between them, if any, and that run extended by more column
+// words and years while the pattern goes on. bestRows takes a later
+// candidate only when more rows fit it.
 func headerCandidates(toks []string) []headerCandidate {
 	out := []headerCandidate{{nil, 0}}
 	for i := 0; i < len(toks); i++ {
@@ -167,16 +168,27 @@ func headerCandidates(toks []string) []headerCandidate {
 	if i < 0 {
 		return out
 	}
-	for j := i + 1; j < len(toks) && j-i-1 <= maxColumnWords; j++ {
-		if reYear.MatchString(toks[j]) {
-			if j > i+1 {
-				out = append(out, headerCandidate{toks[i : j+1], j + 1})
+	// a header may go on, column words and a year at a time ("2022
+	// Change 2021 Change 2020": a change column after each year's): each
+	// longer header is a candidate too
+	for from := i; ; {
+		next := -1
+		for j := from + 1; j < len(toks) && j-from-1 <= maxColumnWords; j++ {
+			if reYear.MatchString(toks[j]) {
+				if j > from+1 {
+					next = j
+				}
+				break
 			}
+			if !columnWord(toks[j]) {
+				break
+			}
+		}
+		if next < 0 {
 			break
 		}
-		if !columnWord(toks[j]) {
-			break
-		}
+		out = append(out, headerCandidate{toks[i : next+1], next + 1})
+		from = next
 	}
 	return out
 }
@@ -209,16 +221,31 @@ type run struct {
 }
 
 // runs splits toks into runs of values and of label words, in order. A
-// "$" joins the value after it and is otherwise dropped.
+// "$" joins the value after it and is otherwise dropped; a "%" joins the
+// value before it.
 func runs(toks []string) []run {
 	var out []run
 	dollar := false
-	for _, t := range toks {
+	for i, t := range toks {
 		if t == "$" {
 			dollar = true
 			continue
 		}
+		// a unit or closing parenthesis set apart ("8 %", "(3) %", "(4 )")
+		// belongs to the value before it: read alone it would start a row
+		// labelled "%" or ")"
+		if reValueTail.MatchString(t) && len(out) > 0 && out[len(out)-1].cells {
+			last := out[len(out)-1].toks
+			last[len(last)-1] += t
+			dollar = false
+			continue
+		}
 		cell := isCell(t)
+		// a small bare number before a word in lower case is part of a
+		// label ("Due after 1 year through 5 years $ 83,755")
+		if cell && !dollar && reSmallInt.MatchString(t) && i+1 < len(toks) && startsLower(toks[i+1]) {
+			cell = false
+		}
 		if cell && dollar {
 			t = "$" + t
 		}
@@ -271,9 +298,43 @@ func valueFirstRows(toks []string) []tableRow {
 	return rows
 }
 
+var (
+	// reValueTail is the end of a value set apart from it: "%", ")", ")%".
+	reValueTail = regexp.MustCompile(`^\)?%?\)?$`)
+	// reSmallInt is a bare one- or two-digit number.
+	reSmallInt = regexp.MustCompile(`^\d{1,2}$`)
+)
+
+// startsLower reports whether a token starts with a lower-case letter.
+func startsLower(t string) bool {
+	r, _ := utf8.DecodeRuneInString(t)
+	return unicode.IsLower(r)
+}
+
+// reFootnoteMark is a footnote reference: "(4)", "(1)(2)".
+var reFootnoteMark = regexp.MustCompile(`^(?:\(\d{1,2}\))+$`)
+
+// dropFootnoteMarks takes the footnote references off a row: at the end
+// of its label ("Wearables, Home and Accessories (1)(2)"), and a "(4)"
+// read as a first value when the row has one value more than its header
+// ("Total net sales (4) $394,328 $365,817 $274,515" under "2022 2021
+// 2020": "(4)" is the footnote, not a negative 4).
+func dropFootnoteMarks(label string, values, header []string) (string, []string) {
+	words := strings.Fields(label)
+	for len(words) > 1 && reFootnoteMark.MatchString(words[len(words)-1]) {
+		words = words[:len(words)-1]
+	}
+	if len(header) > 0 && len(values) == len(header)+1 && reFootnoteMark.MatchString(values[0]) {
+		values = values[1:]
+	}
+	return strings.Join(words, " "), values
+}
+
 // renderRow writes a row as "Label: h1 v1; h2 v2" when it has one value
-// per header, else "Label v1 v2 ...".
+// per header, else "Label v1 v2 ...". Footnote references are left out
+// (dropFootnoteMarks).
 func renderRow(label string, values, header []string) string {
+	label, values = dropFootnoteMarks(label, values, header)
 	label = strings.TrimRight(strings.TrimSpace(label), ":")
 	if len(header) > 0 && len(values) == len(header) {
 		parts := make([]string, len(values))

@@ -28,8 +28,10 @@ type AskOutput struct {
 	Query     string     `json:"query" jsonschema:"the standalone question that was answered"`
 	Verdict   Verdict    `json:"verdict" jsonschema:"the judge's verdict on the answer"`
 	Citations []Citation `json:"citations" jsonschema:"the passages the answer rests on"`
-	RunID     string     `json:"run_id" jsonschema:"the run in DocMind's run ledger (docmind runs show RUN)"`
-	Thread    string     `json:"thread" jsonschema:"the conversation: pass it as thread to ask a follow-up"`
+	// Closest, on a refusal, are the passages retrieval ranked highest.
+	Closest []Citation `json:"closest_passages,omitempty" jsonschema:"when answered is false: the passages retrieval ranked highest, NOT verified by the judge; where the user may look"`
+	RunID   string     `json:"run_id" jsonschema:"the run in DocMind's run ledger (docmind runs show RUN)"`
+	Thread  string     `json:"thread" jsonschema:"the conversation: pass it as thread to ask a follow-up"`
 }
 
 // Verdict is the judge's assessment of an answer.
@@ -44,7 +46,8 @@ type Citation struct {
 	SectionID string `json:"section_id,omitempty" jsonschema:"the section's id, for get_section"`
 	Title     string `json:"title" jsonschema:"the section's heading"`
 	Document  string `json:"document" jsonschema:"the document's path"`
-	Page      int    `json:"page" jsonschema:"the page the passage is on, 0 when unknown"`
+	Page      int    `json:"page" jsonschema:"the page the passage is on (its index in the file, 1-based), 0 when unknown"`
+	PageRef   string `json:"page_ref" jsonschema:"the page as the answer cites it: the printed page label, with the index in the file beside it where they differ"`
 	Quote     string `json:"quote,omitempty" jsonschema:"the sentence of the document that supports the answer"`
 }
 
@@ -135,6 +138,16 @@ func (s *server) ask(ctx context.Context, _ *mcp.CallToolRequest, in AskInput) (
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: askText(out)}}}, out, nil
 }
 
+// closest are a refused run's closest passages, as citations without
+// quotes: where to look, not verified.
+func closest(st *schema.State) []Citation {
+	var out []Citation
+	for _, p := range st.ClosestPassages {
+		out = append(out, Citation{SectionID: p.SectionID, Title: p.Title, Document: p.Source, Page: p.Page, PageRef: p.PageRef})
+	}
+	return out
+}
+
 // askOutput is the structured form of a finished run.
 func askOutput(res *threads.Result) AskOutput {
 	st := res.State
@@ -153,42 +166,41 @@ func askOutput(res *threads.Result) AskOutput {
 		out.Verdict = Verdict{
 			Grounded:   !v.IsHallucinated && v.ShouldReturn,
 			Confidence: v.ConfidenceScore,
-			Reasoning:  strings.Join(strings.Fields(v.Reasoning), " "),
+			Reasoning:  v.Summary(),
 		}
 	}
 	if out.Answered {
 		out.Citations = citations(st)
+	} else {
+		out.Closest = closest(st)
 	}
 	return out
 }
 
-// citations are the judge's evidence for the supported claims, one per
-// section and quote; when the judge gave none, the retrieved sections the
-// answer names.
+// citations are the sections the answer rests on (every page it cites
+// among them, schema.State.CitedSections), one per section and supporting
+// quote of the judge's evidence.
 func citations(st *schema.State) []Citation {
 	out := []Citation{}
-	seen := map[string]bool{}
-	if v := st.JudgeVerdict; v != nil {
-		for _, c := range v.Claims {
-			e := c.Evidence
-			if !c.Supported || e == nil {
-				continue
+	for _, sec := range st.CitedSections() {
+		c := Citation{SectionID: sec.ID, Title: sec.Title, Document: sec.Source, Page: sec.Page, PageRef: sec.SourceRef()}
+		quoted := false
+		seen := map[string]bool{}
+		if v := st.JudgeVerdict; v != nil {
+			for _, cl := range v.Claims {
+				e := cl.Evidence
+				if !cl.Supported || e == nil || e.SectionID != sec.ID || sec.ID == "" || seen[e.Quote] {
+					continue
+				}
+				seen[e.Quote] = true
+				q := c
+				q.Quote = e.Quote
+				out = append(out, q)
+				quoted = true
 			}
-			key := e.SectionID + "\x00" + e.Quote
-			if seen[key] {
-				continue
-			}
-			seen[key] = true
-			out = append(out, Citation{SectionID: e.SectionID, Title: e.Title, Document: e.Source, Page: e.Page, Quote: e.Quote})
 		}
-	}
-	if len(out) > 0 {
-		return out
-	}
-	ans := st.Answer()
-	for _, sec := range st.RetrievedSections {
-		if sec.Title != "" && strings.Contains(ans, sec.Title) {
-			out = append(out, Citation{SectionID: sec.ID, Title: sec.Title, Document: sec.Source, Page: sec.Page})
+		if !quoted {
+			out = append(out, c)
 		}
 	}
 	return out
@@ -202,7 +214,11 @@ func askText(out AskOutput) string {
 	if len(out.Citations) > 0 {
 		b.WriteString("\nSources:\n")
 		for i, c := range out.Citations {
-			fmt.Fprintf(&b, "  [%d] %s — %s, %s", i+1, c.Title, c.Document, pageText(c.Page))
+			ref := c.PageRef
+			if ref == "" {
+				ref = pageText(c.Page)
+			}
+			fmt.Fprintf(&b, "  [%d] %s — %s, %s", i+1, c.Title, c.Document, ref)
 			if c.Quote != "" {
 				fmt.Fprintf(&b, ": %q", c.Quote)
 			}
@@ -216,6 +232,12 @@ func askText(out AskOutput) string {
 	fmt.Fprintf(&b, "\nVerdict: %s (confidence %.2f) — %s\n", status, out.Verdict.Confidence, out.Verdict.Reasoning)
 	if !out.Answered {
 		b.WriteString("The documents did not support a confident answer: tell the user so, or use search to see what the documents say.\n")
+		if len(out.Closest) > 0 {
+			b.WriteString("Closest passages found (not verified):\n")
+			for i, c := range out.Closest {
+				fmt.Fprintf(&b, "  [%d] %s — %s, %s\n", i+1, c.Title, c.Document, c.PageRef)
+			}
+		}
 	}
 	fmt.Fprintf(&b, "Run %s in thread %s (pass thread %q to ask a follow-up).\n", out.RunID, out.Thread, out.Thread)
 	return b.String()

@@ -5,6 +5,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"unicode/utf8"
 )
 
 // FallbackMessage is the exact text returned when the judge does not accept
@@ -150,6 +151,26 @@ func (s Section) PageRef() string {
 	}
 }
 
+// SourceRef renders the page as source lists show it: PageRef, the page
+// as answers cite it (the printed label where there is one), with the
+// page's index in the file beside it where the two differ ("page 43 (PDF
+// page 45)"), so that one numbering reads the same in the answer, its
+// sources and the document viewer.
+func (s Section) SourceRef() string {
+	ref := s.PageRef()
+	index := fmt.Sprint(s.Page)
+	if s.PageEnd > s.Page {
+		index = fmt.Sprintf("%d–%d", s.Page, s.PageEnd)
+	}
+	if s.Page > 0 && s.PageLabel != "" && s.PageLabel != index && s.PageLabel != fmt.Sprint(s.Page) {
+		if s.PageEnd > s.Page {
+			return fmt.Sprintf("%s (PDF pages %d–%d)", ref, s.Page, s.PageEnd)
+		}
+		return fmt.Sprintf("%s (PDF page %d)", ref, s.Page)
+	}
+	return ref
+}
+
 // Key identifies the section for exclusion on retries: its ID when set,
 // otherwise source, title, page and chunk.
 func (s Section) Key() string {
@@ -265,6 +286,67 @@ type State struct {
 	// ExcludedSections accumulates the keys of sections rejected on earlier
 	// passes, so that a retry never hands back the same sections.
 	ExcludedSections []string `json:"excluded_sections,omitempty"`
+	// ClosestPassages, set by the output node when the answer is refused
+	// (final_output is the fallback message), are the passages the last
+	// retrieval ranked highest: where to look, NOT verified by the judge.
+	ClosestPassages []Passage `json:"closest_passages,omitempty"`
+}
+
+// Passage points at a retrieved section without vouching for it: what a
+// refusal hands the user to read for themselves.
+type Passage struct {
+	SectionID string `json:"section_id,omitempty"`
+	Title     string `json:"title"`
+	Source    string `json:"source"`
+	Page      int    `json:"page"`
+	// PageRef is the page as source lists show it (Section.SourceRef).
+	PageRef string `json:"page_ref"`
+	// Excerpt is the section's opening, at most about 200 characters.
+	Excerpt string `json:"excerpt,omitempty"`
+}
+
+// ClosestPassages returns up to n passages of secs, best relevance first,
+// one per section title and page.
+func ClosestPassages(secs []Section, n int) []Passage {
+	order := make([]Section, len(secs))
+	copy(order, secs)
+	slices.SortStableFunc(order, func(a, b Section) int {
+		switch {
+		case a.RelevanceScore > b.RelevanceScore:
+			return -1
+		case a.RelevanceScore < b.RelevanceScore:
+			return 1
+		}
+		return 0
+	})
+	var out []Passage
+	seen := map[string]bool{}
+	for _, s := range order {
+		k := s.Source + "\x00" + s.Citation()
+		if len(out) >= n || seen[k] {
+			continue
+		}
+		seen[k] = true
+		out = append(out, Passage{SectionID: s.ID, Title: s.Title, Source: s.Source, Page: s.Page, PageRef: s.SourceRef(), Excerpt: excerpt(s.Content, 200)})
+	}
+	return out
+}
+
+// excerpt returns the start of text, whitespace collapsed, cut at a word
+// boundary near max bytes with "…".
+func excerpt(text string, max int) string {
+	t := strings.Join(strings.Fields(text), " ")
+	if len(t) <= max {
+		return t
+	}
+	cut := strings.LastIndexByte(t[:max], ' ')
+	if cut <= 0 {
+		cut = max
+		for cut > 0 && !utf8.RuneStart(t[cut]) {
+			cut--
+		}
+	}
+	return t[:cut] + "…"
 }
 
 // NewState returns the initial state for a question, as SPEC §1 lists it.
@@ -300,9 +382,11 @@ func (s *State) Answered() bool {
 
 // CitedSections returns the retrieved sections the answer rests on, in
 // retrieval order: those holding the judge's evidence for an accepted
-// claim, else those whose citation ("Title, page 8") the answer writes,
-// else those whose title it writes, else every retrieved section. A
-// section of another document that shares a cited title is not one.
+// claim, and with them those whose citation ("Title, page 8") the answer
+// writes, so that every page the answer cites is among its sources; else
+// those whose title it writes, else every retrieved section. A section of
+// another document that shares a cited title and page with an evidence
+// section is not one.
 func (s *State) CitedSections() []Section {
 	if s == nil {
 		return nil
@@ -316,19 +400,27 @@ func (s *State) CitedSections() []Section {
 		}
 		return out
 	}
+	ids := map[string]bool{}
 	if v := s.JudgeVerdict; v != nil {
-		ids := map[string]bool{}
 		for _, c := range v.Claims {
 			if c.Supported && c.Evidence != nil && c.Evidence.SectionID != "" {
 				ids[c.Evidence.SectionID] = true
 			}
 		}
-		if cited := pick(func(sec Section) bool { return sec.ID != "" && ids[sec.ID] }); len(cited) > 0 {
-			return cited
+	}
+	covered := map[string]bool{}
+	for _, sec := range s.RetrievedSections {
+		if sec.ID != "" && ids[sec.ID] {
+			covered[sec.Citation()] = true
 		}
 	}
 	ans := s.Answer()
-	if cited := pick(func(sec Section) bool { return strings.Contains(ans, sec.Citation()) }); len(cited) > 0 {
+	if cited := pick(func(sec Section) bool {
+		if sec.ID != "" && ids[sec.ID] {
+			return true
+		}
+		return !covered[sec.Citation()] && strings.Contains(ans, sec.Citation())
+	}); len(cited) > 0 {
 		return cited
 	}
 	if cited := pick(func(sec Section) bool { return sec.Title != "" && strings.Contains(ans, sec.Title) }); len(cited) > 0 {
@@ -394,6 +486,7 @@ func (s *State) Clone() *State {
 	}
 	c.Notes = maps.Clone(s.Notes)
 	c.ExcludedSections = cloneStrings(s.ExcludedSections)
+	c.ClosestPassages = slices.Clone(s.ClosestPassages)
 	return &c
 }
 

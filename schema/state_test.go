@@ -34,6 +34,13 @@ func TestCitedSections(t *testing.T) {
 	if got := ids(st.CitedSections()); !slices.Equal(got, []string{"a2"}) {
 		t.Errorf("by evidence: %v, want the part holding the accepted claim's evidence", got)
 	}
+	// A page the answer cites is among its sources even when the judge's
+	// evidence for the claim lies on another page.
+	both := "Total revenues 49,954 (See Total Revenues, page 43)\nHardware revenues fell. (See Hardware Business, page 49)"
+	st.FinalOutput = &both
+	if got := ids(st.CitedSections()); !slices.Equal(got, []string{"a2", "h"}) {
+		t.Errorf("evidence and a cited page: %v, want a2 and h", got)
+	}
 	titled := "Total revenues 49,954 (See Total Revenues)"
 	st = &State{RetrievedSections: secs, FinalOutput: &titled}
 	if got := ids(st.CitedSections()); !slices.Equal(got, []string{"a1", "other", "a2"}) {

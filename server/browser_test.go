@@ -264,6 +264,7 @@ func TestBrowser(t *testing.T) {
 		t.Fatalf("first citation %q", link)
 	}
 	b.screenshot("browser-1-answer")
+	checkAnswerMarkdown(b)
 
 	// The citation opens the section at page 8 with the quote marked.
 	b.do("open the citation", chromedp.Click(chromedp.CSS(cite)), chromedp.WaitVisible(chromedp.CSS("#viewer mark")))
@@ -330,6 +331,7 @@ func TestBrowser(t *testing.T) {
 	if threads := eval[int](b, "threads", `document.querySelectorAll("#threads li button.current").length`); threads != 1 {
 		t.Fatalf("%d current conversations in the sidebar, want 1", threads)
 	}
+	checkRefusalNamesClosestPassages(b)
 
 	// Review: a question held for review waits in the queue until a
 	// person approves it.
@@ -364,6 +366,7 @@ func TestBrowser(t *testing.T) {
 		t.Fatalf("after the reject the answer is %q, want the fallback", got)
 	}
 	b.screenshot("browser-6-review-rejected")
+	checkReviewDraftSources(b)
 
 	// Upload: a file chosen in the drop zone is sent, then the server's
 	// ingest progress is shown (the file started, then indexed with its
@@ -429,5 +432,6 @@ func TestBrowser(t *testing.T) {
 		}
 		b.screenshot("browser-9-phone-menu-" + menu)
 	}
+	checkEmptyIndexFirstScreen(t, b)
 	t.Logf("browser part took %s", time.Since(start).Round(time.Millisecond))
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"path"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -144,7 +146,7 @@ func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
 			writeError(w, errorStatus(err), redact.String(oneLine(err.Error())))
 			return
 		}
-		writeJSON(w, http.StatusOK, chatCompletion(res, created))
+		writeJSON(w, http.StatusOK, s.chatCompletion(res, created))
 		return
 	}
 	out, stop := startStream(w)
@@ -164,8 +166,8 @@ func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
 		out.event("", map[string]any{"error": map[string]string{"message": redact.String(oneLine(err.Error())), "type": "server_error"}})
 		return
 	}
-	full := chatCompletion(res, created)
-	for _, piece := range answerChunks(res.State.Answer()) {
+	full := s.chatCompletion(res, created)
+	for _, piece := range answerChunks(full.Choices[0].Message.Content) {
 		out.event("", chunk(openai.ChatCompletionStreamChoiceDelta{Content: piece}, "", nil))
 	}
 	last := chunk(openai.ChatCompletionStreamChoiceDelta{}, openai.FinishReasonStop, full.Docmind)
@@ -176,8 +178,44 @@ func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
 	out.raw("[DONE]")
 }
 
+// assistantContent is the assistant message of a finished run: the answer
+// (or the fallback message), then, so that any chat client shows them,
+// a short "Sources:" list of the documents and pages it cites, or for a
+// refusal the closest passages found, marked as not verified.
+func (s *Server) assistantContent(st *schema.State) string {
+	content := st.Answer()
+	if s.cfg.NoSourcesInContent {
+		return content
+	}
+	var b strings.Builder
+	b.WriteString(content)
+	line := func(title, source, page string) {
+		fmt.Fprintf(&b, "\n- %s — %s, %s", title, path.Base(filepath.ToSlash(s.cfg.ShowSource(source))), page)
+	}
+	if st.Answered() {
+		seen := map[string]bool{}
+		for _, sec := range st.CitedSections() {
+			k := sec.Source + "\x00" + sec.Citation()
+			if seen[k] {
+				continue
+			}
+			if len(seen) == 0 {
+				b.WriteString("\n\nSources:")
+			}
+			seen[k] = true
+			line(sec.Title, sec.Source, sec.SourceRef())
+		}
+	} else if len(st.ClosestPassages) > 0 {
+		b.WriteString("\n\nClosest passages found (not verified):")
+		for _, p := range st.ClosestPassages {
+			line(p.Title, p.Source, p.PageRef)
+		}
+	}
+	return b.String()
+}
+
 // chatCompletion is the chat completion of a finished run.
-func chatCompletion(res *threads.Result, created int64) ChatCompletion {
+func (s *Server) chatCompletion(res *threads.Result, created int64) ChatCompletion {
 	st := res.State
 	usage := openai.Usage{}
 	if st.Usage != nil {
@@ -188,7 +226,7 @@ func chatCompletion(res *threads.Result, created int64) ChatCompletion {
 			ID: "chatcmpl-" + res.Run.Thread, Object: "chat.completion", Created: created, Model: ModelName,
 			Choices: []openai.ChatCompletionChoice{{
 				Index:        0,
-				Message:      openai.ChatCompletionMessage{Role: openai.ChatMessageRoleAssistant, Content: st.Answer()},
+				Message:      openai.ChatCompletionMessage{Role: openai.ChatMessageRoleAssistant, Content: s.assistantContent(st)},
 				FinishReason: openai.FinishReasonStop,
 			}},
 			Usage: usage,

@@ -96,6 +96,10 @@ type Config struct {
 	// MCP, when set, is served at /mcp (behind the same token, CORS and
 	// body limits as the rest).
 	MCP http.Handler
+	// NoSourcesInContent leaves the "Sources:" list out of the OpenAI
+	// endpoint's assistant message content (the docmind extension field
+	// keeps the citations either way).
+	NoSourcesInContent bool
 	// Logger receives internal errors (slog.Default() when nil); clients
 	// get one line, never a stack trace.
 	Logger *slog.Logger

@@ -64,17 +64,40 @@ type Offline struct{}
 
 var _ FollowUpRewriter = Offline{}
 
-// Rewrite applies the rules.
-func (Offline) Rewrite(_ context.Context, history []Turn, question string) (string, error) {
+// Rewrite applies the rules, then carries over the previous question's
+// subject (see carry) and records what it carried as a note of the run
+// (schema.RecordNote). Earlier turns given without their standalone
+// question (a chat client's message history) are rewritten first, oldest
+// first, so that a subject carries across several follow-ups.
+func (Offline) Rewrite(ctx context.Context, history []Turn, question string) (string, error) {
 	q := strings.TrimSpace(question)
 	if len(history) == 0 || q == "" {
 		return q, nil
 	}
-	prev := strings.TrimSpace(history[len(history)-1].standalone())
+	prev := ""
+	for _, t := range history {
+		if t.Query != "" || prev == "" {
+			prev = strings.TrimSpace(t.standalone())
+			continue
+		}
+		prev, _ = rewriteFollowUp(prev, strings.TrimSpace(t.Question))
+	}
 	if prev == "" {
 		return q, nil
 	}
-	return rewriteRules(prev, q), nil
+	out, note := rewriteFollowUp(prev, q)
+	schema.RecordNote(ctx, note)
+	return out, nil
+}
+
+// rewriteFollowUp rewrites q after the standalone question prev and says
+// what it carried over.
+func rewriteFollowUp(prev, q string) (string, string) {
+	out := rewriteRules(prev, q)
+	if strings.TrimSpace(out) == "" {
+		return out, ""
+	}
+	return carry(prev, q, out, topicOf(prev))
 }
 
 var (
@@ -110,9 +133,18 @@ func bare(w string) string {
 	return strings.ToLower(strings.TrimFunc(w, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }))
 }
 
-// body returns a question without its final punctuation.
+// body returns a question without its final punctuation. The full stop
+// of a final abbreviation ("in the U.S.?") is kept.
 func body(q string) string {
-	return strings.TrimRightFunc(strings.TrimSpace(q), func(r rune) bool { return r == '?' || r == '.' || r == '!' || unicode.IsSpace(r) })
+	b := strings.TrimRightFunc(strings.TrimSpace(q), func(r rune) bool { return r == '?' || r == '.' || r == '!' || unicode.IsSpace(r) })
+	rest := strings.TrimSpace(q)[len(b):]
+	if strings.HasPrefix(rest, ".") {
+		last := b[strings.LastIndexFunc(b, unicode.IsSpace)+1:]
+		if strings.Count(last, ".") > 0 && len(last) <= 6 {
+			b += "."
+		}
+	}
+	return b
 }
 
 func rewriteRules(prev, q string) string {
@@ -131,6 +163,9 @@ func rewriteRules(prev, q string) string {
 	// "what about X" / "how about X".
 	if len(words) > 2 && (first == "what" || first == "how") && bare(words[1]) == "about" {
 		rest := words[2:]
+		if out, ok := swapSubject(prevBody, rest); ok {
+			return finish(out)
+		}
 		if prepositions[bare(rest[0])] {
 			return finish(prevBody + " " + strings.Join(replacePronouns(rest, topic), " "))
 		}
@@ -143,6 +178,9 @@ func rewriteRules(prev, q string) string {
 	}
 	// A prepositional fragment is a constraint on the previous question.
 	if prepositions[first] && !leadVerbs[first] {
+		if out, ok := swapSubject(prevBody, words); ok {
+			return finish(out)
+		}
 		return finish(prevBody + " " + strings.Join(replacePronouns(words, topic), " "))
 	}
 	// "what if ..." -> "What happens if ...".

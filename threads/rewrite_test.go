@@ -9,6 +9,7 @@ import (
 
 	"github.com/docmind/docmind/checkpoint"
 	"github.com/docmind/docmind/llm/openaitest"
+	"github.com/docmind/docmind/schema"
 )
 
 func TestRulesRewrite(t *testing.T) {
@@ -112,7 +113,7 @@ func TestLLMRewriter(t *testing.T) {
 	if third.Run.Query != "What happens if payment is still unpaid after 60 days for enterprise clients?" {
 		t.Fatalf("fallback query %q", third.Run.Query)
 	}
-	if note := third.State.Notes[StageRewrite]; !strings.HasPrefix(note, "model call failed: ") || !strings.HasSuffix(note, "; used the rule-based rewrite instead") {
+	if note := third.State.Notes[StageRewrite]; !strings.HasPrefix(note, "model call failed: ") || !strings.Contains(note, "; used the rule-based rewrite instead") {
 		t.Errorf("fallback note %q", note)
 	}
 	// Without a fallback the model's failure is an error.
@@ -203,5 +204,59 @@ func TestLLMRewriterCutOffFallsBack(t *testing.T) {
 func TestWhatAboutCutsTheTopicWhereItIs(t *testing.T) {
 	if got := rewriteRules("\x93 00", "whAt ABout 0"); got == "" {
 		t.Errorf("rewrite of invalid UTF-8 is empty")
+	}
+}
+
+func TestFollowUpKeepsSubject(t *testing.T) {
+	ctx := context.Background()
+	tests := []struct {
+		prev, q, want string
+	}{
+		{"How many employees did Oracle have as of May 31, 2023?", "How many of them were in the U.S.?",
+			"How many of Oracle's employees were in the U.S. as of May 31, 2023?"},
+		{"How many of Oracle's employees were in the U.S. as of May 31, 2023?", "And in fiscal 2022?",
+			"How many of Oracle's employees were in the U.S. as of May 31, 2022?"},
+		{"What were Apple's total net sales in fiscal 2022?", "What about Oracle?",
+			"What were Oracle's total net sales in fiscal 2022?"},
+		{"What were Apple's total net sales in fiscal 2022?", "What about 2021?",
+			"What were Apple's total net sales in 2021?"},
+		{"What were Apple's total net sales in fiscal 2022?", "And what was the gross margin?",
+			"What was the gross margin for Apple in fiscal 2022?"},
+		// A follow-up that names its own subject and period keeps them.
+		{"What were Apple's total net sales in fiscal 2022?", "What was Intel's revenue in Q1 2023?",
+			"What was Intel's revenue in Q1 2023?"},
+	}
+	for _, tt := range tests {
+		got, err := Offline{}.Rewrite(ctx, []Turn{{Query: tt.prev}}, tt.q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got != tt.want {
+			t.Errorf("after %q, %q\n got %q\nwant %q", tt.prev, tt.q, got, tt.want)
+		}
+	}
+	// A chat client's history holds only the questions as asked: the
+	// subject still carries across two follow-ups.
+	got, _ := Offline{}.Rewrite(ctx, []Turn{
+		{Question: "How many employees did Oracle have as of May 31, 2023?"},
+		{Question: "How many of them were in the U.S.?"},
+	}, "And in fiscal 2022?")
+	if want := "How many of Oracle's employees were in the U.S. as of May 31, 2022?"; got != want {
+		t.Errorf("from questions only: got %q, want %q", got, want)
+	}
+}
+
+func TestFollowUpNotesWhatCarried(t *testing.T) {
+	meter := &schema.Meter{}
+	ctx := schema.ContextWithMeter(context.Background(), meter)
+	_, err := Offline{}.Rewrite(ctx, []Turn{{Query: "How many employees did Oracle have as of May 31, 2023?"}}, "How many of them were in the U.S.?")
+	if err != nil {
+		t.Fatal(err)
+	}
+	note := meter.Notes()
+	for _, want := range []string{`the measure "employees"`, "the subject Oracle", `the period "as of May 31, 2023"`} {
+		if !strings.Contains(note, want) {
+			t.Errorf("note %q lacks %q", note, want)
+		}
 	}
 }

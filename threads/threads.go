@@ -55,7 +55,7 @@ var ErrRunBusy = errors.New("another process is running it and saved the next st
 // ends or its store is closed, and Resume finishes it from its last
 // completed node. A server cutting off the runs still in flight at
 // shutdown uses it; any other cancellation records the run as failed.
-var ErrInterrupted = errors.New("the run was interrupted (the server stopped); resume it to finish")
+var ErrInterrupted = errors.New("the run was interrupted; resume it to finish")
 
 // busyError is ErrRunBusy with the step that was taken.
 type busyError struct {

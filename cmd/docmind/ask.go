@@ -95,12 +95,18 @@ func printAnswer(w io.Writer, st *schema.State, streamed bool) {
 			// parts of one section on one page are one source
 			seen := map[string]bool{}
 			for _, s := range cited {
-				line := fmt.Sprintf("%s — %s, %s", s.Title, s.Source, s.PageRef())
+				line := fmt.Sprintf("%s — %s, %s", s.Title, s.Source, s.SourceRef())
 				if !seen[line] {
 					seen[line] = true
 					fmt.Fprintf(w, "  [%d] %s\n", len(seen), line)
 				}
 			}
+		}
+	}
+	if !st.Answered() && len(st.ClosestPassages) > 0 {
+		fmt.Fprintln(w, "\nClosest passages found (not verified: the judge accepted no answer from them):")
+		for i, p := range st.ClosestPassages {
+			fmt.Fprintf(w, "  [%d] %s — %s, %s\n", i+1, p.Title, p.Source, p.PageRef)
 		}
 	}
 	fmt.Fprintln(w)
@@ -109,7 +115,7 @@ func printAnswer(w io.Writer, st *schema.State, streamed bool) {
 		if v.IsHallucinated || !v.ShouldReturn {
 			status = "not grounded"
 		}
-		fmt.Fprintf(w, "Verdict: %s (confidence %.2f) — %s\n", status, v.ConfidenceScore, oneLineText(v.Reasoning))
+		fmt.Fprintf(w, "Verdict: %s (confidence %.2f) — %s\n", status, v.ConfidenceScore, v.Summary())
 		printConflicts(w, v)
 	}
 	path := st.Path()

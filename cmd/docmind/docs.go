@@ -85,11 +85,10 @@ func (a *app) ingestDocs(ctx context.Context, dir, abs string, follow bool) (*in
 	l, closeLoader := docmind.NewLoader()
 	defer closeLoader()
 	opt := ingest.Options{Parser: ingest.LoaderParser(l), Prune: true, FollowSymlinks: follow}
-	var bar *progressBar
-	if isTerminal(a.stderr) {
-		bar = &progressBar{w: a.stderr}
-		opt.Progress = bar.update
-	}
+	// Reading a folder can take a while: say what is read, file by file
+	// (files unchanged since the last ask are not read and not listed;
+	// docsReady reports skipped ones).
+	bar := a.showProgress(&opt, false)
 	sum, err := ingest.Run(ctx, ix, []string{abs}, opt)
 	if bar != nil {
 		bar.finish()

@@ -2,8 +2,10 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"strconv"
 	"strings"
@@ -72,6 +74,16 @@ Interrupting an ingest leaves the index as it was before the file in progress.`,
 		},
 		RunE: func(c *cobra.Command, args []string) error {
 			ctx := c.Context()
+			if !opt.Prune {
+				// A path that is not there is a mistake, not an empty
+				// folder: say so before the index is opened (with --prune
+				// it names documents to remove).
+				for _, p := range args {
+					if _, err := os.Stat(p); errors.Is(err, fs.ErrNotExist) {
+						return fmt.Errorf("no such file or folder: %s (nothing was ingested)", p)
+					}
+				}
+			}
 			emb, err := a.embedding(ef.config(providers.Config{}))
 			if err != nil {
 				return err
@@ -101,14 +113,8 @@ Interrupting an ingest leaves the index as it was before the file in progress.`,
 			defer closeLoader()
 			opt.Parser = ingest.LoaderParser(l)
 			var bar *progressBar
-			switch {
-			case asJSON:
-			case isTerminal(a.stderr):
-				bar = &progressBar{w: a.stderr}
-				opt.Progress = bar.update
-			default:
-				// No terminal to redraw a bar on: a line per file.
-				opt.Progress = func(pr ingest.Progress) { printFileLine(a.stderr, pr) }
+			if !asJSON {
+				bar = a.showProgress(&opt, true)
 			}
 			sum, err := ingest.Run(ctx, target, args, opt)
 			if bar != nil {
@@ -156,6 +162,25 @@ func printIngestSummary(w io.Writer, s *ingest.Summary, path string) {
 
 // printFileLine prints the result of the file just processed, for logs
 // and pipes: "[3/120] indexed docs/a.pdf: 12 pages, 40 sections".
+// showProgress sets opt to show ingest progress on stderr: a bar on a
+// terminal, else a line per file (with all unset, only the files read and
+// indexed: the caller reports the others). It returns the bar to finish,
+// if any.
+func (a *app) showProgress(opt *ingest.Options, all bool) *progressBar {
+	if isTerminal(a.stderr) {
+		bar := &progressBar{w: a.stderr}
+		opt.Progress = bar.update
+		return bar
+	}
+	// No terminal to redraw a bar on: a line per file.
+	opt.Progress = func(pr ingest.Progress) {
+		if all || pr.Last.Status == ingest.Indexed {
+			printFileLine(a.stderr, pr)
+		}
+	}
+	return nil
+}
+
 func printFileLine(w io.Writer, pr ingest.Progress) {
 	r := pr.Last
 	fmt.Fprintf(w, "[%d/%d] %s %s", pr.FilesDone, pr.FilesTotal, r.Status, r.Path)

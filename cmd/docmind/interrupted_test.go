@@ -32,9 +32,16 @@ func runsLs(t *testing.T, data string) []checkpoint.Run {
 	return runs
 }
 
-// A run whose process is killed (kill -9) mid-run is listed as
-// interrupted, not running forever, and resume finishes it.
+// A run whose process is killed (kill -9) or interrupted (Ctrl-C) mid-run
+// is listed as interrupted, not running forever nor failed, and resume
+// finishes it.
 func TestKilledRunIsInterrupted(t *testing.T) {
+	for _, sig := range []os.Signal{os.Kill, os.Interrupt} {
+		t.Run(sig.String(), func(t *testing.T) { testRunInterruptedBy(t, sig) })
+	}
+}
+
+func testRunInterruptedBy(t *testing.T, sig os.Signal) {
 	srv := openaitest.New(t)
 	var calls atomic.Int32
 	srv.Respond(func(req openaitest.Request) openaitest.Reply {
@@ -71,7 +78,7 @@ func TestKilledRunIsInterrupted(t *testing.T) {
 	if len(runs) != 1 || runs[0].Status != checkpoint.StatusRunning {
 		t.Fatalf("while the process runs: %+v, want one running run", runs)
 	}
-	if err := cmd.Process.Kill(); err != nil { // SIGKILL: nothing can be cleaned up
+	if err := cmd.Process.Signal(sig); err != nil { // SIGKILL: nothing can be cleaned up
 		t.Fatal(err)
 	}
 	<-exited
@@ -79,7 +86,7 @@ func TestKilledRunIsInterrupted(t *testing.T) {
 
 	runs = runsLs(t, data)
 	if len(runs) != 1 || runs[0].Status != checkpoint.StatusInterrupted {
-		t.Fatalf("after kill -9: %+v, want one interrupted run", runs)
+		t.Fatalf("after %s: %+v, want one interrupted run", sig, runs)
 	}
 	id := runs[0].ID
 	table := runCLITimeout(t, time.Minute, nil, "runs", "ls", "--data-dir", data)

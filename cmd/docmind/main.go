@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/docmind/docmind/internal/redact"
+	"github.com/docmind/docmind/threads"
 )
 
 // Exit codes.
@@ -53,13 +54,15 @@ func graceAfterSignal() time.Duration {
 }
 
 func main() {
-	ctx, cancel := context.WithCancel(context.Background())
+	// The cause tells the run ledger that the run was interrupted, not
+	// failed: it stays resumable and is listed as interrupted.
+	ctx, cancel := context.WithCancelCause(context.Background())
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	var exiting sync.Mutex
 	go func() {
 		<-sigs
-		cancel()
+		cancel(threads.ErrInterrupted)
 		select {
 		case <-sigs: // a second Ctrl-C: exit now
 		case <-time.After(graceAfterSignal()):

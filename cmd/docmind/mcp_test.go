@@ -93,6 +93,16 @@ func TestMCPStdio(t *testing.T) {
 		}
 	})
 
+	t.Run("a refusal names the closest passages, not verified", func(t *testing.T) {
+		res, out := callAsk(ctx, t, cs, map[string]any{"question": "How many days notice is needed to terminate for convenience in Canada?"})
+		if out.Answered || len(out.Closest) == 0 || out.Closest[0].Title == "" || out.Closest[0].PageRef == "" {
+			t.Fatalf("want a refusal with closest passages, got %+v", out)
+		}
+		if text := textOf(t, res); !strings.Contains(text, "Closest passages found (not verified)") || !strings.Contains(text, out.Closest[0].Title) {
+			t.Errorf("text should name the closest passages as not verified:\n%s", text)
+		}
+	})
+
 	var firstID string
 	t.Run("search", func(t *testing.T) {
 		res := callTool(ctx, t, cs, "search", map[string]any{"query": "late fee overdue", "limit": 3})

@@ -43,12 +43,20 @@ func (a *app) runsLsCmd() *cobra.Command {
 		Short: "List runs: id, thread, time, question, outcome, retries, tokens",
 		Args:  exactArgs(0, "no arguments"),
 		RunE: func(c *cobra.Command, _ []string) error {
+			var want checkpoint.Status
+			if status != "" {
+				st, err := checkpoint.ParseStatus(status)
+				if err != nil {
+					return usageError{cmd: "runs ls", err: fmt.Errorf("--status: %w", err)}
+				}
+				want = st
+			}
 			store, err := a.openStore(c.Context(), &tf)
 			if err != nil {
 				return err
 			}
 			defer store.Close()
-			runs, err := store.Runs(c.Context(), checkpoint.RunFilter{Thread: tf.thread, Status: checkpoint.Status(status), Limit: limit})
+			runs, err := store.Runs(c.Context(), checkpoint.RunFilter{Thread: tf.thread, Status: want, Limit: limit})
 			if err != nil {
 				return err
 			}

@@ -24,6 +24,8 @@ type serveFlags struct {
 	maxRuns  int
 	maxQueue int
 	grace    time.Duration
+	// noSources leaves the "Sources:" list out of chat completions.
+	noSources bool
 }
 
 // Timeouts of the HTTP server: reading a request's headers and body, and
@@ -83,6 +85,7 @@ flight finish, for at most --shutdown-timeout.`,
 	f.StringVar(&sf.cors, "cors", "", "origin browsers may call the API from, e.g. http://localhost:3000 (default: none)")
 	f.IntVar(&sf.maxRuns, "max-runs", server.DefaultMaxRuns(), "questions answered at once: one per CPU by default; raise it for an LLM, whose runs wait on the network")
 	f.IntVar(&sf.maxQueue, "max-queue", server.DefaultMaxQueue, "questions waiting for a run beyond --max-runs before requests get 429")
+	f.BoolVar(&sf.noSources, "no-sources-in-content", false, "leave the \"Sources:\" list out of the OpenAI endpoint's assistant messages (the docmind field keeps the citations)")
 	f.DurationVar(&sf.grace, "shutdown-timeout", 30*time.Second, "how long Ctrl-C or SIGTERM waits for requests in flight")
 	return cmd
 }
@@ -125,7 +128,8 @@ func (a *app) serve(c *cobra.Command, pf *pipelineFlags, tf *threadFlags, sf *se
 		UploadDir: filepath.Join(dir, "uploads"),
 		Token:     sf.token, CORSOrigin: sf.cors,
 		MaxRuns: sf.maxRuns, MaxQueue: queue, RunTimeout: pf.timeout,
-		Logger: a.logger(),
+		Logger:             a.logger(),
+		NoSourcesInContent: sf.noSources,
 	})
 	if err != nil {
 		return err

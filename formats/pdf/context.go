@@ -224,25 +224,40 @@ func junkTitle(t string) bool {
 	return letters < 4 || letters < other
 }
 
+// partName is a heading that names a part of a document (a PDF
+// bookmark such as "Cover Page"), never the document's title.
+var partName = regexp.MustCompile(`(?i)^(?:the\s+)?(?:cover(?:\s+page)?|(?:table\s+of\s+)?contents|index|title\s+page|front\s+matter|signatures?|exhibits?(?:\s+index)?)$`)
+
 // coverTitle makes a title from the first page: "<entity> Form 10-K"
-// when it is a filing's cover, else its first heading that is not
-// boilerplate.
+// when it is a filing's cover (the form named in a line or heading of
+// the first page), else its first heading that is neither boilerplate
+// nor the name of a part ("Cover Page"), else the entity.
 func coverTitle(first []line, marked []hline, entity string) string {
-	for _, l := range first {
-		if l.page != 1 {
-			break
+	if entity != "" {
+		texts := []string{}
+		for _, l := range first {
+			if l.page == 1 {
+				texts = append(texts, l.text)
+			}
 		}
-		if m := secForm.FindStringSubmatch(strings.TrimSpace(l.text)); m != nil && entity != "" {
-			return entity + " Form " + strings.ToUpper(m[1])
+		for _, h := range marked {
+			if h.page == 1 {
+				texts = append(texts, h.text)
+			}
+		}
+		for _, t := range texts {
+			if m := secForm.FindStringSubmatch(strings.TrimSpace(t)); m != nil {
+				return entity + " Form " + strings.ToUpper(m[1])
+			}
 		}
 	}
 	for _, h := range marked {
 		if h.page > 1 {
 			break
 		}
-		if h.level > 0 && !junkHeading(h.text) {
+		if h.level > 0 && !junkHeading(h.text) && !partName.MatchString(strings.TrimSpace(h.text)) {
 			return h.text
 		}
 	}
-	return ""
+	return entity
 }

@@ -234,7 +234,7 @@ func TestFilingContext(t *testing.T) {
 		if !strings.Contains(doc.Period, w[1]) {
 			t.Errorf("%s: period %q, want it to contain %q", name, doc.Period, w[1])
 		}
-		if doc.Title == "" || junkTitle(doc.Title) {
+		if doc.Title == "" || junkTitle(doc.Title) || partName.MatchString(doc.Title) {
 			t.Errorf("%s: title %q", name, doc.Title)
 		}
 	}

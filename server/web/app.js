@@ -168,14 +168,20 @@ class Turn {
     if (run.status === "awaiting_review") {
       this.answerBox.append(el("p", { class: "pending" },
         "Held for review: the judge was not confident. Approve or reject it in the review queue."));
+      const drafted = citedIn(out, out.generated_response || "");
+      if (drafted.length) this.answerBox.append(...sourceList("Sources of the draft", drafted, "citations review-sources"));
     } else if (out.final_output) {
-      this.answerBox.append(el("p", { class: answered ? "answer" : "answer fallback" }, out.final_output));
+      this.answerBox.append(answered
+        ? renderMarkdown(out.final_output, out.citations || [], "answer")
+        : el("p", { class: "answer fallback" }, out.final_output));
     }
     if (verdict) this.answerBox.append(verdictLine(verdict));
     const cites = out.citations || [];
-    if (cites.length) {
-      this.answerBox.append(el("h4", {}, "Sources"),
-        el("ol", { class: "citations" }, ...cites.map((c) => el("li", {}, citationLink(c)))));
+    if (cites.length) this.answerBox.append(...sourceList("Sources", cites));
+    const closest = answered ? [] : out.closest_passages || [];
+    if (closest.length && run.status !== "awaiting_review") {
+      this.answerBox.append(...sourceList("Closest passages found (not verified)", closest, "citations closest"),
+        el("p", { class: "hint" }, "The judge accepted no answer from these passages: read them to check for yourself."));
     }
     if (run.id) {
       this.answerBox.append(el("p", { class: "meta" }, `Run ${run.id} · ${run.status}${run.review_decision ? " · " + run.review_decision : ""}`));
@@ -187,6 +193,139 @@ class Turn {
     this.progress.remove();
     this.answerBox.replaceChildren(el("p", { class: "error", role: "alert" }, msg));
   }
+}
+
+// ---- Markdown ----
+// Answers are Markdown: paragraphs (a single newline is a line break),
+// "-", "*" or "1." lists, "|" tables, **bold**, *emphasis* and `code`.
+// The page builds elements and text nodes only, never HTML from the
+// answer, so nothing in an answer can inject markup or script.
+// Citation markers "(See Title, page 8; Other, page 9)" become links that
+// open the viewer at the cited source.
+
+const listItemRE = /^\s*(?:[-*+]|\d+[.)])\s+/;
+const tableRowRE = /^\s*\|.*\|\s*$/;
+const tableRuleRE = /^\s*\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)*\|?\s*$/;
+
+function renderMarkdown(text, cites, cls) {
+  const box = el("div", { class: cls });
+  const lines = String(text || "").replace(/\r\n?/g, "\n").split("\n");
+  let para = [];
+  const flush = () => {
+    if (!para.length) return;
+    const p = el("p", {});
+    para.forEach((line, i) => {
+      if (i) p.append(el("br"));
+      p.append(...inline(line, cites));
+    });
+    box.append(p);
+    para = [];
+  };
+  for (let i = 0; i < lines.length; ) {
+    const line = lines[i];
+    if (!line.trim()) {
+      flush();
+      i++;
+    } else if (tableRowRE.test(line) && i + 1 < lines.length && tableRuleRE.test(lines[i + 1])) {
+      flush();
+      const cells = (l) => l.trim().replace(/^\|/, "").replace(/\|$/, "").split("|").map((c) => c.trim());
+      const head = el("tr", {}, ...cells(line).map((c) => el("th", { scope: "col" }, ...inline(c, cites))));
+      const body = el("tbody");
+      i += 2;
+      while (i < lines.length && tableRowRE.test(lines[i])) {
+        body.append(el("tr", {}, ...cells(lines[i]).map((c) => el("td", {}, ...inline(c, cites)))));
+        i++;
+      }
+      box.append(el("div", { class: "table-wrap" }, el("table", {}, el("thead", {}, head), body)));
+    } else if (listItemRE.test(line)) {
+      flush();
+      const ordered = /^\s*\d/.test(line);
+      const list = el(ordered ? "ol" : "ul");
+      while (i < lines.length && listItemRE.test(lines[i])) {
+        list.append(el("li", {}, ...inline(lines[i].replace(listItemRE, ""), cites)));
+        i++;
+      }
+      box.append(list);
+    } else if (/^#{1,6}\s/.test(line)) {
+      flush();
+      box.append(el("p", { class: "md-heading" }, el("strong", {}, ...inline(line.replace(/^#+\s*/, ""), cites))));
+      i++;
+    } else {
+      para.push(line);
+      i++;
+    }
+  }
+  flush();
+  return box;
+}
+
+// inline renders a line's emphasis, code and citation markers as nodes.
+function inline(text, cites) {
+  const out = [];
+  const re = /\*\*([^*]+)\*\*|`([^`]+)`|\*([^*\s][^*]*)\*|\(See ([^()]*(?:\([^()]*\)[^()]*)*)\)/g;
+  let at = 0;
+  let m;
+  while ((m = re.exec(text))) {
+    if (m.index > at) out.push(text.slice(at, m.index));
+    if (m[1] !== undefined) out.push(el("strong", {}, m[1]));
+    else if (m[2] !== undefined) out.push(el("code", {}, m[2]));
+    else if (m[3] !== undefined) out.push(el("em", {}, m[3]));
+    else out.push(citationMarker(m[0], m[4], cites));
+    at = m.index + m[0].length;
+  }
+  if (at < text.length) out.push(text.slice(at));
+  return out;
+}
+
+// citationMarker renders "(See A, page 8; B, page 9)" with each reference
+// that names a source of the answer as a link to the viewer.
+function citationMarker(whole, refs, cites) {
+  if (!cites || !cites.length) return whole;
+  const span = el("span", { class: "cite-ref" }, "(See ");
+  refs.split(";").forEach((ref, i) => {
+    if (i) span.append(";");
+    const lead = ref.match(/^\s*/)[0];
+    const r = ref.trim();
+    const c = cites.find((x) => `${x.title}, ${x.page_ref}` === r);
+    if (lead) span.append(lead);
+    if (!c) {
+      span.append(r);
+      return;
+    }
+    const a = el("a", { href: `#section-${c.section_id}`, class: "cite-marker", "data-section": c.section_id }, r);
+    a.addEventListener("click", (e) => {
+      e.preventDefault();
+      openViewer(c);
+    });
+    span.append(a);
+  });
+  span.append(")");
+  return span;
+}
+
+// pageText is a source's page as lists show it: the page as the answer
+// cites it (the printed label), with the index in the file beside it where
+// the two differ.
+function pageText(c) {
+  const ref = c.page_ref || (c.page ? `page ${c.page}` : "page n/a");
+  if (!c.page || /PDF page/.test(ref) || ref === `page ${c.page}` || /^pages /.test(ref)) return ref;
+  return `${ref} (PDF page ${c.page})`;
+}
+
+// sectionPageRef is schema.Section.PageRef in JavaScript: the page as
+// answers cite it.
+function sectionPageRef(s) {
+  if (!s.page || s.page <= 0) return "page n/a";
+  if (s.page_end > s.page && (s.page_label || "").includes("–")) return "pages " + s.page_label;
+  if (s.page_end > s.page) return `pages ${s.page}–${s.page_end}`;
+  if (s.page_label && s.page_label !== String(s.page)) return "page " + s.page_label;
+  return `page ${s.page}`;
+}
+
+// sourceList is a titled list of links to the viewer.
+function sourceList(heading, cites, cls) {
+  return [el("h4", {}, heading),
+    el("ol", { class: cls || "citations" }, ...cites.map((c) => el("li", {}, citationLink(c))))];
 }
 
 function oneLine(s) {
@@ -206,7 +345,7 @@ function verdictLine(v) {
 function citationLink(c) {
   const name = c.source.split("/").pop();
   const a = el("a", { href: `#section-${c.section_id}`, class: "cite", "data-section": c.section_id, "data-page": c.page },
-    `${c.title} — ${name}, ${c.page_ref}`);
+    `${c.title} — ${name}, ${pageText(c)}`);
   a.addEventListener("click", (e) => {
     e.preventDefault();
     openViewer(c);
@@ -277,7 +416,7 @@ async function documentFor(source) {
 async function openViewer(cite) {
   const dlg = $("viewer");
   viewer.cite = cite;
-  $("viewer-title").textContent = `${cite.title}, ${cite.page_ref}`;
+  $("viewer-title").textContent = `${cite.title}, ${pageText(cite)}`;
   $("viewer-body").replaceChildren();
   $("viewer-status").textContent = "Loading…";
   if (!dlg.open) dlg.showModal();
@@ -315,7 +454,10 @@ async function showPage(n) {
   const cite = viewer.cite;
   const doc = viewer.doc;
   viewer.page = n;
-  $("viewer-title").textContent = `${cite.title} — ${doc.path.split("/").pop()}, page ${n}`;
+  // one numbering: the cited page as the answer cites it (with its index
+  // in the file beside it where they differ); other pages by index
+  const label = n === cite.page ? pageText(cite) : `PDF page ${n}`;
+  $("viewer-title").textContent = `${cite.title} — ${doc.path.split("/").pop()}, ${label}`;
   $("viewer-status").textContent = `Loading page ${n}…`;
   const base = `/api/v1/documents/${doc.id}/pages/${n}`;
   const imgRes = await api(base);
@@ -421,7 +563,7 @@ async function refreshRuns() {
 // and reject buttons.
 function reviewItem(run) {
   const note = el("input", { type: "text", class: "note", "aria-label": `Note on "${run.question}"`, placeholder: "Note (optional)" });
-  const draft = el("p", { class: "review-draft" });
+  const draft = el("div", { class: "review-draft" });
   const status = el("p", { class: "hint", "aria-live": "polite" });
   const decide = (approve) => async () => {
     status.textContent = approve ? "Approving…" : "Rejecting…";
@@ -441,8 +583,13 @@ function reviewItem(run) {
     const last = rec.steps[rec.steps.length - 1];
     const st = last && last.state;
     if (st) {
-      draft.append(el("span", { class: "label" }, "Draft: "), st.generated_response || "");
-      if (st.judge_verdict) draft.after(verdictLine(st.judge_verdict));
+      const cites = citedIn(st, st.generated_response || "");
+      draft.append(el("span", { class: "label" }, "Draft: "),
+        renderMarkdown(st.generated_response || "", cites, "review-draft-text"));
+      const after = [];
+      if (st.judge_verdict) after.push(verdictLine(st.judge_verdict));
+      if (cites.length) after.push(...sourceList("Sources of the draft", cites, "citations review-sources"));
+      draft.after(...after);
     }
   }).catch(() => {});
   return el("li", { class: "review-item" },
@@ -477,18 +624,35 @@ async function openThread(thread, runID) {
 }
 
 // citationsOf finds an earlier run's citations in its final state as the
-// server does for a new answer: the retrieved sections the answer names,
-// with the judge's quotes from them.
+// server does for a new answer.
 function citationsOf(st, run) {
   if (!run || run.outcome !== "answered") return [];
-  const answer = st.final_output || "";
-  let cited = (st.retrieved_sections || []).filter((s) => answer.includes(s.title));
-  if (!cited.length) cited = st.retrieved_sections || [];
+  return citedIn(st, st.final_output || "");
+}
+
+// citedIn is schema.State.CitedSections for a text: the sections holding
+// the judge's evidence and those whose citation ("Title, page 8") the text
+// writes, else those whose title it writes, else every retrieved section;
+// each with the judge's quotes from it.
+function citedIn(st, text) {
+  const secs = st.retrieved_sections || [];
   const claims = (st.judge_verdict && st.judge_verdict.claims) || [];
-  return cited.map((s) => ({
+  const ids = new Set(claims.filter((c) => c.supported && c.evidence && c.evidence.section_id).map((c) => c.evidence.section_id));
+  const covered = new Set(secs.filter((s) => s.id && ids.has(s.id)).map((s) => `${s.title}, ${sectionPageRef(s)}`));
+  let cited = secs.filter((s) => (s.id && ids.has(s.id)) ||
+    (!covered.has(`${s.title}, ${sectionPageRef(s)}`) && text.includes(`${s.title}, ${sectionPageRef(s)}`)));
+  if (!cited.length) cited = secs.filter((s) => s.title && text.includes(s.title));
+  if (!cited.length) cited = secs;
+  const seen = new Set();
+  return cited.filter((s) => {
+    const k = `${s.source}\u0000${s.title}, ${sectionPageRef(s)}`;
+    if (seen.has(k)) return false;
+    seen.add(k);
+    return true;
+  }).map((s) => ({
     section_id: s.id, title: s.title, source: s.source, page: s.page, page_end: s.page_end,
-    page_ref: s.page_end && s.page_end !== s.page ? `pages ${s.page}–${s.page_end}` : `page ${s.page}`,
-    quotes: claims.filter((c) => c.supported && c.evidence && c.evidence.section_id === s.id && s.content.includes(c.evidence.quote))
+    page_ref: sectionPageRef(s),
+    quotes: claims.filter((c) => c.supported && c.evidence && c.evidence.section_id === s.id && (s.content || "").includes(c.evidence.quote))
       .map((c) => ({ text: c.evidence.quote })),
   }));
 }
@@ -505,6 +669,7 @@ async function refreshDocuments() {
       el("span", { class: "item-title" }, d.title || d.path.split("/").pop()),
       el("span", { class: "item-meta" }, `${d.path.split("/").pop()} · ${d.format} · ${d.pages} page${d.pages === 1 ? "" : "s"}`))));
   if (!state.documents.length) $("documents").append(el("li", { class: "hint" }, "No documents yet."));
+  $("welcome").hidden = state.documents.length > 0;
 }
 
 // upload sends files as multipart with a progress bar for the bytes

@@ -1,0 +1,45 @@
+package generator
+
+import "github.com/docmind/docmind/facts"
+
+// answerFirst puts first the picked sentence that states what the question
+// asks for. The lead is the best-scored sentence, which may only share the
+// question's words ("Additionally, the group had an all-time record
+// revenue quarter in Q1" before "Net revenue $11,715 …"): when the
+// question asks for a kind of value (kinds: money or a percentage for an
+// amount, a date for a deadline) and the lead states none, the best picked
+// sentence that does comes first. An answer whose lead has a continuation
+// (withContinuation) keeps its order.
+func answerFirst(picked []candidate, kinds map[facts.Kind]bool) []candidate {
+	if len(picked) < 2 || len(kinds) == 0 || states(picked[0], kinds) {
+		return picked
+	}
+	for _, c := range picked {
+		if c.follows {
+			return picked
+		}
+	}
+	for i := 1; i < len(picked); i++ {
+		if states(picked[i], kinds) {
+			out := make([]candidate, 0, len(picked))
+			out = append(out, picked[i])
+			out = append(out, picked[:i]...)
+			return append(out, picked[i+1:]...)
+		}
+	}
+	return picked
+}
+
+// states reports whether a candidate states a value of one of kinds.
+func states(c candidate, kinds map[facts.Kind]bool) bool {
+	text := c.text
+	if c.shown != "" {
+		text = c.shown
+	}
+	for _, f := range facts.Extract(text) {
+		if kinds[f.Kind] {
+			return true
+		}
+	}
+	return false
+}
