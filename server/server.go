@@ -87,6 +87,11 @@ type Config struct {
 	MaxBodyBytes int64
 	// RunTimeout bounds each run (DefaultRunTimeout when 0).
 	RunTimeout time.Duration
+	// DocumentRoots are the folders the page endpoints may read an
+	// indexed document's file from, symbolic links resolved; empty: the
+	// folder each document was indexed in. The upload directory is always
+	// one.
+	DocumentRoots []string
 	// UploadDir is where POST documents saves uploaded files before
 	// ingesting them into Index; empty: uploads are refused.
 	UploadDir string
