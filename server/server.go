@@ -130,6 +130,9 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Manager == nil {
 		return nil, errors.New("server: no threads manager configured")
 	}
+	if cfg.CORSOrigin != "" && cfg.Token == "" {
+		return nil, fmt.Errorf("server: CORS origin %s without a token would let any page from it read and delete the documents: set a token", cfg.CORSOrigin)
+	}
 	if cfg.MaxRuns <= 0 {
 		cfg.MaxRuns = DefaultMaxRuns()
 	}
@@ -231,7 +234,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			writeError(w, http.StatusInternalServerError, "internal error (logged on the server)")
 		}
 	}()
-	if !s.cors(w, r) {
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	if !s.cors(w, r) || !sameSiteOrNamed(w, r) {
 		return
 	}
 	if !s.authorized(w, r) {
@@ -282,6 +286,20 @@ func (s *Server) cors(w http.ResponseWriter, r *http.Request) bool {
 	return true
 }
 
+// sameSiteOrNamed refuses a request a browser marks as cross-site
+// (Sec-Fetch-Site) that names no Origin: a no-cors GET from another
+// site's <img>, <script> or link, which the Origin check cannot see, and
+// which would otherwise make the server render pages or run work. Opening
+// the web page itself from a link stays allowed. It reports whether the
+// request goes on.
+func sameSiteOrNamed(w http.ResponseWriter, r *http.Request) bool {
+	if r.Header.Get("Origin") != "" || !strings.EqualFold(r.Header.Get("Sec-Fetch-Site"), "cross-site") || webAsset(r) {
+		return true
+	}
+	writeError(w, http.StatusForbidden, "cross-site requests without an Origin are refused: call the API from the page or a program")
+	return false
+}
+
 // sameOrigin reports whether origin is the server's own (a page it
 // served itself).
 func sameOrigin(r *http.Request, origin string) bool {
@@ -302,8 +320,8 @@ func (s *Server) authorized(w http.ResponseWriter, r *http.Request) bool {
 		}
 		return true
 	}
-	got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-	if !ok || subtle.ConstantTimeCompare([]byte(strings.TrimSpace(got)), []byte(s.cfg.Token)) != 1 {
+	got, ok := bearerToken(r)
+	if !ok || subtle.ConstantTimeCompare([]byte(got), []byte(s.cfg.Token)) != 1 {
 		w.Header().Set("WWW-Authenticate", `Bearer realm="docmind"`)
 		msg := "missing token: send Authorization: Bearer TOKEN"
 		if ok {
@@ -313,6 +331,16 @@ func (s *Server) authorized(w http.ResponseWriter, r *http.Request) bool {
 		return false
 	}
 	return true
+}
+
+// bearerToken returns the token of an "Authorization: Bearer TOKEN"
+// header, the scheme's case ignored (RFC 9110), and whether there is one.
+func bearerToken(r *http.Request) (string, bool) {
+	scheme, tok, ok := strings.Cut(strings.TrimSpace(r.Header.Get("Authorization")), " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return "", false
+	}
+	return strings.TrimSpace(tok), true
 }
 
 // loopbackHost reports whether a Host header names this machine's
