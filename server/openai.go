@@ -144,7 +144,7 @@ func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
 			writeError(w, errorStatus(err), redact.String(oneLine(err.Error())))
 			return
 		}
-		writeJSON(w, http.StatusOK, chatCompletion(res, created))
+		writeJSON(w, http.StatusOK, s.chatCompletion(res, created))
 		return
 	}
 	out, stop := startStream(w)
@@ -164,7 +164,7 @@ func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
 		out.event("", map[string]any{"error": map[string]string{"message": redact.String(oneLine(err.Error())), "type": "server_error"}})
 		return
 	}
-	full := chatCompletion(res, created)
+	full := s.chatCompletion(res, created)
 	for _, piece := range answerChunks(res.State.Answer()) {
 		out.event("", chunk(openai.ChatCompletionStreamChoiceDelta{Content: piece}, "", nil))
 	}
@@ -177,8 +177,8 @@ func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
 }
 
 // chatCompletion is the chat completion of a finished run.
-func chatCompletion(res *threads.Result, created int64) ChatCompletion {
-	st := res.State
+func (s *Server) chatCompletion(res *threads.Result, created int64) ChatCompletion {
+	st := s.showState(res.State)
 	usage := openai.Usage{}
 	if st.Usage != nil {
 		usage = openai.Usage{PromptTokens: st.Usage.Total.PromptTokens, CompletionTokens: st.Usage.Total.CompletionTokens, TotalTokens: st.Usage.Total.TotalTokens}

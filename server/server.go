@@ -98,6 +98,12 @@ type Config struct {
 	// MaxUploadBytes limits an upload's body (DefaultMaxUploadBytes when
 	// 0).
 	MaxUploadBytes int64
+	// MaxUploads is how many upload bodies are read at once, apart from
+	// the run slots (DefaultMaxUploads when 0); more get 429.
+	MaxUploads int
+	// UploadTimeout bounds reading an upload's body
+	// (DefaultUploadTimeout when 0); slower clients get 408.
+	UploadTimeout time.Duration
 	// MCP, when set, is served at /mcp (behind the same token, CORS and
 	// body limits as the rest).
 	MCP http.Handler
@@ -112,7 +118,9 @@ type Server struct {
 	mux     *http.ServeMux
 	slots   chan struct{}
 	waiting chan struct{}
-	started time.Time
+	// receiving holds a place per upload body being read.
+	receiving chan struct{}
+	started   time.Time
 	// uploads serialises uploads and deletions of documents.
 	uploads sync.Mutex
 	// halt is cancelled (cause threads.ErrInterrupted) when Shutdown
@@ -148,6 +156,12 @@ func New(cfg Config) (*Server, error) {
 	if cfg.MaxUploadBytes <= 0 {
 		cfg.MaxUploadBytes = DefaultMaxUploadBytes
 	}
+	if cfg.MaxUploads <= 0 {
+		cfg.MaxUploads = DefaultMaxUploads
+	}
+	if cfg.UploadTimeout <= 0 {
+		cfg.UploadTimeout = DefaultUploadTimeout
+	}
 	if cfg.RunTimeout <= 0 {
 		cfg.RunTimeout = DefaultRunTimeout
 	}
@@ -158,11 +172,12 @@ func New(cfg Config) (*Server, error) {
 		cfg.Logger = slog.Default()
 	}
 	s := &Server{
-		cfg:     cfg,
-		mux:     http.NewServeMux(),
-		slots:   make(chan struct{}, cfg.MaxRuns),
-		waiting: make(chan struct{}, cfg.MaxRuns+cfg.MaxQueue),
-		started: time.Now(),
+		cfg:       cfg,
+		mux:       http.NewServeMux(),
+		slots:     make(chan struct{}, cfg.MaxRuns),
+		waiting:   make(chan struct{}, cfg.MaxRuns+cfg.MaxQueue),
+		receiving: make(chan struct{}, cfg.MaxUploads),
+		started:   time.Now(),
 	}
 	s.halt, s.haltRuns = context.WithCancelCause(context.Background())
 	s.routes()

@@ -157,6 +157,13 @@ func (a *app) serve(c *cobra.Command, pf *pipelineFlags, tf *threadFlags, sf *se
 		return err
 	}
 	defer h.Close()
+	// an upload cut off by a crash is in the upload folder and the index
+	// or in neither
+	if n, err := h.ReconcileUploads(ctx); err != nil {
+		return fmt.Errorf("reconcile the uploads with the index: %w", err)
+	} else if n > 0 {
+		fmt.Fprintf(a.stderr, "docmind: removed %d incomplete upload(s) left by an earlier run\n", n)
+	}
 	ln, err := net.Listen("tcp", sf.addr)
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", sf.addr, err)
