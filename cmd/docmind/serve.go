@@ -16,6 +16,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/docmind/docmind"
 	"github.com/docmind/docmind/mcpserver"
 	"github.com/docmind/docmind/server"
 )
@@ -147,7 +148,7 @@ func (a *app) serve(c *cobra.Command, pf *pipelineFlags, tf *threadFlags, sf *se
 		queue = -1 // none wait
 	}
 	h, err := server.New(server.Config{
-		Manager: m, Index: src.index, ShowSource: src.display, MCP: mcpHandler,
+		Manager: m, Index: src.index, ShowSource: relativeTo(ctx, src), MCP: mcpHandler,
 		UploadDir: filepath.Join(dir, "uploads"),
 		Token:     sf.token, CORSOrigin: sf.cors,
 		MaxRuns: sf.maxRuns, MaxQueue: queue, RunTimeout: pf.timeout,
@@ -242,4 +243,31 @@ func serveToken(path string) (string, error) {
 		return "", fmt.Errorf("store the token: %w", err)
 	}
 	return tok, nil
+}
+
+// relativeTo returns how serve's replies show a document's path: as the
+// source shows it when that is relative (--docs as typed), otherwise
+// relative to the folder holding the index's documents when it started,
+// so that replies do not reveal where the files are.
+func relativeTo(ctx context.Context, src docSource) func(string) string {
+	root := ""
+	if src.index != nil {
+		if docs, err := src.index.Documents(ctx); err == nil {
+			paths := make([]string, len(docs))
+			for i, d := range docs {
+				paths[i] = d.Path
+			}
+			root = docmind.SourceRoot(paths...)
+		}
+	}
+	return func(p string) string {
+		shown := src.display(p)
+		if !filepath.IsAbs(shown) || root == "" {
+			return shown
+		}
+		if rel, err := filepath.Rel(root, shown); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			return rel
+		}
+		return shown
+	}
 }

@@ -300,7 +300,17 @@ func TestServeWithoutIndexStartsEmpty(t *testing.T) {
 func TestServeTokenKeptBesideTheIndex(t *testing.T) {
 	ix := filepath.Join(t.TempDir(), "index")
 	args := []string{"--index", ix, "--data-dir", t.TempDir()}
+	if r := runCLI(t, nil, "ingest", "--index", ix, "examples/contract"); r.code != 0 {
+		t.Fatalf("ingest: %d %s", r.code, r.stderr)
+	}
 	first := startServe(t, nil, args...)
+	// the documents show relative to their folder, not where they are
+	resp := first.do(t, "GET", "/api/v1/documents", "", nil)
+	docs, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || !strings.Contains(string(docs), `"path":"master-services-agreement.md"`) || strings.Contains(string(docs), testenv.RepoRoot(t)) {
+		t.Errorf("documents: %d %s", resp.StatusCode, docs)
+	}
 	first.cmd.Process.Signal(syscall.SIGTERM)
 	go io.Copy(io.Discard, first.stderr)
 	first.cmd.Wait()
@@ -319,7 +329,7 @@ func TestServeTokenKeptBesideTheIndex(t *testing.T) {
 	// the scheme's case does not matter
 	req, _ := http.NewRequest("GET", second.base+"/api/v1/runs", nil)
 	req.Header.Set("Authorization", "bearer "+second.token)
-	resp, err := http.DefaultClient.Do(req)
+	resp, err = http.DefaultClient.Do(req)
 	if err != nil || resp.StatusCode != 200 {
 		t.Fatalf("lower-case bearer: %v %v", resp, err)
 	}
