@@ -15,7 +15,7 @@ import (
 
 func (a *app) gcCmd() *cobra.Command {
 	var (
-		tf       threadFlags
+		tf         threadFlags
 		keepRuns   int
 		maxRuns    int
 		cacheDays  int
