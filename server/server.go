@@ -5,13 +5,17 @@
 // all answering with the same pipeline, index and run ledger as the CLI.
 //
 // A Server is an http.Handler. It is safe by default: requests need
-// "Authorization: Bearer TOKEN" when Config.Token is set, and otherwise
-// must name a loopback host (no DNS rebinding); request bodies are
-// limited (413); runs have a deadline; at most Config.MaxRuns run at once,
-// Config.MaxQueue more wait for a slot, and the rest are refused (429);
-// cross-origin requests are allowed only from Config.CORSOrigin. Every
-// error is one JSON object {"error": "one clear line"} with its status,
-// also when a handler panics.
+// "Authorization: Bearer TOKEN" (the scheme in any case) when
+// Config.Token is set, and otherwise must name a loopback host (no DNS
+// rebinding); request bodies are limited (413); runs have a deadline; at
+// most Config.MaxRuns run at once, Config.MaxQueue more wait for a slot,
+// and the rest are refused (429); upload bodies are read under their own
+// places and deadline before they take a run slot; cross-origin requests
+// are allowed only from Config.CORSOrigin, which needs a token, and
+// cross-site requests without an Origin are refused. Every error is one
+// JSON object {"error": "one clear line"} with its status, also when a
+// handler panics. docmind serve generates the token by default
+// (docs/security.md).
 package server
 
 import (
