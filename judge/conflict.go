@@ -2,10 +2,13 @@ package judge
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"regexp"
 	"slices"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/docmind/docmind/facts"
 	"github.com/docmind/docmind/schema"
@@ -32,6 +35,15 @@ import (
 // late fee of 1.5%", "the late fee is 50%"; not "terminate … on ninety
 // (90) days' written notice" and "audit … on thirty (30) days' prior
 // written notice").
+//
+// Figures about different subjects do not conflict either: the
+// Trakakavor project's budget cap and the Kakakavor project's. The
+// subject is the entity the question or the claim names (a word written
+// with a capital inside a sentence) that the stating sentence, its
+// section's title and headings or its document's entity also name; a
+// sentence of another document whose context names none of it, and names
+// an entity of its own that the stating side does not mention, is about
+// another subject (otherSubject).
 //
 // Sections of one document are not compared: a document states different
 // figures for different cases all the time (the contract's Standard tier
@@ -139,6 +151,84 @@ func sameThing(a, b sentenceFacts, fa, fb facts.Fact) (bool, []string) {
 	return true, shared
 }
 
+// names returns the names text writes: the stemmed terms of its words
+// written with a capital letter other than a sentence's first word
+// ("Trakakavor" in "The Trakakavor project …"), without discourse words
+// and single letters. In a heading (heading true) every capitalised word
+// counts, its first too.
+func names(text string, heading bool) map[string]bool {
+	out := map[string]bool{}
+	first := true
+	prev := 0
+	for start, end := range textproc.TokenSpans(text) {
+		if start == 0 || strings.ContainsAny(text[prev:start], ".!?:;\n") {
+			first = true
+		}
+		prev = end
+		tok := text[start:end]
+		r, _ := utf8.DecodeRuneInString(tok)
+		skip := first && !heading
+		first = false
+		if skip || !unicode.IsUpper(r) || utf8.RuneCountInString(tok) < 2 {
+			continue
+		}
+		for _, t := range textproc.Terms(tok) {
+			if !discourse[t] && !hasDigit(t) {
+				out[t] = true
+			}
+		}
+	}
+	return out
+}
+
+// statementContext returns the terms of a sentence with what frames it:
+// its section's title and headings and its document's entity.
+func statementContext(sec schema.Section, sentence string) map[string]bool {
+	out := map[string]bool{}
+	for _, t := range textproc.Terms(sentence + "\n" + sec.Title + "\n" + strings.Join(sec.Path, "\n") + "\n" + sec.DocEntity) {
+		out[t] = true
+	}
+	return out
+}
+
+// subjectOf returns the subject of a figure stated in sentence of sec
+// for a claim answering query: the names of the query and the claim that
+// the sentence's context also names.
+func subjectOf(query, claim string, sec schema.Section, sentence string) map[string]bool {
+	ctx := statementContext(sec, sentence)
+	out := map[string]bool{}
+	for t := range names(query+"\n"+claim, false) {
+		if ctx[t] {
+			out[t] = true
+		}
+	}
+	return out
+}
+
+// otherSubject reports whether the sentence of section other is about
+// another subject than subject, named on the stating side (whose context
+// is srcCtx): its context names none of subject, and names an entity of
+// its own that the stating side does not mention.
+func otherSubject(subject, srcCtx map[string]bool, other schema.Section, sentence string) bool {
+	if len(subject) == 0 {
+		return false
+	}
+	ctx := statementContext(other, sentence)
+	for t := range subject {
+		if ctx[t] {
+			return false
+		}
+	}
+	own := names(sentence, false)
+	maps.Copy(own, names(other.Title+"\n"+strings.Join(other.Path, "\n")+"\n"+other.DocEntity, true))
+	for t := range own {
+		if !srcCtx[t] {
+			return true
+		}
+	}
+	return false
+}
+
 // otherContext reports whether two sections belong to documents about
 // different entities or periods (Oracle's fiscal 2022 and 2023 reports,
 // Microsoft's): their figures differ without conflicting.
@@ -208,13 +298,15 @@ func findConflicts(a *Assessment, prep []preparedSection, answer string) []schem
 			if src < 0 {
 				continue // no section states it: the fact guards' business
 			}
+			subject := subjectOf(a.Query, ca.Claim.Text, a.Sections[src], srcSent.text)
+			srcCtx := statementContext(a.Sections[src], srcSent.text)
 			for j := range a.Sections {
 				if a.Sections[j].Source == a.Sections[src].Source || otherContext(a.Sections[j], a.Sections[src]) {
 					continue
 				}
 				for _, o := range sentencesOf(j) {
 					e, ok := differentFigure(f, o)
-					if !ok || otherYears(srcSent.text, o.text) {
+					if !ok || otherYears(srcSent.text, o.text) || otherSubject(subject, srcCtx, a.Sections[j], o.text) {
 						continue
 					}
 					same, shared := sameThing(claim, o, f, e)

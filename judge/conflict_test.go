@@ -101,3 +101,41 @@ func TestLLMGuardsReportConflictingSources(t *testing.T) {
 	}
 	checkConflict(t, v, "50% per month", "1.5% per month")
 }
+
+// TestNoConflictBetweenDifferentSubjects: the budget caps of two projects
+// differ without conflicting, whether the project is named in the
+// sentence or only in its heading; two caps for the same project still
+// conflict.
+func TestNoConflictBetweenDifferentSubjects(t *testing.T) {
+	const q = "What is the budget cap of the Trakakavor project?"
+	for _, tc := range []struct {
+		name     string
+		secs     []schema.Section
+		answer   string
+		conflict bool
+	}{
+		{"named in the sentences", []schema.Section{
+			{Title: "Trakakavor project", Source: "trak.md", Content: "The Trakakavor project has a budget cap of 5676 dollars."},
+			{Title: "Kakakavor project", Source: "kak.md", Content: "The Kakakavor project has a budget cap of 1000 dollars."},
+		}, "The Trakakavor project has a budget cap of 5676 dollars. (See Trakakavor project, page n/a)", false},
+		{"named in the headings", []schema.Section{
+			{Title: "Budget", Path: []string{"Trakakavor Project"}, Source: "trak.md", Content: "The project has a budget cap of 5676 dollars."},
+			{Title: "Budget", Path: []string{"Kakakavor Project"}, Source: "kak.md", Content: "The project has a budget cap of 1000 dollars."},
+		}, "The project has a budget cap of 5676 dollars. (See Budget, page n/a)", false},
+		{"the same project", []schema.Section{
+			{Title: "Trakakavor project", Source: "trak.md", Content: "The Trakakavor project has a budget cap of 5676 dollars."},
+			{Title: "Trakakavor revision", Source: "rev.md", Content: "The Trakakavor project has a budget cap of 1000 dollars."},
+		}, "The Trakakavor project has a budget cap of 5676 dollars. (See Trakakavor project, page n/a)", true},
+	} {
+		v, err := judge.NewOffline().Judge(context.Background(), schema.JudgeRequest{Query: q, Response: tc.answer, Sections: tc.secs})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := len(v.Conflicts) > 0; got != tc.conflict {
+			t.Errorf("%s: conflicts %+v, want conflict %v; reasoning %q", tc.name, v.Conflicts, tc.conflict, v.Reasoning)
+		}
+		if !tc.conflict && !v.ShouldReturn {
+			t.Errorf("%s: the right answer is withheld: %q", tc.name, v.Reasoning)
+		}
+	}
+}

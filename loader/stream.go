@@ -167,7 +167,9 @@ func (s *TextStream) Sections(ctx context.Context, r io.Reader, emit func(schema
 // readTextLines calls fn with the lines of the text r reads as ParseText
 // splits them after normaliseText: a byte order mark (two: the decoder's
 // and normaliseText's) dropped from the start, lines ended by LF, CRLF or
-// CR, and a form feed a line of its own.
+// CR, and a form feed a line of its own. A line longer than maxLineBytes
+// comes in pieces, cut as textLines cuts it (cutLong), so that it never
+// holds more than about maxLineBytes and its buffer of a line.
 func readTextLines(ctx context.Context, r io.Reader, fn func(string) error) error {
 	buf := make([]byte, 256<<10)
 	var line []byte
@@ -189,6 +191,15 @@ func readTextLines(ctx context.Context, r io.Reader, fn func(string) error) erro
 			if i < 0 {
 				line = append(line, data...)
 				prevCR = false
+				// a long line goes on in pieces, cut where textLines
+				// cuts the whole line
+				for len(line) > maxLineBytes {
+					cut := cutLong(string(line[:maxLineBytes]))
+					if err := fn(string(line[:cut])); err != nil {
+						return err
+					}
+					line = append(line[:0], line[cut:]...)
+				}
 				break
 			}
 			c := data[i]

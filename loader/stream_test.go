@@ -112,6 +112,39 @@ func TestStreamMatchesWholeText(t *testing.T) {
 	}
 	big := genText(rng, 2<<20)
 	checkStreamMatches(t, "big.txt", big)
+	// text without line breaks: one line of sentences, one of words
+	// without a sentence end, one of a single word in several scripts
+	oneLine := strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ", "\f", " ")
+	checkStreamMatches(t, "one-line.txt", []byte(oneLine.Replace(string(genText(rng, 1<<20)))))
+	checkStreamMatches(t, "no-sentences.txt", []byte(strings.Repeat("word and another ", 40<<10)))
+	checkStreamMatches(t, "one-word.txt", []byte(strings.Repeat("xé日本語", 30<<10)))
+}
+
+// TestLongLinesAndParagraphsAreSplit: a line with no break and a
+// paragraph with no blank line are cut into pieces of bounded size (at
+// sentence ends where there are some), so that neither is ever held
+// whole.
+func TestLongLinesAndParagraphsAreSplit(t *testing.T) {
+	sentence := "The late fee is 1.5% per month on overdue invoices. "
+	text := strings.Repeat(sentence, (1<<20)/len(sentence))
+	doc := ParseText("one-line.txt", text)
+	if len(doc.Blocks) < 4 {
+		t.Fatalf("a 1 MiB line gave %d blocks, want it split into paragraphs of at most %d bytes", len(doc.Blocks), maxParagraphBytes)
+	}
+	for i, b := range doc.Blocks {
+		if len(b.Text) > maxParagraphBytes+maxLineBytes {
+			t.Errorf("block %d is %d bytes", i, len(b.Text))
+		}
+		for _, line := range strings.Split(b.Text, "\n") {
+			if len(line) > maxLineBytes || !strings.HasSuffix(line, ".") {
+				t.Errorf("block %d: a line of %d bytes, ending %q: want lines cut after a sentence", i, len(line), line[max(0, len(line)-10):])
+				break
+			}
+		}
+	}
+	if cut := cutLong(strings.Repeat("é", maxLineBytes)); !utf8.ValidString(strings.Repeat("é", maxLineBytes)[:cut]) {
+		t.Errorf("cut at %d splits a rune", cut)
+	}
 }
 
 // genText is random plain text of about size bytes.

@@ -50,16 +50,68 @@ func ParseText(source, text string) *document.Document {
 	return doc
 }
 
+// Long lines and paragraphs are split, so that a file without line
+// breaks or blank lines is read, streamed or whole, holding a bounded
+// piece of it: a line longer than maxLineBytes is cut after its last
+// sentence end (else its last space) within the first maxLineBytes bytes
+// (cutLong), each piece a line of its own, and a paragraph is closed once
+// its lines reach maxParagraphBytes.
+const (
+	maxLineBytes      = 64 << 10
+	maxParagraphBytes = 256 << 10
+)
+
+// cutLong returns where to cut a line longer than maxLineBytes: after the
+// last sentence end (". ", "! ", "? ") within its first maxLineBytes
+// bytes, else after the last space or tab there, else at the last rune
+// start. It looks at no more than those bytes, so that a line read in
+// pieces (readTextLines) is cut where the whole line is.
+func cutLong(line string) int {
+	head := line[:min(len(line), maxLineBytes)]
+	best := -1
+	for i := len(head) - 2; i > 0; i-- {
+		if (head[i+1] == ' ' || head[i+1] == '\t') && (head[i] == '.' || head[i] == '!' || head[i] == '?') {
+			best = i + 2
+			break
+		}
+	}
+	if best > 0 {
+		return best
+	}
+	if i := strings.LastIndexAny(head, " \t"); i > 0 {
+		return i + 1
+	}
+	cut := len(head)
+	for cut > 1 && !utf8.RuneStart(head[cut-1]) {
+		cut--
+	}
+	if cut > 1 {
+		cut-- // before the rune that head may split
+	}
+	return cut
+}
+
 // textLines turns the lines of normalised plain text (a form feed is a
 // line of its own) into blocks: lines are grouped into paragraphs, and a
 // paragraph is added when the blank line, form feed or end that closes it
-// arrives.
+// arrives, or when it reaches maxParagraphBytes.
 type textLines struct {
-	b    *builder
-	para []string
+	b     *builder
+	para  []string
+	bytes int // of para
 }
 
 func (t *textLines) line(line string) {
+	for len(line) > maxLineBytes {
+		cut := cutLong(line)
+		t.piece(line[:cut])
+		line = line[cut:]
+	}
+	t.piece(line)
+}
+
+// piece handles a line of at most maxLineBytes.
+func (t *textLines) piece(line string) {
 	switch tr := strings.TrimSpace(line); {
 	case line == "\f":
 		t.flush()
@@ -68,6 +120,11 @@ func (t *textLines) line(line string) {
 		t.flush()
 	default:
 		t.para = append(t.para, tr)
+		t.bytes += len(tr)
+		if t.bytes >= maxParagraphBytes {
+			emitTextParagraph(t.b, t.para, false)
+			t.para, t.bytes = t.para[:0], 0
+		}
 	}
 }
 
@@ -76,7 +133,7 @@ func (t *textLines) flush() {
 		return
 	}
 	emitTextParagraph(t.b, t.para, true)
-	t.para = t.para[:0]
+	t.para, t.bytes = t.para[:0], 0
 }
 
 func (t *textLines) end() {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -148,7 +149,7 @@ func (s *Server) respond(w http.ResponseWriter, r *http.Request, run runFunc) {
 	res, err := s.run(r.Context(), run, pipelineEvents(out))
 	_, body := s.outcome(res, err)
 	if res != nil && res.State != nil && res.State.JudgeVerdict != nil {
-		out.event("verdict", res.State.JudgeVerdict)
+		out.event("verdict", s.showState(res.State).JudgeVerdict)
 	}
 	if _, plain := body.(errorBody); plain {
 		out.event("error", body)
@@ -160,7 +161,9 @@ func (s *Server) respond(w http.ResponseWriter, r *http.Request, run runFunc) {
 // outcome returns the status and JSON of a run's result.
 func (s *Server) outcome(res *threads.Result, err error) (int, any) {
 	if err == nil {
-		return http.StatusOK, Outcome{Outcome: threads.OutcomeOf(res, ""), Citations: citations(res.State)}
+		out := Outcome{Outcome: threads.OutcomeOf(res, ""), Citations: citations(res.State)}
+		s.showOutcome(&out)
+		return http.StatusOK, out
 	}
 	msg := redact.String(oneLine(err.Error()))
 	status := errorStatus(err)
@@ -170,7 +173,66 @@ func (s *Server) outcome(res *threads.Result, err error) (int, any) {
 	if res == nil {
 		return status, errorBody{Error: msg}
 	}
-	return status, Outcome{Outcome: threads.OutcomeOf(res, msg), Citations: []Citation{}}
+	out := Outcome{Outcome: threads.OutcomeOf(res, msg), Citations: []Citation{}}
+	s.showOutcome(&out)
+	return status, out
+}
+
+// showCitations shows the sources of citations as the API shows them.
+func (s *Server) showCitations(cs []Citation) []Citation {
+	for i := range cs {
+		cs[i].Source = s.show(cs[i].Source)
+	}
+	return cs
+}
+
+// showOutcome shows the document paths of an outcome as the API shows
+// them (Server.show: an upload by its name, not its absolute path). The
+// run ledger keeps the paths as they are.
+func (s *Server) showOutcome(out *Outcome) {
+	s.showCitations(out.Citations)
+	out.State = s.showState(out.State)
+}
+
+// showState returns a copy of st with its document paths shown as the
+// API shows them: the retrieved sections' and evidence's sources and the
+// section keys that begin with them.
+func (s *Server) showState(st *schema.State) *schema.State {
+	if st == nil {
+		return nil
+	}
+	st = st.Clone()
+	for i := range st.RetrievedSections {
+		st.RetrievedSections[i].Source = s.show(st.RetrievedSections[i].Source)
+	}
+	showKeys := func(keys []string) []string {
+		shown := make([]string, len(keys))
+		for i, k := range keys {
+			if src, rest, ok := strings.Cut(k, "#"); ok {
+				k = s.show(src) + "#" + rest
+			}
+			shown[i] = k
+		}
+		return shown
+	}
+	st.ExcludedSections = showKeys(st.ExcludedSections)
+	if v := st.JudgeVerdict; v != nil {
+		v.RejectedSections = showKeys(v.RejectedSections)
+		for _, c := range v.Claims {
+			if c.Evidence != nil {
+				c.Evidence.Source = s.show(c.Evidence.Source)
+			}
+		}
+		for i := range v.Conflicts {
+			c := &v.Conflicts[i]
+			c.Source.Source, c.OtherSource.Source = s.show(c.Source.Source), s.show(c.OtherSource.Source)
+		}
+		// the judge's reasoning names sources by path
+		if s.cfg.UploadDir != "" {
+			v.Reasoning = strings.ReplaceAll(v.Reasoning, filepath.Clean(s.cfg.UploadDir)+string(filepath.Separator), "uploads/")
+		}
+	}
+	return st
 }
 
 // errorStatus maps an error of the pipeline or the ledger to a status.

@@ -236,17 +236,24 @@ func TestBrowser(t *testing.T) {
 		paths = append(paths, pdfPath)
 	}
 	ix, _ := freshIndex(t, paths...)
+	// the token reaches the page as docmind serve prints it: in the
+	// URL's fragment
+	const token = "browser-test-token-0123456789"
 	ts, s := newServerOn(t, ix, func(c *Config) {
 		c.UploadDir = t.TempDir()
 		c.ShowSource = filepath.Base
+		c.Token = token
 	})
 	defer s.Close()
 
 	start := time.Now()
 	b := newBrowser(t, bin)
-	b.do("open the page", chromedp.Navigate(ts.URL+"/"), chromedp.WaitVisible(chromedp.ID("question")))
+	b.do("open the page", chromedp.Navigate(ts.URL+"/#token="+token), chromedp.WaitVisible(chromedp.ID("question")))
 	if title := eval[string](b, "title", `document.title`); title != "DocMind" {
 		t.Fatalf("page title %q", title)
+	}
+	if hash := eval[string](b, "address bar", `location.hash`); hash != "" {
+		t.Errorf("the token stays in the address bar: %q", hash)
 	}
 
 	// The README's sample question: a cited, judged answer.

@@ -2,6 +2,8 @@ package server
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -12,6 +14,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/docmind/docmind"
 	"github.com/docmind/docmind/index"
@@ -44,7 +47,7 @@ func (s *Server) listDocuments(w http.ResponseWriter, r *http.Request) {
 		docs = []index.Document{}
 	}
 	for i := range docs {
-		docs[i].Path = s.cfg.ShowSource(docs[i].Path)
+		docs[i].Path = s.show(docs[i].Path)
 	}
 	writeJSON(w, http.StatusOK, docs)
 }
@@ -77,7 +80,7 @@ func (s *Server) showSection(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, "no section "+id+" in the index (section ids are in the citations and retrieved_sections of an answer)")
 		return
 	}
-	sec.Source = s.cfg.ShowSource(sec.Source)
+	sec.Source = s.show(sec.Source)
 	out := SectionText{Section: sec, Length: len(sec.Content)}
 	if q := r.URL.Query().Get("quote"); q != "" {
 		for from := 0; len(out.Matches) < maxMatches; {
@@ -107,11 +110,31 @@ type Uploaded struct {
 	Documents []index.Document `json:"documents"`
 }
 
+// Upload limits: at most MaxUploads bodies are read at once (more get
+// 429), each within Config.UploadTimeout, before the upload takes a run
+// slot to be ingested; a slow client holds an upload place, never a run
+// slot.
+const (
+	// DefaultMaxUploads is how many upload bodies are read at once.
+	DefaultMaxUploads = 4
+	// DefaultUploadTimeout bounds reading one upload's body.
+	DefaultUploadTimeout = 2 * time.Minute
+)
+
+// errUploadsBusy is why an upload found no place.
+var errUploadsBusy = errors.New("too many uploads at once: try again shortly")
+
 // uploadDocuments answers POST /api/v1/documents: each multipart "file"
 // part is saved in Config.UploadDir and ingested into the index (a file
 // of the same name replaces the earlier upload). The answer is one JSON
 // Uploaded (201), or, when the client accepts text/event-stream, the
 // ingest's progress as server-sent events (see uploadEvents).
+//
+// The body is read first, into hidden files of the upload directory,
+// under an upload place and its own deadline; then the upload takes a
+// run slot and is ingested as one unit, to its end even when the client
+// leaves: afterwards each of its files is in the upload directory and
+// the index, or in neither (reconcile).
 func (s *Server) uploadDocuments(w http.ResponseWriter, r *http.Request) {
 	if s.noIndex(w) {
 		return
@@ -125,25 +148,36 @@ func (s *Server) uploadDocuments(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusUnsupportedMediaType, "send the files as multipart/form-data, each in a part named \"file\": "+err.Error())
 		return
 	}
+	staged, ok := s.receiveUpload(w, r, mr)
+	if !ok {
+		return
+	}
+	defer staged.discard()
 	release, ok := s.slot(w, r)
 	if !ok {
 		return
 	}
 	defer release()
+	// the unit goes to its end once begun: the client's leaving does not
+	// cut it (Shutdown and the run timeout still do)
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), s.cfg.RunTimeout)
+	defer cancel()
 	s.uploads.Lock()
 	defer s.uploads.Unlock()
-	saved, ok := s.receive(w, mr)
-	if !ok {
+	saved, err := staged.install()
+	defer func() { s.reconcile(ctx, saved) }()
+	if err != nil {
+		s.internal(w, "save the upload", err)
 		return
 	}
 	if !wantsEvents(r) {
-		status, body := s.ingestUpload(r.Context(), saved, ingest.Options{})
+		status, body := s.ingestUpload(ctx, saved, ingest.Options{})
 		writeJSON(w, status, body)
 		return
 	}
 	out, stop := startStream(w)
 	defer stop()
-	status, body := s.ingestUpload(r.Context(), saved, uploadEvents(out, len(saved)))
+	status, body := s.ingestUpload(ctx, saved, uploadEvents(out, len(saved)))
 	if status != http.StatusCreated {
 		out.event("error", body)
 		return
@@ -151,24 +185,93 @@ func (s *Server) uploadDocuments(w http.ResponseWriter, r *http.Request) {
 	out.event("summary", body)
 }
 
-// receive saves the "file" parts of an upload in the upload directory
-// and returns their paths, or answers the error (400, 413) and reports
+// receiveUpload reads an upload's body under an upload place and the
+// upload deadline, or answers the error (429, 400, 408, 413) and reports
 // false, leaving no file behind.
-func (s *Server) receive(w http.ResponseWriter, mr *multipart.Reader) ([]string, bool) {
+func (s *Server) receiveUpload(w http.ResponseWriter, r *http.Request, mr *multipart.Reader) (*stagedUpload, bool) {
+	select {
+	case s.receiving <- struct{}{}:
+		defer func() { <-s.receiving }()
+	default:
+		w.Header().Set("Retry-After", "1")
+		writeError(w, http.StatusTooManyRequests, errUploadsBusy.Error())
+		return nil, false
+	}
+	// the body's own deadline, in place of the server's read timeout
+	deadline := time.Now().Add(s.cfg.UploadTimeout)
+	rc := http.NewResponseController(w)
+	rc.SetReadDeadline(deadline)
+	staged, ok := s.receive(w, mr, deadline)
+	if ok {
+		// all read: no deadline while the upload waits and is ingested
+		rc.SetReadDeadline(time.Time{})
+	}
+	return staged, ok
+}
+
+// stagedUpload is an upload whose files are read into hidden files of
+// the upload directory, not yet in place.
+type stagedUpload struct {
+	dir   string
+	names []string // the files' names
+	tmps  []string // their hidden files
+}
+
+// install moves the staged files to their names in the upload directory
+// and returns their paths (those moved, also on error).
+func (u *stagedUpload) install() ([]string, error) {
+	var paths []string
+	for i, tmp := range u.tmps {
+		path := filepath.Join(u.dir, u.names[i])
+		if err := os.Rename(tmp, path); err != nil {
+			return paths, err
+		}
+		u.tmps[i] = ""
+		paths = append(paths, path)
+	}
+	return paths, nil
+}
+
+// discard removes the hidden files not installed.
+func (u *stagedUpload) discard() {
+	for _, tmp := range u.tmps {
+		if tmp != "" {
+			os.Remove(tmp)
+		}
+	}
+}
+
+// stagingPrefix starts the names of the hidden files of uploads being
+// received; a file of this name in the upload directory is a leftover.
+const stagingPrefix = ".upload-"
+
+// receive saves the "file" parts of an upload as hidden files of the
+// upload directory, or answers the error (400, 408, 413) and reports
+// false, leaving no file behind.
+func (s *Server) receive(w http.ResponseWriter, mr *multipart.Reader, deadline time.Time) (*stagedUpload, bool) {
 	if err := os.MkdirAll(s.cfg.UploadDir, 0o700); err != nil {
 		s.internal(w, "create the upload directory", err)
 		return nil, false
 	}
-	var saved []string
+	u := &stagedUpload{dir: s.cfg.UploadDir}
+	fail := func(err error) (*stagedUpload, bool) {
+		u.discard()
+		// the rest of the body is not read
+		w.Header().Set("Connection", "close")
+		if !time.Now().Before(deadline) {
+			writeError(w, http.StatusRequestTimeout, fmt.Sprintf("the upload was not received within %s", s.cfg.UploadTimeout))
+			return nil, false
+		}
+		s.uploadError(w, err)
+		return nil, false
+	}
 	for {
 		part, err := mr.NextPart()
 		if err == io.EOF {
 			break
 		}
 		if err != nil {
-			s.removeAll(saved)
-			s.uploadError(w, err)
-			return nil, false
+			return fail(err)
 		}
 		if part.FormName() != "file" {
 			part.Close()
@@ -177,30 +280,30 @@ func (s *Server) receive(w http.ResponseWriter, mr *multipart.Reader) ([]string,
 		name := part.FileName()
 		if !uploadName.MatchString(name) || strings.Contains(name, "..") {
 			part.Close()
-			s.removeAll(saved)
+			u.discard()
 			writeError(w, http.StatusBadRequest, fmt.Sprintf("file name %q: use letters, digits, '.', '_', '-' and spaces, not starting with '.' (at most 200)", name))
 			return nil, false
 		}
-		path, err := s.save(name, part)
+		tmp, err := s.stage(part)
 		part.Close()
 		if err != nil {
-			s.removeAll(saved)
-			s.uploadError(w, err)
-			return nil, false
+			return fail(err)
 		}
-		saved = append(saved, path)
+		u.names = append(u.names, name)
+		u.tmps = append(u.tmps, tmp)
 	}
-	if len(saved) == 0 {
+	if len(u.tmps) == 0 {
 		writeError(w, http.StatusBadRequest, `no file: send each file in a multipart part named "file"`)
 		return nil, false
 	}
-	return saved, true
+	return u, true
 }
 
 // ingestUpload ingests the saved files of an upload with opt's Started
 // and Progress hooks, and returns the status and JSON of the answer:
 // 201 and Uploaded, or an errorBody (422 when nothing was indexed, 500
-// when the index failed). Skipped files leave the upload directory.
+// when the index failed). The caller reconciles the files with the index
+// afterwards (skipped files leave the upload directory).
 func (s *Server) ingestUpload(ctx context.Context, saved []string, opt ingest.Options) (int, any) {
 	ctx, stop := s.interruptible(ctx)
 	defer stop()
@@ -209,19 +312,17 @@ func (s *Server) ingestUpload(ctx context.Context, saved []string, opt ingest.Op
 	opt.Parser = ingest.LoaderParser(l)
 	sum, err := ingest.Run(ctx, s.cfg.Index, saved, opt)
 	if err != nil {
-		s.removeAll(saved)
-		return http.StatusInternalServerError, s.internalError("ingest the upload", err)
+		return errorStatus(err), s.internalError("ingest the upload", err)
 	}
 	out := Uploaded{Ingest: sum, Documents: []index.Document{}}
 	var skipped []string
 	for i, res := range sum.Results {
 		if res.Status == ingest.Skipped {
-			os.Remove(res.Path)
 			skipped = append(skipped, filepath.Base(res.Path)+": "+res.Reason)
 		}
-		sum.Results[i].Path = s.cfg.ShowSource(res.Path)
-		if doc, ok, err := s.cfg.Index.Document(ctx, res.Path); err == nil && ok {
-			doc.Path = s.cfg.ShowSource(doc.Path)
+		sum.Results[i].Path = s.show(res.Path)
+		if doc, ok, err := s.cfg.Index.Document(ctx, res.Path); err == nil && ok && res.Status != ingest.Skipped {
+			doc.Path = s.show(doc.Path)
 			out.Documents = append(out.Documents, doc)
 		}
 	}
@@ -229,6 +330,103 @@ func (s *Server) ingestUpload(ctx context.Context, saved []string, opt ingest.Op
 		return http.StatusUnprocessableEntity, errorBody{Error: oneLine("nothing indexed: " + strings.Join(skipped, "; "))}
 	}
 	return http.StatusCreated, out
+}
+
+// reconcile makes each upload path one unit with its index entry: a file
+// without an up-to-date document in the index is removed (with the
+// outdated document), and a document whose file is gone leaves the
+// index. Errors are logged: the next start reconciles again. It returns
+// how many uploads it removed.
+func (s *Server) reconcile(ctx context.Context, paths []string) int {
+	removed := 0
+	for _, path := range paths {
+		doc, indexed, err := s.cfg.Index.Document(ctx, path)
+		if err != nil {
+			s.cfg.Logger.Error("server: reconcile an upload", "file", filepath.Base(path), "err", err)
+			continue
+		}
+		if indexed && sameHash(path, doc.Hash) {
+			continue
+		}
+		removed++
+		os.Remove(path)
+		if indexed {
+			if _, err := s.cfg.Index.DeleteDocument(ctx, path); err != nil {
+				s.cfg.Logger.Error("server: reconcile an upload", "file", filepath.Base(path), "err", err)
+			}
+		}
+	}
+	return removed
+}
+
+// sameHash reports whether the file at path has the SHA-256 hash (hex).
+func sameHash(path, hash string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return false
+	}
+	return hex.EncodeToString(h.Sum(nil)) == hash
+}
+
+// ReconcileUploads brings the upload directory and the index into step
+// after a crash (docmind serve calls it at start): hidden files of
+// uploads being received are removed, and so is each upload whose file
+// or up-to-date index entry is missing: an upload is in both or in
+// neither. It returns how many uploads it removed.
+func (s *Server) ReconcileUploads(ctx context.Context) (int, error) {
+	if s.cfg.UploadDir == "" || s.cfg.Index == nil {
+		return 0, nil
+	}
+	s.uploads.Lock()
+	defer s.uploads.Unlock()
+	entries, err := os.ReadDir(s.cfg.UploadDir)
+	if err != nil && !os.IsNotExist(err) {
+		return 0, err
+	}
+	paths := map[string]bool{}
+	for _, e := range entries {
+		path := filepath.Join(s.cfg.UploadDir, e.Name())
+		if strings.HasPrefix(e.Name(), stagingPrefix) {
+			os.Remove(path)
+			continue
+		}
+		if e.Type().IsRegular() {
+			paths[path] = true
+		}
+	}
+	docs, err := s.cfg.Index.Documents(ctx)
+	if err != nil {
+		return 0, err
+	}
+	for _, d := range docs {
+		if s.isUpload(d.Path) {
+			paths[d.Path] = true
+		}
+	}
+	list := make([]string, 0, len(paths))
+	for p := range paths {
+		list = append(list, p)
+	}
+	return s.reconcile(ctx, list), ctx.Err()
+}
+
+// isUpload reports whether path is a file of the upload directory.
+func (s *Server) isUpload(path string) bool {
+	return s.cfg.UploadDir != "" && filepath.Dir(path) == filepath.Clean(s.cfg.UploadDir)
+}
+
+// show is how API replies show a document's path: an upload by its name
+// under "uploads/", another as Config.ShowSource shows it.
+func (s *Server) show(path string) string {
+	if s.isUpload(path) {
+		return "uploads/" + filepath.Base(path)
+	}
+	return s.cfg.ShowSource(path)
 }
 
 // UploadEvent is the data of the per-file events of POST
@@ -267,10 +465,10 @@ func uploadEvents(out *sseWriter, total int) ingest.Options {
 	}
 }
 
-// save writes an uploaded file into the upload directory (through a
-// temporary file, so that a failed upload leaves no half file).
-func (s *Server) save(name string, r io.Reader) (string, error) {
-	tmp, err := os.CreateTemp(s.cfg.UploadDir, ".upload-*")
+// stage writes an uploaded file as a hidden file of the upload
+// directory and returns its path (nothing is left when it fails).
+func (s *Server) stage(r io.Reader) (string, error) {
+	tmp, err := os.CreateTemp(s.cfg.UploadDir, stagingPrefix+"*")
 	if err != nil {
 		return "", err
 	}
@@ -278,22 +476,11 @@ func (s *Server) save(name string, r io.Reader) (string, error) {
 	if cerr := tmp.Close(); err == nil {
 		err = cerr
 	}
-	path := filepath.Join(s.cfg.UploadDir, name)
-	if err == nil {
-		err = os.Rename(tmp.Name(), path)
-	}
 	if err != nil {
 		os.Remove(tmp.Name())
 		return "", err
 	}
-	return path, nil
-}
-
-// removeAll removes the files of an upload that failed.
-func (s *Server) removeAll(paths []string) {
-	for _, p := range paths {
-		os.Remove(p)
-	}
+	return tmp.Name(), nil
 }
 
 // uploadError answers an upload that could not be read.
@@ -320,10 +507,10 @@ func (s *Server) deleteDocument(w http.ResponseWriter, r *http.Request) {
 		s.internal(w, "delete document", err)
 		return
 	}
-	if s.cfg.UploadDir != "" && filepath.Dir(doc.Path) == filepath.Clean(s.cfg.UploadDir) {
+	if s.isUpload(doc.Path) {
 		os.Remove(doc.Path)
 	}
-	doc.Path = s.cfg.ShowSource(doc.Path)
+	doc.Path = s.show(doc.Path)
 	writeJSON(w, http.StatusOK, map[string]any{"deleted": doc})
 }
 

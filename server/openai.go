@@ -178,7 +178,8 @@ func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
 	out.raw("[DONE]")
 }
 
-// assistantContent is the assistant message of a finished run: the answer
+// assistantContent is the assistant message of a finished run (its state
+// as shown to clients, showState): the answer
 // (or the fallback message), then, so that any chat client shows them,
 // a short "Sources:" list of the documents and pages it cites, or for a
 // refusal the closest passages found, marked as not verified.
@@ -190,7 +191,7 @@ func (s *Server) assistantContent(st *schema.State) string {
 	var b strings.Builder
 	b.WriteString(content)
 	line := func(title, source, page string) {
-		fmt.Fprintf(&b, "\n- %s — %s, %s", title, path.Base(filepath.ToSlash(s.cfg.ShowSource(source))), page)
+		fmt.Fprintf(&b, "\n- %s — %s, %s", title, path.Base(filepath.ToSlash(source)), page)
 	}
 	if st.Answered() {
 		seen := map[string]bool{}
@@ -216,7 +217,7 @@ func (s *Server) assistantContent(st *schema.State) string {
 
 // chatCompletion is the chat completion of a finished run.
 func (s *Server) chatCompletion(res *threads.Result, created int64) ChatCompletion {
-	st := res.State
+	st := s.showState(res.State)
 	usage := openai.Usage{}
 	if st.Usage != nil {
 		usage = openai.Usage{PromptTokens: st.Usage.Total.PromptTokens, CompletionTokens: st.Usage.Total.CompletionTokens, TotalTokens: st.Usage.Total.TotalTokens}

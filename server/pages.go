@@ -1,17 +1,20 @@
 package server
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
 	"net/http"
-	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 
 	"github.com/docmind/docmind/formats/pdf"
 	"github.com/docmind/docmind/index"
+	"github.com/docmind/docmind/internal/redact"
+	"github.com/docmind/docmind/loader"
 )
 
 // Page rendering (GET documents/{id}/pages/{n}).
@@ -20,13 +23,17 @@ const (
 	DefaultPageDPI = 110
 	// MaxPageDPI bounds ?dpi=.
 	MaxPageDPI = 300
+	// MaxRenders bounds the pages rendered (or searched for highlights)
+	// at once, each in its own PDFium instance holding a bitmap of up to
+	// pdf.MaxRenderPixels; more wait for one.
+	MaxRenders = 2
 )
 
 // pdfReader returns the PDF reader, started on first use (PDFium takes
 // seconds to compile the first time; the compiled code is cached on
 // disk).
 func (s *Server) pdfReader(r *http.Request) (*pdf.Reader, error) {
-	s.pdfOnce.Do(func() { s.pdf, s.pdfErr = pdf.NewReader(r.Context(), pdf.Options{}) })
+	s.pdfOnce.Do(func() { s.pdf, s.pdfErr = pdf.NewReader(r.Context(), pdf.Options{Workers: MaxRenders}) })
 	return s.pdf, s.pdfErr
 }
 
@@ -66,16 +73,71 @@ func (s *Server) pdfPage(w http.ResponseWriter, r *http.Request) (doc index.Docu
 	if dpi < 1 {
 		dpi = DefaultPageDPI
 	}
-	data, err = os.ReadFile(doc.Path)
-	if err != nil {
-		writeError(w, http.StatusGone, fmt.Sprintf("document %d's file is no longer readable: %s", doc.ID, oneLine(err.Error())))
+	if data, ok = s.readDocument(w, doc); !ok {
 		return
 	}
+	ok = false
 	if sum := sha256.Sum256(data); hex.EncodeToString(sum[:]) != doc.Hash {
 		writeError(w, http.StatusConflict, fmt.Sprintf("document %d's file changed since it was indexed: ingest it again", doc.ID))
 		return
 	}
 	return doc, data, n, dpi, true
+}
+
+// MaxPageFileBytes bounds the PDF file the page endpoints read: PDFium's
+// own limit (pdf.DefaultMaxFileSize).
+const MaxPageFileBytes = pdf.DefaultMaxFileSize
+
+// readDocument reads an indexed document's file under the rules the
+// ingest applies: a regular file (a pipe or device swapped in is refused
+// without blocking), at most MaxPageFileBytes, and, after symbolic links,
+// inside the folder the document was indexed in (or one of
+// Config.DocumentRoots). It answers the error (403, 410, 413) and
+// reports false when the file cannot be served.
+func (s *Server) readDocument(w http.ResponseWriter, doc index.Document) ([]byte, bool) {
+	if !s.inRoots(doc.Path) {
+		writeError(w, http.StatusForbidden, fmt.Sprintf("document %d's file now leads outside its folder: it is not read (ingest it again)", doc.ID))
+		return nil, false
+	}
+	data, _, err := loader.ReadFile(doc.Path, MaxPageFileBytes)
+	var tl *loader.TooLargeError
+	switch {
+	case errors.As(err, &tl):
+		writeError(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("document %d's file is too large to render: %s", doc.ID, oneLine(err.Error())))
+		return nil, false
+	case err != nil:
+		writeError(w, http.StatusGone, fmt.Sprintf("document %d's file is no longer readable: %s", doc.ID, oneLine(err.Error())))
+		return nil, false
+	}
+	return data, true
+}
+
+// inRoots reports whether path, its symbolic links resolved, is inside
+// one of Config.DocumentRoots or, without them, inside the folder path
+// is in (its own folder's links resolved). A path that does not resolve
+// counts as inside: reading it then fails as a missing file.
+func (s *Server) inRoots(path string) bool {
+	target, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		return true
+	}
+	roots := s.cfg.DocumentRoots
+	if s.cfg.UploadDir != "" {
+		roots = append(roots[:len(roots):len(roots)], s.cfg.UploadDir)
+	}
+	if len(s.cfg.DocumentRoots) == 0 {
+		roots = append(roots, filepath.Dir(path))
+	}
+	for _, root := range roots {
+		real, err := filepath.EvalSymlinks(root)
+		if err != nil {
+			continue
+		}
+		if rel, err := filepath.Rel(real, target); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			return true
+		}
+	}
+	return false
 }
 
 // withPDF runs fn with the PDF reader under a run slot (PDFium is CPU
@@ -96,16 +158,28 @@ func (s *Server) withPDF(w http.ResponseWriter, r *http.Request, fn func(*pdf.Re
 
 // pdfError answers a failure of the PDF reader on a page.
 func (s *Server) pdfError(w http.ResponseWriter, what string, err error) {
-	if errors.Is(err, pdf.ErrNoPage) {
-		writeError(w, http.StatusNotFound, oneLine(err.Error()))
+	switch {
+	case errors.Is(err, pdf.ErrNoPage):
+		writeError(w, http.StatusNotFound, "no such page in the document")
+		return
+	case errors.Is(err, pdf.ErrPageTooLarge):
+		writeError(w, http.StatusUnprocessableEntity, fmt.Sprintf("the page is too large to render: at most %d pixels, %d on a side, even at 1 dpi", pdf.MaxRenderPixels, pdf.MaxRenderSide))
+		return
+	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		writeError(w, http.StatusServiceUnavailable, "the request ended before the page was rendered")
 		return
 	}
-	s.internal(w, what, err)
+	// PDFium's own message (a panic's text, the file's path) stays in
+	// the server's log
+	s.cfg.Logger.Error("server: "+what, "err", redact.String(oneLine(err.Error())))
+	writeError(w, http.StatusInternalServerError, what+" failed: the PDF could not be read (logged on the server)")
 }
 
 // documentPage answers GET /api/v1/documents/{id}/pages/{n}[?dpi=D]: page
 // n of an indexed PDF as a PNG image, read from the file the index was
-// built from.
+// built from. A page too large for dpi renders at the resolution that
+// fits pdf.MaxRenderPixels (highlights give it as "dpi"); one too large
+// even at 1 dpi gets 422.
 func (s *Server) documentPage(w http.ResponseWriter, r *http.Request) {
 	doc, data, n, dpi, ok := s.pdfPage(w, r)
 	if !ok {
@@ -164,7 +238,7 @@ func (s *Server) documentHighlights(w http.ResponseWriter, r *http.Request) {
 			s.pdfError(w, "highlight page", err)
 			return
 		}
-		writeJSON(w, http.StatusOK, PageHighlights{Document: doc.ID, Page: n, DPI: dpi, Highlights: *h})
+		writeJSON(w, http.StatusOK, PageHighlights{Document: doc.ID, Page: n, DPI: h.DPI, Highlights: *h})
 	})
 }
 

@@ -18,7 +18,10 @@ import (
 )
 
 // twoPagePDF writes a US-letter PDF with one line of text on each page.
-func twoPagePDF(lines ...string) []byte {
+func twoPagePDF(lines ...string) []byte { return sizedPDF(612, 792, lines...) }
+
+// sizedPDF writes a PDF of w×h point pages with one line of text on each.
+func sizedPDF(w, h float64, lines ...string) []byte {
 	var b bytes.Buffer
 	var offsets []int
 	obj := func(body string) {
@@ -35,7 +38,7 @@ func twoPagePDF(lines ...string) []byte {
 	obj(fmt.Sprintf("<< /Type /Pages /Kids [%s] /Count %d >>", strings.Join(kids, " "), n))
 	obj("<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>")
 	for i, l := range lines {
-		obj(fmt.Sprintf("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 3 0 R >> >> /Contents %d 0 R >>", 5+2*i))
+		obj(fmt.Sprintf("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 %g %g] /Resources << /Font << /F1 3 0 R >> >> /Contents %d 0 R >>", w, h, 5+2*i))
 		stream := fmt.Sprintf("BT /F1 14 Tf 72 700 Td (%s) Tj ET", l)
 		obj(fmt.Sprintf("<< /Length %d >>\nstream\n%s\nendstream", len(stream), stream))
 	}

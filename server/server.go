@@ -5,13 +5,17 @@
 // all answering with the same pipeline, index and run ledger as the CLI.
 //
 // A Server is an http.Handler. It is safe by default: requests need
-// "Authorization: Bearer TOKEN" when Config.Token is set, and otherwise
-// must name a loopback host (no DNS rebinding); request bodies are
-// limited (413); runs have a deadline; at most Config.MaxRuns run at once,
-// Config.MaxQueue more wait for a slot, and the rest are refused (429);
-// cross-origin requests are allowed only from Config.CORSOrigin. Every
-// error is one JSON object {"error": "one clear line"} with its status,
-// also when a handler panics.
+// "Authorization: Bearer TOKEN" (the scheme in any case) when
+// Config.Token is set, and otherwise must name a loopback host (no DNS
+// rebinding); request bodies are limited (413); runs have a deadline; at
+// most Config.MaxRuns run at once, Config.MaxQueue more wait for a slot,
+// and the rest are refused (429); upload bodies are read under their own
+// places and deadline before they take a run slot; cross-origin requests
+// are allowed only from Config.CORSOrigin, which needs a token, and
+// cross-site requests without an Origin are refused. Every error is one
+// JSON object {"error": "one clear line"} with its status, also when a
+// handler panics. docmind serve generates the token by default
+// (docs/security.md).
 package server
 
 import (
@@ -87,12 +91,23 @@ type Config struct {
 	MaxBodyBytes int64
 	// RunTimeout bounds each run (DefaultRunTimeout when 0).
 	RunTimeout time.Duration
+	// DocumentRoots are the folders the page endpoints may read an
+	// indexed document's file from, symbolic links resolved; empty: the
+	// folder each document was indexed in. The upload directory is always
+	// one.
+	DocumentRoots []string
 	// UploadDir is where POST documents saves uploaded files before
 	// ingesting them into Index; empty: uploads are refused.
 	UploadDir string
 	// MaxUploadBytes limits an upload's body (DefaultMaxUploadBytes when
 	// 0).
 	MaxUploadBytes int64
+	// MaxUploads is how many upload bodies are read at once, apart from
+	// the run slots (DefaultMaxUploads when 0); more get 429.
+	MaxUploads int
+	// UploadTimeout bounds reading an upload's body
+	// (DefaultUploadTimeout when 0); slower clients get 408.
+	UploadTimeout time.Duration
 	// MCP, when set, is served at /mcp (behind the same token, CORS and
 	// body limits as the rest).
 	MCP http.Handler
@@ -111,7 +126,9 @@ type Server struct {
 	mux     *http.ServeMux
 	slots   chan struct{}
 	waiting chan struct{}
-	started time.Time
+	// receiving holds a place per upload body being read.
+	receiving chan struct{}
+	started   time.Time
 	// uploads serialises uploads and deletions of documents.
 	uploads sync.Mutex
 	// halt is cancelled (cause threads.ErrInterrupted) when Shutdown
@@ -129,6 +146,9 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Manager == nil {
 		return nil, errors.New("server: no threads manager configured")
 	}
+	if cfg.CORSOrigin != "" && cfg.Token == "" {
+		return nil, fmt.Errorf("server: CORS origin %s without a token would let any page from it read and delete the documents: set a token", cfg.CORSOrigin)
+	}
 	if cfg.MaxRuns <= 0 {
 		cfg.MaxRuns = DefaultMaxRuns()
 	}
@@ -144,6 +164,12 @@ func New(cfg Config) (*Server, error) {
 	if cfg.MaxUploadBytes <= 0 {
 		cfg.MaxUploadBytes = DefaultMaxUploadBytes
 	}
+	if cfg.MaxUploads <= 0 {
+		cfg.MaxUploads = DefaultMaxUploads
+	}
+	if cfg.UploadTimeout <= 0 {
+		cfg.UploadTimeout = DefaultUploadTimeout
+	}
 	if cfg.RunTimeout <= 0 {
 		cfg.RunTimeout = DefaultRunTimeout
 	}
@@ -154,11 +180,12 @@ func New(cfg Config) (*Server, error) {
 		cfg.Logger = slog.Default()
 	}
 	s := &Server{
-		cfg:     cfg,
-		mux:     http.NewServeMux(),
-		slots:   make(chan struct{}, cfg.MaxRuns),
-		waiting: make(chan struct{}, cfg.MaxRuns+cfg.MaxQueue),
-		started: time.Now(),
+		cfg:       cfg,
+		mux:       http.NewServeMux(),
+		slots:     make(chan struct{}, cfg.MaxRuns),
+		waiting:   make(chan struct{}, cfg.MaxRuns+cfg.MaxQueue),
+		receiving: make(chan struct{}, cfg.MaxUploads),
+		started:   time.Now(),
 	}
 	s.halt, s.haltRuns = context.WithCancelCause(context.Background())
 	s.routes()
@@ -230,7 +257,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			writeError(w, http.StatusInternalServerError, "internal error (logged on the server)")
 		}
 	}()
-	if !s.cors(w, r) {
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	if !s.cors(w, r) || !sameSiteOrNamed(w, r) {
 		return
 	}
 	if !s.authorized(w, r) {
@@ -281,6 +309,20 @@ func (s *Server) cors(w http.ResponseWriter, r *http.Request) bool {
 	return true
 }
 
+// sameSiteOrNamed refuses a request a browser marks as cross-site
+// (Sec-Fetch-Site) that names no Origin: a no-cors GET from another
+// site's <img>, <script> or link, which the Origin check cannot see, and
+// which would otherwise make the server render pages or run work. Opening
+// the web page itself from a link stays allowed. It reports whether the
+// request goes on.
+func sameSiteOrNamed(w http.ResponseWriter, r *http.Request) bool {
+	if r.Header.Get("Origin") != "" || !strings.EqualFold(r.Header.Get("Sec-Fetch-Site"), "cross-site") || webAsset(r) {
+		return true
+	}
+	writeError(w, http.StatusForbidden, "cross-site requests without an Origin are refused: call the API from the page or a program")
+	return false
+}
+
 // sameOrigin reports whether origin is the server's own (a page it
 // served itself).
 func sameOrigin(r *http.Request, origin string) bool {
@@ -301,8 +343,8 @@ func (s *Server) authorized(w http.ResponseWriter, r *http.Request) bool {
 		}
 		return true
 	}
-	got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-	if !ok || subtle.ConstantTimeCompare([]byte(strings.TrimSpace(got)), []byte(s.cfg.Token)) != 1 {
+	got, ok := bearerToken(r)
+	if !ok || subtle.ConstantTimeCompare([]byte(got), []byte(s.cfg.Token)) != 1 {
 		w.Header().Set("WWW-Authenticate", `Bearer realm="docmind"`)
 		msg := "missing token: send Authorization: Bearer TOKEN"
 		if ok {
@@ -312,6 +354,16 @@ func (s *Server) authorized(w http.ResponseWriter, r *http.Request) bool {
 		return false
 	}
 	return true
+}
+
+// bearerToken returns the token of an "Authorization: Bearer TOKEN"
+// header, the scheme's case ignored (RFC 9110), and whether there is one.
+func bearerToken(r *http.Request) (string, bool) {
+	scheme, tok, ok := strings.Cut(strings.TrimSpace(r.Header.Get("Authorization")), " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return "", false
+	}
+	return strings.TrimSpace(tok), true
 }
 
 // loopbackHost reports whether a Host header names this machine's

@@ -531,9 +531,18 @@ func TestTokenRequired(t *testing.T) {
 	wantError(t, status, b, 401, "wrong token")
 	status, _, b = call(t, ts, "POST", "/v1/chat/completions", `{}`, "Authorization", "Basic s3cret")
 	wantError(t, status, b, 401, "missing token")
-	status, _, b = call(t, ts, "GET", "/api/v1/runs", "", "Authorization", "Bearer s3cret")
+	status, h, b = call(t, ts, "GET", "/api/v1/runs", "", "Authorization", "Bearer s3cret")
 	if status != 200 {
 		t.Fatalf("with the token: %d %s", status, b)
+	}
+	if h.Get("X-Content-Type-Options") != "nosniff" {
+		t.Errorf("JSON reply without X-Content-Type-Options: nosniff: %v", h)
+	}
+	// the scheme is case-insensitive (RFC 9110)
+	for _, scheme := range []string{"bearer", "BEARER"} {
+		if status, _, b = call(t, ts, "GET", "/api/v1/runs", "", "Authorization", scheme+" s3cret"); status != 200 {
+			t.Errorf("%s s3cret: %d %s", scheme, status, b)
+		}
 	}
 	// With a token, any Host may be named (the server may be behind a
 	// name).
@@ -561,16 +570,34 @@ func TestLoopbackHostAndCORS(t *testing.T) {
 		t.Errorf("CORS header on a refused request")
 	}
 
-	open, _ := newServer(t, func(c *Config) { c.CORSOrigin = "http://localhost:3000" })
+	// a cross-site no-cors request (an <img> on another site) carries no
+	// Origin: refused on every endpoint that does work, not on the page
+	for _, path := range []string{"/api/v1/runs", "/api/v1/documents/1/pages/1", "/v1/models"} {
+		status, _, b = call(t, ts, "GET", path, "", "Sec-Fetch-Site", "cross-site")
+		wantError(t, status, b, 403, "cross-site requests without an Origin are refused")
+	}
+	if status, _, b = call(t, ts, "GET", "/", "", "Sec-Fetch-Site", "cross-site"); status != 200 {
+		t.Errorf("the page opened from another site's link: %d %s", status, b)
+	}
+	if status, _, b = call(t, ts, "GET", "/api/v1/runs", "", "Sec-Fetch-Site", "same-origin"); status != 200 {
+		t.Errorf("a same-origin request: %d %s", status, b)
+	}
+
+	// CORS needs a token
+	m, _ := newManager(t, contractIndex(t), contractIndex(t).Retriever(), checkpoint.PathInDir(t.TempDir()))
+	if _, err := New(Config{Manager: m, CORSOrigin: "*"}); err == nil || !strings.Contains(err.Error(), "without a token") {
+		t.Errorf("New with CORS and no token: %v", err)
+	}
+	open, _ := newServer(t, func(c *Config) { c.CORSOrigin, c.Token = "http://localhost:3000", "s3cret" })
 	status, h, _ = call(t, open, "OPTIONS", "/api/v1/ask", "", "Origin", "http://localhost:3000", "Access-Control-Request-Method", "POST")
 	if status != 204 || h.Get("Access-Control-Allow-Origin") != "http://localhost:3000" || !strings.Contains(h.Get("Access-Control-Allow-Headers"), "Authorization") {
 		t.Fatalf("preflight: %d %v", status, h)
 	}
-	status, h, _ = call(t, open, "GET", "/api/v1/runs", "", "Origin", "http://localhost:3000")
+	status, h, _ = call(t, open, "GET", "/api/v1/runs", "", "Origin", "http://localhost:3000", "Authorization", "Bearer s3cret")
 	if status != 200 || h.Get("Access-Control-Allow-Origin") != "http://localhost:3000" {
 		t.Fatalf("allowed origin: %d %v", status, h)
 	}
-	status, _, b = call(t, open, "GET", "/api/v1/runs", "", "Origin", "http://other.example")
+	status, _, b = call(t, open, "GET", "/api/v1/runs", "", "Origin", "http://other.example", "Authorization", "Bearer s3cret")
 	wantError(t, status, b, 403, "not allowed")
 }
 

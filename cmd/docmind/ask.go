@@ -23,8 +23,12 @@ func (a *app) askCmd() *cobra.Command {
 		Example: `  docmind ask --docs examples/contract "What are the late payment penalties?"
   docmind ask --docs ~/contracts --json "What is the termination notice period?"`,
 		Args: func(c *cobra.Command, args []string) error {
-			if joinArgs(args) == "" {
+			q := joinArgs(args)
+			if q == "" {
 				return usageError{cmd: c.Name(), err: errors.New("ask needs a question, e.g. docmind ask --docs DIR \"What are the late payment penalties?\"")}
+			}
+			if len(q) > maxQuestionBytes {
+				return usageError{cmd: c.Name(), err: fmt.Errorf("the question is %d bytes: a question may have at most %d KiB (as in chat and serve)", len(q), maxQuestionBytes>>10)}
 			}
 			return nil
 		},

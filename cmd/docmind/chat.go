@@ -12,6 +12,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/docmind/docmind/schema"
+	"github.com/docmind/docmind/server"
 	"github.com/docmind/docmind/threads"
 )
 
@@ -125,8 +126,9 @@ Type /quit (or end the input) to leave.`,
 	return cmd
 }
 
-// maxQuestionBytes is the longest question chat accepts.
-const maxQuestionBytes = 64 << 10
+// maxQuestionBytes is the longest question ask and chat accept, as serve
+// does (server.MaxQuestionBytes).
+const maxQuestionBytes = server.MaxQuestionBytes
 
 // readLine reads one line of any length from r without its line ending. A
 // line longer than limit bytes is read to its end and dropped: line is ""

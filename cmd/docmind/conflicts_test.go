@@ -1,6 +1,8 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -35,5 +37,18 @@ func TestPrintAnswerListsASourceOnce(t *testing.T) {
 	printAnswer(&w, st, false)
 	if !strings.Contains(w.String(), "  [1] Total Revenues — acme-2023.pdf, page 43\n") || strings.Count(w.String(), "acme-2023.pdf") != 1 || strings.Contains(w.String(), "acme-2022") {
 		t.Errorf("sources:\n%s", w.String())
+	}
+}
+
+// TestAskAnswersDespiteFiguresAboutAnotherSubject: two files state budget
+// caps of two projects; asking about one is answered (exit 0), not
+// withheld as a conflict (exit 3).
+func TestAskAnswersDespiteFiguresAboutAnotherSubject(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "trakakavor.md"), []byte("# Trakakavor project\n\nThe Trakakavor project has a budget cap of 5676 dollars.\n"), 0o600)
+	os.WriteFile(filepath.Join(dir, "kakakavor.md"), []byte("# Kakakavor project\n\nThe Kakakavor project has a budget cap of 1000 dollars.\n"), 0o600)
+	r := runCLI(t, nil, "ask", "--docs", dir, "What is the budget cap of the Trakakavor project?")
+	if r.code != 0 || !strings.Contains(r.stdout, "5676 dollars") || strings.Contains(r.stdout, "Conflict:") {
+		t.Fatalf("exit %d, want 0 with the Trakakavor cap:\n%s%s", r.code, r.stdout, r.stderr)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/docmind/docmind"
 	"github.com/docmind/docmind/index"
@@ -48,6 +49,9 @@ func (a *app) docsIndex(ctx context.Context, docs string, follow bool) (*index.I
 	if dir, err := index.CacheDirForIn(abs, a.getenv); err == nil {
 		ix, sum, err := a.ingestDocs(ctx, dir, abs, follow)
 		if err == nil {
+			// the cache's last use, which docmind gc's --cache-days reads
+			now := time.Now()
+			os.Chtimes(dir, now, now)
 			return a.docsReady(ix, sum, docs, nil)
 		}
 		if ctx.Err() != nil {

@@ -2,16 +2,21 @@ package main
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/docmind/docmind"
 	"github.com/docmind/docmind/mcpserver"
 	"github.com/docmind/docmind/server"
 )
@@ -20,6 +25,7 @@ import (
 type serveFlags struct {
 	addr     string
 	token    string
+	noAuth   bool
 	cors     string
 	maxRuns  int
 	maxQueue int
@@ -44,7 +50,7 @@ func (a *app) serveCmd() *cobra.Command {
 		sf serveFlags
 	)
 	cmd := &cobra.Command{
-		Use:   "serve [--addr 127.0.0.1:8080] [--docs DIR | --index DIR] [--token T] [--cors ORIGIN]",
+		Use:   "serve [--addr 127.0.0.1:8080] [--docs DIR | --index DIR] [--token T | --no-auth] [--cors ORIGIN]",
 		Short: "Answer questions over HTTP: a web page, a JSON API, an OpenAI-compatible chat API and MCP",
 		Long: `serve answers questions over HTTP with the same pipeline, index and run
 ledger as the other commands: a web page at / (ask, see the judged answer
@@ -55,9 +61,14 @@ deletions and PDF pages; sections), an OpenAI-compatible API under /v1/
 (streamable HTTP; the tools of docmind mcp). Every question is a run in
 the ledger (docmind runs ls).
 
-It binds to the loopback interface. Another --addr needs --token (or
-$DOCMIND_TOKEN), and every request must then send "Authorization: Bearer T".
-Browsers may call it from another origin only with --cors ORIGIN. At most
+It binds to the loopback interface and requires a token: on first start
+a random one is stored (mode 0600) in serve-token beside the index, and
+each start prints the URL with it (http://127.0.0.1:8080/#token=...):
+open that URL for the web page, and send "Authorization: Bearer TOKEN"
+to the APIs and MCP. --token T (or $DOCMIND_TOKEN) sets it instead.
+--no-auth turns the token off on a single-user machine: any local user
+and program can then read every document and run. Another --addr needs a
+token; --cors ORIGIN (browsers on another origin) needs one too. At most
 --max-runs questions run at once and --max-queue more wait; the rest get
 429. On Ctrl-C or SIGTERM it stops accepting requests and lets those in
 flight finish, for at most --shutdown-timeout.`,
@@ -65,11 +76,16 @@ flight finish, for at most --shutdown-timeout.`,
   curl -s localhost:8080/api/v1/ask -H 'Content-Type: application/json' -d '{"question":"What are the late payment penalties?"}'`,
 		Args: exactArgs(0, "no arguments"),
 		RunE: func(c *cobra.Command, _ []string) error {
-			if sf.token == "" {
+			if sf.token == "" && !sf.noAuth {
 				sf.token = a.getenv("DOCMIND_TOKEN")
 			}
-			if !server.IsLoopbackAddr(sf.addr) && sf.token == "" {
-				return usageError{cmd: c.Name(), err: fmt.Errorf("--addr %s is not a loopback address: pass --token T (or set DOCMIND_TOKEN) to serve beyond this machine", sf.addr)}
+			switch {
+			case sf.noAuth && c.Flags().Changed("token"):
+				return usageError{cmd: c.Name(), err: errors.New("--no-auth and --token contradict each other: pass one")}
+			case sf.noAuth && !server.IsLoopbackAddr(sf.addr):
+				return usageError{cmd: c.Name(), err: fmt.Errorf("--addr %s is not a loopback address: it needs a token, so drop --no-auth", sf.addr)}
+			case sf.noAuth && sf.cors != "":
+				return usageError{cmd: c.Name(), err: fmt.Errorf("--cors %s without a token would let any page from that origin read and delete the documents: drop --no-auth", sf.cors)}
 			}
 			if sf.maxRuns < 1 || sf.maxQueue < 0 {
 				return usageError{cmd: c.Name(), err: errors.New("--max-runs must be 1 or more and --max-queue 0 or more")}
@@ -81,7 +97,8 @@ flight finish, for at most --shutdown-timeout.`,
 	tf.registerData(cmd)
 	f := cmd.Flags()
 	f.StringVar(&sf.addr, "addr", "127.0.0.1:8080", "address to listen on (host:port); a non-loopback host needs --token")
-	f.StringVar(&sf.token, "token", "", "bearer token every request must send (default: $DOCMIND_TOKEN; required for a non-loopback --addr)")
+	f.StringVar(&sf.token, "token", "", "bearer token every request must send (default: $DOCMIND_TOKEN, else one generated and kept in serve-token beside the index)")
+	f.BoolVar(&sf.noAuth, "no-auth", false, "no token: any local user or program may use the server (single-user machines only; not with --cors or another --addr)")
 	f.StringVar(&sf.cors, "cors", "", "origin browsers may call the API from, e.g. http://localhost:3000 (default: none)")
 	f.IntVar(&sf.maxRuns, "max-runs", server.DefaultMaxRuns(), "questions answered at once: one per CPU by default; raise it for an LLM, whose runs wait on the network")
 	f.IntVar(&sf.maxQueue, "max-queue", server.DefaultMaxQueue, "questions waiting for a run beyond --max-runs before requests get 429")
@@ -119,12 +136,22 @@ func (a *app) serve(c *cobra.Command, pf *pipelineFlags, tf *threadFlags, sf *se
 	if err != nil {
 		return err
 	}
+	if !sf.noAuth && sf.token == "" {
+		// beside the index, or in the data folder for a --store
+		beside := dir
+		if src.index != nil {
+			beside = filepath.Dir(src.index.Path())
+		}
+		if sf.token, err = serveToken(filepath.Join(beside, serveTokenFile)); err != nil {
+			return err
+		}
+	}
 	queue := sf.maxQueue
 	if queue == 0 {
 		queue = -1 // none wait
 	}
 	h, err := server.New(server.Config{
-		Manager: m, Index: src.index, ShowSource: src.display, MCP: mcpHandler,
+		Manager: m, Index: src.index, ShowSource: relativeTo(ctx, src), MCP: mcpHandler,
 		UploadDir: filepath.Join(dir, "uploads"),
 		Token:     sf.token, CORSOrigin: sf.cors,
 		MaxRuns: sf.maxRuns, MaxQueue: queue, RunTimeout: pf.timeout,
@@ -135,6 +162,13 @@ func (a *app) serve(c *cobra.Command, pf *pipelineFlags, tf *threadFlags, sf *se
 		return err
 	}
 	defer h.Close()
+	// an upload cut off by a crash is in the upload folder and the index
+	// or in neither
+	if n, err := h.ReconcileUploads(ctx); err != nil {
+		return fmt.Errorf("reconcile the uploads with the index: %w", err)
+	} else if n > 0 {
+		fmt.Fprintf(a.stderr, "docmind: removed %d incomplete upload(s) left by an earlier run\n", n)
+	}
 	ln, err := net.Listen("tcp", sf.addr)
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", sf.addr, err)
@@ -150,7 +184,11 @@ func (a *app) serve(c *cobra.Command, pf *pipelineFlags, tf *threadFlags, sf *se
 	shutdownGrace.Store(int64(sf.grace + time.Second))
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
-	fmt.Fprintf(a.stderr, "docmind: serving on http://%s (open it in a browser for the web page; JSON API /api/v1/, OpenAI-compatible /v1/, MCP /mcp; Ctrl-C stops)\n", ln.Addr())
+	if sf.token != "" {
+		fmt.Fprintf(a.stderr, "docmind: serving on http://%s/#token=%s (open it in a browser for the web page; JSON API /api/v1/, OpenAI-compatible /v1/, MCP /mcp with Authorization: Bearer TOKEN; Ctrl-C stops)\n", ln.Addr(), sf.token)
+	} else {
+		fmt.Fprintf(a.stderr, "docmind: serving on http://%s/ without a token (--no-auth: any local user may use it; open it in a browser for the web page; JSON API /api/v1/, OpenAI-compatible /v1/, MCP /mcp; Ctrl-C stops)\n", ln.Addr())
+	}
 	select {
 	case err := <-served:
 		return err
@@ -164,4 +202,76 @@ func (a *app) serve(c *cobra.Command, pf *pipelineFlags, tf *threadFlags, sf *se
 	}
 	fmt.Fprintln(a.stderr, "docmind: stopped")
 	return nil
+}
+
+// serveTokenFile is the file beside the index that keeps serve's token.
+const serveTokenFile = "serve-token"
+
+// serveToken returns the token kept at path, generating a random one (32
+// bytes, hex) on first use. The file is mode 0600 in a 0700 folder; one
+// readable by others is refused rather than trusted.
+func serveToken(path string) (string, error) {
+	if fi, err := os.Lstat(path); err == nil {
+		if !fi.Mode().IsRegular() || fi.Mode().Perm()&0o077 != 0 {
+			return "", fmt.Errorf("%s is not a private regular file (mode %s): remove it and start again for a new token", path, fi.Mode())
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return "", fmt.Errorf("read the token: %w", err)
+		}
+		if tok := strings.TrimSpace(string(b)); len(tok) >= 16 {
+			return tok, nil
+		}
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return "", err
+	}
+	var raw [32]byte
+	if _, err := rand.Read(raw[:]); err != nil {
+		return "", err
+	}
+	tok := hex.EncodeToString(raw[:])
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".serve-token-*")
+	if err != nil {
+		return "", fmt.Errorf("store the token: %w", err)
+	}
+	_, err = tmp.WriteString(tok + "\n")
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), path)
+	}
+	if err != nil {
+		os.Remove(tmp.Name())
+		return "", fmt.Errorf("store the token: %w", err)
+	}
+	return tok, nil
+}
+
+// relativeTo returns how serve's replies show a document's path: as the
+// source shows it when that is relative (--docs as typed), otherwise
+// relative to the folder holding the index's documents when it started,
+// so that replies do not reveal where the files are.
+func relativeTo(ctx context.Context, src docSource) func(string) string {
+	root := ""
+	if src.index != nil {
+		if docs, err := src.index.Documents(ctx); err == nil {
+			paths := make([]string, len(docs))
+			for i, d := range docs {
+				paths[i] = d.Path
+			}
+			root = docmind.SourceRoot(paths...)
+		}
+	}
+	return func(p string) string {
+		shown := src.display(p)
+		if !filepath.IsAbs(shown) || root == "" {
+			return shown
+		}
+		if rel, err := filepath.Rel(root, shown); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			return rel
+		}
+		return shown
+	}
 }

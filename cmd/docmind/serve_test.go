@@ -24,14 +24,102 @@ import (
 	"github.com/docmind/docmind/internal/testenv"
 )
 
-func TestServeRefusesPublicAddressWithoutToken(t *testing.T) {
-	for _, addr := range []string{"0.0.0.0:0", ":0"} {
-		r := runCLI(t, nil, "serve", "--docs", "examples/contract", "--addr", addr)
+// TestServeRefusesUnsafeNoAuth: without a token, serve neither listens
+// beyond the loopback interface nor lets other origins in (--cors), and
+// --no-auth with --token is a contradiction.
+func TestServeRefusesUnsafeNoAuth(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--addr", "0.0.0.0:0"}, "is not a loopback address: it needs a token"},
+		{[]string{"--addr", ":0"}, "is not a loopback address: it needs a token"},
+		{[]string{"--cors", "*"}, "--cors * without a token"},
+		{[]string{"--token", "abc"}, "--no-auth and --token contradict"},
+	} {
+		r := runCLI(t, nil, append([]string{"serve", "--docs", "examples/contract", "--no-auth"}, tc.args...)...)
 		if r.code != exitUsage {
-			t.Fatalf("serve --addr %s: exit %d, want %d; stderr:\n%s", addr, r.code, exitUsage, r.stderr)
+			t.Fatalf("serve --no-auth %v: exit %d, want %d; stderr:\n%s", tc.args, r.code, exitUsage, r.stderr)
 		}
-		assertOneLineError(t, r, "is not a loopback address: pass --token")
+		assertOneLineError(t, r, tc.want)
 	}
+}
+
+// served is a docmind serve process started by startServe.
+type served struct {
+	cmd *exec.Cmd
+	// base is the server's URL, token the token of the URL it printed
+	// ("" with --no-auth), log what it wrote until then.
+	base, token string
+	log         bytes.Buffer
+	stderr      io.Reader
+}
+
+// startServe starts docmind serve on a free loopback port with args
+// (and the environment env), and reads the URL it prints; the process is
+// stopped when the test ends.
+func startServe(t *testing.T, env []string, args ...string) *served {
+	t.Helper()
+	cmd := exec.Command(binPath, append([]string{"serve", "--addr", "127.0.0.1:0"}, args...)...)
+	cmd.Dir = testenv.RepoRoot(t)
+	cmd.Env = append([]string{"HOME=" + t.TempDir(), "PATH=" + os.Getenv("PATH"), "XDG_CACHE_HOME=" + cacheDir(t)}, env...)
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	sv := &served{cmd: cmd, stderr: stderr}
+	t.Cleanup(func() {
+		if cmd.ProcessState == nil {
+			cmd.Process.Kill()
+			cmd.Wait()
+		}
+	})
+	// The address is on the "serving on" line.
+	lines := bufio.NewScanner(stderr)
+	for sv.base == "" && lines.Scan() {
+		sv.log.WriteString(lines.Text() + "\n")
+		if _, after, ok := strings.Cut(lines.Text(), "serving on "); ok {
+			url := strings.Fields(after)[0]
+			sv.base, sv.token, _ = strings.Cut(url, "/#token=")
+			sv.base = strings.TrimSuffix(sv.base, "/")
+		}
+	}
+	if sv.base == "" {
+		t.Fatalf("no 'serving on' line; stderr:\n%s", sv.log.String())
+	}
+	return sv
+}
+
+// do sends a request with the server's token.
+func (sv *served) do(t *testing.T, method, path, contentType string, body io.Reader) *http.Response {
+	t.Helper()
+	req, err := http.NewRequest(method, sv.base+path, body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if contentType != "" {
+		req.Header.Set("Content-Type", contentType)
+	}
+	if sv.token != "" {
+		req.Header.Set("Authorization", "Bearer "+sv.token)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp
+}
+
+// bearerTransport sends a token with every request.
+type bearerTransport string
+
+func (b bearerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+string(b))
+	return http.DefaultTransport.RoundTrip(r)
 }
 
 // serve --help, and the command list of docmind --help, name every way
@@ -60,37 +148,9 @@ func TestServeHelpNamesEveryWayIn(t *testing.T) {
 // exits 0, and the runs are in the ledger the CLI reads.
 func TestServeAnswersAndShutsDownGracefully(t *testing.T) {
 	data := t.TempDir()
-	cmd := exec.Command(binPath, "serve", "--docs", "examples/contract", "--addr", "127.0.0.1:0", "--data-dir", data)
-	cmd.Dir = testenv.RepoRoot(t)
-	cmd.Env = []string{"HOME=" + t.TempDir(), "PATH=" + os.Getenv("PATH"), "XDG_CACHE_HOME=" + cacheDir(t)}
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	sv := startServe(t, nil, "--docs", "examples/contract", "--data-dir", data)
+	cmd, base, log := sv.cmd, sv.base, &sv.log
 	exited := make(chan error, 1)
-	defer func() {
-		select {
-		case <-exited:
-		default:
-			cmd.Process.Kill()
-		}
-	}()
-	// The address is on the "serving on" line.
-	lines := bufio.NewScanner(stderr)
-	base := ""
-	var log bytes.Buffer
-	for base == "" && lines.Scan() {
-		log.WriteString(lines.Text() + "\n")
-		if _, after, ok := strings.Cut(lines.Text(), "serving on "); ok {
-			base = strings.Fields(after)[0]
-		}
-	}
-	if base == "" {
-		t.Fatalf("no 'serving on' line; stderr:\n%s", log.String())
-	}
 	// It says where each way in is: the page, the two APIs and MCP.
 	for _, want := range []string{"web page", "/api/v1/", "/v1/", "/mcp"} {
 		if !strings.Contains(log.String(), want) {
@@ -99,15 +159,24 @@ func TestServeAnswersAndShutsDownGracefully(t *testing.T) {
 	}
 	rest := make(chan string, 1)
 	go func() {
-		b, _ := io.ReadAll(stderr)
+		b, _ := io.ReadAll(sv.stderr)
 		rest <- string(b)
 	}()
 	go func() { exited <- cmd.Wait() }()
 
-	resp, err := http.Post(base+"/api/v1/ask", "application/json", strings.NewReader(`{"question": "What are the late payment penalties?"}`))
+	// A token is required by default: the one of the printed URL.
+	if len(sv.token) < 32 {
+		t.Fatalf("the URL printed carries no token: %s", log.String())
+	}
+	unauth, err := http.Post(base+"/api/v1/ask", "application/json", strings.NewReader(`{"question": "What are the late payment penalties?"}`))
 	if err != nil {
 		t.Fatal(err)
 	}
+	unauth.Body.Close()
+	if unauth.StatusCode != http.StatusUnauthorized {
+		t.Fatalf("ask without the token: %d, want 401", unauth.StatusCode)
+	}
+	resp := sv.do(t, "POST", "/api/v1/ask", "application/json", strings.NewReader(`{"question": "What are the late payment penalties?"}`))
 	var out struct {
 		FinalOutput string          `json:"final_output"`
 		Run         *checkpoint.Run `json:"run"`
@@ -122,7 +191,7 @@ func TestServeAnswersAndShutsDownGracefully(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	client := mcp.NewClient(&mcp.Implementation{Name: "docmind-test", Version: "1"}, nil)
-	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: base + "/mcp", MaxRetries: -1}, nil)
+	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: base + "/mcp", MaxRetries: -1, HTTPClient: &http.Client{Transport: bearerTransport(sv.token)}}, nil)
 	if err != nil {
 		t.Fatalf("MCP at /mcp: %v", err)
 	}
@@ -134,6 +203,7 @@ func TestServeAnswersAndShutsDownGracefully(t *testing.T) {
 	req, _ := http.NewRequest("POST", base+"/api/v1/ask", strings.NewReader(`{"question": "What is the warranty period?"}`))
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "text/event-stream")
+	req.Header.Set("Authorization", "Bearer "+sv.token)
 	stream, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
@@ -178,36 +248,15 @@ func TestServeAnswersAndShutsDownGracefully(t *testing.T) {
 
 // TestServeWithoutIndexStartsEmpty: `docmind serve` with no index yet
 // (no --docs, nothing ingested) starts on a new, empty index and says so;
-// a document uploaded through the API is then answered from.
+// a document uploaded through the API is then answered from. It runs
+// with --no-auth: no token is asked for.
 func TestServeWithoutIndexStartsEmpty(t *testing.T) {
-	cmd := exec.Command(binPath, "serve", "--addr", "127.0.0.1:0", "--data-dir", t.TempDir())
-	cmd.Dir = testenv.RepoRoot(t)
-	cmd.Env = []string{"HOME=" + t.TempDir(), "PATH=" + os.Getenv("PATH"), "XDG_CACHE_HOME=" + t.TempDir()}
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
+	sv := startServe(t, nil, "--data-dir", t.TempDir(), "--no-auth")
+	if !strings.Contains(sv.log.String(), "has no documents yet") || sv.token != "" || !strings.Contains(sv.log.String(), "without a token") {
+		t.Fatalf("serve --no-auth without an index did not start on an empty one, without a token; stderr:\n%s", sv.log.String())
 	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() {
-		cmd.Process.Signal(syscall.SIGTERM)
-		cmd.Wait()
-	}()
-	lines := bufio.NewScanner(stderr)
-	base, empty := "", false
-	var log bytes.Buffer
-	for base == "" && lines.Scan() {
-		log.WriteString(lines.Text() + "\n")
-		empty = empty || strings.Contains(lines.Text(), "has no documents yet")
-		if _, after, ok := strings.Cut(lines.Text(), "serving on "); ok {
-			base = strings.Fields(after)[0]
-		}
-	}
-	if base == "" || !empty {
-		t.Fatalf("serve without an index did not start on an empty one; stderr:\n%s", log.String())
-	}
-	go io.Copy(io.Discard, stderr)
+	base := sv.base
+	go io.Copy(io.Discard, sv.stderr)
 
 	contract, err := os.ReadFile(filepath.Join(testenv.RepoRoot(t), "examples", "contract", "master-services-agreement.md"))
 	if err != nil {
@@ -241,5 +290,57 @@ func TestServeWithoutIndexStartsEmpty(t *testing.T) {
 	resp.Body.Close()
 	if err != nil || !strings.Contains(out.FinalOutput, "1.5%") {
 		t.Fatalf("ask after the upload: %d %v %q", resp.StatusCode, err, out.FinalOutput)
+	}
+}
+
+// TestServeTokenKeptBesideTheIndex: the token serve generates on first
+// start is kept, mode 0600, in serve-token beside the index, and the
+// next start serves with the same one; a token file others can read is
+// refused.
+func TestServeTokenKeptBesideTheIndex(t *testing.T) {
+	ix := filepath.Join(t.TempDir(), "index")
+	args := []string{"--index", ix, "--data-dir", t.TempDir()}
+	if r := runCLI(t, nil, "ingest", "--index", ix, "examples/contract"); r.code != 0 {
+		t.Fatalf("ingest: %d %s", r.code, r.stderr)
+	}
+	first := startServe(t, nil, args...)
+	// the documents show relative to their folder, not where they are
+	resp := first.do(t, "GET", "/api/v1/documents", "", nil)
+	docs, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || !strings.Contains(string(docs), `"path":"master-services-agreement.md"`) || strings.Contains(string(docs), testenv.RepoRoot(t)) {
+		t.Errorf("documents: %d %s", resp.StatusCode, docs)
+	}
+	first.cmd.Process.Signal(syscall.SIGTERM)
+	go io.Copy(io.Discard, first.stderr)
+	first.cmd.Wait()
+	fi, err := os.Stat(filepath.Join(ix, "serve-token"))
+	if err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("serve-token beside the index: %v %v", fi, err)
+	}
+	b, _ := os.ReadFile(filepath.Join(ix, "serve-token"))
+	if strings.TrimSpace(string(b)) != first.token || first.token == "" {
+		t.Fatalf("serve-token holds %q, the URL printed %q", b, first.token)
+	}
+	second := startServe(t, nil, args...)
+	if second.token != first.token {
+		t.Errorf("the second start serves with token %q, the first with %q", second.token, first.token)
+	}
+	// the scheme's case does not matter
+	req, _ := http.NewRequest("GET", second.base+"/api/v1/runs", nil)
+	req.Header.Set("Authorization", "bearer "+second.token)
+	resp, err = http.DefaultClient.Do(req)
+	if err != nil || resp.StatusCode != 200 {
+		t.Fatalf("lower-case bearer: %v %v", resp, err)
+	}
+	resp.Body.Close()
+	second.cmd.Process.Signal(syscall.SIGTERM)
+	go io.Copy(io.Discard, second.stderr)
+	second.cmd.Wait()
+
+	os.Chmod(filepath.Join(ix, "serve-token"), 0o644)
+	r := runCLI(t, nil, append([]string{"serve", "--addr", "127.0.0.1:0"}, args...)...)
+	if r.code == 0 || !strings.Contains(r.stderr, "is not a private regular file") {
+		t.Errorf("serve with a readable token file: exit %d\n%s", r.code, r.stderr)
 	}
 }

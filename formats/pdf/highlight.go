@@ -18,6 +18,9 @@ import (
 // Highlights are where quotes occur on a rendered page, in the pixels of
 // the PNG RenderPage returns for the same page and dpi.
 type Highlights struct {
+	// DPI is the resolution the page renders at (FitDPI: lower than the
+	// one asked for when the page is too large for it).
+	DPI int `json:"dpi"`
 	// Width and Height are the rendered page's size in pixels.
 	Width  int `json:"width"`
 	Height int `json:"height"`
@@ -71,9 +74,13 @@ func (r *Reader) Highlight(ctx context.Context, source string, data []byte, n, d
 	if err != nil {
 		return nil, fmt.Errorf("pdf: %s: page %d size: %w", source, n, err)
 	}
-	// RenderPage's bitmap: the page size at dpi, rounded up.
+	// RenderPage's bitmap: the page size at the resolution it renders
+	// at, rounded up.
+	if dpi, err = FitDPI(size.Width, size.Height, dpi); err != nil {
+		return nil, fmt.Errorf("pdf: %s: page %d: %w", source, n, err)
+	}
 	scale := float64(dpi) / 72
-	h = &Highlights{Width: int(math.Ceil(size.Width * scale)), Height: int(math.Ceil(size.Height * scale)), Rects: []Rect{}}
+	h = &Highlights{DPI: dpi, Width: int(math.Ceil(size.Width * scale)), Height: int(math.Ceil(size.Height * scale)), Rects: []Rect{}}
 	tp, err := inst.FPDFText_LoadPage(&requests.FPDFText_LoadPage{Page: page})
 	if err != nil {
 		return h, nil // a page without a text layer has nothing to highlight

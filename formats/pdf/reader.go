@@ -36,6 +36,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -237,19 +238,101 @@ func (r *Reader) openPage(ctx context.Context, source string, data []byte, n int
 	return inst, od.Document, done, nil
 }
 
+// Render limits: a page renders at the resolution asked for unless its
+// bitmap would exceed MaxRenderPixels pixels or MaxRenderSide pixels on a
+// side; then at the largest resolution that fits (FitDPI). A page too
+// large even at 1 dpi gives ErrPageTooLarge.
+const (
+	// MaxRenderPixels bounds a rendered page's pixels: 16 Mi pixels, 64
+	// MiB as the RGBA bitmap PDFium draws into.
+	MaxRenderPixels = 16 << 20
+	// MaxRenderSide bounds a rendered page's width and height in pixels.
+	MaxRenderSide = 16 << 10
+	// retirePixels: an instance that drew a bitmap above this many pixels
+	// is closed rather than returned to the pool, so that the WebAssembly
+	// memory the bitmap grew (which never shrinks) is given back.
+	retirePixels = 4 << 20
+)
+
+// ErrPageTooLarge is returned (wrapped) by RenderPage and Highlight for a
+// page that cannot be drawn within MaxRenderPixels even at 1 dpi, or
+// whose size is not a size.
+var ErrPageTooLarge = errors.New("page too large to render")
+
+// FitDPI returns the resolution a page of w×h points renders at when dpi
+// is asked for: dpi, or the largest resolution below it at which the
+// bitmap stays within MaxRenderPixels and MaxRenderSide. It returns
+// ErrPageTooLarge when not even 1 dpi fits.
+func FitDPI(w, h float64, dpi int) (int, error) {
+	if !(w > 0 && h > 0) || math.IsInf(w, 0) || math.IsInf(h, 0) {
+		return 0, fmt.Errorf("%w: the page's size is %gx%g points", ErrPageTooLarge, w, h)
+	}
+	px := func(d int) (int64, int64) {
+		s := float64(d) / 72
+		return int64(math.Ceil(w * s)), int64(math.Ceil(h * s))
+	}
+	fits := func(d int) bool {
+		pw, ph := px(d)
+		return pw <= MaxRenderSide && ph <= MaxRenderSide && pw*ph <= MaxRenderPixels
+	}
+	if dpi < 1 {
+		dpi = 1
+	}
+	if fits(dpi) {
+		return dpi, nil
+	}
+	// estimate from the area, then step down to absorb the rounding up
+	d := int(min(float64(dpi), 72*math.Sqrt(MaxRenderPixels/(w*h)), 72*MaxRenderSide/max(w, h)))
+	for d >= 1 && !fits(d) {
+		d--
+	}
+	if d < 1 {
+		return 0, fmt.Errorf("%w: the page is %.0fx%.0f inches", ErrPageTooLarge, w/72, h/72)
+	}
+	return d, nil
+}
+
+// pageDPI returns the resolution page n (1-based) of doc renders at when
+// dpi is asked for (FitDPI) and the pixels of its bitmap.
+func pageDPI(inst pdfium.Pdfium, doc references.FPDF_DOCUMENT, source string, n, dpi int) (int, int64, error) {
+	size, err := inst.FPDF_GetPageSizeByIndex(&requests.FPDF_GetPageSizeByIndex{Document: doc, Index: n - 1})
+	if err != nil {
+		return 0, 0, fmt.Errorf("pdf: %s: page %d size: %w", source, n, err)
+	}
+	fit, err := FitDPI(size.Width, size.Height, dpi)
+	if err != nil {
+		return 0, 0, fmt.Errorf("pdf: %s: page %d: %w", source, n, err)
+	}
+	s := float64(fit) / 72
+	return fit, int64(math.Ceil(size.Width*s)) * int64(math.Ceil(size.Height*s)), nil
+}
+
 // RenderPage renders page n (1-based) of a PDF as a PNG image at dpi
-// dots per inch.
+// dots per inch, or at the lower resolution FitDPI gives for a page too
+// large for dpi; ErrPageTooLarge when even 1 dpi is too large.
 func (r *Reader) RenderPage(ctx context.Context, source string, data []byte, n, dpi int) (png []byte, err error) {
 	defer formats.Recover(source, &err)
 	inst, doc, done, err := r.openPage(ctx, source, data, n)
 	if err != nil {
 		return nil, err
 	}
-	defer done()
+	fit, pixels, err := pageDPI(inst, doc, source, n, dpi)
+	if err != nil {
+		done()
+		return nil, err
+	}
+	defer func() {
+		if pixels > retirePixels {
+			inst.FPDF_CloseDocument(&requests.FPDF_CloseDocument{Document: doc})
+			inst.Kill()
+			return
+		}
+		done()
+	}()
 	out, err := inst.RenderToFile(&requests.RenderToFile{
 		RenderPageInDPI: &requests.RenderPageInDPI{
 			Page: requests.Page{ByIndex: &requests.PageByIndex{Document: doc, Index: n - 1}},
-			DPI:  dpi,
+			DPI:  fit,
 		},
 		OutputFormat: requests.RenderToFileOutputFormatPNG,
 		OutputTarget: requests.RenderToFileOutputTargetBytes,

@@ -227,9 +227,10 @@ func (m *Model) GenerateContent(ctx context.Context, messages []llms.MessageCont
 	if err != nil {
 		return nil, err
 	}
-	info := &respInfo{}
+	streaming := opts.StreamingFunc != nil || opts.StreamingReasoningFunc != nil
+	info := &respInfo{limit: replyLimit(opts.MaxTokens, max(req.N, 1), streaming)}
 	ctx = context.WithValue(ctx, respInfoKey{}, info)
-	if opts.StreamingFunc != nil || opts.StreamingReasoningFunc != nil {
+	if streaming {
 		return m.stream(ctx, req, &opts, info)
 	}
 	resp, err := m.client.CreateChatCompletion(ctx, req)
@@ -428,6 +429,12 @@ func (m *Model) stream(ctx context.Context, req sdk.ChatCompletionRequest, o *ll
 	var model, finish string
 	tools := map[int]*llms.ToolCall{}
 	var order []int
+	// the streamed text stops at the token limit's bytes too, before the
+	// receiver prints more of it
+	textCap := 0
+	if o.MaxTokens > 0 {
+		textCap = o.MaxTokens*ReplyBytesPerToken + replyOverhead
+	}
 	for {
 		chunk, err := st.Recv()
 		if errors.Is(err, io.EOF) {
@@ -448,6 +455,9 @@ func (m *Model) stream(ctx context.Context, req sdk.ChatCompletionRequest, o *ll
 			}
 			if c.FinishReason != "" {
 				finish = string(c.FinishReason)
+			}
+			if textCap > 0 && text.Len()+reasoning.Len()+len(c.Delta.Content)+len(c.Delta.ReasoningContent) > textCap {
+				return nil, m.wrapErr(ctx, fmt.Errorf("%w (%d bytes of text for max_tokens %d)", ErrReplyTooLarge, textCap, o.MaxTokens), info)
 			}
 			if d := c.Delta.ReasoningContent; d != "" {
 				reasoning.WriteString(d)
@@ -540,10 +550,66 @@ func (m *Model) wrapErr(ctx context.Context, err error, info *respInfo) error {
 }
 
 // respInfo carries what go-openai's errors drop (the Retry-After header)
-// from the HTTP layer to wrapErr, through the request's context.
+// from the HTTP layer to wrapErr, and the cap on a reply's bytes from the
+// call to the HTTP layer, through the request's context.
 type respInfo struct {
 	mu         sync.Mutex
 	retryAfter time.Duration
+	// limit caps the bytes read of a successful reply (0: no cap).
+	limit int64
+}
+
+// Reply caps: a server that ignores max_tokens (or a broken one) could
+// send an endless reply; reading stops at a multiple of the token limit
+// with ErrReplyTooLarge, rather than after minutes and megabytes.
+const (
+	// ReplyBytesPerToken is the bytes of reply text allowed per token of
+	// the limit: a token is about 4 bytes of English, escaped JSON and
+	// other scripts take more.
+	ReplyBytesPerToken = 16
+	// streamBytesPerToken is the same for a stream's body, where each
+	// token may come in its own chunk of JSON (about 200 bytes).
+	streamBytesPerToken = 512
+	// replyOverhead is allowed beyond the reply text: the JSON around it.
+	replyOverhead = 64 << 10
+	// DefaultMaxReplyBytes caps a reply when the call sets no token limit.
+	DefaultMaxReplyBytes = 16 << 20
+)
+
+// ErrReplyTooLarge is returned (wrapped) when a reply runs past its cap:
+// the server sent more than the token limit allows.
+var ErrReplyTooLarge = errors.New("reply larger than its token limit allows (the server ignores max_tokens?); stopped reading")
+
+// replyLimit returns the cap on a reply's body for a call limited to
+// maxTokens tokens (0: none) with n choices.
+func replyLimit(maxTokens, n int, streaming bool) int64 {
+	if maxTokens <= 0 {
+		return DefaultMaxReplyBytes
+	}
+	per := int64(ReplyBytesPerToken)
+	if streaming {
+		per = streamBytesPerToken
+	}
+	return int64(maxTokens)*int64(n)*per + replyOverhead
+}
+
+// cappedBody reads a reply's body up to limit bytes, then fails with
+// ErrReplyTooLarge (and stops reading).
+type cappedBody struct {
+	io.ReadCloser
+	left, limit int64
+}
+
+func (b *cappedBody) Read(p []byte) (int, error) {
+	if b.left <= 0 {
+		return 0, fmt.Errorf("%w (%d bytes)", ErrReplyTooLarge, b.limit)
+	}
+	if int64(len(p)) > b.left {
+		p = p[:b.left]
+	}
+	n, err := b.ReadCloser.Read(p)
+	b.left -= int64(n)
+	return n, err
 }
 
 type respInfoKey struct{}
@@ -560,12 +626,18 @@ type headerDoer struct{ c *http.Client }
 
 func (d headerDoer) Do(req *http.Request) (*http.Response, error) {
 	resp, err := d.c.Do(req)
-	if err == nil && resp.StatusCode >= http.StatusBadRequest {
-		if info, ok := req.Context().Value(respInfoKey{}).(*respInfo); ok {
-			info.mu.Lock()
-			info.retryAfter = llm.ParseRetryAfter(resp.Header.Get("Retry-After"), time.Now())
-			info.mu.Unlock()
-		}
+	if err != nil {
+		return resp, err
+	}
+	info, ok := req.Context().Value(respInfoKey{}).(*respInfo)
+	switch {
+	case !ok:
+	case resp.StatusCode >= http.StatusBadRequest:
+		info.mu.Lock()
+		info.retryAfter = llm.ParseRetryAfter(resp.Header.Get("Retry-After"), time.Now())
+		info.mu.Unlock()
+	case info.limit > 0:
+		resp.Body = &cappedBody{ReadCloser: resp.Body, left: info.limit, limit: info.limit}
 	}
 	return resp, err
 }

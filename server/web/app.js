@@ -37,6 +37,17 @@ function newThreadID() {
 
 const tokenKey = "docmind-token";
 
+// The URL docmind serve prints carries the token after "#token=" (a
+// fragment: it never reaches a server or a log): keep it for this tab and
+// take it out of the address bar.
+{
+  const m = /(?:^#|&)token=([^&]+)/.exec(location.hash);
+  if (m) {
+    sessionStorage.setItem(tokenKey, decodeURIComponent(m[1]));
+    history.replaceState(null, "", location.pathname + location.search);
+  }
+}
+
 // api calls the API with the token, if one was given; a 401 asks for it.
 async function api(path, opts = {}) {
   const headers = new Headers(opts.headers || {});

@@ -1,0 +1,82 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/docmind/docmind/index"
+)
+
+// TestGCRetainsCachesAndUploads: gc deletes the per-folder index caches
+// unused for --cache-days and, given --upload-days, the uploads older
+// than that with their documents in the default index; what is newer
+// stays, and uploads stay without --upload-days.
+func TestGCRetainsCachesAndUploads(t *testing.T) {
+	cache, data := t.TempDir(), t.TempDir()
+	env := []string{"XDG_CACHE_HOME=" + cache, "DOCMIND_DATA_DIR=" + data}
+	// a cache in use (ask --docs) and one unused for 40 days
+	if r := runCLI(t, env, "ask", "--docs", "examples/contract", "What are the late payment penalties?"); r.code != 0 {
+		t.Fatalf("ask: %d %s", r.code, r.stderr)
+	}
+	folders := filepath.Join(cache, "docmind", "folders")
+	used, _ := os.ReadDir(folders)
+	if len(used) != 1 {
+		t.Fatalf("%d folder caches after ask --docs, want 1", len(used))
+	}
+	stale := filepath.Join(folders, "stale")
+	os.MkdirAll(stale, 0o700)
+	long := time.Now().Add(-40 * 24 * time.Hour)
+	os.Chtimes(stale, long, long)
+	// two uploads in the default index, one 40 days old
+	uploads := filepath.Join(data, "uploads")
+	os.MkdirAll(uploads, 0o700)
+	oldFile, newFile := filepath.Join(uploads, "old.md"), filepath.Join(uploads, "new.md")
+	os.WriteFile(oldFile, []byte("# Old\n\nAn old upload about invoices.\n"), 0o600)
+	os.WriteFile(newFile, []byte("# New\n\nA new upload about invoices.\n"), 0o600)
+	if r := runCLI(t, env, "ingest", oldFile, newFile); r.code != 0 {
+		t.Fatalf("ingest: %d %s", r.code, r.stderr)
+	}
+	os.Chtimes(oldFile, long, long)
+
+	gc := func(args ...string) fileGC {
+		r := runCLI(t, env, append([]string{"gc", "--json"}, args...)...)
+		var out fileGC
+		if err := json.Unmarshal([]byte(r.stdout), &out); r.code != 0 || err != nil {
+			t.Fatalf("gc %v: %d %v\n%s%s", args, r.code, err, r.stdout, r.stderr)
+		}
+		return out
+	}
+	if got := gc(); got != (fileGC{Caches: 1}) {
+		t.Errorf("gc: %+v, want the stale cache alone deleted", got)
+	}
+	if _, err := os.Stat(oldFile); err != nil {
+		t.Errorf("gc without --upload-days deleted an upload: %v", err)
+	}
+	if got := gc("--upload-days", "30"); got != (fileGC{Uploads: 1}) {
+		t.Errorf("gc --upload-days 30: %+v, want the old upload deleted", got)
+	}
+	if _, err := os.Stat(oldFile); !os.IsNotExist(err) {
+		t.Errorf("the old upload is still there: %v", err)
+	}
+	if _, err := os.Stat(newFile); err != nil {
+		t.Errorf("the new upload was deleted: %v", err)
+	}
+	if left, _ := os.ReadDir(folders); len(left) != 1 || left[0].Name() != used[0].Name() {
+		t.Errorf("folder caches left: %v", left)
+	}
+	ix, err := index.Open(context.Background(), index.PathInDir(filepath.Join(cache, "docmind", "index")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	if _, ok, _ := ix.Document(context.Background(), oldFile); ok {
+		t.Error("the old upload's document is still in the default index")
+	}
+	if _, ok, _ := ix.Document(context.Background(), newFile); !ok {
+		t.Error("the new upload's document left the default index")
+	}
+}
