@@ -12,6 +12,7 @@ import (
 	"github.com/docmind/docmind/formats/html"
 	"github.com/docmind/docmind/formats/pdf"
 	"github.com/docmind/docmind/formats/text"
+	"github.com/docmind/docmind/formats/xlsx"
 	"github.com/docmind/docmind/loader"
 )
 
@@ -85,6 +86,8 @@ func NewLoader(opts ...LoaderOption) (*Loader, func()) {
 		loader.WithParser(formats.PDF, lp),
 		loader.WithParser(formats.DOCX, loader.ParserFunc(docx.Parse)),
 		loader.WithParser(formats.HTML, loader.ParserFunc(html.Parse)),
+		loader.WithParser(formats.XLSX, loader.ParserFunc(xlsx.Parse)),
+		loader.WithParser(formats.CSV, loader.ParserFunc(xlsx.ParseCSV)),
 		loader.WithDecoder(textDecoder{}),
 	}
 	return loader.New(append(base, opts...)...), lp.close

@@ -162,7 +162,15 @@ func (l *Loader) Parse(ctx context.Context, name string, data []byte) (doc *docu
 	if format == formats.Binary {
 		return nil, fmt.Errorf("%w (%s)", ErrNotText, binaryReason(data, name))
 	}
-	if format == formats.Text || format == formats.Markdown {
+	if _, ok := l.parsers[format]; !ok {
+		switch format {
+		case formats.CSV, formats.EML:
+			format = formats.Text // read as plain text without their parser
+		case formats.Image:
+			return nil, fmt.Errorf("%w (%s image is not supported without OCR)", ErrNotText, imageKind(data))
+		}
+	}
+	if format == formats.Text || format == formats.Markdown || format == formats.CSV {
 		text, err := l.decoder.Decode(data)
 		if err != nil {
 			return nil, fmt.Errorf("cannot decode text: %w", err)
@@ -170,7 +178,9 @@ func (l *Loader) Parse(ctx context.Context, name string, data []byte) (doc *docu
 		if strings.IndexFunc(text, func(r rune) bool { return !unicode.IsSpace(r) }) < 0 {
 			return nil, errors.New("empty file")
 		}
-		format = classifyText(firstN(text, sniffLen), name)
+		if format != formats.CSV {
+			format = classifyText(firstN(text, sniffLen), name)
+		}
 		data = []byte(text)
 	}
 	p, ok := l.parsers[format]

@@ -32,7 +32,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/xml"
-	"errors"
 	"io"
 	"regexp"
 	"strconv"
@@ -40,6 +39,7 @@ import (
 
 	"github.com/docmind/docmind/document"
 	"github.com/docmind/docmind/formats"
+	"github.com/docmind/docmind/formats/internal/zipx"
 )
 
 // MaxPartSize is the largest decompressed size of one part (document.xml,
@@ -135,35 +135,11 @@ func parse(ctx context.Context, source string, data []byte, limit int64) (doc *d
 	}, nil
 }
 
-var errTooLarge = errors.New("part too large")
-
 func partError(source, name string, err error, limit int64) error {
-	if errors.Is(err, errTooLarge) {
-		return formats.Errorf(source, formats.ErrTooLarge, "%s is larger than %d KiB once decompressed (zip bomb?)", name, limit>>10)
-	}
-	return formats.Errorf(source, formats.ErrCorrupt, "cannot read %s: %w", name, err)
+	return zipx.PartError(source, name, err, limit)
 }
 
-// readPart decompresses one zip entry, refusing more than limit bytes
-// whatever the header claims.
-func readPart(f *zip.File, limit int64) ([]byte, error) {
-	if f.UncompressedSize64 > uint64(limit) {
-		return nil, errTooLarge
-	}
-	rc, err := f.Open()
-	if err != nil {
-		return nil, err
-	}
-	defer rc.Close()
-	b, err := io.ReadAll(io.LimitReader(rc, limit+1))
-	if err != nil {
-		return nil, err
-	}
-	if int64(len(b)) > limit {
-		return nil, errTooLarge
-	}
-	return b, nil
-}
+func readPart(f *zip.File, limit int64) ([]byte, error) { return zipx.ReadPart(f, limit) }
 
 // style is one paragraph style definition from styles.xml.
 type style struct {
