@@ -11,6 +11,7 @@ import (
 	"github.com/docmind/docmind/formats/docx"
 	"github.com/docmind/docmind/formats/html"
 	"github.com/docmind/docmind/formats/pdf"
+	"github.com/docmind/docmind/formats/pptx"
 	"github.com/docmind/docmind/formats/text"
 	"github.com/docmind/docmind/formats/xlsx"
 	"github.com/docmind/docmind/loader"
@@ -88,6 +89,7 @@ func NewLoader(opts ...LoaderOption) (*Loader, func()) {
 		loader.WithParser(formats.HTML, loader.ParserFunc(html.Parse)),
 		loader.WithParser(formats.XLSX, loader.ParserFunc(xlsx.Parse)),
 		loader.WithParser(formats.CSV, loader.ParserFunc(xlsx.ParseCSV)),
+		loader.WithParser(formats.PPTX, loader.ParserFunc(pptx.Parse)),
 		loader.WithDecoder(textDecoder{}),
 	}
 	return loader.New(append(base, opts...)...), lp.close

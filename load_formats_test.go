@@ -8,13 +8,15 @@ import (
 	"testing"
 )
 
-// TestLoadNewFormats loads a folder with a workbook, a CSV file and a
+// TestLoadNewFormats loads a folder with a workbook, a CSV file, a deck
+// (named without extension: detected from its content) and a
 // damaged workbook through the loader every command uses: the good files
 // give sections whose rows carry their header, the bad one one line of
 // reason, and the rest of the folder is still read.
 func TestLoadNewFormats(t *testing.T) {
 	dir := t.TempDir()
 	copyFile(t, "formats/xlsx/testdata/sales.xlsx", filepath.Join(dir, "sales.xlsx"))
+	copyFile(t, "formats/pptx/testdata/review.pptx", filepath.Join(dir, "deck"))
 	write := func(name, data string) {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o644); err != nil {
 			t.Fatal(err)
@@ -34,6 +36,8 @@ func TestLoadNewFormats(t *testing.T) {
 	for _, want := range []string{
 		"Sales | Region: EMEA; Q2 2024: 1,102; Q3 2024: 1,204",
 		"budget | Team: Research; Budget 2025: 2,400,000",
+		"Revenue by region | EMEA grew 9% to 1,204",
+		"Speaker notes: Mention that the EMEA figure",
 	} {
 		if !strings.Contains(all.String(), want) {
 			t.Errorf("sections lack %q:\n%s", want, all.String())
@@ -46,7 +50,7 @@ func TestLoadNewFormats(t *testing.T) {
 	for _, f := range rep.Files {
 		formats[f.Format] = true
 	}
-	if !formats["xlsx"] || !formats["csv"] {
+	if !formats["xlsx"] || !formats["csv"] || !formats["pptx"] {
 		t.Errorf("formats loaded %v", formats)
 	}
 }

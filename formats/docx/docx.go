@@ -74,22 +74,11 @@ func parse(ctx context.Context, source string, data []byte, limit int64) (doc *d
 	if len(data) == 0 {
 		return nil, formats.Errorf(source, formats.ErrEmpty, "empty file")
 	}
-	if bytes.HasPrefix(data, []byte("\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1")) {
-		// Password-protected OOXML is stored inside an OLE compound file
-		// with an "EncryptionInfo" stream (names are UTF-16LE).
-		if bytes.Contains(data, []byte("E\x00n\x00c\x00r\x00y\x00p\x00t\x00i\x00o\x00n\x00I\x00n\x00f\x00o")) {
-			return nil, formats.Errorf(source, formats.ErrEncrypted, "encrypted Word document (password required)")
-		}
-		return nil, formats.Errorf(source, formats.ErrUnsupported, "legacy Word .doc format is not supported")
-	}
-	zr, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
+	a, err := zipx.OpenOffice(source, "DOCX", "Word", ".doc", data, limit)
 	if err != nil {
-		return nil, formats.Errorf(source, formats.ErrCorrupt, "not a valid DOCX (zip) file: %w", err)
+		return nil, err
 	}
-	parts := map[string]*zip.File{}
-	for _, f := range zr.File {
-		parts[strings.TrimPrefix(f.Name, "/")] = f
-	}
+	parts := a.Parts
 	main := parts["word/document.xml"]
 	if main == nil {
 		return nil, formats.Errorf(source, formats.ErrUnsupported, "zip file has no word/document.xml (not a Word document)")

@@ -35,10 +35,7 @@ func Parse(ctx context.Context, source string, data []byte) (doc *document.Docum
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	if bytes.HasPrefix(data, []byte("\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1")) {
-		return nil, formats.Errorf(source, formats.ErrEncrypted, "encrypted workbook or legacy .xls (not supported)")
-	}
-	a, err := zipx.Open(source, "XLSX", data, MaxPartSize)
+	a, err := zipx.OpenOffice(source, "XLSX", "Excel", ".xls", data, MaxPartSize)
 	if err != nil {
 		return nil, err
 	}

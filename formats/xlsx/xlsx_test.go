@@ -104,7 +104,8 @@ func TestBadWorkbooks(t *testing.T) {
 	}{
 		{"truncated", good[:len(good)/2], formats.ErrCorrupt},
 		{"not zip", []byte("PK\x03\x04 not really a zip"), formats.ErrCorrupt},
-		{"ole", []byte("\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1 rest"), formats.ErrEncrypted},
+		{"ole", []byte("\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1 rest"), formats.ErrUnsupported},
+		{"encrypted", []byte("\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1E\x00n\x00c\x00r\x00y\x00p\x00t\x00i\x00o\x00n\x00I\x00n\x00f\x00o\x00"), formats.ErrEncrypted},
 		{"empty workbook", eb.Bytes(), formats.ErrEmpty},
 		{"bomb", bomb(t, "xl/worksheets/sheet1.xml", MaxPartSize+1), formats.ErrTooLarge},
 		{"no workbook", bomb(t, "word/document.xml", 10), formats.ErrUnsupported},

@@ -1,5 +1,15 @@
 package main
 
-func writePPTX() error           { return nil }
+import "sort"
+
 func writeEML() error            { return nil }
 func photo(in, out string) error { return nil }
+
+func sortedKeys(m map[string]string) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}

@@ -32,6 +32,23 @@ type Archive struct {
 	Limit int64
 }
 
+// OpenOffice opens an Office Open XML file: app names the application
+// ("Word") and legacy the extension of its older binary format (".doc").
+// Office stores a password-protected file, and the older format, in an
+// OLE compound file rather than a zip: the first gives ErrEncrypted, the
+// second ErrUnsupported.
+func OpenOffice(source, kind, app, legacy string, data []byte, limit int64) (*Archive, error) {
+	if bytes.HasPrefix(data, []byte("\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1")) {
+		// The encrypted package sits beside an "EncryptionInfo" stream
+		// (names are UTF-16LE).
+		if bytes.Contains(data, []byte("E\x00n\x00c\x00r\x00y\x00p\x00t\x00i\x00o\x00n\x00I\x00n\x00f\x00o")) {
+			return nil, formats.Errorf(source, formats.ErrEncrypted, "encrypted %s document (password required)", app)
+		}
+		return nil, formats.Errorf(source, formats.ErrUnsupported, "legacy %s %s format is not supported", app, legacy)
+	}
+	return Open(source, kind, data, limit)
+}
+
 // Open opens data as a zip archive. kind names the format in errors
 // ("DOCX", "XLSX").
 func Open(source, kind string, data []byte, limit int64) (*Archive, error) {
