@@ -9,6 +9,7 @@ import (
 	"github.com/docmind/docmind/document"
 	"github.com/docmind/docmind/formats"
 	"github.com/docmind/docmind/formats/docx"
+	"github.com/docmind/docmind/formats/eml"
 	"github.com/docmind/docmind/formats/html"
 	"github.com/docmind/docmind/formats/pdf"
 	"github.com/docmind/docmind/formats/pptx"
@@ -92,7 +93,15 @@ func NewLoader(opts ...LoaderOption) (*Loader, func()) {
 		loader.WithParser(formats.PPTX, loader.ParserFunc(pptx.Parse)),
 		loader.WithDecoder(textDecoder{}),
 	}
-	return loader.New(append(base, opts...)...), lp.close
+	// Attachments of e-mails are read by the Loader itself, as files of
+	// their own.
+	var l *loader.Loader
+	mail := eml.Parser{Attachment: func(ctx context.Context, name string, data []byte) (*document.Document, error) {
+		return l.Parse(ctx, name, data)
+	}}
+	base = append(base, loader.WithParser(formats.EML, mail))
+	l = loader.New(append(base, opts...)...)
+	return l, lp.close
 }
 
 // textDecoder decodes text in any encoding formats/text recognises, and

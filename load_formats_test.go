@@ -17,6 +17,7 @@ func TestLoadNewFormats(t *testing.T) {
 	dir := t.TempDir()
 	copyFile(t, "formats/xlsx/testdata/sales.xlsx", filepath.Join(dir, "sales.xlsx"))
 	copyFile(t, "formats/pptx/testdata/review.pptx", filepath.Join(dir, "deck"))
+	copyFile(t, "formats/eml/testdata/budget.eml", filepath.Join(dir, "mail", "budget.eml"))
 	write := func(name, data string) {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o644); err != nil {
 			t.Fatal(err)
@@ -38,6 +39,9 @@ func TestLoadNewFormats(t *testing.T) {
 		"budget | Team: Research; Budget 2025: 2,400,000",
 		"Revenue by region | EMEA grew 9% to 1,204",
 		"Speaker notes: Mention that the EMEA figure",
+		"Budget 2025 and the Q3 review | Subject: Budget 2025 and the Q3 review\nFrom: Ines Duarte",
+		"Attachment: budget.csv | Team: Research; Budget 2025: 2,400,000",
+		"Attachments not read: old-figures.xlsx (",
 	} {
 		if !strings.Contains(all.String(), want) {
 			t.Errorf("sections lack %q:\n%s", want, all.String())
@@ -50,13 +54,16 @@ func TestLoadNewFormats(t *testing.T) {
 	for _, f := range rep.Files {
 		formats[f.Format] = true
 	}
-	if !formats["xlsx"] || !formats["csv"] || !formats["pptx"] {
+	if !formats["xlsx"] || !formats["csv"] || !formats["pptx"] || !formats["eml"] {
 		t.Errorf("formats loaded %v", formats)
 	}
 }
 
 func copyFile(t *testing.T, from, to string) {
 	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	b, err := os.ReadFile(from)
 	if err != nil {
 		t.Fatal(err)

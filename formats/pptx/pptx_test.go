@@ -5,25 +5,18 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"os"
 	"strings"
 	"testing"
 
 	"github.com/docmind/docmind/document"
 	"github.com/docmind/docmind/formats"
+	"github.com/docmind/docmind/formats/internal/fixture"
 )
 
-func fixture(t testing.TB) []byte {
-	t.Helper()
-	b, err := os.ReadFile("testdata/review.pptx")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
+func deckFile(t testing.TB) []byte { return fixture.Local(t, "review.pptx") }
 
 func TestParseDeck(t *testing.T) {
-	doc, err := Parse(context.Background(), "review.pptx", fixture(t))
+	doc, err := Parse(context.Background(), "review.pptx", deckFile(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,7 +50,7 @@ func TestParseDeck(t *testing.T) {
 // given a header claiming size bytes when content is nil).
 func rezip(t *testing.T, name string, content []byte, size uint64) []byte {
 	t.Helper()
-	zr, err := zip.NewReader(bytes.NewReader(fixture(t)), int64(len(fixture(t))))
+	zr, err := zip.NewReader(bytes.NewReader(deckFile(t)), int64(len(deckFile(t))))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,7 +88,7 @@ func onePart(t *testing.T, name string) []byte {
 }
 
 func TestBadDecks(t *testing.T) {
-	good := fixture(t)
+	good := deckFile(t)
 	for _, tc := range []struct {
 		name string
 		data []byte
@@ -119,7 +112,7 @@ func TestBadDecks(t *testing.T) {
 }
 
 func FuzzParse(f *testing.F) {
-	f.Add(fixture(f))
+	f.Add(deckFile(f))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		doc, err := parse(context.Background(), "f.pptx", data, 1<<20)
 		if err == nil && !hasText(doc.Blocks) {

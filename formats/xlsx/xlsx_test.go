@@ -6,7 +6,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 	"testing"
 
@@ -14,19 +13,11 @@ import (
 
 	"github.com/docmind/docmind/document"
 	"github.com/docmind/docmind/formats"
+	"github.com/docmind/docmind/formats/internal/fixture"
 )
 
-func readFixture(t testing.TB, name string) []byte {
-	t.Helper()
-	b, err := os.ReadFile("testdata/" + name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
-
 func TestParseWorkbook(t *testing.T) {
-	doc, err := Parse(context.Background(), "sales.xlsx", readFixture(t, "sales.xlsx"))
+	doc, err := Parse(context.Background(), "sales.xlsx", fixture.Local(t, "sales.xlsx"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,7 +82,7 @@ func TestRowsInBlocks(t *testing.T) {
 
 func TestBadWorkbooks(t *testing.T) {
 	ctx := context.Background()
-	good := readFixture(t, "sales.xlsx")
+	good := fixture.Local(t, "sales.xlsx")
 	empty := excelize.NewFile()
 	var eb bytes.Buffer
 	if err := empty.Write(&eb); err != nil {
@@ -142,7 +133,7 @@ func TestColumnName(t *testing.T) {
 }
 
 func FuzzParse(f *testing.F) {
-	f.Add(readFixture(f, "sales.xlsx"))
+	f.Add(fixture.Local(f, "sales.xlsx"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		doc, err := Parse(context.Background(), "f.xlsx", data)
 		if err == nil && len(doc.Blocks) == 0 {

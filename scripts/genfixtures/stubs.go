@@ -2,7 +2,6 @@ package main
 
 import "sort"
 
-func writeEML() error            { return nil }
 func photo(in, out string) error { return nil }
 
 func sortedKeys(m map[string]string) []string {
