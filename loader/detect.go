@@ -217,18 +217,6 @@ func sniff(data []byte, name string) (format, reason string) {
 // TIFF (both byte orders).
 var imageMagic = []string{"\x89PNG\r\n\x1a\n", "\xff\xd8\xff", "II*\x00", "MM\x00*"}
 
-// imageKind names the kind of an image by its signature: "PNG", "JPEG"
-// or "TIFF".
-func imageKind(data []byte) string {
-	switch {
-	case bytes.HasPrefix(data, []byte("\x89PNG")):
-		return "PNG"
-	case bytes.HasPrefix(data, []byte("\xff\xd8")):
-		return "JPEG"
-	}
-	return "TIFF"
-}
-
 // officeParts name the Office Open XML formats by the part each must
 // hold.
 var officeParts = []struct{ part, format string }{

@@ -2,8 +2,6 @@ package main
 
 import "sort"
 
-func photo(in, out string) error { return nil }
-
 func sortedKeys(m map[string]string) []string {
 	out := make([]string, 0, len(m))
 	for k := range m {
