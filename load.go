@@ -9,9 +9,13 @@ import (
 	"github.com/docmind/docmind/document"
 	"github.com/docmind/docmind/formats"
 	"github.com/docmind/docmind/formats/docx"
+	"github.com/docmind/docmind/formats/eml"
 	"github.com/docmind/docmind/formats/html"
+	"github.com/docmind/docmind/formats/ocr"
 	"github.com/docmind/docmind/formats/pdf"
+	"github.com/docmind/docmind/formats/pptx"
 	"github.com/docmind/docmind/formats/text"
+	"github.com/docmind/docmind/formats/xlsx"
 	"github.com/docmind/docmind/loader"
 )
 
@@ -71,7 +75,7 @@ func LoadDocuments(ctx context.Context, path string) ([]Section, LoadReport, err
 			return nil, LoadReport{}, err
 		}
 		secs := loader.Sections(doc, loader.SectionOptions{})
-		return secs, LoadReport{Files: []LoadedFile{{Path: path, Format: doc.Format, Pages: doc.Pages, Sections: len(secs)}}}, nil
+		return secs, LoadReport{Files: []LoadedFile{{Path: path, Format: doc.Format, Pages: doc.Pages, Sections: len(secs), OCR: doc.OCR}}}, nil
 	}
 	return l.LoadDir(ctx, path)
 }
@@ -85,9 +89,21 @@ func NewLoader(opts ...LoaderOption) (*Loader, func()) {
 		loader.WithParser(formats.PDF, lp),
 		loader.WithParser(formats.DOCX, loader.ParserFunc(docx.Parse)),
 		loader.WithParser(formats.HTML, loader.ParserFunc(html.Parse)),
+		loader.WithParser(formats.XLSX, loader.ParserFunc(xlsx.Parse)),
+		loader.WithParser(formats.CSV, loader.ParserFunc(xlsx.ParseCSV)),
+		loader.WithParser(formats.PPTX, loader.ParserFunc(pptx.Parse)),
+		loader.WithParser(formats.Image, loader.ParserFunc(ocr.ParseImage)),
 		loader.WithDecoder(textDecoder{}),
 	}
-	return loader.New(append(base, opts...)...), lp.close
+	// Attachments of e-mails are read by the Loader itself, as files of
+	// their own.
+	var l *loader.Loader
+	mail := eml.Parser{Attachment: func(ctx context.Context, name string, data []byte) (*document.Document, error) {
+		return l.Parse(ctx, name, data)
+	}}
+	base = append(base, loader.WithParser(formats.EML, mail))
+	l = loader.New(append(base, opts...)...)
+	return l, lp.close
 }
 
 // textDecoder decodes text in any encoding formats/text recognises, and
@@ -122,10 +138,17 @@ func (p *lazyPDF) Parse(ctx context.Context, source string, data []byte) (*docum
 	}
 	doc, err := p.r.Parse(ctx, source, data)
 	if err != nil {
-		return nil, errors.New(formats.Reason(err))
+		return nil, reasonOnly{err}
 	}
 	return doc, nil
 }
+
+// reasonOnly shows a formats error as its reason alone (the loader names
+// the file) and still wraps it, for errors.Is and errors.As.
+type reasonOnly struct{ err error }
+
+func (e reasonOnly) Error() string { return formats.Reason(e.err) }
+func (e reasonOnly) Unwrap() error { return e.err }
 
 func (p *lazyPDF) close() {
 	if p.r != nil {

@@ -3,6 +3,8 @@
 // The loader package turns a Document into retrievable sections.
 package document
 
+import "time"
+
 // Kind is the kind of a Block.
 type Kind int
 
@@ -65,4 +67,20 @@ type Document struct {
 	// declared by the file as the page's label), as opposed to the page's
 	// index in the file.
 	PrintedPages map[int]bool
+	// OCR says which pages were read by optical character recognition,
+	// and which needed it but were not.
+	OCR OCRStats
+}
+
+// OCRStats is what OCR did on one document.
+type OCRStats struct {
+	// Pages is the number of pages (or images) read by OCR.
+	Pages int
+	// Time is the time spent on OCR, page rendering included.
+	Time time.Duration
+	// Needed is the number of pages that have no usable text layer and
+	// were not read by OCR; Reason says why (Tesseract not installed,
+	// OCR off, Tesseract failed).
+	Needed int
+	Reason string
 }

@@ -22,7 +22,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/docmind/docmind/document"
 	"github.com/docmind/docmind/formats"
+	"github.com/docmind/docmind/formats/ocr"
 	"github.com/docmind/docmind/index"
 	"github.com/docmind/docmind/loader"
 	"github.com/docmind/docmind/schema"
@@ -86,6 +88,16 @@ type Result struct {
 	Pages    int    `json:"pages,omitempty"`
 	Sections int    `json:"sections,omitempty"`
 	Bytes    int64  `json:"bytes,omitempty"`
+	// OCRPages is the number of pages (or images) read by OCR, and
+	// OCRMillis the time that took.
+	OCRPages  int     `json:"ocr_pages,omitempty"`
+	OCRMillis float64 `json:"ocr_ms,omitempty"`
+	// NeedOCR is the number of pages without a usable text layer that
+	// were not read by OCR, and OCRReason why (Tesseract not installed,
+	// OCR off, Tesseract failed). The file is indexed with the text it
+	// has, or skipped when it has none.
+	NeedOCR   int    `json:"needs_ocr,omitempty"`
+	OCRReason string `json:"ocr_reason,omitempty"`
 }
 
 // Progress is reported after every file.
@@ -147,7 +159,8 @@ type Options struct {
 // Its JSON (ingest --json) is snake_case with the duration in
 // milliseconds: {"indexed", "unchanged", "skipped", "removed", "sections",
 // "pages", "bytes", "duration_ms", "results": [{"path", "status",
-// "reason", "format", "pages", "sections", "bytes"}]}.
+// "reason", "format", "pages", "sections", "bytes", "ocr_pages", "ocr_ms",
+// "needs_ocr", "ocr_reason"}], "ocr_pages", "needs_ocr"}.
 type Summary struct {
 	// Results has one entry per file, in walk order, then removed ones.
 	Results   []Result      `json:"results"`
@@ -159,6 +172,10 @@ type Summary struct {
 	Pages     int           `json:"pages"`
 	Bytes     int64         `json:"bytes"`
 	Duration  time.Duration `json:"-"`
+
+	// OCRPages and NeedOCR add up the results' (see Result).
+	OCRPages int `json:"ocr_pages"`
+	NeedOCR  int `json:"needs_ocr"`
 }
 
 // MarshalJSON writes the summary with its duration in milliseconds.
@@ -172,6 +189,8 @@ func (s Summary) MarshalJSON() ([]byte, error) {
 
 func (s *Summary) add(r Result) {
 	s.Results = append(s.Results, r)
+	s.OCRPages += r.OCRPages
+	s.NeedOCR += r.NeedOCR
 	switch r.Status {
 	case Indexed:
 		s.Indexed++
@@ -484,9 +503,15 @@ func prepareFile(ctx context.Context, ix Store, f file, opt Options) (Result, *i
 	if len(data) == 0 {
 		return skip("empty file")
 	}
-	secs, pages, format, err := safeParse(ctx, opt.Parser, f.path, data)
+	secs, pages, format, st, err := safeParse(ctx, opt.Parser, f.path, data)
 	res.Format = format
+	res.OCRPages, res.OCRMillis = st.Pages, float64(st.Time.Microseconds())/1000
+	res.NeedOCR, res.OCRReason = st.Needed, st.Reason
 	if err != nil {
+		var ne *ocr.NeededError
+		if errors.As(err, &ne) {
+			res.NeedOCR, res.OCRReason = ne.Pages, ne.Reason
+		}
 		return skip(err.Error())
 	}
 	var kept []schema.Section
@@ -621,11 +646,16 @@ func LoaderParser(l *loader.Loader) Parser {
 type loaderParser struct{ l *loader.Loader }
 
 func (p loaderParser) Parse(ctx context.Context, path string, data []byte) ([]schema.Section, int, string, error) {
+	secs, pages, format, _, err := p.ParseOCR(ctx, path, data)
+	return secs, pages, format, err
+}
+
+func (p loaderParser) ParseOCR(ctx context.Context, path string, data []byte) ([]schema.Section, int, string, document.OCRStats, error) {
 	doc, err := p.l.Parse(ctx, path, data)
 	if err != nil {
-		return nil, 0, "", err
+		return nil, 0, "", document.OCRStats{}, err
 	}
-	return p.l.Split(doc), doc.Pages, doc.Format, nil
+	return p.l.Split(doc), doc.Pages, doc.Format, doc.OCR, nil
 }
 
 func (p loaderParser) NewProbe(path string) Probe { return loaderProbe{p.l.NewProbe(path)} }
@@ -643,14 +673,25 @@ func (p loaderProbe) Stream() StreamFunc {
 	}
 }
 
+// OCRParser is a Parser that also says what OCR did on the file
+// (LoaderParser is one): Run reports it per file.
+type OCRParser interface {
+	Parser
+	ParseOCR(ctx context.Context, path string, data []byte) (sections []schema.Section, pages int, format string, ocr document.OCRStats, err error)
+}
+
 // safeParse calls the parser, turning a panic into an error.
-func safeParse(ctx context.Context, p Parser, path string, data []byte) (secs []schema.Section, pages int, format string, err error) {
+func safeParse(ctx context.Context, p Parser, path string, data []byte) (secs []schema.Section, pages int, format string, st document.OCRStats, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("parser failed: %v", r)
 		}
 	}()
-	return p.Parse(ctx, path, data)
+	if op, ok := p.(OCRParser); ok {
+		return op.ParseOCR(ctx, path, data)
+	}
+	secs, pages, format, err = p.Parse(ctx, path, data)
+	return secs, pages, format, st, err
 }
 
 // walk lists the files under paths (absolute, sorted per argument,

@@ -14,8 +14,11 @@ import (
 const sniffLen = 64 << 10
 
 // Detect returns the format of a file from its content: formats.PDF for
-// the %PDF- signature, formats.DOCX for a ZIP archive holding
-// word/document.xml, formats.HTML for an HTML document, formats.Markdown
+// the %PDF- signature, formats.DOCX, formats.XLSX or formats.PPTX for a
+// ZIP archive holding word/document.xml, xl/workbook.xml or
+// ppt/presentation.xml, formats.Image for a PNG, JPEG or TIFF signature,
+// formats.EML for text that starts with an e-mail's header (or named
+// .eml), formats.CSV for text named .csv or .tsv, formats.HTML for an HTML document, formats.Markdown
 // for text with Markdown structure (headings, page markers, fences,
 // tables), formats.Text for other text and formats.Binary for anything
 // else (NUL bytes, control characters, other archives). The name is only a
@@ -25,12 +28,22 @@ const sniffLen = 64 << 10
 func Detect(data []byte, name string) string {
 	format, _ := sniff(data, name)
 	switch {
-	case format == formats.PDF || format == formats.DOCX:
+	case format == formats.PDF || format == formats.DOCX || format == formats.XLSX || format == formats.PPTX || format == formats.Image:
 		return format
-	case format == "" && bytes.HasPrefix(data, []byte("PK\x03\x04")) && bytes.Contains(data, []byte("word/document.xml")):
-		// A damaged archive whose local headers still name a Word
-		// document: the DOCX parser says what is wrong with it.
-		return formats.DOCX
+	case format == "" && bytes.HasPrefix(data, []byte("PK\x03\x04")):
+		// A damaged archive whose local headers still name an Office
+		// document: its parser says what is wrong with it.
+		for _, m := range officeParts {
+			if bytes.Contains(data, []byte(m.part)) {
+				return m.format
+			}
+		}
+		return formats.Binary
+	case format == formats.EML || format == formats.CSV:
+		if isUTF16(data) || !looksBinary(data) {
+			return format
+		}
+		return formats.Binary
 	case format == "" && len(bytes.TrimSpace(data)) > 0:
 		return formats.Binary
 	case isUTF16(data):
@@ -171,6 +184,11 @@ func sniff(data []byte, name string) (format, reason string) {
 	case bytes.HasPrefix(data, []byte("PK\x03\x04")) || bytes.HasPrefix(data, []byte("PK\x05\x06")):
 		return detectZip(data)
 	}
+	for _, m := range imageMagic {
+		if bytes.HasPrefix(data, []byte(m)) {
+			return formats.Image, ""
+		}
+	}
 	for _, m := range binaryMagic {
 		if bytes.HasPrefix(data, []byte(m.magic)) {
 			return "", m.what + " is not supported"
@@ -179,18 +197,35 @@ func sniff(data []byte, name string) (format, reason string) {
 	if looksHTML(head) {
 		return formats.HTML, ""
 	}
+	if LooksEmail(head) {
+		return formats.EML, ""
+	}
 	switch strings.ToLower(filepath.Ext(name)) {
 	case ".md", ".markdown", ".mdown", ".mkd":
 		return formats.Markdown, ""
+	case ".csv", ".tsv":
+		return formats.CSV, ""
+	case ".eml":
+		return formats.EML, ""
 	case ".htm", ".html", ".xhtml":
 		return formats.HTML, ""
 	}
 	return formats.Text, ""
 }
 
+// imageMagic are the signatures of the images OCR reads: PNG, JPEG and
+// TIFF (both byte orders).
+var imageMagic = []string{"\x89PNG\r\n\x1a\n", "\xff\xd8\xff", "II*\x00", "MM\x00*"}
+
+// officeParts name the Office Open XML formats by the part each must
+// hold.
+var officeParts = []struct{ part, format string }{
+	{"word/document.xml", formats.DOCX},
+	{"xl/workbook.xml", formats.XLSX},
+	{"ppt/presentation.xml", formats.PPTX},
+}
+
 var binaryMagic = []struct{ magic, what string }{
-	{"\x89PNG", "PNG image"},
-	{"\xff\xd8\xff", "JPEG image"},
 	{"GIF8", "GIF image"},
 	{"\x7fELF", "executable (ELF)"},
 	{"MZ", "executable (Windows)"},
@@ -209,9 +244,12 @@ func detectZip(data []byte) (string, string) {
 	}
 	var mimetype string
 	for _, f := range zr.File {
+		for _, m := range officeParts {
+			if strings.TrimPrefix(f.Name, "/") == m.part {
+				return m.format, ""
+			}
+		}
 		switch f.Name {
-		case "word/document.xml":
-			return formats.DOCX, ""
 		case "mimetype":
 			if f.UncompressedSize64 < 200 {
 				if rc, err := f.Open(); err == nil {
@@ -247,4 +285,37 @@ func looksHTML(head []byte) bool {
 		}
 	}
 	return false
+}
+
+// LooksEmail reports text that starts with an Internet message header: a
+// block of "Name: value" lines naming From and a subject or date, and one
+// of the headers mail systems add (MIME-Version, Message-ID, Received,
+// Return-Path).
+func LooksEmail(head []byte) bool {
+	s := string(bytes.TrimLeft(head, "\r\n"))
+	from, subject, mail := false, false, false
+	lines := 0
+	for line := range strings.Lines(s) {
+		line = strings.TrimRight(line, "\r\n")
+		if line == "" {
+			break
+		}
+		lines++
+		if line[0] == ' ' || line[0] == '\t' {
+			continue // folded header
+		}
+		name, _, ok := strings.Cut(line, ":")
+		if !ok || name == "" || strings.ContainsAny(name, " \t") {
+			return false
+		}
+		switch strings.ToLower(name) {
+		case "from":
+			from = true
+		case "subject", "date":
+			subject = true
+		case "mime-version", "message-id", "received", "return-path":
+			mail = true
+		}
+	}
+	return lines > 0 && from && subject && mail
 }

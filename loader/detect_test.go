@@ -51,13 +51,19 @@ func TestSniff(t *testing.T) {
 	}{
 		{"x.txt", "%PDF-1.7\n...", "pdf"},
 		{"x.bin", "junk before\n%PDF-1.4", "pdf"},
-		{"a.png", "\x89PNG\r\n\x1a\n....", ""},
+		{"a.png", "\x89PNG\r\n\x1a\n....", "image"},
+		{"scan.tif", "II*\x00....", "image"},
+		{"mail", "Return-Path: <a@b.c>\nFrom: A <a@b.c>\nSubject: Hi\n\nBody", "eml"},
+		{"not mail", "From: A\nSubject: Hi\n\nBody", "text"},
+		{"x.xlsx", "PK\x03\x04 broken xl/workbook.xml", ""},
 		{"a.doc", "\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1....", ""},
 		{"page", "  <!DOCTYPE html><html>", "html"},
 		{"page.htm", "<p>plain fragment", "html"},
 		{"notes", "<notes> are not html", "text"},
 		{"README.md", "# Title", "markdown"},
-		{"data.csv", "a,b\n1,2", "text"},
+		{"data.csv", "a,b\n1,2", "csv"},
+		{"data.TSV", "a\tb\n1\t2", "csv"},
+		{"saved.eml", "Subject: x\n\nbody", "eml"},
 		{"x.zip", "PK\x03\x04 broken", ""},
 	}
 	for _, tt := range tests {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/docmind/docmind/document"
 	"github.com/docmind/docmind/formats"
+	"github.com/docmind/docmind/formats/ocr"
 	"github.com/docmind/docmind/schema"
 )
 
@@ -73,6 +74,7 @@ type Loader struct {
 	decoder  TextDecoder
 	sections SectionOptions
 	maxSize  int64
+	ocr      *ocr.Engine
 }
 
 // Option configures a Loader.
@@ -86,6 +88,14 @@ func WithParser(format string, p Parser) Option {
 			l.parsers[format] = p
 		}
 	}
+}
+
+// WithOCR sets how pages without a text layer and images are read by
+// OCR (mode, languages); the parsers find the engine in the context they
+// are called with (ocr.FromContext). Without it they use ocr.Default():
+// auto mode, English, Tesseract when it is on PATH.
+func WithOCR(e *ocr.Engine) Option {
+	return func(l *Loader) { l.ocr = e }
 }
 
 // WithDecoder sets how text files are decoded to UTF-8 (default
@@ -162,7 +172,15 @@ func (l *Loader) Parse(ctx context.Context, name string, data []byte) (doc *docu
 	if format == formats.Binary {
 		return nil, fmt.Errorf("%w (%s)", ErrNotText, binaryReason(data, name))
 	}
-	if format == formats.Text || format == formats.Markdown {
+	if _, ok := l.parsers[format]; !ok {
+		switch format {
+		case formats.CSV, formats.EML:
+			format = formats.Text // read as plain text without their parser
+		case formats.Image:
+			return nil, fmt.Errorf("%w (%s image is not supported without OCR)", ErrNotText, ocr.ImageKind(data))
+		}
+	}
+	if format == formats.Text || format == formats.Markdown || format == formats.CSV {
 		text, err := l.decoder.Decode(data)
 		if err != nil {
 			return nil, fmt.Errorf("cannot decode text: %w", err)
@@ -170,7 +188,9 @@ func (l *Loader) Parse(ctx context.Context, name string, data []byte) (doc *docu
 		if strings.IndexFunc(text, func(r rune) bool { return !unicode.IsSpace(r) }) < 0 {
 			return nil, errors.New("empty file")
 		}
-		format = classifyText(firstN(text, sniffLen), name)
+		if format != formats.CSV {
+			format = classifyText(firstN(text, sniffLen), name)
+		}
 		data = []byte(text)
 	}
 	p, ok := l.parsers[format]
@@ -182,6 +202,9 @@ func (l *Loader) Parse(ctx context.Context, name string, data []byte) (doc *docu
 			doc, err = nil, fmt.Errorf("the %s parser failed: %v", format, r)
 		}
 	}()
+	if l.ocr != nil {
+		ctx = ocr.NewContext(ctx, l.ocr)
+	}
 	doc, err = p.Parse(ctx, name, data)
 	if err != nil {
 		return nil, fmt.Errorf("cannot parse as %s: %w", format, unnamed(err, name))
@@ -276,6 +299,9 @@ type FileReport struct {
 	Format   string
 	Pages    int
 	Sections int
+	// OCR says which pages were read by OCR, and which needed it but
+	// were not.
+	OCR document.OCRStats
 }
 
 // Skipped is a file that was not loaded, and why.
@@ -330,7 +356,7 @@ func (l *Loader) LoadDir(ctx context.Context, dir string) ([]schema.Section, Rep
 		}
 		secs := Sections(doc, l.sections)
 		sections = append(sections, secs...)
-		rep.Files = append(rep.Files, FileReport{Path: f.Path, Format: doc.Format, Pages: doc.Pages, Sections: len(secs)})
+		rep.Files = append(rep.Files, FileReport{Path: f.Path, Format: doc.Format, Pages: doc.Pages, Sections: len(secs), OCR: doc.OCR})
 	}
 	if len(sections) == 0 {
 		if len(rep.Skipped) == 0 {

@@ -53,7 +53,10 @@ func TestDetect(t *testing.T) {
 		{"utf16 no bom", "u.txt", []byte("H\x00e\x00l\x00l\x00o\x00 \x00w\x00o\x00r\x00l\x00d\x00"), formats.Text},
 		{"legacy 8-bit", "l.txt", []byte("Gr\xfc\xdfe aus M\xfcnchen, 1,5 % pro Monat."), formats.Text},
 		{"nul bytes", "x.md", []byte("abc\x00def"), formats.Binary},
-		{"png", "a.md", []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR"), formats.Binary},
+		{"png", "a.md", []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR"), formats.Image},
+		{"damaged xlsx", "a.xlsx", []byte("PK\x03\x04\x00 xl/workbook.xml"), formats.XLSX},
+		{"csv", "a.csv", []byte("a,b\n1,2\n"), formats.CSV},
+		{"binary csv", "a.csv", []byte("a,b\x00\x01\n"), formats.Binary},
 		{"control chars", "c.txt", bytes.Repeat([]byte{0x01, 0x02, 'a'}, 50), formats.Binary},
 		{"empty", "e.txt", nil, formats.Text},
 	}

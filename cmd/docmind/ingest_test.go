@@ -31,13 +31,13 @@ func TestIngestThenAskFromIndex(t *testing.T) {
 	if err := json.Unmarshal([]byte(r.stdout), &raw); err != nil {
 		t.Fatal(err)
 	}
-	for _, k := range []string{"indexed", "unchanged", "skipped", "removed", "sections", "pages", "bytes", "duration_ms", "results"} {
+	for _, k := range []string{"indexed", "unchanged", "skipped", "removed", "sections", "pages", "bytes", "duration_ms", "results", "ocr_pages", "needs_ocr"} {
 		if _, ok := raw[k]; !ok {
 			t.Errorf("ingest --json has no %q: %s", k, r.stdout)
 		}
 	}
-	if len(raw) != 9 {
-		t.Errorf("ingest --json has %d fields, want the 9 documented: %s", len(raw), r.stdout)
+	if len(raw) != 11 {
+		t.Errorf("ingest --json has %d fields, want the 11 documented: %s", len(raw), r.stdout)
 	}
 	if r.stderr != "" {
 		t.Errorf("ingest --json wrote to stderr:\n%s", r.stderr)

@@ -32,7 +32,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/xml"
-	"errors"
 	"io"
 	"regexp"
 	"strconv"
@@ -40,6 +39,7 @@ import (
 
 	"github.com/docmind/docmind/document"
 	"github.com/docmind/docmind/formats"
+	"github.com/docmind/docmind/formats/internal/zipx"
 )
 
 // MaxPartSize is the largest decompressed size of one part (document.xml,
@@ -74,22 +74,11 @@ func parse(ctx context.Context, source string, data []byte, limit int64) (doc *d
 	if len(data) == 0 {
 		return nil, formats.Errorf(source, formats.ErrEmpty, "empty file")
 	}
-	if bytes.HasPrefix(data, []byte("\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1")) {
-		// Password-protected OOXML is stored inside an OLE compound file
-		// with an "EncryptionInfo" stream (names are UTF-16LE).
-		if bytes.Contains(data, []byte("E\x00n\x00c\x00r\x00y\x00p\x00t\x00i\x00o\x00n\x00I\x00n\x00f\x00o")) {
-			return nil, formats.Errorf(source, formats.ErrEncrypted, "encrypted Word document (password required)")
-		}
-		return nil, formats.Errorf(source, formats.ErrUnsupported, "legacy Word .doc format is not supported")
-	}
-	zr, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
+	a, err := zipx.OpenOffice(source, "DOCX", "Word", ".doc", data, limit)
 	if err != nil {
-		return nil, formats.Errorf(source, formats.ErrCorrupt, "not a valid DOCX (zip) file: %w", err)
+		return nil, err
 	}
-	parts := map[string]*zip.File{}
-	for _, f := range zr.File {
-		parts[strings.TrimPrefix(f.Name, "/")] = f
-	}
+	parts := a.Parts
 	main := parts["word/document.xml"]
 	if main == nil {
 		return nil, formats.Errorf(source, formats.ErrUnsupported, "zip file has no word/document.xml (not a Word document)")
@@ -135,35 +124,11 @@ func parse(ctx context.Context, source string, data []byte, limit int64) (doc *d
 	}, nil
 }
 
-var errTooLarge = errors.New("part too large")
-
 func partError(source, name string, err error, limit int64) error {
-	if errors.Is(err, errTooLarge) {
-		return formats.Errorf(source, formats.ErrTooLarge, "%s is larger than %d KiB once decompressed (zip bomb?)", name, limit>>10)
-	}
-	return formats.Errorf(source, formats.ErrCorrupt, "cannot read %s: %w", name, err)
+	return zipx.PartError(source, name, err, limit)
 }
 
-// readPart decompresses one zip entry, refusing more than limit bytes
-// whatever the header claims.
-func readPart(f *zip.File, limit int64) ([]byte, error) {
-	if f.UncompressedSize64 > uint64(limit) {
-		return nil, errTooLarge
-	}
-	rc, err := f.Open()
-	if err != nil {
-		return nil, err
-	}
-	defer rc.Close()
-	b, err := io.ReadAll(io.LimitReader(rc, limit+1))
-	if err != nil {
-		return nil, err
-	}
-	if int64(len(b)) > limit {
-		return nil, errTooLarge
-	}
-	return b, nil
-}
+func readPart(f *zip.File, limit int64) ([]byte, error) { return zipx.ReadPart(f, limit) }
 
 // style is one paragraph style definition from styles.xml.
 type style struct {

@@ -20,8 +20,10 @@ type rawDoc struct {
 	labels    map[int]string
 	bookmarks []bookmark
 	lines     []line
-	// loaded counts the pages that loaded (failed pages are skipped).
+	// loaded counts the pages that loaded (failed pages are skipped), and
+	// unread lists the others (1-based).
 	loaded int
+	unread []int
 }
 
 // bookmark is one outline entry, flattened.
@@ -80,6 +82,7 @@ func extract(ctx context.Context, inst pdfium.Pdfium, source string, data []byte
 		}
 		lines, ok := pageLines(inst, doc, i)
 		if !ok {
+			raw.unread = append(raw.unread, i+1)
 			continue
 		}
 		raw.loaded++

@@ -44,6 +44,7 @@ import (
 
 	"github.com/docmind/docmind/document"
 	"github.com/docmind/docmind/formats"
+	"github.com/docmind/docmind/formats/ocr"
 	pdfium "github.com/klippa-app/go-pdfium"
 	pdfiumerrors "github.com/klippa-app/go-pdfium/errors"
 	"github.com/klippa-app/go-pdfium/references"
@@ -174,7 +175,19 @@ func (r *Reader) Parse(ctx context.Context, source string, data []byte) (doc *do
 	if err != nil {
 		return nil, err
 	}
-	return build(source, raw, r.opts.IgnoreBookmarks)
+	st, err := ocrPages(ctx, inst, data, raw)
+	if err != nil {
+		return nil, err
+	}
+	doc, err = build(source, raw, r.opts.IgnoreBookmarks)
+	if err != nil {
+		if errors.Is(err, formats.ErrEmpty) && st.Needed > 0 {
+			return nil, ocr.Needed(source, "scanned PDF (no text layer)", st.Needed, errors.New(st.Reason))
+		}
+		return nil, err
+	}
+	doc.OCR = st
+	return doc, nil
 }
 
 // instance checks data's size and borrows a PDFium instance from the
@@ -329,21 +342,11 @@ func (r *Reader) RenderPage(ctx context.Context, source string, data []byte, n, 
 		}
 		done()
 	}()
-	out, err := inst.RenderToFile(&requests.RenderToFile{
-		RenderPageInDPI: &requests.RenderPageInDPI{
-			Page: requests.Page{ByIndex: &requests.PageByIndex{Document: doc, Index: n - 1}},
-			DPI:  fit,
-		},
-		OutputFormat: requests.RenderToFileOutputFormatPNG,
-		OutputTarget: requests.RenderToFileOutputTargetBytes,
-	})
+	png, err = renderPNG(inst, doc, n, fit)
 	if err != nil {
 		return nil, fmt.Errorf("pdf: %s: render page %d: %w", source, n, err)
 	}
-	if out.ImageBytes == nil {
-		return nil, fmt.Errorf("pdf: %s: render page %d: no image", source, n)
-	}
-	return *out.ImageBytes, nil
+	return png, nil
 }
 
 // openError turns PDFium's open failure into a formats error.

@@ -521,7 +521,9 @@ function showSection(cite, sec) {
     at = e;
   }
   body.append(text.slice(at));
-  const pages = sec.page_end && sec.page_end !== sec.page ? `pages ${sec.page}–${sec.page_end}` : `page ${sec.page}`;
+  // a deck's pages are its slides, a workbook's its sheets
+  const unit = { pptx: "slide", xlsx: "sheet" }[viewer.doc && viewer.doc.format] || "page";
+  const pages = sec.page_end && sec.page_end !== sec.page ? `${unit}s ${sec.page}–${sec.page_end}` : `${unit} ${sec.page}`;
   $("viewer-title").textContent = `${sec.title} — ${sec.source.split("/").pop()}, ${pages}`;
   $("viewer-body").replaceChildren(body);
   $("viewer-status").textContent = spans.length ? "The marked passage supports the answer." : "This source was cited without a quoted passage.";

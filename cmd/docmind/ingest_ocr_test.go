@@ -1,0 +1,90 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// ocrFolder is a folder with a scanned PDF, a photo of a page and a
+// workbook (the fixtures of formats/ocr and formats/xlsx).
+func ocrFolder(t *testing.T, names ...string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for _, n := range names {
+		b, err := os.ReadFile(filepath.Join("..", "..", n))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, filepath.Base(n)), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// TestIngestWithoutOCR: without Tesseract (or with --ocr never) the pages
+// that need OCR are never dropped silently: one line says how many, why,
+// and how to install Tesseract; --json reports them per file; the other
+// files are indexed.
+func TestIngestWithoutOCR(t *testing.T) {
+	dir := ocrFolder(t, "formats/ocr/testdata/photo.png", "formats/ocr/testdata/bxp-2015-p6.scan.pdf", "formats/xlsx/testdata/sales.xlsx")
+	noTesseract := []string{"DOCMIND_INDEX=" + t.TempDir(), "PATH=" + t.TempDir()}
+	r := runCLI(t, noTesseract, "ingest", dir)
+	if r.code != exitOK || !strings.HasPrefix(r.stdout, "1 indexed, 0 unchanged, 2 skipped") {
+		t.Fatalf("exit %d:\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	notice := "2 pages in 2 files need OCR and were not read: Tesseract (tesseract) is not installed; install Tesseract to read them: apt install tesseract-ocr tesseract-ocr-eng"
+	if !strings.Contains(r.stderr, notice) {
+		t.Errorf("stderr lacks the notice %q:\n%s", notice, r.stderr)
+	}
+
+	r = runCLI(t, []string{"DOCMIND_INDEX=" + t.TempDir()}, "ingest", "--json", "--ocr", "never", dir)
+	var sum struct {
+		NeedOCR int `json:"needs_ocr"`
+		Results []struct {
+			Path      string
+			NeedOCR   int    `json:"needs_ocr"`
+			OCRReason string `json:"ocr_reason"`
+		}
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &sum); err != nil {
+		t.Fatalf("ingest --json: %v\n%s", err, r.stdout)
+	}
+	if sum.NeedOCR != 2 {
+		t.Errorf("needs_ocr = %d, want 2:\n%s", sum.NeedOCR, r.stdout)
+	}
+	for _, res := range sum.Results {
+		if want := !strings.HasSuffix(res.Path, ".xlsx"); (res.NeedOCR == 1) != want || want && res.OCRReason != "OCR is off (--ocr never)" {
+			t.Errorf("%s: needs_ocr %d, reason %q", res.Path, res.NeedOCR, res.OCRReason)
+		}
+	}
+	if !strings.Contains(r.stderr, "2 pages in 2 files need OCR and were not read: OCR is off (--ocr never)\n") {
+		t.Errorf("stderr lacks the notice:\n%s", r.stderr)
+	}
+	if r = runCLI(t, nil, "ingest", "--ocr", "sometimes", dir); r.code == exitOK || !strings.Contains(r.stderr, "want auto, always or never") {
+		t.Errorf("--ocr sometimes: exit %d, stderr %q", r.code, r.stderr)
+	}
+}
+
+// TestIngestOCR: with Tesseract, an image is read by OCR and its line
+// says how many pages were OCR'd and how long it took.
+func TestIngestOCR(t *testing.T) {
+	if _, err := exec.LookPath("tesseract"); err != nil {
+		if os.Getenv("CI_REQUIRE_TESSERACT") == "1" {
+			t.Fatal("tesseract is not installed and CI_REQUIRE_TESSERACT=1")
+		}
+		t.Skip("tesseract is not installed")
+	}
+	dir := ocrFolder(t, "formats/ocr/testdata/photo.png")
+	r := runCLI(t, []string{"DOCMIND_INDEX=" + t.TempDir()}, "ingest", dir)
+	if r.code != exitOK || !strings.HasPrefix(r.stdout, "1 indexed") || !strings.Contains(r.stdout, "(1 page read by OCR)") {
+		t.Fatalf("exit %d:\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if !strings.Contains(r.stderr, "photo.png: 1 page, ") || !strings.Contains(r.stderr, ", 1 page OCR'd in ") {
+		t.Errorf("the file's line does not report OCR:\n%s", r.stderr)
+	}
+}

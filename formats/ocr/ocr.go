@@ -1,0 +1,354 @@
+// Package ocr reads the text of page images with Tesseract
+// (https://github.com/tesseract-ocr/tesseract), run as an external
+// program when it is installed: DocMind itself stays a single static
+// binary, and without Tesseract a page that needs OCR is reported, never
+// silently dropped.
+//
+// Tesseract is run once per image ("tesseract stdin stdout -l LANG tsv")
+// and its TSV output is kept word by word with each word's box in the
+// image's pixels, so that OCR'd passages can be placed on the page.
+// Pages whose text layer is empty or garbage go to OCR (NeedsOCR); the
+// mode (auto, always, never) and the languages are set by Options.
+package ocr
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Mode says which pages go to OCR.
+type Mode string
+
+// Modes.
+const (
+	// Auto sends the pages without a usable text layer (NeedsOCR) and
+	// images.
+	Auto Mode = "auto"
+	// Always sends every page, replacing its text layer.
+	Always Mode = "always"
+	// Never reads no page by OCR: the pages that need it are counted.
+	Never Mode = "never"
+)
+
+// ParseMode reads "auto", "always" or "never".
+func ParseMode(s string) (Mode, error) {
+	switch m := Mode(strings.ToLower(strings.TrimSpace(s))); m {
+	case Auto, Always, Never:
+		return m, nil
+	case "":
+		return Auto, nil
+	}
+	return "", fmt.Errorf("--ocr %q: want auto, always or never", s)
+}
+
+// MaxPages bounds the pages of one image (a multi-page TIFF).
+const MaxPages = 10000
+
+// DefaultDPI is the resolution PDF pages are rendered at for OCR.
+const DefaultDPI = 300
+
+// DefaultPageTimeout bounds Tesseract's time on one image.
+const DefaultPageTimeout = 2 * time.Minute
+
+// InstallHint says how to install Tesseract.
+const InstallHint = "install Tesseract to read them: apt install tesseract-ocr tesseract-ocr-eng (Debian, Ubuntu), brew install tesseract (macOS), or the installer at https://github.com/UB-Mannheim/tesseract/wiki (Windows)"
+
+// Options configure an Engine.
+type Options struct {
+	// Mode is auto (default), always or never.
+	Mode Mode
+	// Lang is Tesseract's language list, e.g. "eng" (default) or
+	// "eng+deu"; each needs its traineddata (Debian: tesseract-ocr-LANG).
+	Lang string
+	// Command is the Tesseract program (default "tesseract" on PATH).
+	Command string
+	// DPI is the resolution PDF pages are rendered at (default
+	// DefaultDPI).
+	DPI int
+	// PageTimeout bounds one run of Tesseract (default
+	// DefaultPageTimeout).
+	PageTimeout time.Duration
+}
+
+// Engine runs Tesseract. It is safe for concurrent use.
+type Engine struct {
+	opts Options
+	once sync.Once
+	path string
+	err  error
+}
+
+// New returns an Engine; Tesseract is looked up on first use.
+func New(opts Options) *Engine {
+	if opts.Mode == "" {
+		opts.Mode = Auto
+	}
+	if opts.Lang == "" {
+		opts.Lang = "eng"
+	}
+	if opts.Command == "" {
+		opts.Command = "tesseract"
+	}
+	if opts.DPI <= 0 {
+		opts.DPI = DefaultDPI
+	}
+	if opts.PageTimeout <= 0 {
+		opts.PageTimeout = DefaultPageTimeout
+	}
+	return &Engine{opts: opts}
+}
+
+var defaultEngine = sync.OnceValue(func() *Engine { return New(Options{}) })
+
+// Default is the engine of the default options (auto, eng, tesseract on
+// PATH).
+func Default() *Engine { return defaultEngine() }
+
+type ctxKey struct{}
+
+// NewContext returns ctx carrying e, for the parsers that OCR (package
+// loader's WithOCR sets it).
+func NewContext(ctx context.Context, e *Engine) context.Context {
+	return context.WithValue(ctx, ctxKey{}, e)
+}
+
+// FromContext returns the engine ctx carries, or Default().
+func FromContext(ctx context.Context) *Engine {
+	if e, ok := ctx.Value(ctxKey{}).(*Engine); ok && e != nil {
+		return e
+	}
+	return Default()
+}
+
+// Mode is the engine's mode.
+func (e *Engine) Mode() Mode { return e.opts.Mode }
+
+// DPI is the resolution pages are rendered at for OCR.
+func (e *Engine) DPI() int { return e.opts.DPI }
+
+// Lang is the engine's language list.
+func (e *Engine) Lang() string { return e.opts.Lang }
+
+// Available reports whether Tesseract can be run (and the mode is not
+// never); err says why not.
+func (e *Engine) Available() error {
+	if e.opts.Mode == Never {
+		return errors.New("OCR is off (--ocr never)")
+	}
+	e.once.Do(func() {
+		e.path, e.err = exec.LookPath(e.opts.Command)
+		if e.err != nil {
+			e.err = fmt.Errorf("Tesseract (%s) is not installed", e.opts.Command)
+		}
+	})
+	return e.err
+}
+
+// Word is one word Tesseract read, with its box in the image's pixels.
+type Word struct {
+	Text                     string
+	Left, Top, Width, Height int
+	// Conf is Tesseract's confidence, 0 to 100.
+	Conf float64
+	// Block, Par and Line number the word's block, paragraph and line
+	// on its page, as Tesseract laid them out.
+	Block, Par, Line int
+}
+
+// Page is the words of one image (one page of a multi-page TIFF).
+type Page struct {
+	// Number is the 1-based page of the image.
+	Number        int
+	Width, Height int
+	Words         []Word
+}
+
+// Line is a line of words.
+type Line struct {
+	Text                     string
+	Left, Top, Width, Height int
+	Block, Par               int
+}
+
+// Lines groups the page's words into lines, in reading order.
+func (p Page) Lines() []Line {
+	var out []Line
+	for i, w := range p.Words {
+		if i > 0 {
+			prev := p.Words[i-1]
+			if prev.Block == w.Block && prev.Par == w.Par && prev.Line == w.Line {
+				l := &out[len(out)-1]
+				l.Text += " " + w.Text
+				right := max(l.Left+l.Width, w.Left+w.Width)
+				bottom := max(l.Top+l.Height, w.Top+w.Height)
+				l.Left, l.Top = min(l.Left, w.Left), min(l.Top, w.Top)
+				l.Width, l.Height = right-l.Left, bottom-l.Top
+				continue
+			}
+		}
+		out = append(out, Line{Text: w.Text, Left: w.Left, Top: w.Top, Width: w.Width, Height: w.Height, Block: w.Block, Par: w.Par})
+	}
+	return out
+}
+
+// Paragraphs is the page's text, one string per paragraph Tesseract
+// found.
+func (p Page) Paragraphs() []string {
+	var out []string
+	lines := p.Lines()
+	for i, l := range lines {
+		if i > 0 && lines[i-1].Block == l.Block && lines[i-1].Par == l.Par {
+			out[len(out)-1] += " " + l.Text
+			continue
+		}
+		out = append(out, l.Text)
+	}
+	return out
+}
+
+// Recognize reads the text of an image (PNG, JPEG, TIFF, ...; every page
+// of a multi-page TIFF). It returns an error when Tesseract is not
+// available, fails or runs past the page timeout.
+func (e *Engine) Recognize(ctx context.Context, image []byte) ([]Page, error) {
+	if err := e.Available(); err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, e.opts.PageTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, e.path, "stdin", "stdout", "-l", e.opts.Lang, "tsv")
+	cmd.Stdin = bytes.NewReader(image)
+	// One thread per Tesseract: files are read in parallel already.
+	cmd.Env = append(os.Environ(), "OMP_THREAD_LIMIT=1")
+	var out, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &stderr
+	if err := cmd.Run(); err != nil {
+		if ctx.Err() == context.DeadlineExceeded {
+			return nil, fmt.Errorf("tesseract took more than %s on one image", e.opts.PageTimeout)
+		}
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, fmt.Errorf("tesseract failed: %s", lastLine(stderr.String(), err))
+	}
+	return ParseTSV(out.Bytes())
+}
+
+// lastLine is the last non-empty line of Tesseract's messages, or err.
+func lastLine(msg string, err error) string {
+	lines := strings.Split(strings.TrimSpace(msg), "\n")
+	for i := len(lines) - 1; i >= 0; i-- {
+		if l := strings.TrimSpace(lines[i]); l != "" {
+			return l
+		}
+	}
+	return err.Error()
+}
+
+// ParseTSV reads Tesseract's TSV output: level, page_num, block_num,
+// par_num, line_num, word_num, left, top, width, height, conf, text.
+// Level 1 rows give a page's size, level 5 rows its words.
+func ParseTSV(data []byte) ([]Page, error) {
+	var pages []Page
+	for i, line := range strings.Split(string(data), "\n") {
+		line = strings.TrimRight(line, "\r")
+		if i == 0 || line == "" {
+			continue // the header
+		}
+		f := strings.Split(line, "\t")
+		if len(f) < 11 {
+			return nil, fmt.Errorf("tesseract TSV line %d has %d fields, want 12", i+1, len(f))
+		}
+		var n [10]int
+		for j := range n {
+			v, err := strconv.Atoi(f[j])
+			if err != nil {
+				return nil, fmt.Errorf("tesseract TSV line %d: field %d is %q, want a number", i+1, j+1, f[j])
+			}
+			n[j] = v
+		}
+		level, page := n[0], n[1]
+		if page < 1 {
+			page = 1
+		}
+		if page > MaxPages {
+			return nil, fmt.Errorf("tesseract TSV line %d: page %d, beyond the limit of %d pages per image", i+1, page, MaxPages)
+		}
+		for len(pages) < page {
+			pages = append(pages, Page{Number: len(pages) + 1})
+		}
+		p := &pages[page-1]
+		switch level {
+		case 1:
+			p.Width, p.Height = n[8], n[9]
+		case 5:
+			text := ""
+			if len(f) > 11 {
+				text = strings.TrimSpace(f[11])
+			}
+			if text == "" {
+				continue
+			}
+			conf, _ := strconv.ParseFloat(f[10], 64)
+			p.Words = append(p.Words, Word{Text: text, Block: n[2], Par: n[3], Line: n[4], Left: n[6], Top: n[7], Width: n[8], Height: n[9], Conf: conf})
+		}
+	}
+	return pages, nil
+}
+
+// NeedsOCR reports a page text layer that is no use: no letters or
+// digits at all, or mostly characters that are not text (replacement
+// characters, private-use glyphs, controls) — a scanned page, or a font
+// without a Unicode map.
+func NeedsOCR(text string) bool {
+	good, bad := 0, 0
+	for _, r := range text {
+		switch {
+		case r == utf8.RuneError || r == '\ufffe' || unicode.Is(unicode.Co, r) || unicode.IsControl(r) && !unicode.IsSpace(r):
+			bad++
+		case unicode.IsLetter(r) || unicode.IsDigit(r):
+			good++
+		}
+	}
+	return good == 0 || bad > good
+}
+
+// NeededError is the error of a file that has no text without OCR and
+// was not read by OCR: Pages pages need it.
+type NeededError struct {
+	// What is the file's kind: "scanned PDF", "PNG image".
+	What   string
+	Pages  int
+	Reason string
+}
+
+func (e *NeededError) Error() string {
+	msg := fmt.Sprintf("%s: %d %s need%s OCR; %s", e.What, e.Pages, plural(e.Pages, "page"), verbS(e.Pages), e.Reason)
+	if strings.Contains(e.Reason, "not installed") {
+		msg += ": " + InstallHint
+	}
+	return msg
+}
+
+func plural(n int, s string) string {
+	if n == 1 {
+		return s
+	}
+	return s + "s"
+}
+
+func verbS(n int) string {
+	if n == 1 {
+		return "s"
+	}
+	return ""
+}

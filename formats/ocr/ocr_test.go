@@ -1,0 +1,102 @@
+package ocr
+
+import (
+	"context"
+	"strings"
+	"testing"
+)
+
+const sampleTSV = "level\tpage_num\tblock_num\tpar_num\tline_num\tword_num\tleft\ttop\twidth\theight\tconf\ttext\n" +
+	"1\t1\t0\t0\t0\t0\t0\t0\t2550\t3300\t-1\t\n" +
+	"2\t1\t1\t0\t0\t0\t300\t200\t900\t100\t-1\t\n" +
+	"5\t1\t1\t1\t1\t1\t300\t200\t120\t40\t96.5\tLate\n" +
+	"5\t1\t1\t1\t1\t2\t430\t200\t80\t40\t95\tfees\n" +
+	"5\t1\t1\t1\t2\t1\t300\t260\t200\t50\t91\taccrue.\n" +
+	"5\t1\t1\t2\t1\t1\t300\t400\t100\t40\t90\tSecond\n" +
+	"5\t1\t1\t2\t1\t2\t410\t400\t100\t40\t90\t \n" +
+	"1\t2\t0\t0\t0\t0\t0\t0\t1000\t1000\t-1\t\n" +
+	"5\t2\t1\t1\t1\t1\t10\t10\t50\t20\t88\tPage2\n"
+
+func TestParseTSV(t *testing.T) {
+	pages, err := ParseTSV([]byte(sampleTSV))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(pages) != 2 || pages[0].Width != 2550 || pages[0].Height != 3300 || pages[1].Number != 2 {
+		t.Fatalf("pages %+v", pages)
+	}
+	if w := pages[0].Words[0]; w != (Word{Text: "Late", Left: 300, Top: 200, Width: 120, Height: 40, Conf: 96.5, Block: 1, Par: 1, Line: 1}) {
+		t.Errorf("first word %+v", w)
+	}
+	lines := pages[0].Lines()
+	if len(lines) != 3 || lines[0].Text != "Late fees" || lines[0].Width != 210 || lines[0].Height != 40 {
+		t.Errorf("lines %+v", lines)
+	}
+	if got := strings.Join(pages[0].Paragraphs(), " | "); got != "Late fees accrue. | Second" {
+		t.Errorf("paragraphs %q", got)
+	}
+	if _, err := ParseTSV([]byte("header\n5\t99999999\t1\t1\t1\t1\t0\t0\t1\t1\t90\tx\n")); err == nil {
+		t.Error("a page number beyond MaxPages gives no error")
+	}
+	if _, err := ParseTSV([]byte("header\n5\t1\tx\n")); err == nil {
+		t.Error("a malformed line gives no error")
+	}
+}
+
+func TestNeedsOCR(t *testing.T) {
+	for text, want := range map[string]bool{
+		"":                            true,
+		"  \n ":                       true,
+		"- . — ,":                     true,
+		"\ufffd\ufffd\ufffd a":        true,
+		"\ue000\ue001\ue002\ue003 ab": true,
+		"Late fees accrue at 1.5%.":   false,
+		"12":                          false,
+		"Straße \ufffd café":          false,
+	} {
+		if got := NeedsOCR(text); got != want {
+			t.Errorf("NeedsOCR(%q) = %v, want %v", text, got, want)
+		}
+	}
+}
+
+func TestParseMode(t *testing.T) {
+	for in, want := range map[string]Mode{"": Auto, "auto": Auto, "ALWAYS": Always, " never ": Never} {
+		if got, err := ParseMode(in); err != nil || got != want {
+			t.Errorf("ParseMode(%q) = %q, %v", in, got, err)
+		}
+	}
+	if _, err := ParseMode("sometimes"); err == nil || !strings.Contains(err.Error(), "auto, always or never") {
+		t.Errorf("ParseMode(sometimes) error %v", err)
+	}
+}
+
+func TestEngineUnavailable(t *testing.T) {
+	e := New(Options{Command: "no-such-tesseract-here"})
+	if err := e.Available(); err == nil || !strings.Contains(err.Error(), "not installed") {
+		t.Errorf("Available() = %v", err)
+	}
+	if _, err := e.Recognize(context.Background(), []byte("x")); err == nil {
+		t.Error("Recognize without Tesseract gives no error")
+	}
+	if FromContext(context.Background()) != Default() || FromContext(NewContext(context.Background(), e)) != e {
+		t.Error("FromContext does not return the engine of the context, or Default")
+	}
+	msg := (&NeededError{What: "PNG image", Pages: 2, Reason: e.Available().Error()}).Error()
+	if !strings.HasPrefix(msg, "PNG image: 2 pages need OCR; Tesseract") || !strings.Contains(msg, InstallHint) {
+		t.Errorf("NeededError %q", msg)
+	}
+}
+
+func FuzzParseTSV(f *testing.F) {
+	f.Add([]byte(sampleTSV))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		pages, err := ParseTSV(data)
+		if err != nil {
+			return
+		}
+		for _, p := range pages {
+			p.Paragraphs()
+		}
+	})
+}

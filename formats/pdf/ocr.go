@@ -1,0 +1,148 @@
+package pdf
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/docmind/docmind/document"
+	"github.com/docmind/docmind/formats/ocr"
+	pdfium "github.com/klippa-app/go-pdfium"
+	"github.com/klippa-app/go-pdfium/references"
+	"github.com/klippa-app/go-pdfium/requests"
+)
+
+// ocrPages reads by OCR (the engine ctx carries, ocr.FromContext) the
+// pages whose text layer is empty or garbage (ocr.NeedsOCR), or every page
+// in mode always: each page is rendered at the engine's DPI and its lines
+// replace the page's text layer, with their positions in points so that
+// the layout heuristics apply to them as to any page. Pages that could
+// not be read (no Tesseract, OCR off, Tesseract failed) are counted in
+// the stats with the reason.
+func ocrPages(ctx context.Context, inst pdfium.Pdfium, data []byte, raw *rawDoc) (st document.OCRStats, err error) {
+	e := ocr.FromContext(ctx)
+	text := map[int]*strings.Builder{}
+	for _, l := range raw.lines {
+		if text[l.page] == nil {
+			text[l.page] = &strings.Builder{}
+		}
+		text[l.page].WriteString(l.text + " ")
+	}
+	var need []int
+	for p := 1; p <= raw.pages; p++ {
+		if slices.Contains(raw.unread, p) {
+			continue
+		}
+		if t := text[p]; e.Mode() == ocr.Always || t == nil || ocr.NeedsOCR(t.String()) {
+			need = append(need, p)
+		}
+	}
+	if len(need) == 0 {
+		return st, nil
+	}
+	if err := e.Available(); err != nil {
+		st.Needed, st.Reason = len(need), err.Error()
+		return st, nil
+	}
+	start := time.Now()
+	defer func() { st.Time = time.Since(start) }()
+	od, oerr := inst.OpenDocument(&requests.OpenDocument{File: &data})
+	if oerr != nil {
+		st.Needed, st.Reason = len(need), "the PDF could not be opened again to render its pages"
+		return st, nil
+	}
+	defer inst.FPDF_CloseDocument(&requests.FPDF_CloseDocument{Document: od.Document})
+	ocrd := map[int][]line{}
+	for _, p := range need {
+		if err := ctx.Err(); err != nil {
+			return st, err
+		}
+		lines, err := ocrPage(ctx, inst, od.Document, p, e)
+		if err != nil {
+			if ctx.Err() != nil {
+				return st, ctx.Err()
+			}
+			st.Needed++
+			st.Reason = err.Error()
+			continue
+		}
+		st.Pages++
+		if len(lines) > 0 || text[p] == nil || ocr.NeedsOCR(text[p].String()) {
+			ocrd[p] = lines
+		}
+	}
+	if len(ocrd) > 0 {
+		kept := raw.lines[:0:0]
+		for _, l := range raw.lines {
+			if _, replaced := ocrd[l.page]; !replaced {
+				kept = append(kept, l)
+			}
+		}
+		for _, ls := range ocrd {
+			kept = append(kept, ls...)
+		}
+		sort.SliceStable(kept, func(i, j int) bool { return kept[i].page < kept[j].page })
+		raw.lines = kept
+	}
+	return st, nil
+}
+
+// ocrPage renders page p (1-based) and reads its lines by OCR.
+func ocrPage(ctx context.Context, inst pdfium.Pdfium, doc references.FPDF_DOCUMENT, p int, e *ocr.Engine) ([]line, error) {
+	// a page too large for OCR's resolution renders at the lower one
+	// FitDPI allows, as the page endpoint's renders do
+	dpi, _, err := pageDPI(inst, doc, "", p, e.DPI())
+	if err != nil {
+		return nil, fmt.Errorf("page %d could not be rendered for OCR: %w", p, err)
+	}
+	png, err := renderPNG(inst, doc, p, dpi)
+	if err != nil {
+		return nil, fmt.Errorf("page %d could not be rendered for OCR: %w", p, err)
+	}
+	pages, err := e.Recognize(ctx, png)
+	if err != nil {
+		return nil, fmt.Errorf("page %d: %w", p, err)
+	}
+	if len(pages) == 0 {
+		return nil, nil
+	}
+	pt := 72 / float64(dpi) // points per pixel
+	pg := pages[0]
+	var out []line
+	for _, l := range pg.Lines() {
+		// Tesseract's box spans ascenders and descenders; the font size
+		// is about 0.8 of it.
+		size := float64(l.Height) * pt * 0.8
+		out = append(out, line{
+			page:    p,
+			text:    cleanText(l.Text),
+			size:    size,
+			y:       float64(pg.Height-l.Top-l.Height) * pt,
+			fromTop: float64(l.Top) * pt,
+		})
+	}
+	return out, nil
+}
+
+// renderPNG renders page n (1-based) of an open document as a PNG image
+// at dpi dots per inch.
+func renderPNG(inst pdfium.Pdfium, doc references.FPDF_DOCUMENT, n, dpi int) ([]byte, error) {
+	out, err := inst.RenderToFile(&requests.RenderToFile{
+		RenderPageInDPI: &requests.RenderPageInDPI{
+			Page: requests.Page{ByIndex: &requests.PageByIndex{Document: doc, Index: n - 1}},
+			DPI:  dpi,
+		},
+		OutputFormat: requests.RenderToFileOutputFormatPNG,
+		OutputTarget: requests.RenderToFileOutputTargetBytes,
+	})
+	if err != nil {
+		return nil, err
+	}
+	if out.ImageBytes == nil {
+		return nil, fmt.Errorf("no image")
+	}
+	return *out.ImageBytes, nil
+}

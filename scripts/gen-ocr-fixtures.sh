@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Makes the OCR fixtures of formats/ocr/testdata from real PDF pages in
+# ../shared (three filings pages, two contract pages), with Debian's
+# poppler-utils and img2pdf:
+#   NAME-pN.scan.pdf  the page rendered at 300 DPI (grey, JPEG) and wrapped
+#                     back into a PDF with img2pdf: no text layer, as a
+#                     scanner makes it;
+#   NAME-pN.txt       pdftotext's text of the original page, the reference
+#                     the OCR quality test compares words with;
+#   photo.png         a contract page at 150 DPI, tilted, unevenly lit and
+#                     noisy, like a photo of a page (scripts/genfixtures).
+# The outputs are committed; run this again only to change them:
+#   bash scripts/gen-ocr-fixtures.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+shared="${DOCMIND_SHARED:-../shared}"
+out=formats/ocr/testdata
+mkdir -p "$out"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+# source PDF, 1-based page, short name
+pages=(
+  "fixtures/filings/BOSTONPROPERTIES_2015_10K.pdf 6 bxp-2015"
+  "fixtures/filings/FEDEX_2023_10K.pdf 15 fedex-2023"
+  "fixtures/filings/APPLE_2022_10K.pdf 27 apple-2022"
+  "data/cuad/docs/ArconicRolledProductsCorp_20191217_10-12B_EX-2.7_11923804_EX-2.7_Trademark_License_Agreement.pdf 2 arconic-license"
+  "data/cuad/docs/BIOAMBERINC_04_10_2013-EX-10.34-DEVELOPMENT_AGREEMENT_1.pdf 8 bioamber-development"
+)
+for spec in "${pages[@]}"; do
+  read -r src page name <<<"$spec"
+  pdftoppm -f "$page" -l "$page" -r 300 -mono -png "$shared/$src" "$tmp/$name"
+  img2pdf --producer "" --nodate "$tmp/$name"*.png -o "$out/$name-p$page.scan.pdf"
+  pdftotext -f "$page" -l "$page" "$shared/$src" "$out/$name-p$page.txt"
+  echo "$src page $page -> $out/$name-p$page.scan.pdf"
+done
+
+# The photo: a contract page at 150 DPI.
+pdftoppm -f 2 -l 2 -r 150 -gray -png "$shared/data/cuad/docs/ArconicRolledProductsCorp_20191217_10-12B_EX-2.7_11923804_EX-2.7_Trademark_License_Agreement.pdf" "$tmp/photo"
+go run ./scripts/genfixtures photo "$tmp"/photo*.png "$out/photo.png"
+echo "photo -> $out/photo.png"
+ls -l "$out"
