@@ -135,6 +135,7 @@ func TestStreamedIngestMatchesWhole(t *testing.T) {
 // Go heap in use grows by less than twice the file's size (read
 // whole, the file, its copies as text and its sections took more).
 func TestIngestLargeTextMemoryBounded(t *testing.T) {
+	testenv.Long(t, "ingests a 48 MiB file")
 	if testing.Short() {
 		t.Skip("ingests a 48 MiB file")
 	}
