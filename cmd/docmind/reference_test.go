@@ -25,7 +25,9 @@ import (
 func TestReferencePages(t *testing.T) {
 	root := testenv.RepoRoot(t)
 	for name, page := range map[string]func(*testing.T) string{
-		"cli.md":  func(*testing.T) string { return cliReference((&app{getenv: func(string) string { return "" }}).rootCmd()) },
+		"cli.md": func(*testing.T) string {
+			return cliReference((&app{getenv: func(string) string { return "" }}).rootCmd())
+		},
 		"json.md": jsonReference,
 	} {
 		path := filepath.Join(root, "docs", name)
