@@ -236,33 +236,37 @@ func jsonCommands(t *testing.T) map[string]string {
 	return out
 }
 
-// readmeSection returns the README's "## title" section, up to the next
-// "## " heading.
-func readmeSection(t *testing.T, title string) string {
+// docSection returns the "## title" section of the Markdown file doc
+// (a path from the repository root), up to the next "## " heading.
+func docSection(t *testing.T, doc, title string) string {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(testenv.RepoRoot(t), "README.md"))
+	b, err := os.ReadFile(filepath.Join(testenv.RepoRoot(t), doc))
 	if err != nil {
 		t.Fatal(err)
 	}
-	readme := string(b)
-	i := strings.Index(readme, "\n## "+title+"\n")
+	text := string(b)
+	i := strings.Index(text, "\n## "+title+"\n")
 	if i < 0 {
-		t.Fatalf("README has no \"## %s\" section", title)
+		t.Fatalf("%s has no \"## %s\" section", doc, title)
 	}
-	section := readme[i+1:]
+	section := text[i+1:]
 	if j := strings.Index(section[3:], "\n## "); j >= 0 {
 		section = section[:j+3]
 	}
 	return section
 }
 
-// The README documents every command's JSON output, in its "JSON output"
-// section, one line per command naming its flag.
-func TestREADMEDocumentsEveryJSONShape(t *testing.T) {
-	section := readmeSection(t, "JSON output")
+// docs/json.md (generated from the golden files, TestReferencePages)
+// shows the JSON output of every command that prints JSON, under a
+// heading naming its flag: every such command has a golden file.
+func TestDocsShowEveryJSONShape(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join(testenv.RepoRoot(t), "docs", "json.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	for path, flag := range jsonCommands(t) {
-		if want := "`docmind " + path + " " + flag + "`"; !strings.Contains(section, want) {
-			t.Errorf("README's JSON output section does not document %s", want)
+		if want := "## `docmind " + path + " " + flag; !strings.Contains(string(b), want) {
+			t.Errorf("docs/json.md shows no output of docmind %s %s: give it a golden file (TestGoldenJSON)", path, flag)
 		}
 	}
 }
