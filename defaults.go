@@ -68,14 +68,10 @@ func WithTokenLimits(l TokenLimits) Option {
 	}
 }
 
-// LLMSettings are the model settings every LLM stage takes (model name for
-// pricing, temperature, max_tokens), as JudgeSettings returns them.
-type LLMSettings = llm.Settings
-
 // JudgeSettings returns the settings of the LLM judge: temperature 0 (sent
 // explicitly on every provider, so verdicts are repeatable) and max_tokens
 // maxTokens (DefaultJudgeMaxTokens when 0).
-func JudgeSettings(modelName string, maxTokens int) LLMSettings {
+func JudgeSettings(modelName string, maxTokens int) llm.Settings {
 	if maxTokens <= 0 {
 		maxTokens = DefaultJudgeMaxTokens
 	}

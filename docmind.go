@@ -12,10 +12,20 @@
 // (numbers, percentages, money, durations, dates, quotes, citations) run in
 // both modes.
 //
-//	sections, _, err := docmind.LoadDocuments(ctx, "examples/contract")
-//	p, err := docmind.New(docmind.WithSections(sections))
-//	st, err := p.Ask(ctx, "What are the late payment penalties?")
-//	fmt.Println(st.Answer())
+//	p, err := docmind.FromDocuments(ctx, "examples/contract")
+//	defer p.Close()
+//	ans, err := p.Ask(ctx, "What are the late payment penalties?")
+//	fmt.Println(ans.Text, ans.Citations, ans.Confidence, ans.Refused)
+//
+// Open answers from an index that docmind ingest built; Stream yields the
+// run's events and the answer's tokens as they come. PDF files are read
+// when the program imports the PDF package (the docmind command does):
+//
+//	import _ "github.com/docmind/docmind/formats/pdf"
+//
+// The stages' interfaces and the run's full record (schema.State, which
+// Answer.State holds) are in package schema; the run loop is in package
+// chains.
 package docmind
 
 import (
@@ -27,124 +37,27 @@ import (
 
 	"github.com/docmind/docmind/chains"
 	"github.com/docmind/docmind/judge"
-	"github.com/docmind/docmind/lexicon"
 	"github.com/docmind/docmind/schema"
-)
-
-// The domain vocabulary, re-exported from package schema so that library
-// users — including authors of their own stages — need only this package.
-// Every exported name of package schema has its alias here
-// (TestRootReexportsSchema checks it).
-type (
-	// State is the record a run produces; see schema.State.
-	State = schema.State
-	// Section is a retrievable piece of a document.
-	Section = schema.Section
-	// Decomposition is the structured reading of a question.
-	Decomposition = schema.Decomposition
-	// Verdict is the judge's assessment of an answer.
-	Verdict = schema.Verdict
-	// ClaimCheck is the judge's finding for one claim.
-	ClaimCheck = schema.ClaimCheck
-	// Evidence is a quote from a section that supports a claim.
-	Evidence = schema.Evidence
-	// Conflict is a figure that two retrieved sections state differently.
-	Conflict = schema.Conflict
-	// Finding is one rule's finding on an answer (Verdict.Findings).
-	Finding = schema.Finding
-	// Event is what an Observer receives as a run progresses.
-	Event = schema.Event
-	// EventType says what an Event reports.
-	EventType = schema.EventType
-	// Observer receives events.
-	Observer = schema.Observer
-	// ObserverFunc adapts a function to Observer.
-	ObserverFunc = schema.ObserverFunc
-	// Decomposer reads a question into a Decomposition.
-	Decomposer = schema.Decomposer
-	// Speller corrects a question's misspelt words (package spell).
-	Speller = schema.Speller
-	// SpellingFix is one word a Speller corrected.
-	SpellingFix = schema.SpellingFix
-	// Retriever finds sections for a question.
-	Retriever = schema.Retriever
-	// RetrieveRequest is what a Retriever is asked.
-	RetrieveRequest = schema.RetrieveRequest
-	// Feedback is the judge's reason for a retry, given to the retriever.
-	Feedback = schema.Feedback
-	// Generator writes an answer from sections.
-	Generator = schema.Generator
-	// GenerateRequest is what a Generator is asked.
-	GenerateRequest = schema.GenerateRequest
-	// Judge checks an answer against its sections.
-	Judge = schema.Judge
-	// JudgeRequest is what a Judge is asked.
-	JudgeRequest = schema.JudgeRequest
-	// Usage counts one model call's tokens.
-	Usage = schema.Usage
-	// RunUsage is a run's token usage, per node and in total.
-	RunUsage = schema.RunUsage
-	// Meter collects the usage of the model calls made under a context.
-	Meter = schema.Meter
+	"github.com/docmind/docmind/threads"
 )
 
 // FallbackMessage is the exact text returned instead of an ungrounded answer.
 const FallbackMessage = schema.FallbackMessage
 
-// Node names, as recorded in State.NodeHistory, and event types (see
-// schema.EventType).
+// Node names, as recorded in the state's NodeHistory and in the Node of
+// a streamed Event.
 const (
 	NodeDecompose = schema.NodeDecompose
 	NodeRetrieve  = schema.NodeRetrieve
 	NodeGenerate  = schema.NodeGenerate
 	NodeJudge     = schema.NodeJudge
 	NodeOutput    = schema.NodeOutput
-
-	EventNodeStart = schema.EventNodeStart
-	EventNodeEnd   = schema.EventNodeEnd
-	EventNodeError = schema.EventNodeError
-	EventToken     = schema.EventToken
-	EventRetry     = schema.EventRetry
 )
 
 // ErrEmptyQuery is returned (wrapped) for a question with no words in it,
 // by Ask and by the decomposers: one value, so errors.Is finds it wherever
 // the run stopped.
 var ErrEmptyQuery = schema.ErrEmptyQuery
-
-// NewState starts the state of a run for query.
-func NewState(query string) *State { return schema.NewState(query) }
-
-// ContextWithMeter returns ctx with m attached: model calls made under it
-// add their usage to m.
-func ContextWithMeter(ctx context.Context, m *Meter) context.Context {
-	return schema.ContextWithMeter(ctx, m)
-}
-
-// RecordUsage reports a model call's usage to the Meter in ctx, if any:
-// what a stage that calls a model does so that the run counts its tokens.
-func RecordUsage(ctx context.Context, u Usage) { schema.RecordUsage(ctx, u) }
-
-// RecordPromptVersion reports that the running stage used prompt name at
-// version; the run stores it in State.PromptVersions.
-func RecordPromptVersion(ctx context.Context, name, version string) {
-	schema.RecordPromptVersion(ctx, name, version)
-}
-
-// RecordNote reports what the reader of a run should know about the
-// running stage's output that its fields do not show (such as an answer
-// cut off at its token limit); the run stores it in State.Notes under the
-// stage's node.
-func RecordNote(ctx context.Context, note string) { schema.RecordNote(ctx, note) }
-
-// RecordPassedOver reports a candidate answer the running stage passed
-// over, with the IDs of the rules that passed it over; the run stores it
-// in State.Notes under the stage's node and PassedOverSuffix.
-func RecordPassedOver(ctx context.Context, note string) { schema.RecordPassedOver(ctx, note) }
-
-// PassedOverSuffix ends the key of State.Notes that lists a stage's
-// passed-over candidates ("generate.passed_over").
-const PassedOverSuffix = schema.PassedOverSuffix
 
 // Mode says whether a Pipeline calls a language model.
 type Mode string
@@ -157,41 +70,23 @@ const (
 	ModeLLM Mode = "llm"
 )
 
-// The run loop's vocabulary, re-exported from package chains so that a
-// checkpoint author (WithAfterStep) or a caller resuming runs
-// (Pipeline.Runner) needs only this package. Every chains type that an
-// exported name here uses has its alias
-// (TestRootReexportsModuleTypesItUses checks it, as for every package
-// of this module).
-type (
-	// Step is what the run loop reports after each completed node, to a
-	// WithAfterStep hook or an AfterEachStep hook: the node, the next
-	// one, the state after the node, its duration and usage.
-	Step = chains.Step
-	// Runner is the run loop: the five nodes and the judge's retry edge.
-	// Pipeline.Runner returns it, for resuming (RunFrom) or forking runs.
-	Runner = chains.Runner
-	// RunOption configures one run of a Runner.
-	RunOption = chains.RunOption
-)
-
-// AfterEachStep calls f after every completed node of one run of a Runner,
-// before the hook set with WithAfterStep; an error from f stops the run.
-func AfterEachStep(f func(ctx context.Context, step Step) error) RunOption {
-	return chains.AfterEachStep(f)
-}
-
 // Pipeline answers questions. It is safe for concurrent use when its stages
 // are (the offline stages are).
 type Pipeline struct {
-	runner *Runner
-	mode   Mode
-	judge  Judge
+	runner *chains.Runner
+	// streamer is runner with an observer that also sends each event to
+	// the Stream call whose context carries it (see Stream).
+	streamer *chains.Runner
+	mode     Mode
+	judge    schema.Judge
+	// closers release what Open or FromDocuments opened (Close).
+	closers []func() error
 }
 
-// New builds a Pipeline. It needs a source of sections: WithRetriever,
-// WithSections or WithDocuments. Stages not given are the offline ones, or
-// the LLM ones when WithLLM is given.
+// New builds a Pipeline. It needs a source of sections: WithRetriever or
+// WithSections (FromDocuments and Open build a Pipeline over a folder or
+// an index). Stages not given are the offline ones, or the LLM ones when
+// WithLLM is given.
 func New(opts ...Option) (*Pipeline, error) {
 	cfg := config{maxRetries: chains.DefaultMaxRetries}
 	for _, o := range opts {
@@ -202,7 +97,7 @@ func New(opts ...Option) (*Pipeline, error) {
 	if err := cfg.fillDefaults(); err != nil {
 		return nil, err
 	}
-	r, err := chains.NewRunner(chains.Config{
+	cc := chains.Config{
 		Decomposer: cfg.decomposer,
 		Retriever:  cfg.retriever,
 		Generator:  cfg.generator,
@@ -212,19 +107,34 @@ func New(opts ...Option) (*Pipeline, error) {
 		Observer:   cfg.observer,
 		Logger:     cfg.logger,
 		AfterStep:  cfg.afterStep,
-	})
+	}
+	r, err := chains.NewRunner(cc)
 	if err != nil {
 		return nil, err
 	}
-	return &Pipeline{runner: r, mode: cfg.mode(), judge: cfg.judge}, nil
+	cc.Observer = streamObserver{cfg.observer}
+	sr, err := chains.NewRunner(cc)
+	if err != nil {
+		return nil, err
+	}
+	return &Pipeline{runner: r, streamer: sr, mode: cfg.mode(), judge: cfg.judge}, nil
 }
 
-// Ask runs the pipeline on a question and returns the final state. The
-// answer is State.Answer(): the cited response when the judge accepted it,
-// FallbackMessage otherwise. An error means the run could not complete
-// (a stage failed or ctx was cancelled, in which case it is ctx.Err()); the
-// state returned with it holds what had completed.
-func (p *Pipeline) Ask(ctx context.Context, query string) (*State, error) {
+// Ask answers a question. The Answer's Text is the cited response when the
+// judge accepted it, FallbackMessage otherwise (Refused). An error means
+// the run could not complete (a stage failed, or ctx was cancelled, in
+// which case it is ctx.Err()); the Answer returned with it, when not nil,
+// holds the state of what had completed.
+func (p *Pipeline) Ask(ctx context.Context, query string) (*Answer, error) {
+	id := threads.NewRunID()
+	st, err := p.Run(ctx, query)
+	return newAnswer(id, st), err
+}
+
+// Run answers a question as Ask does and returns the run's whole record
+// rather than an Answer: what a caller that prints or stores the state
+// (the docmind command's --json) needs.
+func (p *Pipeline) Run(ctx context.Context, query string) (*schema.State, error) {
 	query = strings.TrimSpace(query)
 	if query == "" {
 		return nil, ErrEmptyQuery
@@ -232,18 +142,30 @@ func (p *Pipeline) Ask(ctx context.Context, query string) (*State, error) {
 	return p.runner.Run(ctx, schema.NewState(query))
 }
 
-// Runner returns the underlying loop, for resuming or forking runs.
-func (p *Pipeline) Runner() *Runner { return p.runner }
+// Runner returns the underlying loop, for resuming or forking runs and
+// for a threads.Manager.
+func (p *Pipeline) Runner() *chains.Runner { return p.runner }
 
 // Judge returns the judge the pipeline runs: the one given with WithJudge,
 // or the default its options built (the offline judge over WithCorpus's
 // statistics, or the LLM judge of WithJudgeLLM). It judges answers
 // written elsewhere as the pipeline judges its own (docmind eval
 // relevance uses it).
-func (p *Pipeline) Judge() Judge { return p.judge }
+func (p *Pipeline) Judge() schema.Judge { return p.judge }
 
 // Mode returns ModeOffline or ModeLLM.
 func (p *Pipeline) Mode() Mode { return p.mode }
+
+// Close releases what Open or FromDocuments opened (the index). It is a
+// no-op for a Pipeline built with New.
+func (p *Pipeline) Close() error {
+	var errs []error
+	for _, c := range p.closers {
+		errs = append(errs, c())
+	}
+	p.closers = nil
+	return errors.Join(errs...)
+}
 
 // Option configures a Pipeline.
 type Option func(*config) error
@@ -262,7 +184,7 @@ type config struct {
 	minConfidence *float64
 	observer      schema.Observer
 	logger        *slog.Logger
-	afterStep     func(context.Context, Step) error
+	afterStep     func(context.Context, chains.Step) error
 	llm           llmConfig
 	// sourceRoot is WithSourceRoot's folder.
 	sourceRoot string
@@ -273,18 +195,18 @@ type config struct {
 // default questions are corrected against the corpus of WithCorpus or
 // WithSections when it can count stems (the index, Weaviate and in-memory
 // corpora can), and are read as asked otherwise.
-func WithSpeller(s Speller) Option {
+func WithSpeller(s schema.Speller) Option {
 	return func(c *config) error { c.speller, c.noSpeller = s, s == nil; return nil }
 }
 
 // WithRetriever sets the retriever (an index, a langchaingo vector store
 // adapter, or your own).
-func WithRetriever(r Retriever) Option {
+func WithRetriever(r schema.Retriever) Option {
 	return func(c *config) error { c.retriever = r; return nil }
 }
 
 // WithSections retrieves from these sections with in-memory BM25.
-func WithSections(secs []Section) Option {
+func WithSections(secs []schema.Section) Option {
 	return func(c *config) error {
 		if len(secs) == 0 {
 			return errors.New("no sections to search: the documents had no text")
@@ -294,45 +216,27 @@ func WithSections(secs []Section) Option {
 	}
 }
 
-// The corpus statistics the offline judge weights a question's terms by
-// (WithCorpus), re-exported from packages judge and lexicon so that an
-// author of their own Corpus needs only this package.
-type (
-	// Corpus is what the judge needs to know of the whole corpus the
-	// retriever searches: its size and how many of its sections mention a
-	// term (exactly, or through a synonym in a Thesaurus).
-	Corpus = judge.Corpus
-	// Thesaurus maps stemmed terms to their synonym groups.
-	Thesaurus = lexicon.Thesaurus
-	// LexiconEntry is one member of a Thesaurus's synonym group.
-	LexiconEntry = lexicon.Entry
-	// LexiconText is a stemmed view of a passage, for Thesaurus.Find.
-	LexiconText = lexicon.Text
-	// LexiconMatch says how a LexiconText mentions a stemmed term.
-	LexiconMatch = lexicon.Match
-)
-
 // WithCorpus gives the offline judge the statistics of the whole corpus
 // that a retriever set with WithRetriever searches, so it weights the
 // question's terms by their rarity in all the documents and recognises a
 // topic none of them mentions (WithSections does this by itself). A
 // persistent index provides them: WithCorpus(ix.Corpus()).
-func WithCorpus(c Corpus) Option {
+func WithCorpus(c judge.Corpus) Option {
 	return func(cfg *config) error { cfg.corpus = c; return nil }
 }
 
 // WithDecomposer sets the decomposer.
-func WithDecomposer(d Decomposer) Option {
+func WithDecomposer(d schema.Decomposer) Option {
 	return func(c *config) error { c.decomposer = d; return nil }
 }
 
 // WithGenerator sets the generator.
-func WithGenerator(g Generator) Option {
+func WithGenerator(g schema.Generator) Option {
 	return func(c *config) error { c.generator = g; return nil }
 }
 
 // WithJudge sets the judge.
-func WithJudge(j Judge) Option {
+func WithJudge(j schema.Judge) Option {
 	return func(c *config) error { c.judge = j; return nil }
 }
 
@@ -365,7 +269,7 @@ func WithMaxRetries(n int) Option {
 
 // WithObserver receives an event when each node starts and ends, for every
 // streamed token of the draft answer, and on every retry.
-func WithObserver(o Observer) Option {
+func WithObserver(o schema.Observer) Option {
 	return func(c *config) error { c.observer = o; return nil }
 }
 
@@ -377,6 +281,6 @@ func WithLogger(l *slog.Logger) Option {
 
 // WithAfterStep calls f after every completed node with the state after it
 // (for checkpoints); an error from f stops the run.
-func WithAfterStep(f func(context.Context, Step) error) Option {
+func WithAfterStep(f func(context.Context, chains.Step) error) Option {
 	return func(c *config) error { c.afterStep = f; return nil }
 }

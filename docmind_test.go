@@ -21,7 +21,7 @@ var (
 	twoPasses = []string{"decompose", "retrieve", "generate", "judge", "retrieve", "generate", "judge", "output"}
 )
 
-func contract(t *testing.T) []docmind.Section {
+func contract(t *testing.T) []schema.Section {
 	t.Helper()
 	secs, _, err := docmind.LoadDocuments(context.Background(), "examples/contract")
 	if err != nil {
@@ -36,7 +36,7 @@ func TestSeedScenario1LatePaymentPenalties(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, err := p.Ask(context.Background(), "What are the late payment penalties?")
+	st, err := p.Run(context.Background(), "What are the late payment penalties?")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,7 +56,7 @@ func TestSeedScenario1LatePaymentPenalties(t *testing.T) {
 // wrong rate, as the seed's scenario 2 describes; afterwards it defers to
 // the real extractive generator.
 type firstPassWrong struct {
-	real    docmind.Generator
+	real    schema.Generator
 	calls   int
 	handed  [][]string
 	wrong   string
@@ -87,7 +87,7 @@ func TestSeedScenario2JudgeCatchesWrongRate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, err := p.Ask(context.Background(), "What are the penalties?")
+	st, err := p.Run(context.Background(), "What are the penalties?")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,7 +112,7 @@ func TestSeedScenario3WarrantyFallsBack(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, err := p.Ask(context.Background(), "What is the warranty period?")
+	st, err := p.Run(context.Background(), "What is the warranty period?")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -131,7 +131,7 @@ func TestTypoIsReadAsTheDocumentsWord(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, err := p.Ask(ctx, q)
+	st, err := p.Run(ctx, q)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -143,7 +143,7 @@ func TestTypoIsReadAsTheDocumentsWord(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if st, err := off.Ask(ctx, q); err != nil || st.Answer() != docmind.FallbackMessage || st.Query != q || st.Notes[schema.NodeDecompose] != "" {
+	if st, err := off.Run(ctx, q); err != nil || st.Answer() != docmind.FallbackMessage || st.Query != q || st.Notes != nil {
 		t.Errorf("without a speller: query %q notes %v answer %q, %v; want the question as asked, refused", st.Query, st.Notes, st.Answer(), err)
 	}
 }
@@ -167,10 +167,11 @@ func TestNewNeedsDocuments(t *testing.T) {
 	}
 }
 
-// Seed scenario 2 in LLM mode, through the real go-openai client and HTTP
-// to a scripted OpenAI-compatible server: the model's first answer says
-// 5%, its own verdict says grounded, and the deterministic guards catch it.
-func TestSeedScenario2LLMMode(t *testing.T) {
+// scenario2Model is a go-openai client of a scripted OpenAI-compatible
+// server whose first draft says 5% where the contract says 1.5%, and
+// whose own verdicts always say grounded; and the server.
+func scenario2Model(t *testing.T) (*openai.Model, *openaitest.Server) {
+	t.Helper()
 	srv := openaitest.New(t)
 	dec, _ := json.Marshal(map[string]any{
 		"intent": "amount", "sub_queries": []string{"What are the penalties?"}, "entities": []string{},
@@ -201,8 +202,16 @@ func TestSeedScenario2LLMMode(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return model, srv
+}
+
+// Seed scenario 2 in LLM mode, through the real go-openai client and HTTP
+// to a scripted OpenAI-compatible server: the model's first answer says
+// 5%, its own verdict says grounded, and the deterministic guards catch it.
+func TestSeedScenario2LLMMode(t *testing.T) {
+	model, srv := scenario2Model(t)
 	var tokens strings.Builder
-	obs := docmind.ObserverFunc(func(_ context.Context, ev docmind.Event) {
+	obs := schema.ObserverFunc(func(_ context.Context, ev schema.Event) {
 		if ev.Type == schema.EventToken {
 			tokens.WriteString(ev.Token)
 		}
@@ -214,7 +223,7 @@ func TestSeedScenario2LLMMode(t *testing.T) {
 	if p.Mode() != docmind.ModeLLM {
 		t.Fatalf("mode = %s", p.Mode())
 	}
-	st, err := p.Ask(context.Background(), "What are the penalties?")
+	st, err := p.Run(context.Background(), "What are the penalties?")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -20,52 +20,83 @@ import (
 )
 
 // Ask a question of the sample contract, offline: BM25 retrieval, an
-// extractive answer with citations, and a deterministic judge.
+// extractive answer with citations, and a deterministic judge. The
+// contract says nothing of warranties, so the judge rejects every draft
+// and the answer is the refusal.
 func Example_ask() {
 	ctx := context.Background()
-	sections, _, err := docmind.LoadDocuments(ctx, "examples/contract")
+	p, err := docmind.FromDocuments(ctx, "examples/contract")
 	if err != nil {
 		log.Fatal(err)
 	}
-	p, err := docmind.New(docmind.WithSections(sections))
+	defer p.Close()
+	ans, err := p.Ask(ctx, "What is the warranty period?")
 	if err != nil {
 		log.Fatal(err)
 	}
-	st, err := p.Ask(ctx, "What is the warranty period?")
-	if err != nil {
-		log.Fatal(err)
-	}
-	fmt.Println(st.Answer())
-	fmt.Println(st.Path(), "| retries:", st.RetryCount)
+	fmt.Println(ans.Text)
+	fmt.Println("refused:", ans.Refused, "| retries:", ans.Retries)
 	// Output:
 	// Unable to provide a confident response. Please rephrase your query.
-	// decompose → retrieve → generate → judge → retrieve → generate → judge → output | retries: 2
+	// refused: true | retries: 2
 }
 
 // A grounded answer: every sentence quotes the contract and cites the
 // section and page it comes from, and the judge accepts it on the first
 // pass.
-func Example_groundedAnswer() {
+func ExampleFromDocuments() {
 	ctx := context.Background()
-	sections, _, err := docmind.LoadDocuments(ctx, "examples/contract")
+	p, err := docmind.FromDocuments(ctx, "examples/contract")
 	if err != nil {
 		log.Fatal(err)
 	}
-	p, err := docmind.New(docmind.WithSections(sections))
+	defer p.Close()
+	ans, err := p.Ask(ctx, "What are the late payment penalties?")
 	if err != nil {
 		log.Fatal(err)
 	}
-	st, err := p.Ask(ctx, "What are the late payment penalties?")
-	if err != nil {
-		log.Fatal(err)
+	fmt.Println(ans.Text)
+	for _, c := range ans.Citations {
+		fmt.Println("source:", c)
 	}
-	fmt.Println(st.Answer())
-	fmt.Println("grounded:", !st.JudgeVerdict.IsHallucinated, "| sources:", st.RetrievedSections[0].Citation())
-	fmt.Println(st.Path(), "| retries:", st.RetryCount)
+	fmt.Println("grounded:", ans.Grounded, "| refused:", ans.Refused, "| confident:", ans.Confidence >= 0.5)
+	fmt.Println(ans.State.Path())
 	// Output:
 	// If payment is not received within thirty (30) days, Client shall be assessed a late fee of 1.5% per month on the overdue amount, calculated from the due date until the date payment is received. (See Late Payment Penalties, page 8)
-	// grounded: true | sources: Late Payment Penalties, page 8
-	// decompose → retrieve → generate → judge → output | retries: 0
+	// source: Late Payment Penalties — examples/contract/master-services-agreement.md, page 8
+	// grounded: true | refused: false | confident: true
+	// decompose → retrieve → generate → judge → output
+}
+
+// Stream a run: each node's start and end, the draft's tokens, the
+// judge's retries, and the answer last.
+func ExamplePipeline_Stream() {
+	ctx := context.Background()
+	p, err := docmind.FromDocuments(ctx, "examples/contract")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer p.Close()
+	for ev, err := range p.Stream(ctx, "What are the late payment penalties?") {
+		switch {
+		case err != nil:
+			log.Fatal(err)
+		case ev.Type == docmind.EventNodeEnd:
+			fmt.Println("done:", ev.Node)
+		case ev.Type == docmind.EventToken:
+			fmt.Println("draft:", ev.Token[:40], "…")
+		case ev.Type == docmind.EventAnswer:
+			fmt.Println("answer refused:", ev.Answer.Refused)
+		}
+	}
+	// Output:
+	// done: decompose
+	// done: retrieve
+	// draft: If payment is not received within thirty …
+	// done: generate
+	// done: judge
+	// done: output
+	// answer refused: false
 }
 
 // firstDocumentModel stands for your own model behind langchaingo's
@@ -122,45 +153,42 @@ func (m firstDocumentModel) Call(ctx context.Context, prompt string, opts ...llm
 // every number and quote of the answer against the cited section.
 func Example_customModel() {
 	ctx := context.Background()
-	sections, _, err := docmind.LoadDocuments(ctx, "examples/contract")
+	p, err := docmind.FromDocuments(ctx, "examples/contract", docmind.WithLLM(firstDocumentModel{}))
 	if err != nil {
 		log.Fatal(err)
 	}
-	p, err := docmind.New(docmind.WithSections(sections), docmind.WithLLM(firstDocumentModel{}))
-	if err != nil {
-		log.Fatal(err)
-	}
-	st, err := p.Ask(ctx, "What are the late payment penalties?")
+	defer p.Close()
+	ans, err := p.Ask(ctx, "What are the late payment penalties?")
 	if err != nil {
 		log.Fatal(err)
 	}
 	fmt.Println("mode:", p.Mode())
-	fmt.Println(st.Answer())
-	fmt.Println(st.Path(), "| retries:", st.RetryCount)
+	fmt.Println(ans.Text)
+	fmt.Println(ans.State.Path(), "| retries:", ans.Retries)
 	// Output:
 	// mode: llm
 	// If payment is not received within thirty (30) days, Client shall be assessed a late fee of 1.5% per month on the overdue amount, calculated from the due date until the date payment is received. (See Late Payment Penalties, page 8)
 	// decompose → retrieve → generate → judge → output | retries: 0
 }
 
-// Build an index once with package ingest (it skips unchanged files when
-// run again), then answer from it without reading the documents again.
-func Example_index() {
+// Build an index once (docmind ingest --index DIR FOLDER does the same;
+// it skips unchanged files when run again), then answer from it without
+// reading the documents again.
+func ExampleOpen() {
 	ctx := context.Background()
 	dir, err := os.MkdirTemp("", "docmind-example")
 	if err != nil {
 		log.Fatal(err)
 	}
 	defer os.RemoveAll(dir)
-	ix, err := index.Open(ctx, filepath.Join(dir, "index.db"))
+	ix, err := index.Open(ctx, index.PathInDir(dir))
 	if err != nil {
 		log.Fatal(err)
 	}
-	defer ix.Close()
-
 	l, closeLoader := docmind.NewLoader()
-	defer closeLoader()
 	sum, err := ingest.Run(ctx, ix, []string{"examples/contract"}, ingest.Options{Parser: ingest.LoaderParser(l)})
+	closeLoader()
+	ix.Close()
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -168,15 +196,16 @@ func Example_index() {
 		fmt.Println(r.Status, filepath.Base(r.Path), r.Sections, "sections")
 	}
 
-	p, err := docmind.New(docmind.WithRetriever(ix.Retriever()), docmind.WithCorpus(ix.Corpus()))
+	p, err := docmind.Open(ctx, dir)
 	if err != nil {
 		log.Fatal(err)
 	}
-	st, err := p.Ask(ctx, "What are the late payment penalties?")
+	defer p.Close()
+	ans, err := p.Ask(ctx, "What are the late payment penalties?")
 	if err != nil {
 		log.Fatal(err)
 	}
-	fmt.Println(st.Answer())
+	fmt.Println(ans.Text)
 	// Output:
 	// indexed data-processing-addendum.md 11 sections
 	// indexed master-services-agreement.md 67 sections
@@ -188,14 +217,11 @@ func Example_index() {
 // in memory; checkpoint.OpenSQLite keeps them on disk).
 func Example_thread() {
 	ctx := context.Background()
-	sections, _, err := docmind.LoadDocuments(ctx, "examples/contract")
+	p, err := docmind.FromDocuments(ctx, "examples/contract")
 	if err != nil {
 		log.Fatal(err)
 	}
-	p, err := docmind.New(docmind.WithSections(sections))
-	if err != nil {
-		log.Fatal(err)
-	}
+	defer p.Close()
 	m, err := threads.New(threads.Config{Store: checkpoint.NewMemory(), Runner: p.Runner()})
 	if err != nil {
 		log.Fatal(err)

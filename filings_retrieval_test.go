@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/docmind/docmind"
+	_ "github.com/docmind/docmind/formats/pdf"
 	"github.com/docmind/docmind/index"
 	"github.com/docmind/docmind/ingest"
 	"github.com/docmind/docmind/internal/testenv"

@@ -20,7 +20,7 @@ func TestRefusalNamesItsRules(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, err := p.Ask(context.Background(), "What was the late fee in 2019?")
+	st, err := p.Run(context.Background(), "What was the late fee in 2019?")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,7 +55,7 @@ func TestDisabledRuleDoesNotDecide(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer restore()
-	st, err := p.Ask(context.Background(), q)
+	st, err := p.Run(context.Background(), q)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -160,7 +160,7 @@ func TestProseIsNoTable(t *testing.T) {
 			t.Errorf("prose read as a table: %q -> %q", s, rows)
 		}
 		if units := quotable(s); len(units) != 1 || units[0].text != s {
-			t.Errorf("prose not quoted whole: %q", units)
+			t.Errorf("prose not quoted whole: %v", units)
 		}
 	}
 	// a table's rows begin with their labels, whatever the text ends with

@@ -13,15 +13,19 @@ import (
 )
 
 // Writers wait their turn: while another connection holds the index's
-// write lock for longer than the old 10 s busy timeout (as writing a very
-// large document does; 30 s because SQLite's busy sleeps overshoot, so
-// that its 10 s ran out after about 20 s here), concurrent ingests — each with its own
-// connection, one of them with a large document — wait and then index
-// every file; none fails with "database is locked". A writer whose
-// context is cancelled stops waiting at once.
+// write lock (as writing a very large document does), concurrent ingests
+// — each with its own connection, one of them with a large document —
+// wait and then index every file; none fails with "database is locked".
+// The lock is held for 2 s, forty times SQLite's own busy wait (50 ms,
+// after which the writers' Retry loop does the waiting); that loop waits
+// up to index.DefaultBusyTimeout, which must stay far longer than the
+// old 10 s. A writer whose context is cancelled stops waiting at once.
 func TestConcurrentIngestsWaitTheirTurn(t *testing.T) {
 	if testing.Short() {
-		t.Skip("holds the write lock for 30 s")
+		t.Skip("holds the write lock for 2 s")
+	}
+	if index.DefaultBusyTimeout < time.Minute {
+		t.Errorf("index.DefaultBusyTimeout is %s: a writer behind a large document gives up too soon", index.DefaultBusyTimeout)
 	}
 	ctx := context.Background()
 	ixPath := filepath.Join(t.TempDir(), index.FileName)
@@ -50,7 +54,7 @@ func TestConcurrentIngestsWaitTheirTurn(t *testing.T) {
 	if _, err := tx.ExecContext(ctx, `INSERT INTO meta(key, value) VALUES ('holder', 'x')`); err != nil {
 		t.Fatal(err)
 	}
-	const hold = 30 * time.Second
+	const hold = 2 * time.Second
 	released := time.Now().Add(hold)
 	go func() {
 		time.Sleep(hold)

@@ -153,6 +153,7 @@ func writeOneLine(t testing.TB, path string, size int) {
 // also when the file is one line without a break (it grew by ten times
 // the file's size: the line and its paragraph were held whole).
 func TestIngestLargeTextMemoryBounded(t *testing.T) {
+	testenv.Long(t, "ingests a 48 MiB file")
 	if testing.Short() {
 		t.Skip("ingests a 48 MiB file")
 	}

@@ -260,7 +260,7 @@ func TestLLMRelevancePipelineFallback(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			st, err := p.Ask(context.Background(), tc.query)
+			st, err := p.Run(context.Background(), tc.query)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -50,6 +50,7 @@ func passages(s string) []schema.Section {
 // not tuned on this data. The floor guards against regressions; the
 // figure itself is logged (go test -run RAGTruth -v ./judge).
 func TestRAGTruthQA(t *testing.T) {
+	testenv.Long(t, "judges the RAGTruth QA set")
 	if testing.Short() {
 		t.Skip("RAGTruth run skipped in -short mode")
 	}

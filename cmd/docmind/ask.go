@@ -53,7 +53,7 @@ func (a *app) askCmd() *cobra.Command {
 			}
 			rctx, cancel := pf.runContext(ctx)
 			defer cancel()
-			st, err := p.Ask(rctx, joinArgs(args))
+			st, err := p.Run(rctx, joinArgs(args))
 			if err != nil {
 				if errors.Is(err, docmind.ErrEmptyQuery) {
 					return usageError{cmd: c.Name(), err: err}

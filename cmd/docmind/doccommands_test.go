@@ -14,12 +14,20 @@ import (
 // span or line, with the folder a "cd DIR &&" before it moves to.
 var goCommand = regexp.MustCompile("(?:cd ([A-Za-z0-9_./-]+) && )?go (?:test|run|build|generate)[^`|\n]*")
 
-// The go commands that README.md and BENCHMARKS.md give to reproduce a
-// figure name packages that exist: after eval moved to internal/eval,
+// The go commands that README.md, BENCHMARKS.md and the pages of docs/
+// give name packages that exist: after eval moved to internal/eval,
 // BENCHMARKS.md still said go test ./eval.
 func TestDocsGoCommandsNameExistingPackages(t *testing.T) {
 	root := testenv.RepoRoot(t)
-	for _, doc := range []string{"README.md", "BENCHMARKS.md"} {
+	pages, err := filepath.Glob(filepath.Join(root, "docs", "*.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	docs := []string{"README.md", "BENCHMARKS.md"}
+	for _, p := range pages {
+		docs = append(docs, filepath.Join("docs", filepath.Base(p)))
+	}
+	for _, doc := range docs {
 		b, err := os.ReadFile(filepath.Join(root, doc))
 		if err != nil {
 			t.Fatal(err)

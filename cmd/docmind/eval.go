@@ -185,7 +185,7 @@ the figure) when a figure misses its threshold.`,
 			c.Ask = func(ctx context.Context, q string) (*schema.State, error) {
 				rctx, cancel := pf.runContext(ctx)
 				defer cancel()
-				st, err := p.Ask(rctx, q)
+				st, err := p.Run(rctx, q)
 				return st, runError(rctx, err)
 			}
 			c.Stdout = a.stdout

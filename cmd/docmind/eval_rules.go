@@ -184,7 +184,7 @@ func (a *app) ruleSet(ctx context.Context, cmd *cobra.Command, spec ruleSetSpec)
 	ask := func(ctx context.Context, q string) (*schema.State, error) {
 		rctx, cancel := pf.runContext(ctx)
 		defer cancel()
-		st, err := p.Ask(rctx, q)
+		st, err := p.Run(rctx, q)
 		return st, runError(rctx, err)
 	}
 	return eval.RuleSet{Name: spec.name, Rows: sub, Ask: ask}, true, nil

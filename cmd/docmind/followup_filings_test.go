@@ -1,14 +1,10 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
-	"io"
 	"net/http"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -42,36 +38,6 @@ func oracleIndex(t *testing.T) string {
 		t.Fatalf("ingest: exit %d\n%s", r.code, r.stderr)
 	}
 	return dir
-}
-
-// startServe runs `docmind serve` with args and returns its base URL.
-func startServe(t *testing.T, args ...string) string {
-	t.Helper()
-	cmd := exec.Command(binPath, append([]string{"serve", "--addr", "127.0.0.1:0", "--data-dir", t.TempDir()}, args...)...)
-	cmd.Dir = testenv.RepoRoot(t)
-	cmd.Env = []string{"HOME=" + t.TempDir(), "PATH=" + os.Getenv("PATH"), "XDG_CACHE_HOME=" + cacheDir(t)}
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		cmd.Process.Kill()
-		cmd.Wait()
-	})
-	lines := bufio.NewScanner(stderr)
-	var log bytes.Buffer
-	for lines.Scan() {
-		log.WriteString(lines.Text() + "\n")
-		if _, after, ok := strings.Cut(lines.Text(), "serving on "); ok {
-			go io.Copy(io.Discard, stderr)
-			return strings.Fields(after)[0]
-		}
-	}
-	t.Fatalf("no 'serving on' line; stderr:\n%s", log.String())
-	return ""
 }
 
 func TestFollowUpsKeepTheirSubject(t *testing.T) {
@@ -110,7 +76,7 @@ func TestFollowUpsKeepTheirSubject(t *testing.T) {
 		}
 	})
 
-	base := startServe(t, "--index", idx)
+	base := startServe(t, nil, "--index", idx, "--data-dir", t.TempDir(), "--no-auth").base
 
 	t.Run("mcp thread", func(t *testing.T) {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)

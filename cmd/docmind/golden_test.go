@@ -179,7 +179,6 @@ func TestJSONOutputShapes(t *testing.T) {
 		{"eval-judge.json", "eval judge", []string{"eval", "judge", "--json", "--cv", "0", "--ragtruth", filepath.Join(evalData, "ragtruth_tiny.jsonl")}, exitOK, "", false},
 		{"eval-relevance.json", "eval relevance", []string{"eval", "relevance", "--json", "--docs", filepath.Join(evalData, "tinysquad", "docs"), "--gold", filepath.Join(evalData, "tinysquad", "gold.jsonl")}, exitOK, "", false},
 		{"eval-retrieval.json", "eval retrieval", []string{"eval", "retrieval", "--json", "--beir", filepath.Join(evalData, "tinybeir")}, exitOK, "", false},
-		{"eval-evidence.json", "eval evidence", []string{"eval", "evidence", "--json", "--docs", filepath.Join(evalData, "evidence", "docs"), filepath.Join(evalData, "evidence", "qa.jsonl")}, exitOK, "", false},
 		{"eval-calibrate.json", "eval calibrate", []string{"eval", "calibrate", "--json", report, report}, exitOK, "", false},
 	}
 	for _, c := range cases {
@@ -237,45 +236,37 @@ func jsonCommands(t *testing.T) map[string]string {
 	return out
 }
 
-// readmeSection returns the README's "## title" section, up to the next
-// "## " heading.
-func readmeSection(t *testing.T, title string) string {
+// docSection returns the "## title" section of the Markdown file doc
+// (a path from the repository root), up to the next "## " heading.
+func docSection(t *testing.T, doc, title string) string {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(testenv.RepoRoot(t), "README.md"))
+	b, err := os.ReadFile(filepath.Join(testenv.RepoRoot(t), doc))
 	if err != nil {
 		t.Fatal(err)
 	}
-	readme := string(b)
-	i := strings.Index(readme, "\n## "+title+"\n")
+	text := string(b)
+	i := strings.Index(text, "\n## "+title+"\n")
 	if i < 0 {
-		t.Fatalf("README has no \"## %s\" section", title)
+		t.Fatalf("%s has no \"## %s\" section", doc, title)
 	}
-	section := readme[i+1:]
+	section := text[i+1:]
 	if j := strings.Index(section[3:], "\n## "); j >= 0 {
 		section = section[:j+3]
 	}
 	return section
 }
 
-// The README documents every command's JSON output, in its "JSON output"
-// section, one line per command naming its flag, or a page of docs/
-// does (docs/evaluation.md documents the eval commands' shapes).
-func TestREADMEDocumentsEveryJSONShape(t *testing.T) {
-	section := readmeSection(t, "JSON output")
-	pages, err := filepath.Glob(filepath.Join(testenv.RepoRoot(t), "docs", "*.md"))
+// docs/json.md (generated from the golden files, TestReferencePages)
+// shows the JSON output of every command that prints JSON, under a
+// heading naming its flag: every such command has a golden file.
+func TestDocsShowEveryJSONShape(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join(testenv.RepoRoot(t), "docs", "json.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, p := range pages {
-		b, err := os.ReadFile(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		section += "\n" + string(b)
-	}
 	for path, flag := range jsonCommands(t) {
-		if want := "`docmind " + path + " " + flag + "`"; !strings.Contains(section, want) {
-			t.Errorf("neither README's JSON output section nor a page of docs/ documents %s", want)
+		if want := "## `docmind " + path + " " + flag; !strings.Contains(string(b), want) {
+			t.Errorf("docs/json.md shows no output of docmind %s %s: give it a golden file (TestGoldenJSON)", path, flag)
 		}
 	}
 }

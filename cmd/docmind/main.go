@@ -20,6 +20,8 @@ import (
 	"syscall"
 	"time"
 
+	// PDF support registers itself with the loader (see docmind.NewLoader).
+	_ "github.com/docmind/docmind/formats/pdf"
 	"github.com/docmind/docmind/internal/redact"
 	"github.com/docmind/docmind/threads"
 )

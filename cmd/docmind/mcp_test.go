@@ -230,13 +230,13 @@ func textOf(t *testing.T, res *mcp.CallToolResult) string {
 	return b.String()
 }
 
-// README's MCP section has a client configuration that parses and starts
-// docmind mcp --docs.
-func TestREADMEMCPConfig(t *testing.T) {
-	section := readmeSection(t, "MCP")
+// The MCP section of docs/serving.md has a client configuration that
+// parses and starts docmind mcp --docs.
+func TestDocsMCPConfig(t *testing.T) {
+	section := docSection(t, "docs/serving.md", "MCP")
 	start := strings.Index(section, "```json\n")
 	if start < 0 {
-		t.Fatal("README's MCP section has no JSON configuration")
+		t.Fatal("the MCP section of docs/serving.md has no JSON configuration")
 	}
 	block := section[start+len("```json\n"):]
 	block = block[:strings.Index(block, "```")]
@@ -247,7 +247,7 @@ func TestREADMEMCPConfig(t *testing.T) {
 		} `json:"mcpServers"`
 	}
 	if err := json.Unmarshal([]byte(block), &cfg); err != nil {
-		t.Fatalf("README's MCP configuration is not JSON: %v\n%s", err, block)
+		t.Fatalf("the MCP configuration of docs/serving.md is not JSON: %v\n%s", err, block)
 	}
 	s := cfg.MCPServers["docmind"]
 	if s.Command != "docmind" || strings.Join(s.Args, " ") != "mcp --docs /path/to/folder" {

@@ -254,7 +254,7 @@ func (a *app) documentSource(ctx context.Context, pf *pipelineFlags) (docSource,
 // also returns the number of documents.
 func storedSource(ctx context.Context, st interface {
 	Documents(context.Context) ([]index.Document, error)
-}, ret docmind.Retriever, corpus judge.Corpus) (docSource, int, error) {
+}, ret schema.Retriever, corpus judge.Corpus) (docSource, int, error) {
 	docs, err := st.Documents(ctx)
 	if err != nil {
 		return docSource{}, 0, err

@@ -28,6 +28,7 @@ var filings struct {
 func filingDocs(t *testing.T) map[string]*document.Document {
 	t.Helper()
 	dir := testenv.SharedPath(t, "fixtures", "filings")
+	testenv.Long(t, "parses the ten filings, about 1,070 pages")
 	if testing.Short() || raceEnabled {
 		t.Skip("parsing the ten filings takes minutes (skipped with -short and -race)")
 	}

@@ -11,6 +11,7 @@ import (
 // benchmark on the RAGTruth subsets (QA always when the data is present;
 // summary and data-to-text unless -short) and holds the measured F1.
 func TestRAGTruthOfflineJudge(t *testing.T) {
+	testenv.Long(t, "judges the RAGTruth QA, summary and data-to-text sets")
 	for _, tc := range []struct {
 		file  string
 		minF1 float64 // just under the measured cross-validated F1

@@ -15,6 +15,7 @@ import (
 // the features or the training shows up here; `go generate ./judge/risk/`
 // rewrites the model.
 func TestShippedRiskModel(t *testing.T) {
+	testenv.Long(t, "trains the risk model on RAGTruth QA")
 	if testing.Short() {
 		t.Skip("long: run without -short")
 	}

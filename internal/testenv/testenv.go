@@ -82,3 +82,18 @@ func LlamaServer(tb testing.TB) string {
 	}
 	return u
 }
+
+// LongEnv names the environment variable that runs the long tests: set
+// to 1, Long lets them run.
+const LongEnv = "DOCMIND_LONG_TESTS"
+
+// Long skips tb unless DOCMIND_LONG_TESTS=1. It marks a test that takes
+// tens of seconds or more on a two-core machine (a sweep over a benchmark
+// set, a file of tens of MiB): go test ./... stays quick, and .ci/run
+// runs these tests in a step of their own, with the variable set.
+func Long(tb testing.TB, what string) {
+	tb.Helper()
+	if os.Getenv(LongEnv) != "1" {
+		tb.Skipf("long test (%s): set %s=1 to run it (.ci/run does)", what, LongEnv)
+	}
+}

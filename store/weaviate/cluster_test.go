@@ -34,7 +34,7 @@ func askAll(t *testing.T, s *weaviate.Store, root string, qs []string) []answer 
 	out := make([]answer, len(qs))
 	for i, q := range qs {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		st, err := p.Ask(ctx, q)
+		st, err := p.Run(ctx, q)
 		cancel()
 		if err != nil {
 			t.Fatalf("%q: %v", q, err)

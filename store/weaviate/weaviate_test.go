@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/docmind/docmind"
+	_ "github.com/docmind/docmind/formats/pdf" // the filings are PDFs
 	"github.com/docmind/docmind/index"
 	"github.com/docmind/docmind/ingest"
 	"github.com/docmind/docmind/lexicon"
