@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/docmind/docmind/schema"
 	"github.com/docmind/docmind/textproc"
@@ -533,4 +534,72 @@ func PassageQuery(question string, drop []string) string {
 	}
 	out := strings.Join(strings.Fields(b.String()), " ")
 	return strings.NewReplacer(" ,", ",", " ?", "?", " .", ".", " ;", ";").Replace(out)
+}
+
+// DocumentProfile is what identifies a document for resolution, as
+// `docmind index documents` shows it.
+type DocumentProfile struct {
+	Path   string `json:"path"`
+	Title  string `json:"title"`
+	Entity string `json:"entity,omitempty"`
+	Period string `json:"period,omitempty"`
+	// Sections is the number of sections; Kinds counts those of each kind
+	// other than body text.
+	Sections int            `json:"sections"`
+	Kinds    map[string]int `json:"kinds,omitempty"`
+	// Parties is the opening of the document's first preamble or cover
+	// page (at most 200 characters), where it has one.
+	Parties string `json:"parties,omitempty"`
+}
+
+// Profiles lists every document's profile, in the order documents were
+// added.
+func (ix *Index) Profiles(ctx context.Context) ([]DocumentProfile, error) {
+	rows, err := ix.db.QueryContext(ctx, `SELECT d.path, d.title, s.doc_title, s.doc_entity, s.doc_period, s.kind,
+			CASE WHEN s.kind IN ('preamble', 'cover-page') THEN substr(s.content, 1, 400) ELSE '' END
+		FROM documents d JOIN sections s ON s.doc_id = d.id ORDER BY d.id, s.id`)
+	if err != nil {
+		return nil, fmt.Errorf("list the documents' profiles: %w", err)
+	}
+	defer rows.Close()
+	var out []DocumentProfile
+	for rows.Next() {
+		var path, title, docTitle, entity, period, kind, opening string
+		if err := rows.Scan(&path, &title, &docTitle, &entity, &period, &kind, &opening); err != nil {
+			return nil, fmt.Errorf("list the documents' profiles: %w", err)
+		}
+		if len(out) == 0 || out[len(out)-1].Path != path {
+			if docTitle != "" {
+				title = docTitle
+			}
+			out = append(out, DocumentProfile{Path: path, Title: title, Entity: entity, Period: period})
+		}
+		p := &out[len(out)-1]
+		p.Sections++
+		if kind != "" {
+			if p.Kinds == nil {
+				p.Kinds = map[string]int{}
+			}
+			p.Kinds[kind]++
+		}
+		if p.Parties == "" && opening != "" {
+			p.Parties = clip(strings.Join(strings.Fields(opening), " "), 200)
+		}
+	}
+	return out, rows.Err()
+}
+
+// clip cuts s to at most n bytes at a word's end, marking the cut.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	cut := strings.LastIndexByte(s[:n], ' ')
+	if cut <= 0 {
+		cut = n
+		for cut > 0 && !utf8.RuneStart(s[cut]) {
+			cut--
+		}
+	}
+	return s[:cut] + " …"
 }

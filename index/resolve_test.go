@@ -4,6 +4,7 @@ import (
 	"context"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/docmind/docmind/schema"
@@ -254,5 +255,27 @@ func TestFollowPointers(t *testing.T) {
 	}
 	if out := followPointers(ctx, nil, []schema.Section{byTitle["Term"]}, 5, nil); len(out) != 1 {
 		t.Errorf("no lister: %v", secTitles(out))
+	}
+}
+
+func TestProfiles(t *testing.T) {
+	ix := twoContracts(t)
+	ps, err := ix.Profiles(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ps) != 3 {
+		t.Fatalf("%d profiles, want 3", len(ps))
+	}
+	p := ps[0]
+	if p.Path != "/c/NORTHWIND_LICENSE_AGREEMENT.pdf" || p.Title != "License Agreement" || p.Sections != 4 ||
+		p.Kinds["preamble"] != 1 || p.Kinds["signature-block"] != 1 || !strings.HasPrefix(p.Parties, "This License Agreement is made between Northwind") {
+		t.Errorf("profile %+v", p)
+	}
+	if ps[2].Kinds != nil || ps[2].Parties != "" {
+		t.Errorf("handbook profile %+v, want no kinds and no parties", ps[2])
+	}
+	if got := clip("alpha beta gamma", 12); got != "alpha beta …" {
+		t.Errorf("clip = %q", got)
 	}
 }

@@ -230,9 +230,10 @@ var partyDefinition = regexp.MustCompile(`\(\s*(?:the\s+|each\s+a\s+|individuall
 // betweenParties is the clause that names an agreement's parties.
 var betweenParties = regexp.MustCompile(`(?i)\b(?:by and )?between\b|\bamong\b|\bentered into\b|\bis made\b|\bmade and entered\b`)
 
-// isPreamble: among a document's first sections (first page), a paragraph
-// that names parties: it introduces at least one defined name in quotes
-// and states between whom it is made.
+// isPreamble: among a document's first sections (first pages), a
+// paragraph that names parties: it introduces a defined name in quotes and
+// states between whom it is made, or, among the first three sections, it
+// introduces two.
 func isPreamble(d *kindDoc, i int) bool {
 	secs := d.secs
 	s := secs[i]
@@ -243,7 +244,8 @@ func isPreamble(d *kindDoc, i int) bool {
 	if len(head) > 1200 {
 		head = head[:1200]
 	}
-	return betweenParties.MatchString(head) && len(partyDefinition.FindAllStringIndex(head, -1)) >= 1
+	defs := len(partyDefinition.FindAllStringIndex(head, -1))
+	return defs >= 2 && i <= 2 || betweenParties.MatchString(head) && defs >= 1
 }
 
 // whereas opens a recital.

@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -325,7 +327,72 @@ func (a *app) indexCmd() *cobra.Command {
 	}
 	indexFlag(stats, &indexDir)
 	addJSONFlag(stats, &asJSON, "the statistics")
-	cmd.AddCommand(stats)
+	cmd.AddCommand(stats, a.indexDocumentsCmd())
+	return cmd
+}
+
+// indexDocumentsCmd is `docmind index documents`: each document's profile,
+// what a question's names are resolved against (docs/retrieval.md).
+func (a *app) indexDocumentsCmd() *cobra.Command {
+	var indexDir string
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "documents",
+		Short: "Each document's title, entity, period, section kinds and parties: what questions are resolved against",
+		Long: `Lists every document of the index with what identifies it: its title,
+the entity and period it states, how many of its sections are of each kind
+other than body text (preamble, signature-block, table-of-contents, …) and
+the opening of its preamble or cover page. A question's names are resolved
+against these profiles: see docs/retrieval.md.
+
+--json prints [{path, title, entity, period, sections, kinds, parties}].`,
+		Args: exactArgs(0, "no arguments"),
+		RunE: func(c *cobra.Command, _ []string) error {
+			ix, err := a.openIndex(c.Context(), indexDir, false)
+			if err != nil {
+				return err
+			}
+			defer ix.Close()
+			ps, err := ix.Profiles(c.Context())
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				if ps == nil {
+					ps = []index.DocumentProfile{}
+				}
+				return writeJSON(a.stdout, ps)
+			}
+			if len(ps) == 0 {
+				fmt.Fprintf(a.stdout, "The index at %s has no documents yet: run docmind ingest PATH\n", ix.Path())
+				return nil
+			}
+			for _, p := range ps {
+				fmt.Fprintf(a.stdout, "%s\n  title     %s\n", p.Path, p.Title)
+				if p.Entity != "" {
+					fmt.Fprintf(a.stdout, "  entity    %s\n", p.Entity)
+				}
+				if p.Period != "" {
+					fmt.Fprintf(a.stdout, "  period    %s\n", p.Period)
+				}
+				kinds := make([]string, 0, len(p.Kinds))
+				for _, k := range slices.Sorted(maps.Keys(p.Kinds)) {
+					kinds = append(kinds, fmt.Sprintf("%d %s", p.Kinds[k], k))
+				}
+				fmt.Fprintf(a.stdout, "  sections  %d", p.Sections)
+				if len(kinds) > 0 {
+					fmt.Fprintf(a.stdout, " (%s)", strings.Join(kinds, ", "))
+				}
+				fmt.Fprintln(a.stdout)
+				if p.Parties != "" {
+					fmt.Fprintf(a.stdout, "  parties   %s\n", p.Parties)
+				}
+			}
+			return nil
+		},
+	}
+	indexFlag(cmd, &indexDir)
+	addJSONFlag(cmd, &asJSON, "the profiles")
 	return cmd
 }
 
