@@ -45,7 +45,9 @@ Each question runs through the configured pipeline twice:
   a real run  the whole pipeline as "eval qa" runs it: handed_on is the
               first pass as it was handed to the generator, any_pass every
               retrieval pass of the run (retries too)
-A question whose run fails counts as a miss (errors).
+A question whose run fails counts as a miss (errors). With an LLM the first
+pass costs one more decomposition call a question, and a model that reads
+the question differently the second time makes the two runs differ.
 
 --json prints {questions, measured, skipped, depth, first_pass [{k,
 evidence, document}], handed_on {evidence, document}, any_pass {evidence,
