@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
@@ -43,11 +45,14 @@ Each question runs through the configured pipeline twice:
   a real run  the whole pipeline as "eval qa" runs it: handed_on is the
               first pass as it was handed to the generator, any_pass every
               retrieval pass of the run (retries too)
-A question whose run fails counts as a miss (errors).
+A question whose run fails counts as a miss (errors). With an LLM the first
+pass costs one more decomposition call a question, and a model that reads
+the question differently the second time makes the two runs differ.
 
 --json prints {questions, measured, skipped, depth, first_pass [{k,
 evidence, document}], handed_on {evidence, document}, any_pass {evidence,
-document}, mean_passes, errors, results [{id, question, source,
+document}, mean_passes, errors, by_type {TYPE: {questions, at_5, at_20,
+handed_on}} (rows with a type tag), results [{id, question, source, type,
 evidence_rank, document_rank, handed_on, handed_on_document, any_pass,
 any_pass_document, passes, error}]}: ranks are 1-based in the first pass's
 20, 0 when absent.
@@ -176,6 +181,18 @@ func writeEvidenceTable(w io.Writer, rep *eval.EvidenceReport) error {
 	}
 	if rep.Errors > 0 {
 		fmt.Fprintf(w, "errors: %d\n", rep.Errors)
+	}
+	if len(rep.ByType) > 0 {
+		fmt.Fprintln(w, "\nby type:")
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+		fmt.Fprintln(tw, "type\tquestions\t@5\t@20\thanded on\t")
+		for _, t := range slices.Sorted(maps.Keys(rep.ByType)) {
+			r := rep.ByType[t]
+			fmt.Fprintf(tw, "%s\t%d\t%.3f\t%.3f\t%.3f\t\n", t, r.Questions, r.At5, r.At20, r.HandedOn)
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
 	}
 	first := true
 	for _, r := range rep.Results {

@@ -1,9 +1,13 @@
 package main
 
 import (
+	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/docmind/docmind/llm/openaitest"
 )
 
 // eval evidence over the fixture whose ranks are known
@@ -63,5 +67,47 @@ func TestEvalSplitFlag(t *testing.T) {
 	r = runCLI(t, nil, "eval", "qa", "--docs", "examples/contract", "--split", "train", filepath.Join(qa, "contract.jsonl"))
 	if r.code != exitUsage || !strings.Contains(r.stderr, "dev, test or all") {
 		t.Errorf("--split train: exit %d\n%s", r.code, r.stderr)
+	}
+}
+
+// In LLM mode eval evidence runs the model's pipeline: the first pass
+// stops after retrieval (one decomposition, no generation), then the real
+// run decomposes once more and answers as ask does, here over two passes
+// (the 5% answer rejected, then 1.5%), all through the real client to
+// the scripted server.
+func TestEvalEvidenceLLMMode(t *testing.T) {
+	srv := openaitest.New(t)
+	generations := contractModel(t, srv, "5%", "1.5%")
+	qa := filepath.Join(t.TempDir(), "qa.jsonl")
+	row := `{"id":"late","question":"What are the penalties?","answers":["1.5% per month"],"source":"master-services-agreement.md","page":8}` + "\n"
+	if err := os.WriteFile(qa, []byte(row), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := runCLI(t, llmEnv(srv), "eval", "evidence", "--docs", "examples/contract", qa, "--json")
+	if r.code != exitOK {
+		t.Fatalf("exit %d; stderr:\n%s", r.code, r.stderr)
+	}
+	var rep struct {
+		Measured int `json:"measured"`
+		Results  []struct {
+			EvidenceRank int  `json:"evidence_rank"`
+			HandedOn     bool `json:"handed_on"`
+			Passes       int  `json:"passes"`
+		} `json:"results"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil {
+		t.Fatalf("%v\n%s", err, r.stdout)
+	}
+	if rep.Measured != 1 || len(rep.Results) != 1 {
+		t.Fatalf("report %+v, want one result", rep)
+	}
+	if rep.Results[0].EvidenceRank < 1 || !rep.Results[0].HandedOn || rep.Results[0].Passes != 2 {
+		t.Errorf("report %+v, want the evidence found, handed on, over 2 passes", rep)
+	}
+	if got := srv.Calls(openaitest.RouteDecomposition); got != 2 {
+		t.Errorf("decompositions = %d, want 2 (the first pass, the real run)", got)
+	}
+	if got := generations.Load(); got != 2 {
+		t.Errorf("generations = %d, want 2 (the real run's two answers; the first pass generates nothing)", got)
 	}
 }

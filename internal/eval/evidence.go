@@ -169,6 +169,8 @@ type EvidenceResult struct {
 	ID       string `json:"id"`
 	Question string `json:"question"`
 	Source   string `json:"source,omitempty"`
+	// Type is the row's type tag (results are broken down by it).
+	Type string `json:"type,omitempty"`
 	// EvidenceRank is the rank (from 1) of the first evidence section in
 	// the first pass's ranking to EvidenceDepth; 0 when none is.
 	EvidenceRank int `json:"evidence_rank"`
@@ -221,11 +223,23 @@ type EvidenceReport struct {
 	FirstPass []RecallAt `json:"first_pass"`
 	// HandedOn is recall of the first pass as the real run handed it on
 	// to the generator; AnyPass of every pass of the run (retries too).
-	HandedOn   PassRecall       `json:"handed_on"`
-	AnyPass    PassRecall       `json:"any_pass"`
-	MeanPasses float64          `json:"mean_passes"`
-	Errors     int              `json:"errors"`
-	Results    []EvidenceResult `json:"results"`
+	HandedOn   PassRecall `json:"handed_on"`
+	AnyPass    PassRecall `json:"any_pass"`
+	MeanPasses float64    `json:"mean_passes"`
+	Errors     int        `json:"errors"`
+	// ByType breaks recall down by the rows' type tag (absent when no
+	// row has one).
+	ByType  map[string]TypeRecall `json:"by_type,omitempty"`
+	Results []EvidenceResult      `json:"results"`
+}
+
+// TypeRecall is the recall of the questions of one type: first-pass
+// evidence recall at 5 and 20, and of the sections handed on.
+type TypeRecall struct {
+	Questions int     `json:"questions"`
+	At5       float64 `json:"at_5"`
+	At20      float64 `json:"at_20"`
+	HandedOn  float64 `json:"handed_on"`
 }
 
 // At returns the first-pass recall at cut-off k (false when k is not one
@@ -287,7 +301,7 @@ func RunEvidence(ctx context.Context, probe EvidenceFunc, rows []QARow, targets 
 // ScoreEvidence scores one question's retrieval against its target (err
 // is the retrieval's error, if any: nothing is then found).
 func ScoreEvidence(row QARow, t EvidenceTarget, run EvidenceRun, err error) EvidenceResult {
-	r := EvidenceResult{ID: row.ID, Question: row.Question, Source: t.Source}
+	r := EvidenceResult{ID: row.ID, Question: row.Question, Source: t.Source, Type: row.Type}
 	if err != nil {
 		r.Err = err.Error()
 		return r
@@ -343,7 +357,36 @@ func summarizeEvidence(results []EvidenceResult) *EvidenceReport {
 	rep.HandedOn = PassRecall{Evidence: ratio(handed, n), Document: ratio(handedDoc, n)}
 	rep.AnyPass = PassRecall{Evidence: ratio(any, n), Document: ratio(anyDoc, n)}
 	rep.MeanPasses = ratio(passes, n)
+	rep.ByType = evidenceByType(results)
 	return rep
+}
+
+// evidenceByType computes ByType.
+func evidenceByType(results []EvidenceResult) map[string]TypeRecall {
+	type counts struct{ n, at5, at20, handed int }
+	by := map[string]*counts{}
+	for _, r := range results {
+		if r.Type == "" {
+			continue
+		}
+		c := by[r.Type]
+		if c == nil {
+			c = &counts{}
+			by[r.Type] = c
+		}
+		c.n++
+		c.at5 += b2i(r.EvidenceRank > 0 && r.EvidenceRank <= 5)
+		c.at20 += b2i(r.EvidenceRank > 0)
+		c.handed += b2i(r.HandedOn)
+	}
+	if len(by) == 0 {
+		return nil
+	}
+	out := make(map[string]TypeRecall, len(by))
+	for t, c := range by {
+		out[t] = TypeRecall{Questions: c.n, At5: ratio(c.at5, c.n), At20: ratio(c.at20, c.n), HandedOn: ratio(c.handed, c.n)}
+	}
+	return out
 }
 
 func b2i(b bool) int {

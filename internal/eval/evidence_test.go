@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -52,6 +53,10 @@ func TestEvidenceFixture(t *testing.T) {
 	}
 	if rep.HandedOn != (PassRecall{0.5, 1}) {
 		t.Errorf("handed on %+v, want {0.5 1}", rep.HandedOn)
+	}
+	wantTypes := map[string]TypeRecall{"date": {1, 1, 1, 1}, "event": {1, 0, 1, 0}}
+	if !maps.Equal(rep.ByType, wantTypes) {
+		t.Errorf("by type %+v, want %+v", rep.ByType, wantTypes)
 	}
 }
 
