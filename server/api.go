@@ -89,6 +89,10 @@ func citations(st *schema.State) []Citation {
 			if i := strings.Index(sec.Content, ev.Quote); i >= 0 && ev.Quote != "" {
 				seen[ev.Quote] = true
 				c.Quotes = append(c.Quotes, Quote{Text: ev.Quote, Start: i, End: i + len(ev.Quote)})
+			} else if i, j, ok := rowSpan(sec.Content, ev.Quote); ok {
+				// a table row stated with its headers: the row's cells
+				seen[ev.Quote] = true
+				c.Quotes = append(c.Quotes, Quote{Text: sec.Content[i:j], Start: i, End: j})
 			}
 		}
 		out = append(out, c)
