@@ -43,4 +43,9 @@ func TestCitationOfATableRowQuotesItsCells(t *testing.T) {
 	if len(cs) != 1 || len(cs[0].Quotes) != 1 || cs[0].Quotes[0].Text != "Total revenues 49,954 42,440" {
 		t.Fatalf("citations %+v", cs)
 	}
+	// evidence quoting the whole table: the row, not the table
+	st.JudgeVerdict.Claims[0].Evidence.Quote = sec.Content
+	if cs := citations(st); len(cs) != 1 || len(cs[0].Quotes) != 1 || cs[0].Quotes[0].Text != "Total revenues 49,954 42,440" {
+		t.Fatalf("with the whole table as evidence: %+v", cs)
+	}
 }
