@@ -1,6 +1,7 @@
 package server
 
 import (
+	"regexp"
 	"strings"
 	"unicode"
 )
@@ -52,6 +53,9 @@ func rowSpan(content, quote string) (start, end int, ok bool) {
 	}
 }
 
+// reRowValue is one value of a table row as the generator renders it.
+var reRowValue = regexp.MustCompile(`^\(?\$?\(?[\d,]*\d(?:\.\d+)?\)?%?\)?$|^[—–-]$`)
+
 // rowParts reads a rendered row: its label and the cores of its values
 // (digits and separators, no currency or percent signs or parentheses).
 func rowParts(quote string) (string, []string) {
@@ -73,6 +77,12 @@ func rowParts(quote string) (string, []string) {
 			n++
 		}
 		label, cells = strings.Join(f[:n], " "), f[n:]
+		// a row is its label then values only; a sentence goes on in words
+		for _, c := range cells {
+			if !reRowValue.MatchString(c) {
+				return "", nil
+			}
+		}
 	}
 	var values []string
 	for _, c := range cells {

@@ -24,6 +24,11 @@ func TestRowSpan(t *testing.T) {
 	if _, _, ok := rowSpan(content, "Total revenues: 2023 99,999; 2022 42,440"); ok {
 		t.Error("a row whose values are not in the text was found")
 	}
+	// a sentence with figures is not a row
+	prose := "If payment is not received within thirty (30) days, Client shall be assessed a late fee of 1.5% per month."
+	if _, _, ok := rowSpan(prose, "If payment is not received within thirty (30) days, Client shall be assessed a late fee of 1.5% per month."); ok {
+		t.Error("a sentence was read as a table row")
+	}
 	fedex := "Consolidated revenue $ 90,155 $ 93,512 (4 ) Operating income"
 	if i, j, ok := rowSpan(fedex, "Consolidated revenue: 2023 $90,155; 2022 $93,512; Percent Change (4)"); !ok || fedex[i:j] != "Consolidated revenue $ 90,155 $ 93,512 (4 )" {
 		t.Errorf("parenthesised value: %v %q", ok, fedex[i:j])
