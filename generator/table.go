@@ -164,31 +164,38 @@ func headerCandidates(toks []string) []headerCandidate {
 			break
 		}
 	}
-	i := slices.IndexFunc(toks, reYear.MatchString)
-	if i < 0 {
-		return out
-	}
 	// a header may go on, column words and a year at a time ("2022
 	// Change 2021 Change 2020": a change column after each year's): each
-	// longer header is a candidate too
-	for from := i; ; {
-		next := -1
-		for j := from + 1; j < len(toks) && j-from-1 <= maxColumnWords; j++ {
-			if reYear.MatchString(toks[j]) {
-				if j > from+1 {
-					next = j
-				}
-				break
-			}
-			if !columnWord(toks[j]) {
-				break
-			}
+	// longer header is a candidate too. The header's first year is the
+	// first that such a run starts from (a year in the sentence before
+	// the table, "for 2022, 2021 and 2020 (dollars in millions)", is not).
+	for i := slices.IndexFunc(toks, reYear.MatchString); i >= 0 && i < len(toks); i++ {
+		if !reYear.MatchString(toks[i]) {
+			continue
 		}
-		if next < 0 {
+		n := len(out)
+		for from := i; ; {
+			next := -1
+			for j := from + 1; j < len(toks) && j-from-1 <= maxColumnWords; j++ {
+				if reYear.MatchString(toks[j]) {
+					if j > from+1 {
+						next = j
+					}
+					break
+				}
+				if !columnWord(toks[j]) {
+					break
+				}
+			}
+			if next < 0 {
+				break
+			}
+			out = append(out, headerCandidate{toks[i : next+1], next + 1})
+			from = next
+		}
+		if len(out) > n {
 			break
 		}
-		out = append(out, headerCandidate{toks[i : next+1], next + 1})
-		from = next
 	}
 	return out
 }
@@ -202,6 +209,17 @@ func headerLine(text string) []string {
 	for i := len(cands) - 1; i >= 0; i-- {
 		if h := cands[i]; len(h.header) > 0 && h.start == len(toks) {
 			return h.header
+		}
+	}
+	// years then the words of one last column, ending the line ("2023
+	// 2022 Percent Change"): the words name one column
+	end := len(toks)
+	for end > 0 && len(toks)-end < maxColumnWords && columnWord(toks[end-1]) {
+		end--
+	}
+	if end < len(toks) {
+		if h := headerLine(strings.Join(toks[:end], " ")); len(h) >= 2 && !slices.ContainsFunc(h, columnWord) {
+			return append(slices.Clip(h), strings.Join(toks[end:], " "))
 		}
 	}
 	return nil

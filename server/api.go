@@ -69,17 +69,19 @@ func citations(st *schema.State) []Citation {
 		return out
 	}
 	var evidence []*schema.Evidence
+	var claims []string
 	if v := st.JudgeVerdict; v != nil {
 		for _, c := range v.Claims {
 			if c.Supported && c.Evidence != nil {
 				evidence = append(evidence, c.Evidence)
+				claims = append(claims, c.Claim)
 			}
 		}
 	}
 	for _, sec := range st.CitedSections() {
 		c := Citation{SectionID: sec.ID, Title: sec.Title, Source: sec.Source, Page: sec.Page, PageEnd: sec.PageEnd, PageRef: sec.PageRef()}
 		seen := map[string]bool{}
-		for _, ev := range evidence {
+		for k, ev := range evidence {
 			same := ev.SectionID == sec.ID
 			if ev.SectionID == "" || sec.ID == "" {
 				same = ev.Title == sec.Title && ev.Source == sec.Source
@@ -87,9 +89,19 @@ func citations(st *schema.State) []Citation {
 			if !same || seen[ev.Quote] {
 				continue
 			}
-			if i := strings.Index(sec.Content, ev.Quote); i >= 0 && ev.Quote != "" {
+			i := strings.Index(sec.Content, ev.Quote)
+			if rs, re, ok := rowSpan(sec.Content, claims[k]); ok && (i < 0 || i <= rs && re <= i+len(ev.Quote)) {
+				// the claim is a table row stated with its headers: the
+				// row's cells, not the whole table the evidence quotes
+				seen[ev.Quote] = true
+				c.Quotes = append(c.Quotes, Quote{Text: sec.Content[rs:re], Start: rs, End: re})
+			} else if i >= 0 && ev.Quote != "" {
 				seen[ev.Quote] = true
 				c.Quotes = append(c.Quotes, Quote{Text: ev.Quote, Start: i, End: i + len(ev.Quote)})
+			} else if i, j, ok := rowSpan(sec.Content, ev.Quote); ok {
+				// a table row stated with its headers: the row's cells
+				seen[ev.Quote] = true
+				c.Quotes = append(c.Quotes, Quote{Text: sec.Content[i:j], Start: i, End: j})
 			}
 		}
 		out = append(out, c)

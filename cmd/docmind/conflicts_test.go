@@ -35,7 +35,7 @@ func TestPrintAnswerListsASourceOnce(t *testing.T) {
 	st := &schema.State{FinalOutput: &out, RetrievedSections: []schema.Section{a, other, b}}
 	var w strings.Builder
 	printAnswer(&w, st, false)
-	if !strings.Contains(w.String(), "  [1] Total Revenues — acme-2023.pdf, page 43\n") || strings.Count(w.String(), "acme-2023.pdf") != 1 || strings.Contains(w.String(), "acme-2022") {
+	if !strings.Contains(w.String(), "  [1] Total Revenues — acme-2023.pdf, page 43 (PDF page 45)\n") || strings.Count(w.String(), "acme-2023.pdf") != 1 || strings.Contains(w.String(), "acme-2022") {
 		t.Errorf("sources:\n%s", w.String())
 	}
 }
