@@ -194,3 +194,28 @@ func TestWithoutOCR(t *testing.T) {
 		}
 	}
 }
+
+// TestHighlightScannedPage: the viewer's highlights on a scanned page
+// come from the OCR'd words' boxes, in the pixels of the page at the
+// requested dpi.
+func TestHighlightScannedPage(t *testing.T) {
+	requireTesseract(t)
+	data, err := os.ReadFile("testdata/bxp-2015-p6.scan.pdf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	quote := "BXP is a fully integrated, self-administered and self-managed real estate investment trust"
+	h, err := pdfReader(t).Highlight(context.Background(), "scan.pdf", data, 1, 110, []string{quote, "a sentence that is not on the page at all"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h.Found != 1 || len(h.Rects) == 0 || len(h.Rects) > 3 {
+		t.Fatalf("found %d quotes in %d rectangles, want 1 in 1 to 3 lines: %+v", h.Found, len(h.Rects), h)
+	}
+	for _, r := range h.Rects {
+		// the quote is in the first lines of the page's body
+		if r.X < 0 || r.Y < 0 || r.X+r.W > h.Width || r.Y+r.H > h.Height || r.Y > h.Height/3 || r.H > 40 {
+			t.Errorf("rectangle %+v outside the top third of the %d×%d page, or too tall", r, h.Width, h.Height)
+		}
+	}
+}

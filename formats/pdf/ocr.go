@@ -3,6 +3,7 @@ package pdf
 import (
 	"context"
 	"fmt"
+	"math"
 	"slices"
 	"sort"
 	"strings"
@@ -139,4 +140,66 @@ func renderPNG(inst pdfium.Pdfium, doc references.FPDF_DOCUMENT, n, dpi int) ([]
 		return nil, fmt.Errorf("no image")
 	}
 	return *out.ImageBytes, nil
+}
+
+// ocrHighlight finds quotes on page n, which has no text layer, by OCR
+// (the engine ctx carries): the page is rendered at the engine's DPI,
+// read by Tesseract, and each quote's words are covered by one rectangle
+// per OCR'd line, scaled to the pixels of the page at dpi. Without OCR it
+// returns h unchanged (nothing to highlight).
+func ocrHighlight(ctx context.Context, inst pdfium.Pdfium, doc references.FPDF_DOCUMENT, n, dpi int, quotes []string, h *Highlights) (*Highlights, error) {
+	e := ocr.FromContext(ctx)
+	if e.Available() != nil {
+		return h, nil
+	}
+	png, err := renderPNG(inst, doc, n, e.DPI())
+	if err != nil {
+		return h, nil
+	}
+	pages, err := e.Recognize(ctx, png)
+	if err != nil || len(pages) == 0 {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return h, nil
+	}
+	words := pages[0].Words
+	// The page's text as runes, each mapped to its word.
+	var runes []rune
+	var wordOf []int
+	for i, w := range words {
+		for _, r := range w.Text + " " {
+			runes = append(runes, r)
+			wordOf = append(wordOf, i)
+		}
+	}
+	text := foldText(runes)
+	scale := float64(dpi) / float64(e.DPI())
+	for _, q := range quotes {
+		spans := text.find(foldText([]rune(q)).letters)
+		if len(spans) > 0 {
+			h.Found++
+		}
+		for _, sp := range spans {
+			var cur *Rect
+			lastLine := [3]int{-1}
+			for wi := wordOf[sp[0]]; wi <= wordOf[sp[1]-1]; wi++ {
+				w := words[wi]
+				x, y := int(float64(w.Left)*scale), int(float64(w.Top)*scale)
+				x2, y2 := int(math.Ceil(float64(w.Left+w.Width)*scale)), int(math.Ceil(float64(w.Top+w.Height)*scale))
+				if line := [3]int{w.Block, w.Par, w.Line}; cur == nil || line != lastLine {
+					if len(h.Rects) >= maxHighlightRects {
+						return h, nil
+					}
+					h.Rects = append(h.Rects, Rect{X: x, Y: y, W: x2 - x, H: y2 - y})
+					cur, lastLine = &h.Rects[len(h.Rects)-1], line
+					continue
+				}
+				right, bottom := max(cur.X+cur.W, x2), max(cur.Y+cur.H, y2)
+				cur.X, cur.Y = min(cur.X, x), min(cur.Y, y)
+				cur.W, cur.H = right-cur.X, bottom-cur.Y
+			}
+		}
+	}
+	return h, nil
 }
