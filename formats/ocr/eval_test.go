@@ -14,6 +14,7 @@ import (
 
 	"github.com/docmind/docmind/document"
 	"github.com/docmind/docmind/formats"
+	"github.com/docmind/docmind/formats/internal/fixture"
 	"github.com/docmind/docmind/formats/ocr"
 	"github.com/docmind/docmind/formats/pdf"
 )
@@ -217,5 +218,17 @@ func TestHighlightScannedPage(t *testing.T) {
 		if r.X < 0 || r.Y < 0 || r.X+r.W > h.Width || r.Y+r.H > h.Height || r.Y > h.Height/3 || r.H > 40 {
 			t.Errorf("rectangle %+v outside the top third of the %d×%d page, or too tall", r, h.Width, h.Height)
 		}
+	}
+}
+
+// TestBlankPageNotOCR: a blank page has no text layer but nothing to
+// read either: it is not sent to OCR, nor counted as needing it.
+func TestBlankPageNotOCR(t *testing.T) {
+	data := fixture.Read(t, "empty.pdf")
+	ctx := ocr.NewContext(context.Background(), ocr.New(ocr.Options{Command: "no-such-tesseract-here"}))
+	_, err := pdfReader(t).Parse(ctx, "empty.pdf", data)
+	var ne *ocr.NeededError
+	if !errors.Is(err, formats.ErrEmpty) || errors.As(err, &ne) {
+		t.Errorf("err = %v, want no text and no page needing OCR", err)
 	}
 }
