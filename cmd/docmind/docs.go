@@ -144,6 +144,7 @@ func (a *app) docsReady(ix *index.Index, sum *ingest.Summary, docs string, clean
 			fmt.Fprintf(a.stderr, "docmind: skipped %d of %d files (run with -v to see why)\n", n, n+usable)
 		}
 	}
+	printOCRNotice(a.stderr, sum)
 	a.closers = append(a.closers, release)
 	return ix, nil
 }

@@ -68,6 +68,11 @@ func TestIngestWithoutOCR(t *testing.T) {
 	if r = runCLI(t, nil, "ingest", "--ocr", "sometimes", dir); r.code == exitOK || !strings.Contains(r.stderr, "want auto, always or never") {
 		t.Errorf("--ocr sometimes: exit %d, stderr %q", r.code, r.stderr)
 	}
+	// ask --docs says it too.
+	r = runCLI(t, noTesseract, "ask", "--provider", "offline", "--docs", dir, "What was the EMEA figure in Q3 2024?")
+	if !strings.Contains(r.stderr, notice) {
+		t.Errorf("ask --docs: stderr lacks the notice %q:\n%s", notice, r.stderr)
+	}
 }
 
 // TestIngestOCR: with Tesseract, an image is read by OCR and its line

@@ -14,6 +14,7 @@ import (
 
 	"github.com/docmind/docmind/document"
 	"github.com/docmind/docmind/formats"
+	"github.com/docmind/docmind/formats/internal/fixture"
 	"github.com/docmind/docmind/formats/ocr"
 	"github.com/docmind/docmind/formats/pdf"
 )
@@ -192,5 +193,42 @@ func TestWithoutOCR(t *testing.T) {
 		if !errors.As(err, &ne) || !strings.Contains(err.Error(), "PNG image: 1 page needs OCR") {
 			t.Errorf("%+v: image: err = %v", tc.opts, err)
 		}
+	}
+}
+
+// TestHighlightScannedPage: the viewer's highlights on a scanned page
+// come from the OCR'd words' boxes, in the pixels of the page at the
+// requested dpi.
+func TestHighlightScannedPage(t *testing.T) {
+	requireTesseract(t)
+	data, err := os.ReadFile("testdata/bxp-2015-p6.scan.pdf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	quote := "BXP is a fully integrated, self-administered and self-managed real estate investment trust"
+	h, err := pdfReader(t).Highlight(context.Background(), "scan.pdf", data, 1, 110, []string{quote, "a sentence that is not on the page at all"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h.Found != 1 || len(h.Rects) == 0 || len(h.Rects) > 3 {
+		t.Fatalf("found %d quotes in %d rectangles, want 1 in 1 to 3 lines: %+v", h.Found, len(h.Rects), h)
+	}
+	for _, r := range h.Rects {
+		// the quote is in the first lines of the page's body
+		if r.X < 0 || r.Y < 0 || r.X+r.W > h.Width || r.Y+r.H > h.Height || r.Y > h.Height/3 || r.H > 40 {
+			t.Errorf("rectangle %+v outside the top third of the %d×%d page, or too tall", r, h.Width, h.Height)
+		}
+	}
+}
+
+// TestBlankPageNotOCR: a blank page has no text layer but nothing to
+// read either: it is not sent to OCR, nor counted as needing it.
+func TestBlankPageNotOCR(t *testing.T) {
+	data := fixture.Read(t, "empty.pdf")
+	ctx := ocr.NewContext(context.Background(), ocr.New(ocr.Options{Command: "no-such-tesseract-here"}))
+	_, err := pdfReader(t).Parse(ctx, "empty.pdf", data)
+	var ne *ocr.NeededError
+	if !errors.Is(err, formats.ErrEmpty) || errors.As(err, &ne) {
+		t.Errorf("err = %v, want no text and no page needing OCR", err)
 	}
 }

@@ -243,9 +243,23 @@ func (e *Engine) Recognize(ctx context.Context, image []byte) ([]Page, error) {
 	return ParseTSV(out.Bytes())
 }
 
-// lastLine is the last non-empty line of Tesseract's messages, or err.
+// lastLine is Tesseract's message on a failure: the first line saying
+// what failed ("Failed loading language 'deu'", with the package to
+// install), else the last non-empty line, else err.
 func lastLine(msg string, err error) string {
 	lines := strings.Split(strings.TrimSpace(msg), "\n")
+	for _, l := range lines {
+		l = strings.TrimSpace(l)
+		if lang, ok := strings.CutPrefix(l, "Failed loading language '"); ok {
+			lang = strings.TrimSuffix(lang, "'")
+			return fmt.Sprintf("%s (install the language's data, e.g. apt install tesseract-ocr-%s)", l, strings.ToLower(lang))
+		}
+	}
+	for _, l := range lines {
+		if l = strings.TrimSpace(l); strings.HasPrefix(l, "Error") || strings.HasPrefix(l, "Failed") {
+			return l
+		}
+	}
 	for i := len(lines) - 1; i >= 0; i-- {
 		if l := strings.TrimSpace(lines[i]); l != "" {
 			return l

@@ -100,3 +100,13 @@ func FuzzParseTSV(f *testing.F) {
 		}
 	})
 }
+
+func TestTesseractMessage(t *testing.T) {
+	msg := "Error opening data file /usr/share/tesseract-ocr/5/tessdata/deu.traineddata\nPlease make sure the TESSDATA_PREFIX environment variable is set to your \"tessdata\" directory.\nFailed loading language 'deu'\nTesseract couldn't load any languages!\nCould not initialize tesseract.\n"
+	if got := lastLine(msg, nil); got != "Failed loading language 'deu' (install the language's data, e.g. apt install tesseract-ocr-deu)" {
+		t.Errorf("lastLine = %q", got)
+	}
+	if got := lastLine("warning\nsomething broke\n", nil); got != "something broke" {
+		t.Errorf("lastLine = %q", got)
+	}
+}

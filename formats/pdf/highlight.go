@@ -56,7 +56,9 @@ const (
 // Quotes are matched on their letters and digits alone, case folded, so
 // that the line breaks, hyphenation and spacing the text extraction
 // changed do not matter. A quote that runs on to the next or previous
-// page is highlighted where its start or end is on this page.
+// page is highlighted where its start or end is on this page. A page
+// without a text layer (a scan) is read by OCR when Tesseract is there,
+// and the quotes are found among its words.
 func (r *Reader) Highlight(ctx context.Context, source string, data []byte, n, dpi int, quotes []string) (h *Highlights, err error) {
 	defer formats.Recover(source, &err)
 	inst, doc, done, err := r.openPage(ctx, source, data, n)
@@ -83,12 +85,12 @@ func (r *Reader) Highlight(ctx context.Context, source string, data []byte, n, d
 	h = &Highlights{DPI: dpi, Width: int(math.Ceil(size.Width * scale)), Height: int(math.Ceil(size.Height * scale)), Rects: []Rect{}}
 	tp, err := inst.FPDFText_LoadPage(&requests.FPDFText_LoadPage{Page: page})
 	if err != nil {
-		return h, nil // a page without a text layer has nothing to highlight
+		return ocrHighlight(ctx, inst, doc, n, dpi, quotes, h) // no text layer: read by OCR
 	}
 	defer inst.FPDFText_ClosePage(&requests.FPDFText_ClosePage{TextPage: tp.TextPage})
 	cc, err := inst.FPDFText_CountChars(&requests.FPDFText_CountChars{TextPage: tp.TextPage})
 	if err != nil || cc.Count <= 0 {
-		return h, nil
+		return ocrHighlight(ctx, inst, doc, n, dpi, quotes, h)
 	}
 	runes, ok := textRunes(inst, tp.TextPage, cc.Count)
 	if !ok {

@@ -3,6 +3,7 @@ package pdf
 import (
 	"context"
 	"fmt"
+	"math"
 	"slices"
 	"sort"
 	"strings"
@@ -11,13 +12,15 @@ import (
 	"github.com/docmind/docmind/document"
 	"github.com/docmind/docmind/formats/ocr"
 	pdfium "github.com/klippa-app/go-pdfium"
+	"github.com/klippa-app/go-pdfium/enums"
 	"github.com/klippa-app/go-pdfium/references"
 	"github.com/klippa-app/go-pdfium/requests"
 )
 
 // ocrPages reads by OCR (the engine ctx carries, ocr.FromContext) the
-// pages whose text layer is empty or garbage (ocr.NeedsOCR), or every page
-// in mode always: each page is rendered at the engine's DPI and its lines
+// pages whose text layer is empty or garbage (ocr.NeedsOCR) and that hold
+// text, an image or a form (not blank pages), or every page in mode
+// always: each page is rendered at the engine's DPI and its lines
 // replace the page's text layer, with their positions in points so that
 // the layout heuristics apply to them as to any page. Pages that could
 // not be read (no Tesseract, OCR off, Tesseract failed) are counted in
@@ -31,12 +34,28 @@ func ocrPages(ctx context.Context, inst pdfium.Pdfium, data []byte, raw *rawDoc)
 		}
 		text[l.page].WriteString(l.text + " ")
 	}
-	var need []int
+	var cand []int
 	for p := 1; p <= raw.pages; p++ {
 		if slices.Contains(raw.unread, p) {
 			continue
 		}
 		if t := text[p]; e.Mode() == ocr.Always || t == nil || ocr.NeedsOCR(t.String()) {
+			cand = append(cand, p)
+		}
+	}
+	if len(cand) == 0 {
+		return st, nil
+	}
+	od, oerr := inst.OpenDocument(&requests.OpenDocument{File: &data})
+	if oerr != nil {
+		st.Needed, st.Reason = len(cand), "the PDF could not be opened again to render its pages"
+		return st, nil
+	}
+	defer inst.FPDF_CloseDocument(&requests.FPDF_CloseDocument{Document: od.Document})
+	// A blank page, or one drawn with lines alone, has nothing to read.
+	var need []int
+	for _, p := range cand {
+		if e.Mode() == ocr.Always || hasContent(inst, od.Document, p) {
 			need = append(need, p)
 		}
 	}
@@ -49,12 +68,6 @@ func ocrPages(ctx context.Context, inst pdfium.Pdfium, data []byte, raw *rawDoc)
 	}
 	start := time.Now()
 	defer func() { st.Time = time.Since(start) }()
-	od, oerr := inst.OpenDocument(&requests.OpenDocument{File: &data})
-	if oerr != nil {
-		st.Needed, st.Reason = len(need), "the PDF could not be opened again to render its pages"
-		return st, nil
-	}
-	defer inst.FPDF_CloseDocument(&requests.FPDF_CloseDocument{Document: od.Document})
 	ocrd := map[int][]line{}
 	for _, p := range need {
 		if err := ctx.Err(); err != nil {
@@ -88,6 +101,37 @@ func ocrPages(ctx context.Context, inst pdfium.Pdfium, data []byte, raw *rawDoc)
 		raw.lines = kept
 	}
 	return st, nil
+}
+
+// hasContent reports whether page p (1-based) holds text, an image or a
+// form (which may hold either); a page that cannot be read counts as
+// having content.
+func hasContent(inst pdfium.Pdfium, doc references.FPDF_DOCUMENT, p int) bool {
+	pg, err := inst.FPDF_LoadPage(&requests.FPDF_LoadPage{Document: doc, Index: p - 1})
+	if err != nil {
+		return true
+	}
+	defer inst.FPDF_ClosePage(&requests.FPDF_ClosePage{Page: pg.Page})
+	page := requests.Page{ByReference: &pg.Page}
+	n, err := inst.FPDFPage_CountObjects(&requests.FPDFPage_CountObjects{Page: page})
+	if err != nil {
+		return true
+	}
+	for i := 0; i < n.Count; i++ {
+		o, err := inst.FPDFPage_GetObject(&requests.FPDFPage_GetObject{Page: page, Index: i})
+		if err != nil {
+			return true
+		}
+		t, err := inst.FPDFPageObj_GetType(&requests.FPDFPageObj_GetType{PageObject: o.PageObject})
+		if err != nil {
+			return true
+		}
+		switch t.Type {
+		case enums.FPDF_PAGEOBJ_TEXT, enums.FPDF_PAGEOBJ_IMAGE, enums.FPDF_PAGEOBJ_FORM:
+			return true
+		}
+	}
+	return false
 }
 
 // ocrPage renders page p (1-based) and reads its lines by OCR.
@@ -145,4 +189,66 @@ func renderPNG(inst pdfium.Pdfium, doc references.FPDF_DOCUMENT, n, dpi int) ([]
 		return nil, fmt.Errorf("no image")
 	}
 	return *out.ImageBytes, nil
+}
+
+// ocrHighlight finds quotes on page n, which has no text layer, by OCR
+// (the engine ctx carries): the page is rendered at the engine's DPI,
+// read by Tesseract, and each quote's words are covered by one rectangle
+// per OCR'd line, scaled to the pixels of the page at dpi. Without OCR it
+// returns h unchanged (nothing to highlight).
+func ocrHighlight(ctx context.Context, inst pdfium.Pdfium, doc references.FPDF_DOCUMENT, n, dpi int, quotes []string, h *Highlights) (*Highlights, error) {
+	e := ocr.FromContext(ctx)
+	if e.Available() != nil {
+		return h, nil
+	}
+	png, err := renderPNG(inst, doc, n, e.DPI())
+	if err != nil {
+		return h, nil
+	}
+	pages, err := e.Recognize(ctx, png)
+	if err != nil || len(pages) == 0 {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return h, nil
+	}
+	words := pages[0].Words
+	// The page's text as runes, each mapped to its word.
+	var runes []rune
+	var wordOf []int
+	for i, w := range words {
+		for _, r := range w.Text + " " {
+			runes = append(runes, r)
+			wordOf = append(wordOf, i)
+		}
+	}
+	text := foldText(runes)
+	scale := float64(dpi) / float64(e.DPI())
+	for _, q := range quotes {
+		spans := text.find(foldText([]rune(q)).letters)
+		if len(spans) > 0 {
+			h.Found++
+		}
+		for _, sp := range spans {
+			var cur *Rect
+			lastLine := [3]int{-1}
+			for wi := wordOf[sp[0]]; wi <= wordOf[sp[1]-1]; wi++ {
+				w := words[wi]
+				x, y := int(float64(w.Left)*scale), int(float64(w.Top)*scale)
+				x2, y2 := int(math.Ceil(float64(w.Left+w.Width)*scale)), int(math.Ceil(float64(w.Top+w.Height)*scale))
+				if line := [3]int{w.Block, w.Par, w.Line}; cur == nil || line != lastLine {
+					if len(h.Rects) >= maxHighlightRects {
+						return h, nil
+					}
+					h.Rects = append(h.Rects, Rect{X: x, Y: y, W: x2 - x, H: y2 - y})
+					cur, lastLine = &h.Rects[len(h.Rects)-1], line
+					continue
+				}
+				right, bottom := max(cur.X+cur.W, x2), max(cur.Y+cur.H, y2)
+				cur.X, cur.Y = min(cur.X, x), min(cur.Y, y)
+				cur.W, cur.H = right-cur.X, bottom-cur.Y
+			}
+		}
+	}
+	return h, nil
 }

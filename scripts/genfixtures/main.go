@@ -5,6 +5,7 @@
 //
 //	go run ./scripts/genfixtures            # xlsx, pptx, eml
 //	go run ./scripts/genfixtures photo IN.png OUT.png
+//	go run ./scripts/genfixtures bigxlsx OUT.xlsx ROWS
 //
 // The second form turns a rendered page into a photo-like image (tilted,
 // unevenly lit, noisy), for the OCR tests; scripts/gen-ocr-fixtures.sh
@@ -14,6 +15,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"strconv"
 )
 
 func main() {
@@ -23,8 +25,18 @@ func main() {
 		}
 		return
 	}
+	if len(os.Args) == 4 && os.Args[1] == "bigxlsx" {
+		n, err := strconv.Atoi(os.Args[3])
+		if err != nil {
+			fail(err)
+		}
+		if err := bigXLSX(os.Args[2], n); err != nil {
+			fail(err)
+		}
+		return
+	}
 	if len(os.Args) != 1 {
-		fail(fmt.Errorf("usage: genfixtures | genfixtures photo IN.png OUT.png"))
+		fail(fmt.Errorf("usage: genfixtures | genfixtures photo IN.png OUT.png | genfixtures bigxlsx OUT.xlsx ROWS"))
 	}
 	for _, step := range []func() error{writeXLSX, writePPTX, writeEML} {
 		if err := step(); err != nil {
