@@ -90,6 +90,10 @@ func TestStreamableHTTP(t *testing.T) {
 	if follow.Answered || follow.Answer != schema.FallbackMessage || follow.Thread != out.Thread || follow.RunID == out.RunID {
 		t.Fatalf("want the fallback in thread %s, got %+v", out.Thread, follow)
 	}
+	// the refusal names the rules that decided
+	if len(follow.Verdict.Findings) == 0 || follow.Verdict.Findings[0].Rule == "" {
+		t.Errorf("refusal without the rules that decided: %+v", follow.Verdict)
+	}
 
 	var found mcpserver.SearchOutput
 	call(ctx, t, cs, "search", map[string]any{"query": "termination notice"}, &found)

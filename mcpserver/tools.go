@@ -39,6 +39,8 @@ type Verdict struct {
 	Grounded   bool    `json:"grounded" jsonschema:"true when every claim of the answer is supported by the documents"`
 	Confidence float64 `json:"confidence" jsonschema:"the judge's confidence that the answer is correct, 0 to 1"`
 	Reasoning  string  `json:"reasoning" jsonschema:"why the judge decided so"`
+	// Findings are the rules that decided (see docmind rules).
+	Findings []schema.Finding `json:"findings,omitempty" jsonschema:"the rules that decided: each rule's ID, the claim it concerns and what it found"`
 }
 
 // Citation is a passage an answer rests on.
@@ -167,6 +169,7 @@ func askOutput(res *threads.Result) AskOutput {
 			Grounded:   !v.IsHallucinated && v.ShouldReturn,
 			Confidence: v.ConfidenceScore,
 			Reasoning:  v.Summary(),
+			Findings:   v.Findings,
 		}
 	}
 	if out.Answered {
