@@ -164,6 +164,7 @@ func TestJSONOutputShapes(t *testing.T) {
 	}{
 		{"ingest.json", "ingest", []string{"ingest", "--json", contract}, exitOK, "", false},
 		{"index-stats.json", "index stats", []string{"index", "stats", "--json"}, exitOK, "", false},
+		{"index-documents.json", "index documents", []string{"index", "documents", "--json"}, exitOK, "", false},
 		{"ask.json", "ask", []string{"ask", "--json", "What are the late payment penalties?"}, exitOK, "", false},
 		{"ask-fallback.json", "ask", []string{"ask", "--json", "What is the warranty period?"}, exitFallback, "", false},
 		{"ask-thread.json", "ask", []string{"ask", "--json", "--thread", "t1", "What are the late payment penalties?"}, exitOK, "", false},
@@ -179,6 +180,7 @@ func TestJSONOutputShapes(t *testing.T) {
 		{"eval-judge.json", "eval judge", []string{"eval", "judge", "--json", "--cv", "0", "--ragtruth", filepath.Join(evalData, "ragtruth_tiny.jsonl")}, exitOK, "", false},
 		{"eval-relevance.json", "eval relevance", []string{"eval", "relevance", "--json", "--docs", filepath.Join(evalData, "tinysquad", "docs"), "--gold", filepath.Join(evalData, "tinysquad", "gold.jsonl")}, exitOK, "", false},
 		{"eval-retrieval.json", "eval retrieval", []string{"eval", "retrieval", "--json", "--beir", filepath.Join(evalData, "tinybeir")}, exitOK, "", false},
+		{"eval-evidence.json", "eval evidence", []string{"eval", "evidence", "--json", "--docs", filepath.Join(evalData, "evidence", "docs"), filepath.Join(evalData, "evidence", "qa.jsonl")}, exitOK, "", false},
 		{"eval-calibrate.json", "eval calibrate", []string{"eval", "calibrate", "--json", report, report}, exitOK, "", false},
 	}
 	for _, c := range cases {
