@@ -43,7 +43,7 @@ func checkAnswerMarkdown(b *browser) {
 // found, as not verified, each opening the viewer.
 func checkRefusalNamesClosestPassages(b *browser) {
 	b.t.Helper()
-	b.askQuestion("How many days notice is needed to terminate for convenience in Canada?", false)
+	b.askQuestion("How many days notice is needed to terminate for convenience in 2019?", false)
 	if got := b.text("#transcript .turn:last-of-type .answer.fallback"); !strings.HasPrefix(got, "Unable to provide") {
 		b.t.Fatalf("answer %q, want the fallback", got)
 	}
@@ -61,7 +61,7 @@ func checkRefusalNamesClosestPassages(b *browser) {
 func checkReviewDraftSources(b *browser) {
 	b.t.Helper()
 	b.do("hold a draft with sources",
-		chromedp.SetValue(chromedp.ID("question"), "How many days notice is needed to terminate for convenience in Canada?"),
+		chromedp.SetValue(chromedp.ID("question"), "How many days notice is needed to terminate for convenience in 2019?"),
 		chromedp.SendKeys(chromedp.ID("question"), "\r"),
 		chromedp.WaitVisible(chromedp.CSS("#review .review-item .review-sources a.cite")),
 	)

@@ -94,7 +94,7 @@ func TestMCPStdio(t *testing.T) {
 	})
 
 	t.Run("a refusal names the closest passages, not verified", func(t *testing.T) {
-		res, out := callAsk(ctx, t, cs, map[string]any{"question": "How many days notice is needed to terminate for convenience in Canada?"})
+		res, out := callAsk(ctx, t, cs, map[string]any{"question": "How many days notice is needed to terminate for convenience in 2019?"})
 		if out.Answered || len(out.Closest) == 0 || out.Closest[0].Title == "" || out.Closest[0].PageRef == "" {
 			t.Fatalf("want a refusal with closest passages, got %+v", out)
 		}

@@ -61,7 +61,7 @@ func TestAskDocsListsFilesReadInAPipe(t *testing.T) {
 // and ask names the closest passages, labelled as not verified (human
 // output and --json, where the refused draft also stays).
 func TestRefusalNamesClosestPassages(t *testing.T) {
-	const q = "How many days notice is needed to terminate for convenience in Canada?"
+	const q = "How many days notice is needed to terminate for convenience in 2019?"
 	r := runCLI(t, nil, "ask", "--docs", "examples/contract", q)
 	if r.code != exitFallback {
 		t.Fatalf("exit %d, want %d (a refusal)\n%s%s", r.code, exitFallback, r.stdout, r.stderr)

@@ -2,7 +2,6 @@ package pdf
 
 import (
 	"context"
-	"errors"
 	"sync"
 
 	"github.com/docmind/docmind/document"
@@ -39,10 +38,18 @@ func (p *lazyReader) Parse(ctx context.Context, source string, data []byte) (*do
 	}
 	doc, err := p.r.Parse(ctx, source, data)
 	if err != nil {
-		return nil, errors.New(formats.Reason(err))
+		return nil, reasonOnly{err}
 	}
 	return doc, nil
 }
+
+// reasonOnly shows a formats error as its reason alone (the loader names
+// the file) and still wraps it, for errors.Is and errors.As (the pages a
+// scanned PDF needs read by OCR travel in it).
+type reasonOnly struct{ err error }
+
+func (e reasonOnly) Error() string { return formats.Reason(e.err) }
+func (e reasonOnly) Unwrap() error { return e.err }
 
 // close releases the reader, when it was started. Parse must not run
 // concurrently with it.
