@@ -79,6 +79,8 @@ type docProfile struct {
 	// those of the period alone ("fiscal year ended May 31, 2023"), whose
 	// words also say which figure a question asks for.
 	strong, weak, period map[string]bool
+	// entity is whether the document states whom it is about.
+	entity bool
 }
 
 // docMapCache holds an index's docMap.
@@ -146,7 +148,7 @@ func (ix *Index) loadDocMap(ctx context.Context, conn querier) (*docMap, error) 
 // the context its sections carry (first's DocTitle, DocEntity, DocPeriod)
 // and no weak terms yet.
 func newProfile(an *analyzer, path, title string, first schema.Section) docProfile {
-	p := docProfile{path: path, strong: map[string]bool{}, weak: map[string]bool{}, period: map[string]bool{}}
+	p := docProfile{path: path, strong: map[string]bool{}, weak: map[string]bool{}, period: map[string]bool{}, entity: first.DocEntity != ""}
 	if first.DocTitle != "" {
 		title = first.DocTitle
 	}
@@ -427,16 +429,30 @@ func (m *docMap) narrow(docs []int, terms []string) []int {
 	return out
 }
 
+// mentionedInPassing is the most sections a name may stand in and still be
+// missing as a subject from a folder of documents that each state whom
+// they are about (a filing that names another company's board seat).
+const mentionedInPassing = 5
+
 // missingNames lists the capitalised words past the question's first that
-// are in no section and no document's context, unless another such word
-// names documents (the question then names a document the folder has,
-// in words some of which it does not use).
+// are in no section and no document's context (or, when most documents
+// state whom they are about, in no document's profile and at most
+// mentionedInPassing sections), unless another such word names documents
+// or is known (the question then names a document the folder has, in
+// words some of which it does not use).
 func (m *docMap) missingNames(question string, terms []string, total []int, chose map[string]bool) []string {
+	withEntity := 0
+	for _, p := range m.docs {
+		if p.entity {
+			withEntity++
+		}
+	}
+	aboutSomeone := 2*withEntity > len(m.docs)
 	var out []string
 	an := newAnalyzer()
 	first, knownName := true, false
 	for start, end := range textproc.TokenSpans(question) {
-		w := question[start:end]
+		w := strings.TrimSuffix(strings.TrimSuffix(question[start:end], "'s"), "’s")
 		if first {
 			first = false
 			continue
@@ -453,7 +469,7 @@ func (m *docMap) missingNames(question string, terms []string, total []int, chos
 			return nil
 		}
 		i, ok := slices.BinarySearch(terms, ts[0])
-		if !ok || total[i] > 0 {
+		if !ok || total[i] > 0 && !(aboutSomeone && total[i] <= mentionedInPassing) {
 			knownName = knownName || ok
 			continue
 		}

@@ -279,3 +279,35 @@ func TestProfiles(t *testing.T) {
 		t.Errorf("clip = %q", got)
 	}
 }
+
+// In a folder of documents that each state whom they are about, a company
+// named only in passing (a director's other board seat) is no document's
+// subject: the question about it gets no sections, and the note names it.
+func TestResolveNameMentionedInPassing(t *testing.T) {
+	ctx := context.Background()
+	ix, _ := openTest(t)
+	for _, d := range []struct{ path, entity, text string }{
+		{"/f/NORTHWIND_2023_10K.pdf", "Northwind Traders Inc.", "Total revenues were 50,000 million. Our chair also serves as a director of Globex, Inc."},
+		{"/f/CONTOSO_2023_10K.pdf", "Contoso Ltd.", "Total revenues were 20,000 million."},
+		{"/f/FABRIKAM_2023_10K.pdf", "Fabrikam Inc.", "Total revenues were 9,000 million."},
+	} {
+		secs := []schema.Section{{Title: "Revenues", Content: d.text, DocEntity: d.entity, DocPeriod: "fiscal year 2023"}}
+		if err := ix.PutDocument(ctx, Document{Path: d.path, Hash: d.path, Format: "pdf"}, secs); err != nil {
+			t.Fatal(err)
+		}
+	}
+	res, err := ix.Resolve(ctx, "What were Globex's total revenues in fiscal 2023?")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(res.Missing, []string{"Globex"}) {
+		t.Errorf("missing %v, want [Globex]", res.Missing)
+	}
+	res, err = ix.Resolve(ctx, "What were Contoso's total revenues in fiscal 2023?")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Missing) != 0 || !slices.Equal(res.Documents, []string{"/f/CONTOSO_2023_10K.pdf"}) {
+		t.Errorf("Contoso: %+v", res)
+	}
+}
