@@ -71,9 +71,11 @@ and program can then read every document and run. Another --addr needs a
 token; --cors ORIGIN (browsers on another origin) needs one too. At most
 --max-runs questions run at once and --max-queue more wait; the rest get
 429. On Ctrl-C or SIGTERM it stops accepting requests and lets those in
-flight finish, for at most --shutdown-timeout.`,
-		Example: `  docmind serve --docs examples/contract    # then open http://127.0.0.1:8080
-  curl -s localhost:8080/api/v1/ask -H 'Content-Type: application/json' -d '{"question":"What are the late payment penalties?"}'`,
+flight finish, for at most --shutdown-timeout. docs/security.md says what
+is refused and why.`,
+		Example: `  docmind serve --docs examples/contract    # then open the URL it prints: http://127.0.0.1:8080/#token=...
+  curl -s localhost:8080/api/v1/ask -H "Authorization: Bearer $TOKEN" -H 'Content-Type: application/json' -d '{"question":"What are the late payment penalties?"}'
+  docmind serve --no-auth --docs examples/contract    # single-user machine: no token (see docs/security.md)`,
 		Args: exactArgs(0, "no arguments"),
 		RunE: func(c *cobra.Command, _ []string) error {
 			if sf.token == "" && !sf.noAuth {
@@ -96,7 +98,7 @@ flight finish, for at most --shutdown-timeout.`,
 	pf.register(cmd)
 	tf.registerData(cmd)
 	f := cmd.Flags()
-	f.StringVar(&sf.addr, "addr", "127.0.0.1:8080", "address to listen on (host:port); a non-loopback host needs --token")
+	f.StringVar(&sf.addr, "addr", "127.0.0.1:8080", "address to listen on (host:port); a non-loopback host needs a token (not --no-auth)")
 	f.StringVar(&sf.token, "token", "", "bearer token every request must send (default: $DOCMIND_TOKEN, else one generated and kept in serve-token beside the index)")
 	f.BoolVar(&sf.noAuth, "no-auth", false, "no token: any local user or program may use the server (single-user machines only; not with --cors or another --addr)")
 	f.StringVar(&sf.cors, "cors", "", "origin browsers may call the API from, e.g. http://localhost:3000 (default: none)")

@@ -127,7 +127,7 @@ func (b bearerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 // at /mcp (they named only the two APIs).
 func TestServeHelpNamesEveryWayIn(t *testing.T) {
 	help := runInProcess(t, nil, "serve", "--help").stdout
-	for _, want := range []string{"web page at /", "/api/v1/", "/v1/", "MCP at /mcp", "open http://127.0.0.1:8080"} {
+	for _, want := range []string{"web page at /", "/api/v1/", "/v1/", "MCP at /mcp", "http://127.0.0.1:8080/#token=", "--no-auth"} {
 		if !strings.Contains(strings.Join(strings.Fields(help), " "), want) {
 			t.Errorf("serve --help does not mention %q:\n%s", want, help)
 		}
@@ -251,7 +251,7 @@ func TestServeAnswersAndShutsDownGracefully(t *testing.T) {
 // a document uploaded through the API is then answered from. It runs
 // with --no-auth: no token is asked for.
 func TestServeWithoutIndexStartsEmpty(t *testing.T) {
-	sv := startServe(t, nil, "--data-dir", t.TempDir(), "--no-auth")
+	sv := startServe(t, []string{"XDG_CACHE_HOME=" + t.TempDir()}, "--data-dir", t.TempDir(), "--no-auth")
 	if !strings.Contains(sv.log.String(), "has no documents yet") || sv.token != "" || !strings.Contains(sv.log.String(), "without a token") {
 		t.Fatalf("serve --no-auth without an index did not start on an empty one, without a token; stderr:\n%s", sv.log.String())
 	}
