@@ -8,9 +8,11 @@ import (
 	"io/fs"
 	"maps"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -125,13 +127,17 @@ OCR and how to install it. See docs/formats.md.`,
 			if err != nil {
 				return usageError{cmd: c.Name(), err: err}
 			}
-			l, closeLoader := docmind.NewLoader(loader.WithOCR(ocr.New(ocr.Options{Mode: mode, Lang: ocrLang})))
-			defer closeLoader()
-			opt.Parser = ingest.LoaderParser(l)
+			ocrOpts := ocr.Options{Mode: mode, Lang: ocrLang}
 			var bar *progressBar
 			if !asJSON {
 				bar = a.showProgress(&opt, true)
+				if bar != nil {
+					ocrOpts.Progress = bar.ocrPage
+				}
 			}
+			l, closeLoader := docmind.NewLoader(loader.WithOCR(ocr.New(ocrOpts)))
+			defer closeLoader()
+			opt.Parser = ingest.LoaderParser(l)
 			sum, err := ingest.Run(ctx, target, args, opt)
 			if bar != nil {
 				bar.finish()
@@ -256,18 +262,43 @@ func printFileLine(w io.Writer, pr ingest.Progress) {
 	fmt.Fprintln(w)
 }
 
-// progressBar renders ingest progress on one terminal line.
+// progressBar renders ingest progress on one terminal line, with the
+// page a file being read by OCR is at.
 type progressBar struct {
 	w     io.Writer
+	mu    sync.Mutex
 	last  time.Time
 	shown bool
+	pr    ingest.Progress // the progress drawn last
+	ocr   string          // " · OCR scan.pdf 3/40 pages" while a file is OCR'd
 }
 
 func (p *progressBar) update(pr ingest.Progress) {
-	if time.Since(p.last) < 100*time.Millisecond && pr.FilesDone < pr.FilesTotal {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.pr = pr
+	p.draw(pr.FilesDone >= pr.FilesTotal)
+}
+
+// ocrPage notes that done of the total pages of source to read by OCR
+// are read (an ocr.Options.Progress).
+func (p *progressBar) ocrPage(source string, done, total int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.ocr = ""
+	if done < total {
+		p.ocr = fmt.Sprintf(" · OCR %s %d/%d pages", filepath.Base(source), done, total)
+	}
+	p.draw(false)
+}
+
+// draw redraws the line, at most every 100 ms unless force.
+func (p *progressBar) draw(force bool) {
+	if time.Since(p.last) < 100*time.Millisecond && !force {
 		return
 	}
 	p.last = time.Now()
+	pr := p.pr
 	const width = 24
 	frac := 0.0
 	if pr.BytesTotal > 0 {
@@ -284,8 +315,8 @@ func (p *progressBar) update(pr ingest.Progress) {
 			eta = " · ETA " + (time.Duration(s/frac*(1-frac)) * time.Second).Round(time.Second).String()
 		}
 	}
-	fmt.Fprintf(p.w, "\r\x1b[K[%s%s] %d/%d files · %d pages · %d sections · %.0f sections/s%s",
-		strings.Repeat("=", filled), strings.Repeat(" ", width-filled), pr.FilesDone, pr.FilesTotal, pr.Pages, pr.Sections, rate, eta)
+	fmt.Fprintf(p.w, "\r\x1b[K[%s%s] %d/%d files · %d pages · %d sections · %.0f sections/s%s%s",
+		strings.Repeat("=", filled), strings.Repeat(" ", width-filled), pr.FilesDone, pr.FilesTotal, pr.Pages, pr.Sections, rate, eta, p.ocr)
 	p.shown = true
 }
 

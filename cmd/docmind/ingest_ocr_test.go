@@ -7,6 +7,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/docmind/docmind/ingest"
 )
 
 // ocrFolder is a folder with a scanned PDF, a photo of a page and a
@@ -91,5 +94,23 @@ func TestIngestOCR(t *testing.T) {
 	}
 	if !strings.Contains(r.stderr, "photo.png: 1 page, ") || !strings.Contains(r.stderr, ", 1 page OCR'd in ") {
 		t.Errorf("the file's line does not report OCR:\n%s", r.stderr)
+	}
+}
+
+// TestProgressBarOCR: while a file is read by OCR, the progress line says
+// which page of which file it is at, and stops saying so when it is done.
+func TestProgressBarOCR(t *testing.T) {
+	var buf strings.Builder
+	bar := &progressBar{w: &buf}
+	bar.update(ingest.Progress{FilesDone: 1, FilesTotal: 3, Pages: 4})
+	bar.last = time.Time{}
+	bar.ocrPage("/docs/scans/lease.pdf", 2, 40)
+	if !strings.HasSuffix(buf.String(), "1/3 files · 4 pages · 0 sections · 0 sections/s · OCR lease.pdf 2/40 pages") {
+		t.Errorf("line %q", buf.String())
+	}
+	bar.last = time.Time{}
+	bar.ocrPage("/docs/scans/lease.pdf", 40, 40)
+	if last := buf.String()[strings.LastIndex(buf.String(), "\r"):]; strings.Contains(last, "OCR") {
+		t.Errorf("the OCR note stays after the file is done: %q", last)
 	}
 }

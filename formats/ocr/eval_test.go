@@ -3,6 +3,7 @@ package ocr_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -113,13 +114,20 @@ func TestOCRQuality(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		var progress []string
+		ctx := ocr.NewContext(context.Background(), ocr.New(ocr.Options{Progress: func(source string, done, total int) {
+			progress = append(progress, fmt.Sprintf("%s %d/%d", filepath.Base(source), done, total))
+		}}))
 		start := time.Now()
-		doc, err := pdfReader(t).Parse(context.Background(), scan, data)
+		doc, err := pdfReader(t).Parse(ctx, scan, data)
 		if err != nil {
 			t.Fatalf("%s: %v", scan, err)
 		}
 		spent += time.Since(start)
 		pages += doc.OCR.Pages
+		if b := filepath.Base(scan); strings.Join(progress, ", ") != b+" 0/1, "+b+" 1/1" {
+			t.Errorf("%s: progress reported %q", scan, progress)
+		}
 		if doc.OCR.Pages != 1 || doc.OCR.Needed != 0 {
 			t.Errorf("%s: OCR stats %+v, want 1 page read", scan, doc.OCR)
 		}

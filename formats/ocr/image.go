@@ -33,7 +33,9 @@ func ParseImage(ctx context.Context, source string, data []byte) (doc *document.
 		return nil, Needed(source, what, 1, err)
 	}
 	start := time.Now()
+	e.Progress(source, 0, 1)
 	pages, err := e.Recognize(ctx, data)
+	e.Progress(source, 1, 1)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()

@@ -78,6 +78,10 @@ type Options struct {
 	// PageTimeout bounds one run of Tesseract (default
 	// DefaultPageTimeout).
 	PageTimeout time.Duration
+	// Progress, when set, is called as the pages of a file go through
+	// OCR: with done = 0 before the first, then after each (done of
+	// total). Files are read in parallel: it is called concurrently.
+	Progress func(source string, done, total int)
 }
 
 // Engine runs Tesseract. It is safe for concurrent use.
@@ -128,6 +132,14 @@ func FromContext(ctx context.Context) *Engine {
 		return e
 	}
 	return Default()
+}
+
+// Progress reports that done of the total pages of source to read by OCR
+// are read (Options.Progress).
+func (e *Engine) Progress(source string, done, total int) {
+	if e.opts.Progress != nil {
+		e.opts.Progress(source, done, total)
+	}
 }
 
 // Mode is the engine's mode.

@@ -25,7 +25,7 @@ import (
 // the layout heuristics apply to them as to any page. Pages that could
 // not be read (no Tesseract, OCR off, Tesseract failed) are counted in
 // the stats with the reason.
-func ocrPages(ctx context.Context, inst pdfium.Pdfium, data []byte, raw *rawDoc) (st document.OCRStats, err error) {
+func ocrPages(ctx context.Context, inst pdfium.Pdfium, source string, data []byte, raw *rawDoc) (st document.OCRStats, err error) {
 	e := ocr.FromContext(ctx)
 	text := map[int]*strings.Builder{}
 	for _, l := range raw.lines {
@@ -69,9 +69,13 @@ func ocrPages(ctx context.Context, inst pdfium.Pdfium, data []byte, raw *rawDoc)
 	start := time.Now()
 	defer func() { st.Time = time.Since(start) }()
 	ocrd := map[int][]line{}
-	for _, p := range need {
+	e.Progress(source, 0, len(need))
+	for i, p := range need {
 		if err := ctx.Err(); err != nil {
 			return st, err
+		}
+		if i > 0 {
+			e.Progress(source, i, len(need))
 		}
 		lines, err := ocrPage(ctx, inst, od.Document, p, e)
 		if err != nil {
@@ -87,6 +91,7 @@ func ocrPages(ctx context.Context, inst pdfium.Pdfium, data []byte, raw *rawDoc)
 			ocrd[p] = lines
 		}
 	}
+	e.Progress(source, len(need), len(need))
 	if len(ocrd) > 0 {
 		kept := raw.lines[:0:0]
 		for _, l := range raw.lines {

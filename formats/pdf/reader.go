@@ -175,7 +175,7 @@ func (r *Reader) Parse(ctx context.Context, source string, data []byte) (doc *do
 	if err != nil {
 		return nil, err
 	}
-	st, err := ocrPages(ctx, inst, data, raw)
+	st, err := ocrPages(ctx, inst, source, data, raw)
 	if err != nil {
 		return nil, err
 	}
