@@ -23,6 +23,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -30,8 +31,8 @@ import (
 // Report is one file of benchmarks/reports.
 type Report struct {
 	// Name is the report's file name without .json; Kind the command
-	// that wrote Result: "eval qa", "eval judge", "eval relevance",
-	// "eval retrieval", or "test time".
+	// that wrote Result: "eval qa", "eval evidence", "eval judge",
+	// "eval relevance", "eval retrieval", or "test time".
 	Name string `json:"name"`
 	Kind string `json:"kind"`
 	// Title is what the figure measures ("contract, development set").
@@ -102,7 +103,7 @@ func wrap(args []string, in io.Reader, out io.Writer) error {
 	fs := flag.NewFlagSet("wrap", flag.ContinueOnError)
 	r := Report{}
 	fs.StringVar(&r.Name, "name", "", "the report's name")
-	fs.StringVar(&r.Kind, "kind", "", `the command: "eval qa", "eval judge", "eval relevance", "eval retrieval", "test time"`)
+	fs.StringVar(&r.Kind, "kind", "", `the command: "eval qa", "eval evidence", "eval judge", "eval relevance", "eval retrieval", "test time"`)
 	fs.StringVar(&r.Title, "title", "", "what the figure measures")
 	fs.StringVar(&r.Command, "command", "", "the command line that produced the report")
 	fs.Float64Var(&r.Seconds, "seconds", 0, "the command's wall time")
@@ -113,6 +114,9 @@ func wrap(args []string, in io.Reader, out io.Writer) error {
 	}
 	if r.Name == "" || r.Kind == "" || r.Command == "" {
 		return fmt.Errorf("-name, -kind and -command are required")
+	}
+	if _, ok := figures[r.Kind]; !ok {
+		return fmt.Errorf("unknown -kind %q", r.Kind)
 	}
 	data, err := io.ReadAll(in)
 	if err != nil {
@@ -161,8 +165,11 @@ func cpuModel() string {
 // figure is one measured quantity of a report.
 type figure struct {
 	label string
-	path  []string // keys into the result
-	pct   bool     // a ratio shown as a percentage
+	// path is the keys into the result; a key "k=5" picks, from an
+	// array, the object whose field k is 5 (eval evidence's first_pass)
+	path  []string
+	pct   bool // a ratio shown as a percentage
+	count bool // a whole number of questions
 	unit  string
 	// of is the count the figure is a share of: none when it is 0 (no
 	// citation had a page to check)
@@ -172,30 +179,44 @@ type figure struct {
 // figures says which quantities of each kind of report the table shows.
 var figures = map[string][]figure{
 	"eval qa": {
-		{"answerable answered correctly", []string{"answerable_correct"}, true, "", nil},
-		{"accuracy of the answers given", []string{"answered_accuracy"}, true, "", nil},
-		{"refusals that were right (precision)", []string{"abstention_precision"}, true, "", nil},
-		{"unanswerable questions refused (recall)", []string{"abstention_recall"}, true, "", nil},
-		{"citation page right", []string{"citation_page_accuracy"}, true, "", []string{"citation_checked"}},
-		{"latency p50", []string{"latency_p50_ms"}, false, "ms", nil},
+		{label: "answerable answered correctly", path: []string{"answerable_correct"}, pct: true},
+		{label: "accuracy of the answers given", path: []string{"answered_accuracy"}, pct: true},
+		{label: "wrong answers (answered, not correct)", path: []string{"wrong_answers"}, count: true},
+		{label: "refusals that were right (precision)", path: []string{"abstention_precision"}, pct: true},
+		{label: "unanswerable questions refused (recall)", path: []string{"abstention_recall"}, pct: true},
+		{label: "citation page right", path: []string{"citation_page_accuracy"}, pct: true, of: []string{"citation_checked"}},
+		{label: "latency p50", path: []string{"latency_p50_ms"}, unit: "ms"},
+	},
+	"eval evidence": {
+		{label: "questions measured (answerable, evidence located)", path: []string{"measured"}, count: true},
+		{label: "first-pass evidence recall at 1", path: []string{"first_pass", "k=1", "evidence"}, pct: true},
+		{label: "first-pass evidence recall at 3", path: []string{"first_pass", "k=3", "evidence"}, pct: true},
+		{label: "first-pass evidence recall at 5", path: []string{"first_pass", "k=5", "evidence"}, pct: true},
+		{label: "first-pass evidence recall at 20", path: []string{"first_pass", "k=20", "evidence"}, pct: true},
+		{label: "evidence in the sections handed on", path: []string{"handed_on", "evidence"}, pct: true},
+		{label: "evidence in any pass (retries too)", path: []string{"any_pass", "evidence"}, pct: true},
+		{label: "right document in the first pass's 5", path: []string{"first_pass", "k=5", "document"}, pct: true},
 	},
 	"eval judge": {
-		{"response-level F1 (hallucinated = positive)", []string{"qa", "f1"}, false, "", nil},
-		{"precision", []string{"qa", "precision"}, false, "", nil},
-		{"recall", []string{"qa", "recall"}, false, "", nil},
+		{label: "response-level F1 (hallucinated = positive)", path: []string{"qa", "f1"}},
+		{label: "precision", path: []string{"qa", "precision"}},
+		{label: "recall", path: []string{"qa", "recall"}},
 	},
 	"eval relevance": {
-		{"accuracy at confidence 0.5 (gold accepted, distractor refused)", []string{"at_half", "accuracy"}, true, "", nil},
-		{"distractors refused", []string{"distractors_refused"}, true, "", nil},
+		{label: "accuracy at confidence 0.5 (gold accepted, distractor refused)", path: []string{"at_half", "accuracy"}, pct: true},
+		{label: "distractors refused", path: []string{"distractors_refused"}, pct: true},
 	},
 	"eval retrieval": {
-		{"nDCG@10", []string{"ndcg_at_10"}, false, "", nil},
-		{"recall@100", []string{"recall_at_100"}, false, "", nil},
+		{label: "nDCG@10", path: []string{"ndcg_at_10"}},
+		{label: "recall@100", path: []string{"recall_at_100"}},
 	},
 	"test time": {
-		{"wall time", []string{"seconds"}, false, "s", nil},
+		{label: "wall time", path: []string{"seconds"}, unit: "s"},
 	},
 }
+
+// kinds is the order of the table's sections.
+var kinds = []string{"eval qa", "eval evidence", "eval relevance", "eval judge", "eval retrieval", "test time"}
 
 // render builds BENCHMARKS.md from the reports in dir.
 func render(dir string) (string, error) {
@@ -221,7 +242,6 @@ func render(dir string) (string, error) {
 		}
 		reports = append(reports, r)
 	}
-	kinds := []string{"eval qa", "eval relevance", "eval judge", "eval retrieval", "test time"}
 	order := map[string]int{}
 	for i, k := range kinds {
 		order[k] = i
@@ -269,6 +289,8 @@ func heading(kind string) string {
 	switch kind {
 	case "eval qa":
 		return "Answers (docmind eval qa, offline)"
+	case "eval evidence":
+		return "Evidence recall (docmind eval evidence, offline)"
 	case "eval relevance":
 		return "The judge alone on gold and distractor sentences (docmind eval relevance)"
 	case "eval judge":
@@ -294,6 +316,8 @@ func value(result map[string]any, f figure) string {
 	switch {
 	case f.pct:
 		return fmt.Sprintf("%.1f%%", 100*x)
+	case f.count:
+		return fmt.Sprintf("%.0f", x)
 	case f.unit != "":
 		return fmt.Sprintf("%.0f %s", x, f.unit)
 	default:
@@ -303,14 +327,34 @@ func value(result map[string]any, f figure) string {
 
 // lookup returns the number at path in result.
 func lookup(result map[string]any, path []string) (float64, bool) {
+	x, ok := find(result, path).(float64)
+	return x, ok
+}
+
+// find returns the value at path in result, or nil. A key "NAME=N" picks,
+// from an array of objects, the first whose field NAME is the number N.
+func find(result map[string]any, path []string) any {
 	var v any = result
 	for _, k := range path {
-		m, ok := v.(map[string]any)
-		if !ok {
-			return 0, false
+		switch c := v.(type) {
+		case map[string]any:
+			v = c[k]
+		case []any:
+			name, n, ok := strings.Cut(k, "=")
+			want, err := strconv.ParseFloat(n, 64)
+			if !ok || err != nil {
+				return nil
+			}
+			v = nil
+			for _, e := range c {
+				if m, ok := e.(map[string]any); ok && m[name] == want {
+					v = m
+					break
+				}
+			}
+		default:
+			return nil
 		}
-		v = m[k]
 	}
-	x, ok := v.(float64)
-	return x, ok
+	return v
 }
