@@ -1,6 +1,7 @@
 package relevance
 
 import (
+	"slices"
 	"strings"
 )
 
@@ -32,6 +33,38 @@ var (
 				}
 				if !p.before.names(e, toks) && !p.doc.names(e, toks) {
 					p.Reportf("the question is about %q, which the answer's passage and its document never name", e)
+				}
+			}
+		},
+	})
+	EntityExcluded = Register(&Detector{
+		Name: "entity.excluded", gate: onEntity,
+		Doc: "the answer sets aside a name the question asks about (\"Except for X, …\"): it is about the others",
+		Run: func(p *Pass) {
+			for i, e := range p.Frame.Entities {
+				if toks := p.Frame.entityTokens[i]; len(toks) > 0 && excludes(p.Context.Claim, toks) {
+					p.Reportf("the answer sets %q aside: it is about the others", e)
+				}
+			}
+		},
+	})
+	// a row of a table is about what its label says: a name the question
+	// uses that the document is not about (a segment, a product, a
+	// region) must be in the row's label or its group's, not only in the
+	// rows around it
+	EntityRowLabel = Register(&Detector{
+		Name: "entity.row-label", gate: onEntity,
+		Doc: "a table row's label and group do not name what the question names (a segment, product or region)",
+		Run: func(p *Pass) {
+			if !p.isRow() {
+				return
+			}
+			c := p.Context
+			label := NewText(c.Scope + "\n" + rowLabel(c.Claim) + "\n" + c.Heading)
+			for i, e := range p.Frame.Entities {
+				toks := p.Frame.entityTokens[i]
+				if len(toks) > 0 && !p.doc.hasPhrase(toks) && !label.hasPhrase(toks) {
+					p.Reportf("the answer's row is not about %q, which the question asks about", e)
 				}
 			}
 		},
@@ -156,6 +189,25 @@ var (
 			}
 		},
 	})
+	// a measure per unit ("earnings per share") is stated per unit: a row
+	// of its computation is not
+	FocusPerUnit = Register(&Detector{
+		Name: "focus.per-unit", gate: onType,
+		Doc: "the question asks for a measure per unit and the answer does not state one per unit",
+		Run: func(p *Pass) {
+			f, c := p.Frame, p.Context
+			if !figureType(f.Type) || !reAsksPer.MatchString(f.Question) {
+				return
+			}
+			own := c.Claim
+			if i := strings.LastIndexByte(rowLabel(c.Claim), ':'); c.Row && i >= 0 {
+				own = c.Claim[i+1:] // the row without its group's label
+			}
+			if !rePerWord.MatchString(own) {
+				p.Report("the question asks for a measure per unit, which the answer does not state per unit")
+			}
+		},
+	})
 	QuantityMissing = Register(&Detector{
 		Name: "quantity.missing", gate: onQuantity,
 		Doc: "a number the question states is not in the answer's passage",
@@ -167,6 +219,24 @@ var (
 			if q := p.Frame.missingQuantities(c.Claim + "\n" + c.Passage + "\n" + c.Heading); len(q) > 0 {
 				p.Reportf("the question states %s, which the answer's passage does not", quoteList(q))
 			}
+		},
+	})
+	// what "how much" or "how many" asks about is stated
+	FocusCounted = Register(&Detector{
+		Name: "focus.counted", gate: onFocus,
+		Doc: "the answer does not state what \"how much\" or \"how many\" asks about",
+		Run: func(p *Pass) {
+			f := p.Frame
+			if len(f.counted) == 0 || slices.ContainsFunc(f.counted, func(st string) bool {
+				return p.subject.stems[st] || p.Match != nil && p.Match(st, p.subject)
+			}) {
+				return
+			}
+			words := make([]string, len(f.counted))
+			for i, st := range f.counted {
+				words[i] = f.FocusWords[st]
+			}
+			p.Reportf("the answer does not state the %s the question asks about", strings.Join(words, " "))
 		},
 	})
 	FocusShare = Register(&Detector{

@@ -264,6 +264,9 @@ func TestMeasureAsNamed(t *testing.T) {
 		{"a row of a table of expenses", "What were Intel's research and development expenses in fiscal 2023?",
 			"Research and development 4,109 4,362 Operating expenses 5,476 4,903", "Business Highlights",
 			"Research and development 4,109 4,362 Operating expenses 5,476 4,903", ""},
+		{"a row of the computation of a per-share figure", "What were FedEx's diluted earnings per share for fiscal 2023?",
+			"Diluted earnings per common share: Net earnings allocable to common shares $3,966 $3,819 $5,221", "NOTE 11",
+			"Diluted earnings per common share: Net earnings allocable to common shares $3,966 $3,819 $5,221", "focus"},
 		{"the per-share figure", "What were FedEx's diluted earnings per share for fiscal 2023?",
 			"Diluted earnings per common share $ 15.48 $ 14.33 $ 19.45", "NOTE 11", "Diluted earnings per common share $ 15.48 $ 14.33 $ 19.45", ""},
 		{"a pro forma figure", netIncome, "Net income $8,456 $4,988", "Unaudited Pro Forma Financial Information", "Net income $8,456 $4,988", "scope"},
@@ -285,6 +288,13 @@ func TestMeasureAsNamed(t *testing.T) {
 		case tt.fail != "" && !hasCheck(res, tt.fail):
 			t.Errorf("%s: want a %s finding, got %v", tt.name, tt.fail, res.Findings)
 		}
+	}
+	// the rows around a row do not make it about what they name
+	intel := "Revenue: Client Computing $5,767 $9,295 Mobileye $458 $394 Total net revenue $11,715 $18,353"
+	c := Context{Claim: "Total net revenue $11,715 $18,353", Passage: intel, Heading: "Q1 2023 Business Highlights", Document: "Intel Corporation\nfirst quarter 2023"}
+	c.Scope, c.Row = RowScope(intel, c.Claim)
+	if res := Analyze("What was Mobileye's revenue in Intel's first quarter of 2023?").Check(c, AllChecks(0.5), nil, nil); !hasCheck(res, "entity") {
+		t.Errorf("the company's total answers for a segment named in the rows beside it: %v", res.Findings)
 	}
 	// a table's unit is not a figure
 	if states(Analyze("What was FedEx Express's total jet fuel cost in fiscal 2023?"), "Total Jet Fuel Cost (in millions)") {
@@ -436,31 +446,60 @@ func TestRowHeadAndPart(t *testing.T) {
 	}
 }
 
-// The verb a figure is asked through ("did Salesforce report") is not
-// what it is of (Salesforce's third-quarter 2023 10-Q, page 22).
-func TestReportingVerbIsNotFocus(t *testing.T) {
-	f := Analyze("How much goodwill did Salesforce report on its balance sheet as of October 31, 2022?")
-	if slices.Contains(f.Focus, "report") {
-		t.Errorf("focus %q", f.Focus)
+// What "how much" or "how many" asks about must be stated, and the verb a
+// figure is asked through ("did Salesforce report") is not what it is of
+// (Salesforce's third-quarter 2023 10-Q, page 22; eBay's first-quarter
+// 2023 earnings release, page 10).
+func TestCountedThingIsStated(t *testing.T) {
+	goodwill := "How much goodwill did Salesforce report on its balance sheet as of October 31, 2022?"
+	f := Analyze(goodwill)
+	if slices.Contains(f.Focus, "report") || !slices.Equal(f.counted, []string{"goodwil"}) {
+		t.Errorf("focus %q, counted %q", f.Focus, f.counted)
 	}
-	c := Context{Claim: "Goodwill 48,555 47,937", Passage: "Goodwill 48,555 47,937", Heading: "Condensed Consolidated Balance Sheets", Document: "salesforce, inc. Form 10-Q\nOctober 31, 2022"}
+	accrued := "Accounts payable, accrued expenses and other liabilities as of October 31, 2022 included approximately $1.9 billion of accrued compensation."
+	c := Context{Claim: accrued, Passage: accrued, Heading: "Other Balance Sheet Accounts", Document: "salesforce, inc. Form 10-Q\nOctober 31, 2022"}
+	if res := f.Check(c, AllChecks(0.5), nil, nil); !hasCheck(res, "focus") {
+		t.Errorf("accrued compensation answers for the goodwill: %v", res.Findings)
+	}
+	c.Claim, c.Passage, c.Heading = "Goodwill 48,555 47,937", "Goodwill 48,555 47,937", "Condensed Consolidated Balance Sheets"
 	if res := f.Check(c, AllChecks(0.5), nil, nil); hasCheck(res, "focus") {
 		t.Errorf("the goodwill's row rejected: %v", res.Findings)
 	}
 	buyers := Analyze("How many active buyers, in millions, did eBay report for the quarter ended March 31, 2023?")
-	if !slices.Equal(buyers.Focus, []string{"activ", "buyer"}) {
-		t.Errorf("focus %q", buyers.Focus)
+	if !slices.Equal(buyers.Focus, []string{"activ", "buyer"}) || !slices.Equal(buyers.counted, []string{"activ", "buyer"}) {
+		t.Errorf("focus %q, counted %q", buyers.Focus, buyers.counted)
 	}
 	// without a figure asked for, "report" is what is asked about
 	if f := Analyze("What did RM 3420 report?"); !slices.Contains(f.Focus, "report") {
 		t.Errorf("focus %q", f.Focus)
 	}
+	// what is counted may run into a verb: one of its words is enough
 	// (Oracle's fiscal 2023 Form 10-K, page 13)
 	rd := Analyze("Approximately how many Oracle employees worked in research and development as of May 31, 2023?")
 	workforce := "As of May 31, 2023, we employed approximately 164,000 full-time employees, of which approximately 47,000 were in research and development."
 	c = Context{Claim: workforce, Passage: workforce, Heading: "Workforce", Document: "Oracle Corporation Form 10-K\nfiscal year ended May 31, 2023"}
 	if res := rd.Check(c, AllChecks(0.5), nil, nil); hasCheck(res, "focus") {
 		t.Errorf("the employees' count rejected: %v", res.Findings)
+	}
+	// a "how much" question that names no thing counts nothing
+	if f := Analyze("How much did revenue grow in 2023?"); f.counted != nil {
+		t.Errorf("counted %q", f.counted)
+	}
+}
+
+// A statement that sets the name asked about aside is about everyone else
+// (the example contract, Payment Terms: "Except for Enterprise Clients
+// (see Section 8.4), payment is due within thirty (30) days").
+func TestExclusionSetsTheNameAside(t *testing.T) {
+	f := Analyze("Within how many days are invoices of Enterprise Clients payable?")
+	check := func(claim string) Result {
+		return f.Check(Context{Claim: claim, Passage: claim, Heading: "Payment Terms", Document: "Master Services Agreement"}, AllChecks(0.5), nil, nil)
+	}
+	if res := check("Except for Enterprise Clients (see Section 8.4), payment is due within thirty (30) days of the invoice date."); !hasCheck(res, "entity") {
+		t.Errorf("the others' term answers for Enterprise Clients: %v", res.Findings)
+	}
+	if res := check("For Enterprise Clients, invoices are payable within forty-five (45) days of the invoice date."); hasCheck(res, "entity") {
+		t.Errorf("the Enterprise Clients' own term rejected: %v", res.Findings)
 	}
 }
 
