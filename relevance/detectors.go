@@ -1,7 +1,6 @@
 package relevance
 
 import (
-	"slices"
 	"strings"
 )
 
@@ -33,17 +32,6 @@ var (
 				}
 				if !p.before.names(e, toks) && !p.doc.names(e, toks) {
 					p.Reportf("the question is about %q, which the answer's passage and its document never name", e)
-				}
-			}
-		},
-	})
-	EntityExcluded = Register(&Detector{
-		Name: "entity.excluded", gate: onEntity,
-		Doc: "the answer sets aside a name the question asks about (\"Except for X, …\"): it is about the others",
-		Run: func(p *Pass) {
-			for i, e := range p.Frame.Entities {
-				if toks := p.Frame.entityTokens[i]; len(toks) > 0 && excludes(p.Context.Claim, toks) {
-					p.Reportf("the answer sets %q aside: it is about the others", e)
 				}
 			}
 		},
@@ -219,24 +207,6 @@ var (
 			if q := p.Frame.missingQuantities(c.Claim + "\n" + c.Passage + "\n" + c.Heading); len(q) > 0 {
 				p.Reportf("the question states %s, which the answer's passage does not", quoteList(q))
 			}
-		},
-	})
-	// what "how much" or "how many" asks about is stated
-	FocusCounted = Register(&Detector{
-		Name: "focus.counted", gate: onFocus,
-		Doc: "the answer does not state what \"how much\" or \"how many\" asks about",
-		Run: func(p *Pass) {
-			f := p.Frame
-			if len(f.counted) == 0 || slices.ContainsFunc(f.counted, func(st string) bool {
-				return p.subject.stems[st] || p.Match != nil && p.Match(st, p.subject)
-			}) {
-				return
-			}
-			words := make([]string, len(f.counted))
-			for i, st := range f.counted {
-				words[i] = f.FocusWords[st]
-			}
-			p.Reportf("the answer does not state the %s the question asks about", strings.Join(words, " "))
 		},
 	})
 	FocusShare = Register(&Detector{

@@ -121,11 +121,6 @@ type Frame struct {
 	// side that end with a measure noun ("net income", "income taxes",
 	// "jet fuel cost"): one measure's name.
 	compounds [][2]string
-	// counted are the focus stems of what "how much" or "how many" asks
-	// about ("goodwil" of "How much goodwill did Salesforce report?",
-	// "activ buyer" of "How many active buyers …"; the words up to a verb
-	// or preposition, which may take in a verb: "employees worked")
-	counted []string
 	// roleVerb and roleObject are the stem of the verb and the first word
 	// of the object of a question that asks who did something ("calibr",
 	// "newer" of "Who calibrated newer studies?"; see swappedRoles)
@@ -345,7 +340,6 @@ func Analyze(question string) Frame {
 		f.Focus = append(f.Focus, t)
 		f.FocusWords[t] = w
 	}
-	f.counted = countedWords(question, seen)
 	// a possessive ends a name ("the company's net sales")
 	prev := ""
 	for _, w := range reWord.FindAllString(wordvec.Fold(question), -1) {
@@ -384,35 +378,6 @@ var (
 // balances", the balance of a year before.
 func (f Frame) openingOnly(label string) bool {
 	return label != "" && reAsOf.MatchString(f.Question) && reOpening.MatchString(label) && !reOpening.MatchString(f.Question)
-}
-
-// reCounted matches what "how much" or "how many" asks about, up to the
-// verb, preposition or comma that ends it.
-var (
-	reCounted  = regexp.MustCompile(`(?i)\bhow\s+(?:much|many)\s+([^,;:?]*)`)
-	countedEnd = wordlists.Set(`did does do was were is are has have had will would can could should may might must in at for on of to by from with during over per than that which who`)
-)
-
-// countedWords returns the focus stems of what "how much"/"how many" asks
-// about, up to the word that ends it ("active buyers" of "How many active
-// buyers, in millions, did …"), or nil when the question asks no such
-// thing or names it by no focus word ("How much did revenue grow?").
-func countedWords(question string, focus map[string]bool) []string {
-	m := reCounted.FindStringSubmatch(wordvec.Fold(question))
-	if m == nil {
-		return nil
-	}
-	var out []string
-	for _, w := range reWord.FindAllString(m[1], -1) {
-		lw := strings.ToLower(w)
-		if countedEnd[lw] {
-			break
-		}
-		if st := textproc.Stem(lw); focus[st] {
-			out = append(out, st)
-		}
-	}
-	return out
 }
 
 // reportingVerbs are the stems of the verbs a question asks through what
@@ -1221,31 +1186,6 @@ func (f Frame) complementOnly(claim string) string {
 		}
 	}
 	return ""
-}
-
-// exclusionMarkers set what follows them aside ("except for", "other
-// than"), as folded tokens.
-var exclusionMarkers = [][]string{{"except"}, {"except", "for"}, {"excepting"}, {"other", "than"}, {"apart", "from"}, {"excluding"}, {"save", "for"}}
-
-// excludes reports whether text sets the name toks aside: an exclusion
-// marker, then at most an article, then the name.
-func excludes(text string, toks []string) bool {
-	words := textproc.Tokens(wordvec.Fold(text))
-	for i := range words {
-		for _, m := range exclusionMarkers {
-			j := i + len(m)
-			if j > len(words) || !slices.Equal(words[i:j], m) {
-				continue
-			}
-			if j < len(words) && (words[j] == "the" || words[j] == "a" || words[j] == "an") {
-				j++
-			}
-			if j+len(toks) <= len(words) && slices.Equal(words[j:j+len(toks)], toks) {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 // years returns the years the question names.

@@ -68,7 +68,10 @@ answerable), changed (questions whose outcome, a right answer, a wrong one or
 a refusal, differs without it), prevented_wrong (of those, wrong answers
 without it), gained_right (right outcomes with it that are refusals without
 it), cost_right (right outcomes, answers or refusals, lost to it),
-caused_wrong (wrong answers with it that are not without it), precision =
+caused_wrong (wrong answers with it that are not without it),
+answers_changed (questions whose final text differs without it, whatever
+their outcome: a rule may keep an off-scope sentence out of a right answer),
+precision =
 prevented_wrong / changed, off (the set's figures without it) and delta (off
 minus the figures with every rule on), and verdict: pays (prevented_wrong +
 gained_right > cost_right + caused_wrong), costs, even or idle. A rule is kept ("keep") when it pays on at least two sets and costs on
@@ -78,7 +81,8 @@ decides as a veto and is not one of its inputs).
 --json prints {sets: [{set, questions, answered, answered_accuracy,
 answerable_correct, unanswerable_refused, wrong_answers}], rules: [{rule,
 doc, weight, sets: [{set, fires, fires_answerable, changed, prevented_wrong,
-gained_right, cost_right, caused_wrong, precision, off, delta, verdict}],
+gained_right, cost_right, caused_wrong, answers_changed, precision, off,
+delta, verdict}],
 pays, costs, keep, totals}]}.
 
 --off RULES switches rules off for the whole run, so that the figures of

@@ -71,6 +71,11 @@ type RuleOnSet struct {
 	GainedRight    int `json:"gained_right"`
 	CostRight      int `json:"cost_right"`
 	CausedWrong    int `json:"caused_wrong"`
+	// AnswersChanged counts the questions whose final text differs
+	// without the rule, whatever their outcome: a rule that keeps an
+	// off-scope sentence out of a right answer changes no outcome, but
+	// changes the answer.
+	AnswersChanged int `json:"answers_changed"`
 	// Precision is PreventedWrong / Changed: of the outcomes the rule
 	// changes, the share where what it removes is a wrong answer. Null
 	// when it changes none.
@@ -107,6 +112,7 @@ type RuleOnSetSum struct {
 	GainedRight    int `json:"gained_right"`
 	CostRight      int `json:"cost_right"`
 	CausedWrong    int `json:"caused_wrong"`
+	AnswersChanged int `json:"answers_changed"`
 }
 
 // RulesReport is the output of `docmind eval rules --json`.
@@ -264,6 +270,9 @@ func RunRules(ctx context.Context, sets []RuleSet, opts RulesOptions) (*RulesRep
 				for j, i := range idx {
 					was, now := outcomeOf(base[i]), outcomeOf(off[j])
 					merged[i] = off[j]
+					if base[i].Answer != off[j].Answer {
+						ros.AnswersChanged++
+					}
 					if was == now {
 						continue
 					}
@@ -313,6 +322,7 @@ func RunRules(ctx context.Context, sets []RuleSet, opts RulesOptions) (*RulesRep
 			w.Totals.GainedRight += ros.GainedRight
 			w.Totals.CostRight += ros.CostRight
 			w.Totals.CausedWrong += ros.CausedWrong
+			w.Totals.AnswersChanged += ros.AnswersChanged
 		}
 	}
 	for _, r := range rules {
