@@ -151,7 +151,10 @@ var (
 		Doc: "the answer states no value of the kind the question asks for (a count, an amount, a date, a name …)",
 		Run: func(p *Pass) {
 			f := p.Frame
-			if f.Type != TypeAny && f.Type != TypeYesNo && !states(*f, p.Context.Claim) {
+			// a note's or an item's number ("(1) Products net sales
+			// include …", a table's footnote) is not a value it states
+			claim := reNoteNumber.ReplaceAllString(p.Context.Claim, "")
+			if f.Type != TypeAny && f.Type != TypeYesNo && !states(*f, claim) {
 				p.Reportf("the question asks for %s %s, which the answer does not state", article(f.Type.String()), f.Type)
 			}
 		},
@@ -298,6 +301,8 @@ var (
 			}
 			if part := p.Frame.narrowedMeasure(p.Context.Claim); part != "" {
 				p.Reportf("the answer states the %s, a part of what the question asks about", part)
+			} else if n := p.Frame.subsetCount(p.Context.Claim); n != "" {
+				p.Reportf("the answer counts %s that have something, a part of what the question counts", n)
 			}
 		},
 	})

@@ -1063,7 +1063,14 @@ func (f Frame) Check(c Context, ch Checks, match Matcher, weight Weigher) Result
 	}
 	p.subject = p.around
 	if c.Row {
-		p.subject = NewText(c.Claim + "\n" + c.Scope + "\n" + c.Heading)
+		subject := c.Claim + "\n" + c.Scope + "\n" + c.Heading
+		// a row labelled with what the question names states the
+		// measure its table's header names ("Net sales by product …:
+		// 2022 2021 Phones $ 1,200 …")
+		if f.entityUnder(c.Claim, c.Header) {
+			subject += "\n" + c.Header
+		}
+		p.subject = NewText(subject)
 	}
 	res.Focus, res.MissingFocus, _ = f.focus(p.subject, match, weight)
 	// a row states its group's head noun ("General and administrative
@@ -1484,6 +1491,31 @@ var rePerUnit = regexp.MustCompile(`\d[)\]]?\s*(?:[\p{L}]+\s+)?(?:per|an|a)\s+(?
 // periodUnits are the words that make a number the length of a period.
 var periodUnits = wordlists.Set(`year years month months week weeks day days hour hours minute minutes quarter quarters decade decades century centuries`)
 
+// inName reports whether the number claim[lo:hi] is part of a name or a
+// model's designation, not a quantity: a letter stands right before it
+// ("M1", "A15") or capitals right after it ("5G", "3D") that are not a
+// scale ("5M", "2B", "10K", "3MM", "1BN").
+func inName(claim string, lo, hi int) bool {
+	if r, _ := utf8.DecodeLastRuneInString(claim[:lo]); lo > 0 && unicode.IsLetter(r) {
+		return true
+	}
+	j := hi
+	for j < len(claim) && claim[j] >= 'A' && claim[j] <= 'Z' {
+		j++
+	}
+	if j == hi || j < len(claim) && unicode.IsLetter(rune(claim[j])) {
+		return false
+	}
+	if r, _ := utf8.DecodeLastRuneInString(claim[:lo]); lo > 0 && strings.ContainsRune("$€£¥", r) {
+		return false
+	}
+	switch claim[hi:j] {
+	case "K", "M", "B", "MM", "BN", "T":
+		return false
+	}
+	return true
+}
+
 // statesQuantity reports whether claim states an amount or a count: a
 // number the question does not state and that is not a year, or a spelled
 // number, unless it is the length of a period ("the last five fiscal
@@ -1547,7 +1579,7 @@ func statesQuantity(qnums map[string]bool, claim string, periods, change, part, 
 	}
 	for _, m := range reNumber.FindAllStringIndex(claim, -1) {
 		n := strings.ReplaceAll(claim[m[0]:m[1]], ",", "")
-		if qnums[n] || reYear.MatchString(n) && len(n) == 4 || lengthOfPeriod(claim[m[1]:]) ||
+		if qnums[n] || reYear.MatchString(n) && len(n) == 4 || inName(claim, m[0], m[1]) || lengthOfPeriod(claim[m[1]:]) ||
 			rePercentAfter.MatchString(claim[m[1]:]) && (count || !change && !periods && !reRateAfter.MatchString(claim[m[1]:])) ||
 			notTheLevel(claim[:m[0]]) || reLabelBefore.MatchString(claim[:m[0]]) ||
 			count && (reCurrencyBefore.MatchString(claim[:m[0]]) || reCurrencyAfter.MatchString(claim[m[1]:])) {

@@ -169,6 +169,11 @@ func rowIndex(content, label string) int {
 		}
 		i += from
 		rest := strings.Fields(content[i+len(label) : min(len(content), i+len(label)+40)])
+		// footnote references stand between a label and its values
+		// ("Wearables, Home and Accessories (1)(2) 41,241")
+		for len(rest) > 1 && reFootnoteRef.MatchString(rest[0]) {
+			rest = rest[1:]
+		}
 		if len(rest) > 0 && (rest[0] == "$" || rest[0] == ":" || reValue.MatchString(strings.TrimPrefix(rest[0], ":"))) {
 			return i
 		}
@@ -622,8 +627,14 @@ func (f Frame) SectionRow(s schema.Section) string {
 // by its label and its group's head noun when together they state one of
 // the question's compound names ("General and administrative 297" under
 // "Operating expenses:" for general and administrative expenses).
+//
+// A row also names it when its own label names what the question asks
+// the measure of (one of its entities: a product, a segment) and the
+// table's header names the measure ("Net sales by product … (in
+// millions): 2022 2021 Phones $ 1,200 $ 1,100 Tablets 300 280" for a
+// question about phones' net sales).
 func (f Frame) NamesRow(content, row string) bool {
-	if f.TableRow(row) != "" {
+	if f.TableRow(row) != "" || f.entityRow(content, row) {
 		return true
 	}
 	scope, isRow := RowScope(content, row)
@@ -633,6 +644,125 @@ func (f Frame) NamesRow(content, row string) bool {
 	}
 	return f.TableRow(scope+": "+row) != ""
 }
+
+// entityRow reports whether row, one row of a table in content, is
+// labelled with one of the question's entities and sits under a header
+// (TableHeader) that states every term of the question's focus.
+func (f Frame) entityRow(content, row string) bool {
+	return f.entityUnder(row, TableHeader(content, row))
+}
+
+// entityUnder reports whether row's own label names one of the
+// question's entities (a product, a segment) and header, its table's
+// header, states every term of the question's focus: the row states the
+// measure asked about for what the question asks it of.
+func (f Frame) entityUnder(row, header string) bool {
+	label := ownLabel(row)
+	if label == "" || header == "" || len(f.Focus) == 0 {
+		return false
+	}
+	own := NewText(label)
+	named := false
+	for _, toks := range f.entityTokens {
+		if len(toks) > 0 && own.hasPhrase(toks) {
+			named = true
+			break
+		}
+	}
+	if !named {
+		return false
+	}
+	h := NewText(header)
+	for _, st := range f.Focus {
+		if !h.stems[st] {
+			return false
+		}
+	}
+	return true
+}
+
+// reFootnoteRef is a footnote reference after a row's label: "(1)",
+// "(1)(2)", "(a)".
+var reFootnoteRef = regexp.MustCompile(`^(?:\((?:\d{1,2}|[a-z])\))+$`)
+
+// reNoteNumber is the number a footnote or a list's item opens with:
+// "(1) ", "(12) ".
+var reNoteNumber = regexp.MustCompile(`^\s*\(\d{1,2}\)\s+`)
+
+// yearsOnly reports whether s holds one or more words, all years ("2022").
+func yearsOnly(s string) bool {
+	ws := strings.Fields(s)
+	for _, w := range ws {
+		if !reYear.MatchString(strings.Trim(w, ",.;")) || len(strings.Trim(w, ",.;")) != 4 {
+			return false
+		}
+	}
+	return len(ws) > 0
+}
+
+// subsetCount returns the count of the question's focus that claim
+// states only as where something is ("drive-thrus in over 1,200 of its
+// stores", "kiosks in 300 stores"): a count after "in" or "at" (and an
+// approximation, "over", "about", "nearly") of what the question counts
+// is the number of those that have something, a subset, not how many
+// there are. It returns "" when the question counts things "in" or "at"
+// something itself, or when the word before the preposition is a verb of
+// result or a participle ("resulted in 5 deaths", "closing at 12
+// stores").
+func (f Frame) subsetCount(claim string) string {
+	if f.Type != TypeCount || len(f.Focus) == 0 {
+		return ""
+	}
+	qw := strings.Fields(strings.ToLower(f.Question))
+	for i, w := range qw {
+		if w != "in" && w != "at" {
+			continue
+		}
+		// "at year-end 2022", "in 2021", "at the end of May": when, not
+		// where
+		next := ""
+		for _, n := range qw[i+1:] {
+			if n = strings.Trim(n, "?,.;"); n != "the" && n != "fiscal" {
+				next = n
+				break
+			}
+		}
+		first, _, _ := strings.Cut(next, "-")
+		if next == "" || !(hasDigit(next) || months[first] || periodUnits[first] || first == "end") {
+			return ""
+		}
+	}
+	focus := map[string]bool{}
+	for _, st := range f.Focus {
+		focus[st] = true
+	}
+	toks := strings.Fields(claim)
+	for i, t := range toks {
+		lt := strings.ToLower(t)
+		if lt != "in" && lt != "at" || i == 0 {
+			continue
+		}
+		prev := strings.ToLower(strings.Trim(toks[i-1], ",;:"))
+		if strings.HasSuffix(prev, "ed") || strings.HasSuffix(prev, "ing") || strings.HasPrefix(prev, "result") || !textproc.HasLetter(prev) || textproc.IsStopWord(prev) {
+			continue
+		}
+		j := i + 1
+		for j < len(toks) && j <= i+3 && approximators[strings.ToLower(toks[j])] {
+			j++
+		}
+		if j+1 >= len(toks) || !reNumber.MatchString(toks[j]) || reYear.MatchString(strings.Trim(toks[j], ",.;")) {
+			continue
+		}
+		noun := strings.ToLower(strings.Trim(toks[j+1], ",.;:"))
+		if focus[textproc.Stem(wordvec.Fold(noun))] {
+			return strings.Join(toks[j:j+2], " ")
+		}
+	}
+	return ""
+}
+
+// approximators stand before a count that they bound or round.
+var approximators = wordlists.Set(`over more than nearly almost about approximately roughly around some up to under fewer less`)
 
 // completes reports whether a row's label completes one of the question's
 // compound measure names with its group's head noun: "General and
@@ -675,8 +805,13 @@ func (f Frame) AsksFigure() bool { return figureType(f.Type) && len(f.Focus) > 0
 // value.
 func (f Frame) rowNames(content, label string) bool {
 	scope := ""
-	if i := strings.LastIndexByte(label, ':'); i >= 0 {
+	if i := strings.LastIndexByte(label, ':'); i >= 0 && !yearsOnly(label[i+1:]) {
 		scope, label = strings.TrimSpace(label[:i]), strings.TrimSpace(label[i+1:])
+	} else if i >= 0 {
+		// a row written under its columns' years ("Total stores: 2022
+		// 1,200; 2021 1,150"): the years head its values, the words
+		// before them are its own label
+		label = strings.TrimSpace(label[:i])
 	} else if at := strings.LastIndex(content, label); at >= 0 {
 		scope = groupLabel(content[:at]) // content ends with the row's label
 	}
