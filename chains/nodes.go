@@ -122,8 +122,12 @@ func NewRetrieve(r schema.Retriever) *NodeChain {
 		if err != nil {
 			return fmt.Errorf("retrieve: %w", err)
 		}
-		if note := report.Note(); note != "" {
+		switch note := report.Note(); {
+		case len(report.Missing) > 0:
+			// said on a terminal: the refusal's reason
 			schema.RecordNote(ctx, note)
+		case note != "":
+			schema.RecordDocuments(ctx, note)
 		}
 		excluded := make(map[string]bool, len(st.ExcludedSections))
 		for _, k := range st.ExcludedSections {

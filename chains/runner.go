@@ -196,6 +196,7 @@ func (r *Runner) RunFrom(ctx context.Context, st *schema.State, next string, opt
 		recordUsage(st, node, usage, meter.PromptVersions())
 		recordNote(st, node, meter.Notes())
 		recordNote(st, node+schema.PassedOverSuffix, meter.PassedOver())
+		recordNote(st, node+schema.DocumentsSuffix, meter.Documents())
 		if node == schema.NodeJudge {
 			noteInVerdict(st)
 		}

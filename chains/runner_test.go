@@ -444,3 +444,34 @@ func TestVerdictSaysTheAnswerWasCutOff(t *testing.T) {
 		t.Errorf("verdict reasoning per pass = %q, want %q", reasons, want)
 	}
 }
+
+// The retrieve node keeps what the retriever read of the question's
+// documents: the documents it was resolved to under "retrieve.documents"
+// (for --json), a name no document mentions under "retrieve" (said on a
+// terminal).
+func TestRetrieveRecordsTheResolution(t *testing.T) {
+	for _, c := range []struct {
+		report         schema.RetrieveReport
+		key, want, not string
+	}{
+		{schema.RetrieveReport{Documents: []string{"/d/a/ACME_10K.pdf"}}, schema.NodeRetrieve + schema.DocumentsSuffix,
+			"passages ranked inside the documents the question names: ACME_10K.pdf", schema.NodeRetrieve},
+		{schema.RetrieveReport{Missing: []string{"Globex"}}, schema.NodeRetrieve, `no document mentions "Globex"`, schema.NodeRetrieve + schema.DocumentsSuffix},
+	} {
+		ret := retrieveFunc(func(ctx context.Context, req schema.RetrieveRequest) ([]schema.Section, error) {
+			if req.Report == nil {
+				t.Fatal("the retrieve node passed no report")
+			}
+			*req.Report = c.report
+			return nil, nil
+		})
+		r := newRunner(t, constJudge(false), 0, func(cfg *Config) { cfg.Retriever = ret })
+		st, err := r.Run(context.Background(), schema.NewState("q"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.Notes[c.key] != c.want || st.Notes[c.not] != "" {
+			t.Errorf("notes %v, want %q under %q only", st.Notes, c.want, c.key)
+		}
+	}
+}

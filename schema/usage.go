@@ -54,6 +54,7 @@ type Meter struct {
 	prompts map[string]string
 	notes   []string
 	passed  []string
+	docs    []string
 }
 
 // Add records u.
@@ -153,3 +154,18 @@ func RecordPassedOver(ctx context.Context, note string) {
 // PassedOver returns the passed-over candidates recorded, in order,
 // joined by "; " ("" when none).
 func (m *Meter) PassedOver() string { return m.joined(&m.passed) }
+
+// DocumentsSuffix ends the key of State.Notes under which the retrieve
+// node records the documents a question was resolved to
+// ("retrieve.documents"): shown in --json, not said on a terminal.
+const DocumentsSuffix = ".documents"
+
+// RecordDocuments reports which documents the running node resolved the
+// question to; the pipeline stores it in State.Notes under the node's
+// name and DocumentsSuffix.
+func RecordDocuments(ctx context.Context, note string) {
+	record(ctx, note, func(m *Meter) *[]string { return &m.docs })
+}
+
+// Documents returns what RecordDocuments recorded, joined by "; ".
+func (m *Meter) Documents() string { return m.joined(&m.docs) }
