@@ -3,7 +3,7 @@
 # writes each one's --json report, with the command, machine, date and
 # load, to benchmarks/reports/NAME.json; then rewrites BENCHMARKS.md from
 # the reports (go run ./scripts/benchtable). The sets of ../shared are
-# skipped when absent. About ten minutes on two cores before the cuad,
+# skipped when absent. About six minutes on two cores (measured 2026-11-28).before the cuad,
 # policyqa and eval evidence reports were added (not yet timed together).
 #
 #	scripts/benchmarks.sh            # every report
