@@ -3,8 +3,8 @@
 # writes each one's --json report, with the command, machine, date and
 # load, to benchmarks/reports/NAME.json; then rewrites BENCHMARKS.md from
 # the reports (go run ./scripts/benchtable). The sets of ../shared are
-# skipped when absent. About six minutes on two cores (measured 2026-11-28).before the cuad,
-# policyqa and eval evidence reports were added (not yet timed together).
+# skipped when absent. About six minutes on two cores, every report
+# (measured 2026-11-28).
 #
 #	scripts/benchmarks.sh            # every report
 #	scripts/benchmarks.sh qa-contract retrieval-scifact   # only these
