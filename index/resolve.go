@@ -365,7 +365,7 @@ func (m *docMap) resolve(question string, terms []string, inDoc []map[int32]int,
 				for _, d := range docs {
 					all = all && m.docs[d].weak[t]
 				}
-				if all && score[docs[0]] > 0 && !slices.ContainsFunc(m.docs, func(p docProfile) bool {
+				if all && !slices.ContainsFunc(m.docs, func(p docProfile) bool {
 					return !slices.Contains(res.Documents, p.path) && (p.weak[t] || p.strong[t])
 				}) {
 					naming[t] = true

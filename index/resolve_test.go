@@ -311,3 +311,19 @@ func TestResolveNameMentionedInPassing(t *testing.T) {
 		t.Errorf("Contoso: %+v", res)
 	}
 }
+
+// Inside named documents a passage that says the question's words in other
+// words ("change or update" for "edit") leads one that matches as many of
+// them lexically.
+func TestSoftRerankReadsMeaning(t *testing.T) {
+	hit := func(title, text string) Hit {
+		return Hit{Section: schema.Section{Title: title, Content: text, RelevanceScore: 0.5}}
+	}
+	got := softRerank("can users edit their information?", []Hit{
+		hit("cookies", "We store information about your visits in cookies and share it with advertisers."),
+		hit("access", "You may change or update your account details at any time."),
+	})
+	if got[0].Section.Title != "access" {
+		t.Errorf("order %v, want the change-or-update passage first", titles(got))
+	}
+}

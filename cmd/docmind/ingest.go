@@ -335,12 +335,7 @@ func (a *app) indexCmd() *cobra.Command {
 		Short: "Documents, sections, pages, size and embedding model of the index",
 		Args:  exactArgs(0, "no arguments"),
 		RunE: func(c *cobra.Command, _ []string) error {
-			ix, err := a.openIndex(c.Context(), indexDir, false)
-			if err != nil {
-				return err
-			}
-			defer ix.Close()
-			s, err := ix.Stats(c.Context())
+			s, path, err := readIndex(c.Context(), a, indexDir, (*index.Index).Stats)
 			if err != nil {
 				return err
 			}
@@ -352,7 +347,7 @@ func (a *app) indexCmd() *cobra.Command {
 				model = fmt.Sprintf("%s (%d dimensions, %d vectors)", s.EmbeddingModel, s.EmbeddingDim, s.Vectors)
 			}
 			fmt.Fprintf(a.stdout, "index      %s\ndocuments  %d\nsections   %d\npages      %d\nsize       %.1f MiB\nembeddings %s\n",
-				ix.Path(), s.Documents, s.Sections, s.Pages, float64(s.SizeBytes)/(1<<20), model)
+				path, s.Documents, s.Sections, s.Pages, float64(s.SizeBytes)/(1<<20), model)
 			return nil
 		},
 	}
@@ -360,6 +355,19 @@ func (a *app) indexCmd() *cobra.Command {
 	addJSONFlag(stats, &asJSON, "the statistics")
 	cmd.AddCommand(stats, a.indexDocumentsCmd())
 	return cmd
+}
+
+// readIndex opens the existing index in dir, reads it with read, closes
+// it and returns what read returned and the index file's path.
+func readIndex[T any](ctx context.Context, a *app, dir string, read func(*index.Index, context.Context) (T, error)) (T, string, error) {
+	ix, err := a.openIndex(ctx, dir, false)
+	if err != nil {
+		var zero T
+		return zero, "", err
+	}
+	defer ix.Close()
+	v, err := read(ix, ctx)
+	return v, ix.Path(), err
 }
 
 // indexDocumentsCmd is `docmind index documents`: each document's profile,
@@ -379,12 +387,7 @@ against these profiles: see docs/retrieval.md.
 --json prints [{path, title, entity, period, sections, kinds, parties}].`,
 		Args: exactArgs(0, "no arguments"),
 		RunE: func(c *cobra.Command, _ []string) error {
-			ix, err := a.openIndex(c.Context(), indexDir, false)
-			if err != nil {
-				return err
-			}
-			defer ix.Close()
-			ps, err := ix.Profiles(c.Context())
+			ps, path, err := readIndex(c.Context(), a, indexDir, (*index.Index).Profiles)
 			if err != nil {
 				return err
 			}
@@ -395,7 +398,7 @@ against these profiles: see docs/retrieval.md.
 				return writeJSON(a.stdout, ps)
 			}
 			if len(ps) == 0 {
-				fmt.Fprintf(a.stdout, "The index at %s has no documents yet: run docmind ingest PATH\n", ix.Path())
+				fmt.Fprintf(a.stdout, "The index at %s has no documents yet: run docmind ingest PATH\n", path)
 				return nil
 			}
 			for _, p := range ps {
