@@ -25,10 +25,10 @@ func (a *app) askCmd() *cobra.Command {
 		Args: func(c *cobra.Command, args []string) error {
 			q := joinArgs(args)
 			if q == "" {
-				return usageError{cmd: c.Name(), err: errors.New("ask needs a question, e.g. docmind ask --docs DIR \"What are the late payment penalties?\"")}
+				return usageError{cmd: cmdPath(c), err: errors.New("ask needs a question, e.g. docmind ask --docs DIR \"What are the late payment penalties?\"")}
 			}
 			if len(q) > maxQuestionBytes {
-				return usageError{cmd: c.Name(), err: fmt.Errorf("the question is %d bytes: a question may have at most %d KiB (as in chat and serve)", len(q), maxQuestionBytes>>10)}
+				return usageError{cmd: cmdPath(c), err: fmt.Errorf("the question is %d bytes: a question may have at most %d KiB (as in chat and serve)", len(q), maxQuestionBytes>>10)}
 			}
 			return nil
 		},
@@ -56,7 +56,7 @@ func (a *app) askCmd() *cobra.Command {
 			st, err := p.Run(rctx, joinArgs(args))
 			if err != nil {
 				if errors.Is(err, docmind.ErrEmptyQuery) {
-					return usageError{cmd: c.Name(), err: err}
+					return usageError{cmd: cmdPath(c), err: err}
 				}
 				err = runError(rctx, err)
 				if asJSON {

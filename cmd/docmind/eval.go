@@ -45,7 +45,7 @@ Offline, the judge's thresholds are chosen by cross-validation split by source
 		RunE: func(cmd *cobra.Command, args []string) error {
 			c.Files = append(c.Files, args...)
 			if len(c.Files) == 0 {
-				return usageError{cmd: cmd.Name(), err: errors.New("no data: pass --ragtruth FILE")}
+				return usageError{cmd: cmdPath(cmd), err: errors.New("no data: pass --ragtruth FILE")}
 			}
 			limits, err := pf.tokenLimits(cmd)
 			if err != nil {
@@ -172,10 +172,10 @@ the figure) when a figure misses its threshold.`,
 			}
 			var err error
 			if c.Match, err = eval.ParseMatchRule(match); err != nil {
-				return usageError{cmd: cmd.Name(), err: fmt.Errorf("--match: %w", err)}
+				return usageError{cmd: cmdPath(cmd), err: fmt.Errorf("--match: %w", err)}
 			}
 			if c.Split, err = splits.Parse(split); err != nil {
-				return usageError{cmd: cmd.Name(), err: fmt.Errorf("--split: %w", err)}
+				return usageError{cmd: cmdPath(cmd), err: fmt.Errorf("--split: %w", err)}
 			}
 			p, err := a.buildPipeline(cmd.Context(), cmd, &pf, nil)
 			if err != nil {
@@ -257,14 +257,14 @@ accuracy at half the answerable questions is lower, or never reached.`,
 		Args:    exactArgs(0, "no positional argument (the questions come from --gold)"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if c.Gold == "" {
-				return usageError{cmd: cmd.Name(), err: errors.New("no data: pass --gold FILE")}
+				return usageError{cmd: cmdPath(cmd), err: errors.New("no data: pass --gold FILE")}
 			}
 			p, src, err := a.openPipeline(cmd.Context(), cmd, &pf, nil)
 			if err != nil {
 				return err
 			}
 			if src.index == nil {
-				return usageError{cmd: cmd.Name(), err: errors.New("eval relevance reads the paragraphs from the SQLite index: use --docs DIR or --index DIR, not --store")}
+				return usageError{cmd: cmdPath(cmd), err: errors.New("eval relevance reads the paragraphs from the SQLite index: use --docs DIR or --index DIR, not --store")}
 			}
 			c.Index = src.index
 			c.Judge = p.Judge()
@@ -363,7 +363,7 @@ mean).`,
 			var err error
 			if shipped {
 				if out != "" {
-					return usageError{cmd: cmd.Name(), err: errors.New("--shipped reports the model this build ships; it writes no --out")}
+					return usageError{cmd: cmdPath(cmd), err: errors.New("--shipped reports the model this build ships; it writes no --out")}
 				}
 				w, b, t := judge.ShippedCalibration()
 				c, err = eval.ShippedCalibration(sets, judge.CalibrationSignals(), w, b, t, opts.WrongCost)
@@ -375,7 +375,7 @@ mean).`,
 			}
 			domains, err := parseDomains(domainSpecs)
 			if err != nil {
-				return usageError{cmd: cmd.Name(), err: err}
+				return usageError{cmd: cmdPath(cmd), err: err}
 			}
 			if !shipped {
 				if c.Domains, err = eval.LeaveOneDomainOut(sets, judge.CalibrationSignals(), opts, c, domains); err != nil {

@@ -68,7 +68,7 @@ is lower.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var err error
 			if c.Split, err = splits.Parse(split); err != nil {
-				return usageError{cmd: cmd.Name(), err: fmt.Errorf("--split: %w", err)}
+				return usageError{cmd: cmdPath(cmd), err: fmt.Errorf("--split: %w", err)}
 			}
 			p, err := a.buildPipeline(cmd.Context(), cmd, &pf, nil)
 			if err != nil {

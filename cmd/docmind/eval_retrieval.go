@@ -20,7 +20,7 @@ func (a *app) evalRetrievalCmd() *cobra.Command {
 		Args:    exactArgs(0, "no arguments (use --beir DIR)"),
 		RunE: func(c *cobra.Command, _ []string) error {
 			if dir == "" {
-				return usageError{cmd: c.Name(), err: fmt.Errorf("no data: pass --beir DIR")}
+				return usageError{cmd: cmdPath(c), err: fmt.Errorf("no data: pass --beir DIR")}
 			}
 			if isTerminal(a.stderr) && !asJSON {
 				fmt.Fprintf(a.stderr, "indexing %s and running the %s queries...\n", dir, opt.Split)

@@ -82,7 +82,7 @@ OCR and how to install it. See docs/formats.md.`,
   docmind ingest --ocr-lang eng+deu ~/scans`,
 		Args: func(c *cobra.Command, args []string) error {
 			if len(args) == 0 {
-				return usageError{cmd: c.Name(), err: fmt.Errorf("ingest needs at least one file or folder")}
+				return usageError{cmd: cmdPath(c), err: fmt.Errorf("ingest needs at least one file or folder")}
 			}
 			return nil
 		},
@@ -107,7 +107,7 @@ OCR and how to install it. See docs/formats.md.`,
 			var ix *index.Index
 			if url := a.storeURL(storeArg); url != "" {
 				if indexDir != "" {
-					return usageError{cmd: c.Name(), err: fmt.Errorf("--index and --store (or $DOCMIND_STORE) both name the index: pass one")}
+					return usageError{cmd: cmdPath(c), err: fmt.Errorf("--index and --store (or $DOCMIND_STORE) both name the index: pass one")}
 				}
 				st, err := a.openDocStore(ctx, url, emb, true)
 				if err != nil {
@@ -125,7 +125,7 @@ OCR and how to install it. See docs/formats.md.`,
 			}
 			mode, err := ocr.ParseMode(ocrMode)
 			if err != nil {
-				return usageError{cmd: c.Name(), err: err}
+				return usageError{cmd: cmdPath(c), err: err}
 			}
 			ocrOpts := ocr.Options{Mode: mode, Lang: ocrLang}
 			var bar *progressBar

@@ -66,17 +66,17 @@ func (a *app) buildPipeline(ctx context.Context, cmd *cobra.Command, pf *pipelin
 // pipeline answers from (for commands that search it too, like mcp).
 func (a *app) openPipeline(ctx context.Context, cmd *cobra.Command, pf *pipelineFlags, obs schema.Observer, extra ...docmind.Option) (*docmind.Pipeline, docSource, error) {
 	if pf.maxRetries < 0 {
-		return nil, docSource{}, usageError{cmd: cmd.Name(), err: fmt.Errorf("--max-retries must be 0 or more, got %d", pf.maxRetries)}
+		return nil, docSource{}, usageError{cmd: cmdPath(cmd), err: fmt.Errorf("--max-retries must be 0 or more, got %d", pf.maxRetries)}
 	}
 	if pf.minConf < 0 || pf.minConf > 1 {
-		return nil, docSource{}, usageError{cmd: cmd.Name(), err: fmt.Errorf("--min-confidence must be between 0 and 1, got %v", pf.minConf)}
+		return nil, docSource{}, usageError{cmd: cmdPath(cmd), err: fmt.Errorf("--min-confidence must be between 0 and 1, got %v", pf.minConf)}
 	}
 	limits, err := pf.tokenLimits(cmd)
 	if err != nil {
 		return nil, docSource{}, err
 	}
 	if url := a.storeURL(pf.store); url != "" && (cmd.Name() == "serve" || cmd.Name() == "mcp") {
-		return nil, docSource{}, usageError{cmd: cmd.Name(), err: fmt.Errorf("%s serves the SQLite index only; --store (or $DOCMIND_STORE=%s) applies to ingest, ask, chat and eval qa", cmd.Name(), url)}
+		return nil, docSource{}, usageError{cmd: cmdPath(cmd), err: fmt.Errorf("%s serves the SQLite index only; --store (or $DOCMIND_STORE=%s) applies to ingest, ask, chat and eval qa", cmd.Name(), url)}
 	}
 	src, err := a.documentSource(ctx, pf)
 	if err != nil {
@@ -170,7 +170,7 @@ func (pf *pipelineFlags) tokenLimits(cmd *cobra.Command) (docmind.TokenLimits, e
 	var l docmind.TokenLimits
 	for stage, n := range pf.maxTokens {
 		if n <= 0 {
-			return l, usageError{cmd: cmd.Name(), err: fmt.Errorf("--max-tokens %s=%d: the limit must be a positive number of tokens", stage, n)}
+			return l, usageError{cmd: cmdPath(cmd), err: fmt.Errorf("--max-tokens %s=%d: the limit must be a positive number of tokens", stage, n)}
 		}
 		switch stage {
 		case "decompose":
@@ -182,7 +182,7 @@ func (pf *pipelineFlags) tokenLimits(cmd *cobra.Command) (docmind.TokenLimits, e
 		case "rewrite":
 			l.Rewrite = n
 		default:
-			return l, usageError{cmd: cmd.Name(), err: fmt.Errorf("--max-tokens: unknown stage %q (use decompose, generate, judge or rewrite)", stage)}
+			return l, usageError{cmd: cmdPath(cmd), err: fmt.Errorf("--max-tokens: unknown stage %q (use decompose, generate, judge or rewrite)", stage)}
 		}
 	}
 	return l, nil

@@ -47,7 +47,7 @@ or --reject).`,
 	root.SetErr(a.stderr)
 	root.PersistentFlags().CountVarP(&a.verbose, "verbose", "v", "log what the pipeline does on stderr (-vv for debug)")
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		return usageError{cmd: c.Name(), err: err}
+		return usageError{cmd: cmdPath(c), err: err}
 	})
 	root.AddCommand(a.askCmd(), a.ingestCmd(), a.indexCmd(), a.evalCmd())
 	root.AddCommand(a.chatCmd(), a.resumeCmd(), a.runsCmd(), a.gcCmd(), a.mcpCmd(), a.serveCmd())
@@ -81,7 +81,7 @@ func isTerminal(w io.Writer) bool {
 func exactArgs(n int, what string) cobra.PositionalArgs {
 	return func(c *cobra.Command, args []string) error {
 		if len(args) != n {
-			return usageError{cmd: c.Name(), err: fmt.Errorf("%s expects %s, got %d argument(s)", c.Name(), what, len(args))}
+			return usageError{cmd: cmdPath(c), err: fmt.Errorf("%s expects %s, got %d argument(s)", c.Name(), what, len(args))}
 		}
 		return nil
 	}

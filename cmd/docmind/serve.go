@@ -83,14 +83,14 @@ is refused and why.`,
 			}
 			switch {
 			case sf.noAuth && c.Flags().Changed("token"):
-				return usageError{cmd: c.Name(), err: errors.New("--no-auth and --token contradict each other: pass one")}
+				return usageError{cmd: cmdPath(c), err: errors.New("--no-auth and --token contradict each other: pass one")}
 			case sf.noAuth && !server.IsLoopbackAddr(sf.addr):
-				return usageError{cmd: c.Name(), err: fmt.Errorf("--addr %s is not a loopback address: it needs a token, so drop --no-auth", sf.addr)}
+				return usageError{cmd: cmdPath(c), err: fmt.Errorf("--addr %s is not a loopback address: it needs a token, so drop --no-auth", sf.addr)}
 			case sf.noAuth && sf.cors != "":
-				return usageError{cmd: c.Name(), err: fmt.Errorf("--cors %s without a token would let any page from that origin read and delete the documents: drop --no-auth", sf.cors)}
+				return usageError{cmd: cmdPath(c), err: fmt.Errorf("--cors %s without a token would let any page from that origin read and delete the documents: drop --no-auth", sf.cors)}
 			}
 			if sf.maxRuns < 1 || sf.maxQueue < 0 {
-				return usageError{cmd: c.Name(), err: errors.New("--max-runs must be 1 or more and --max-queue 0 or more")}
+				return usageError{cmd: cmdPath(c), err: errors.New("--max-runs must be 1 or more and --max-queue 0 or more")}
 			}
 			return a.serve(c, &pf, &tf, &sf)
 		},
