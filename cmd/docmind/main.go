@@ -100,13 +100,21 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if err == nil {
 		return app.exitCode
 	}
+	return reportError(ctx, err, stderr)
+}
+
+// reportError prints the one line a failed command ends with and returns
+// its exit code.
+func reportError(ctx context.Context, err error, stderr io.Writer) int {
 	var ue usageError
 	switch {
 	case errors.As(err, &ue):
 		fmt.Fprintf(stderr, "docmind: %s\n", oneLine(err))
 		fmt.Fprintf(stderr, "Run 'docmind %s --help' for usage.\n", ue.cmd)
 		return exitUsage
-	case errors.Is(err, context.Canceled):
+	case errors.Is(err, context.Canceled) || ctx.Err() != nil:
+		// Once the run is cancelled, whatever error it ended with (SQLite
+		// says "interrupted (9)" mid-statement) is the interruption.
 		fmt.Fprintln(stderr, "docmind: interrupted")
 		return exitError
 	default:

@@ -5,6 +5,8 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -16,6 +18,7 @@ import (
 	"time"
 
 	"github.com/docmind/docmind/internal/testenv"
+	"github.com/docmind/docmind/threads"
 )
 
 // bigTextFolder is a folder with one plain-text document of about size
@@ -137,5 +140,27 @@ func TestInterruptEndsRunWithinASecond(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// A cancelled run ends with the one interruption line, whatever error the
+// cancelled step returned: SQLite answers a statement cut off mid-way with
+// "interrupted (9)", not context.Canceled (seen in CI when the signal came
+// while the index's schema was being created).
+func TestCancelledRunSaysInterrupted(t *testing.T) {
+	sqliteErr := errors.New("open index /tmp/x/docmind.db: create schema: interrupted (9)")
+	ctx, cancel := context.WithCancelCause(context.Background())
+	var se bytes.Buffer
+	if code := reportError(ctx, sqliteErr, &se); code != exitError || !strings.Contains(se.String(), "create schema") {
+		t.Errorf("before cancelling: exit %d, stderr %q; want the error itself", code, se.String())
+	}
+	cancel(threads.ErrInterrupted)
+	se.Reset()
+	code := reportError(ctx, sqliteErr, &se)
+	if code != exitError {
+		t.Errorf("exit code %d, want %d", code, exitError)
+	}
+	if got := strings.TrimSpace(se.String()); got != "docmind: interrupted" {
+		t.Errorf("stderr %q, want %q", got, "docmind: interrupted")
 	}
 }
