@@ -32,7 +32,8 @@ import (
 type Report struct {
 	// Name is the report's file name without .json; Kind the command
 	// that wrote Result: "eval qa", "eval evidence", "eval judge",
-	// "eval relevance", "eval retrieval", or "test time".
+	// "eval relevance", "eval retrieval", "measurements" (a result of
+	// worded figures: {"figures": [{"label", "value"}]}) or "test time".
 	Name string `json:"name"`
 	Kind string `json:"kind"`
 	// Title is what the figure measures ("contract, development set").
@@ -213,10 +214,14 @@ var figures = map[string][]figure{
 	"test time": {
 		{label: "wall time", path: []string{"seconds"}, unit: "s"},
 	},
+	// A measurement's result lists its own figures, already worded:
+	// {"figures": [{"label": "...", "value": "..."}]}. Speed and memory
+	// figures are ratios taken inside one run (the machine is shared).
+	"measurements": nil,
 }
 
 // kinds is the order of the table's sections.
-var kinds = []string{"eval qa", "eval evidence", "eval relevance", "eval judge", "eval retrieval", "test time"}
+var kinds = []string{"eval qa", "eval evidence", "eval relevance", "eval judge", "eval retrieval", "measurements", "test time"}
 
 // render builds BENCHMARKS.md from the reports in dir.
 func render(dir string) (string, error) {
@@ -270,12 +275,16 @@ func render(dir string) (string, error) {
 		if err := json.Unmarshal(r.Result, &result); err != nil {
 			return "", fmt.Errorf("%s: %v", r.Name, err)
 		}
-		for i, f := range figures[r.Kind] {
+		rows, err := rowsOf(r.Kind, result)
+		if err != nil {
+			return "", fmt.Errorf("%s: %v", r.Name, err)
+		}
+		for i, row := range rows {
 			set := ""
 			if i == 0 {
 				set = "**" + r.Title + "**"
 			}
-			fmt.Fprintf(&b, "| %s | %s | %s |\n", set, f.label, value(result, f))
+			fmt.Fprintf(&b, "| %s | %s | %s |\n", set, cell(row[0]), cell(row[1]))
 		}
 		fmt.Fprintf(&b, "| | command | `%s` |\n", strings.ReplaceAll(r.Command, "|", `\|`))
 		fmt.Fprintf(&b, "| | measured | %s, %s, %d cores (%s), %s, load %s, %.0f s |\n",
@@ -283,6 +292,34 @@ func render(dir string) (string, error) {
 	}
 	return b.String(), nil
 }
+
+// rowsOf is the (label, value) rows a report of kind shows.
+func rowsOf(kind string, result map[string]any) ([][2]string, error) {
+	var rows [][2]string
+	if kind != "measurements" {
+		for _, f := range figures[kind] {
+			rows = append(rows, [2]string{f.label, value(result, f)})
+		}
+		return rows, nil
+	}
+	list, _ := result["figures"].([]any)
+	for _, e := range list {
+		m, _ := e.(map[string]any)
+		label, _ := m["label"].(string)
+		v, _ := m["value"].(string)
+		if label == "" || v == "" {
+			return nil, fmt.Errorf(`a measurement's figures are {"label": "...", "value": "..."}, both strings`)
+		}
+		rows = append(rows, [2]string{label, v})
+	}
+	if len(rows) == 0 {
+		return nil, fmt.Errorf(`a measurement has no "figures"`)
+	}
+	return rows, nil
+}
+
+// cell escapes a table cell.
+func cell(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
 
 // heading names a section of the table.
 func heading(kind string) string {
@@ -297,6 +334,8 @@ func heading(kind string) string {
 		return "Hallucination detection (docmind eval judge, offline judge)"
 	case "eval retrieval":
 		return "Retrieval (docmind eval retrieval, BM25)"
+	case "measurements":
+		return "Speed and memory (ratios inside one run)"
 	default:
 		return "Test time"
 	}

@@ -115,8 +115,8 @@ func TestRenderEvidence(t *testing.T) {
 // for every report.
 func TestFiguresAreInTheGoldenReports(t *testing.T) {
 	for kind, fs := range figures {
-		if kind == "test time" {
-			continue // not a docmind command: the envelope's seconds
+		if kind == "test time" || kind == "measurements" {
+			continue // not a docmind command: the envelope's seconds, or worded figures
 		}
 		name := "../../cmd/docmind/testdata/golden/" + strings.ReplaceAll(kind, " ", "-") + ".json"
 		data, err := os.ReadFile(name)
@@ -134,6 +134,44 @@ func TestFiguresAreInTheGoldenReports(t *testing.T) {
 					t.Errorf("kind %q, figure %q: %s has nothing at %v", kind, f.label, name, p)
 				}
 			}
+		}
+	}
+}
+
+// A measurement (a benchmark program's output) shows its own worded
+// figures, in their order, under the speed and memory heading; one without
+// figures, or with a figure that is not two strings, is an error.
+func TestRenderMeasurements(t *testing.T) {
+	raw := `{"figures": [{"label": "lexical p50 vs the MaxScore floor @100k", "value": "1.4×"}, {"label": "peak RSS", "value": "88 MiB | 0.9× pdftotext"}]}`
+	var out bytes.Buffer
+	if err := wrap([]string{"-name", "perf-x", "-kind", "measurements", "-title", "lexical search", "-command", "go test ./index -bench X"},
+		strings.NewReader(raw), &out); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "perf-x.json"), out.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	table, err := render(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"## Speed and memory", "| **lexical search** | lexical p50 vs the MaxScore floor @100k | 1.4× |",
+		`| peak RSS | 88 MiB \| 0.9× pdftotext |`} {
+		if !strings.Contains(table, want) {
+			t.Errorf("the table lacks %q:\n%s", want, table)
+		}
+	}
+	for _, bad := range []string{`{}`, `{"figures": [{"label": "x", "value": 3}]}`} {
+		out.Reset()
+		if err := wrap([]string{"-name", "perf-y", "-kind", "measurements", "-command", "c"}, strings.NewReader(bad), &out); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "perf-y.json"), out.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := render(dir); err == nil {
+			t.Errorf("a measurement %s rendered", bad)
 		}
 	}
 }
