@@ -31,6 +31,9 @@ const (
 	// MaxRows bounds the rows read from one file (Excel's own limit per
 	// sheet); further rows are left out.
 	MaxRows = 1 << 20
+	// PieceRows is the most rows of a sheet in one piece that Stream
+	// hands on.
+	PieceRows = 1000
 )
 
 // table turns the rows of one sheet into blocks.
@@ -40,6 +43,7 @@ type table struct {
 	rows   []string
 	blocks []document.Block
 	n      int // rows read, header included
+	held   int // rows in blocks and rows, not yet taken
 }
 
 // add reads one row: the first non-empty one is the header.
@@ -82,6 +86,7 @@ func (t *table) add(cells []string) {
 		sb.WriteString(c)
 	}
 	t.rows = append(t.rows, sb.String())
+	t.held++
 	if len(t.rows) >= RowsPerBlock {
 		t.flush()
 	}
@@ -95,11 +100,19 @@ func (t *table) flush() {
 	}
 }
 
-// finish returns the blocks of the sheet. A sheet of one row (the
-// "header" alone) is that row as a paragraph.
-func (t *table) finish() []document.Block {
+// take returns the blocks of the rows added since the last take, the
+// last one cut short.
+func (t *table) take() []document.Block {
 	t.flush()
-	if len(t.blocks) == 0 && t.header != nil {
+	b := t.blocks
+	t.blocks, t.held = nil, 0
+	return b
+}
+
+// finish returns the blocks of the sheet not yet taken. A sheet of one
+// row (the "header" alone) is that row as a paragraph.
+func (t *table) finish() []document.Block {
+	if t.n == 1 {
 		var cells []string
 		for _, h := range t.header {
 			if h != "" {
@@ -108,7 +121,7 @@ func (t *table) finish() []document.Block {
 		}
 		return []document.Block{{Kind: document.Paragraph, Text: strings.Join(cells, "; "), Page: t.page}}
 	}
-	return t.blocks
+	return t.take()
 }
 
 // cellText is a cell's text on one line, cut at MaxCellRunes.

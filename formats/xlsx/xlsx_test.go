@@ -152,3 +152,94 @@ func FuzzParseCSV(f *testing.F) {
 		}
 	})
 }
+
+// bigWorkbook is a workbook of two sheets: "Big" with a header and n
+// rows, then "Small" with a header and one row.
+func bigWorkbook(t *testing.T, n int) []byte {
+	t.Helper()
+	f := excelize.NewFile()
+	defer f.Close()
+	f.SetSheetName("Sheet1", "Big")
+	sw, err := f.NewStreamWriter("Big")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sw.SetRow("A1", []any{"Invoice", "Amount"})
+	for i := 2; i <= n+1; i++ {
+		if err := sw.SetRow(fmt.Sprintf("A%d", i), []any{fmt.Sprintf("INV-%05d", i-1), i * 7}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := sw.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	f.NewSheet("Small")
+	f.SetSheetRow("Small", "A1", &[]any{"Item", "Price"})
+	f.SetSheetRow("Small", "A2", &[]any{"Cable", "4.50"})
+	var b bytes.Buffer
+	if err := f.Write(&b); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+// Stream hands a large sheet on in pieces of at most PieceRows rows as
+// they are read, each with the sheet's heading; put together they are
+// the document Parse reads.
+func TestStreamPieces(t *testing.T) {
+	const n = 2*PieceRows + 150
+	data := bigWorkbook(t, n)
+	var pieces []*document.Document
+	pages, err := Stream(context.Background(), "big.xlsx", data, func(p *document.Document) error {
+		pieces = append(pieces, p)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pages != 2 || len(pieces) != 4 {
+		t.Fatalf("%d pages, %d pieces; want 2 pages, 4 pieces (3 of Big, 1 of Small)", pages, len(pieces))
+	}
+	rows := 0
+	for i, p := range pieces {
+		if p.Format != formats.XLSX || p.Source != "big.xlsx" || len(p.Blocks) < 2 || p.Blocks[0].Kind != document.Heading {
+			t.Fatalf("piece %d: %+v", i, p)
+		}
+		k := 0
+		for _, b := range p.Blocks[1:] {
+			k += strings.Count(b.Text, "\n") + 1
+			if b.Page != p.Blocks[0].Page {
+				t.Errorf("piece %d: block on page %d under the heading of page %d", i, b.Page, p.Blocks[0].Page)
+			}
+		}
+		if k > PieceRows {
+			t.Errorf("piece %d holds %d rows, above %d", i, k, PieceRows)
+		}
+		if i < 3 {
+			rows += k
+		}
+	}
+	if rows != n || pieces[3].Blocks[0].Text != "Small" || pieces[3].Blocks[1].Text != "Item: Cable; Price: 4.50" {
+		t.Errorf("Big has %d rows in its pieces, want %d; last piece %+v", rows, n, pieces[3].Blocks)
+	}
+	doc, err := Parse(context.Background(), "big.xlsx", data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var joined []document.Block
+	for i, p := range pieces {
+		if i == 0 || p.Blocks[0].Page != pieces[i-1].Blocks[0].Page {
+			joined = append(joined, p.Blocks[0])
+		}
+		joined = append(joined, p.Blocks[1:]...)
+	}
+	if fmt.Sprint(joined) != fmt.Sprint(doc.Blocks) || doc.Pages != 2 {
+		t.Errorf("Parse's %d blocks (%d pages) are not the pieces' %d", len(doc.Blocks), doc.Pages, len(joined))
+	}
+	// emit's error ends the stream and is returned.
+	stop := errors.New("stop")
+	calls := 0
+	if _, err := Stream(context.Background(), "big.xlsx", data, func(*document.Document) error { calls++; return stop }); err != stop || calls != 1 {
+		t.Errorf("emit failing: got %v after %d calls, want stop after 1", err, calls)
+	}
+}
