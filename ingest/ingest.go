@@ -456,7 +456,7 @@ func prepareFile(ctx context.Context, ix Store, f file, opt Options) (Result, *i
 		err    error
 	)
 	sp, streams := opt.Parser.(StreamParser)
-	if streams && opt.StreamAbove > 0 && f.size >= opt.StreamAbove {
+	if streams && opt.StreamAbove > 0 && f.size >= streamAbove(opt.StreamAbove, f.path) {
 		hash, fi, stream, err = probeFile(f.path, max, sp)
 	} else {
 		data, fi, err = loader.ReadFile(f.path, max)
@@ -658,7 +658,7 @@ func (p loaderParser) ParseOCR(ctx context.Context, path string, data []byte) ([
 	return p.l.Split(doc), doc.Pages, doc.Format, doc.OCR, nil
 }
 
-func (p loaderParser) NewProbe(path string) Probe { return loaderProbe{p.l.NewProbe(path)} }
+func (p loaderParser) NewProbe(path string) Probe { return newSheetProbe(p.l, path) }
 
 type loaderProbe struct{ *loader.Probe }
 
