@@ -15,7 +15,8 @@ import (
 // is among its sources (what ask lists under "Sources:", the API's
 // citations and the web page's links). It needs an index of the ten
 // filings (docmind ingest ../shared/fixtures/filings, ~2 min), so it runs
-// only when given one:
+// only when given one, as .ci/run gives it the index its filings
+// evaluations use:
 //
 //	DOCMIND_FILINGS_INDEX=DIR go test -run TestFilingsCitedPagesAreSources ./cmd/docmind/
 func TestFilingsCitedPagesAreSources(t *testing.T) {
@@ -48,6 +49,9 @@ func TestFilingsCitedPagesAreSources(t *testing.T) {
 		if _, unknown := prompts.CitedSections(st.Answer(), st.CitedSections()); len(unknown) > 0 {
 			t.Errorf("%s %q: the answer cites %q, not among its sources\nanswer: %s", row.ID, row.Question, unknown, st.Answer())
 		}
+	}
+	if answered == 0 {
+		t.Fatalf("no question answered: is %s an index of the filings?", idx)
 	}
 	t.Logf("%d answered questions checked", answered)
 }
