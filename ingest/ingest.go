@@ -82,7 +82,8 @@ const (
 type Result struct {
 	Path   string `json:"path"`
 	Status Status `json:"status"`
-	// Reason says why a file was skipped.
+	// Reason says why a file was skipped, or why an unchanged file was
+	// indexed again (pages that needed OCR can now be read by it).
 	Reason   string `json:"reason,omitempty"`
 	Format   string `json:"format,omitempty"`
 	Pages    int    `json:"pages,omitempty"`
@@ -388,6 +389,9 @@ func writePrepared(ctx context.Context, ix Store, d prepared, opt Options) (Resu
 		if err := ix.PutDocument(ctx, *d.doc, d.sec); err != nil {
 			return d.res, fmt.Errorf("ingest: %w", err) // err names the document
 		}
+		if err := noteOCR(ctx, ix, d.res, d.doc.Hash); err != nil { // see ocrstale.go
+			return d.res, fmt.Errorf("ingest %s: note the pages that need OCR: %w", d.res.Path, err)
+		}
 	}
 	return d.res, nil
 }
@@ -484,6 +488,9 @@ func prepareFile(ctx context.Context, ix Store, f file, opt Options) (Result, *i
 		}
 	}
 	if found && old.Hash == hash && !needVecs {
+		res.Reason = ocrAgain(ctx, ix, f.path, hash) // see ocrstale.go
+	}
+	if found && old.Hash == hash && !needVecs && res.Reason == "" {
 		if !old.ModTime.Equal(fi.ModTime()) {
 			_ = ix.TouchDocument(ctx, f.path, fi.ModTime())
 		}

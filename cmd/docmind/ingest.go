@@ -135,10 +135,13 @@ OCR and how to install it. See docs/formats.md.`,
 					ocrOpts.Progress = bar.ocrPage
 				}
 			}
-			l, closeLoader := docmind.NewLoader(loader.WithOCR(ocr.New(ocrOpts)))
+			engine := ocr.New(ocrOpts)
+			l, closeLoader := docmind.NewLoader(loader.WithOCR(engine))
 			defer closeLoader()
 			opt.Parser = ingest.LoaderParser(l)
-			sum, err := ingest.Run(ctx, target, args, opt)
+			// the engine in the context tells ingest whether files
+			// indexed without OCR can be read by it now
+			sum, err := ingest.Run(ocr.NewContext(ctx, engine), target, args, opt)
 			if bar != nil {
 				bar.finish()
 			}
@@ -217,8 +220,11 @@ func printIngestSummary(w io.Writer, s *ingest.Summary, path string) {
 	}
 	fmt.Fprintln(w)
 	for _, r := range s.Results {
-		if r.Status == ingest.Skipped {
+		switch {
+		case r.Status == ingest.Skipped:
 			fmt.Fprintf(w, "  skipped %s: %s\n", r.Path, r.Reason)
+		case r.Status == ingest.Indexed && r.Reason != "":
+			fmt.Fprintf(w, "  %s: %s\n", r.Path, r.Reason)
 		}
 	}
 	fmt.Fprintf(w, "index: %s\n", path)
@@ -256,6 +262,9 @@ func printFileLine(w io.Writer, pr ingest.Progress) {
 			fmt.Fprintf(w, ": %s", count(r.Sections, "section"))
 		}
 		fmt.Fprint(w, ocrNote(r))
+		if r.Reason != "" {
+			fmt.Fprintf(w, " (%s)", r.Reason)
+		}
 	case ingest.Skipped, ingest.Removed:
 		fmt.Fprintf(w, ": %s", r.Reason)
 	}

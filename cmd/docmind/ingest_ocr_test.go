@@ -81,12 +81,7 @@ func TestIngestWithoutOCR(t *testing.T) {
 // TestIngestOCR: with Tesseract, an image is read by OCR and its line
 // says how many pages were OCR'd and how long it took.
 func TestIngestOCR(t *testing.T) {
-	if _, err := exec.LookPath("tesseract"); err != nil {
-		if os.Getenv("CI_REQUIRE_TESSERACT") == "1" {
-			t.Fatal("tesseract is not installed and CI_REQUIRE_TESSERACT=1")
-		}
-		t.Skip("tesseract is not installed")
-	}
+	requireTesseract(t)
 	dir := ocrFolder(t, "formats/ocr/testdata/photo.png")
 	r := runCLI(t, []string{"DOCMIND_INDEX=" + t.TempDir()}, "ingest", dir)
 	if r.code != exitOK || !strings.HasPrefix(r.stdout, "1 indexed") || !strings.Contains(r.stdout, "(1 page read by OCR)") {
@@ -112,5 +107,68 @@ func TestProgressBarOCR(t *testing.T) {
 	bar.ocrPage("/docs/scans/lease.pdf", 40, 40)
 	if last := buf.String()[strings.LastIndex(buf.String(), "\r"):]; strings.Contains(last, "OCR") {
 		t.Errorf("the OCR note stays after the file is done: %q", last)
+	}
+}
+
+// requireTesseract skips the test without Tesseract on PATH, or fails it
+// with CI_REQUIRE_TESSERACT=1 (CI installs it).
+func requireTesseract(t *testing.T) {
+	t.Helper()
+	if _, err := exec.LookPath("tesseract"); err != nil {
+		if os.Getenv("CI_REQUIRE_TESSERACT") == "1" {
+			t.Fatal("tesseract is not installed and CI_REQUIRE_TESSERACT=1")
+		}
+		t.Skip("tesseract is not installed")
+	}
+}
+
+// TestIngestRereadsOnceOCRCanRun: a PDF indexed while Tesseract was
+// missing (a text page, then a scanned one) is read again by a later
+// ingest with Tesseract, which says so, though the file is unchanged; an
+// unchanged file that needed no OCR is not, and neither is the PDF while
+// Tesseract is still missing or once it has been read by OCR.
+func TestIngestRereadsOnceOCRCanRun(t *testing.T) {
+	requireTesseract(t)
+	dir := ocrFolder(t, "formats/ocr/testdata/bxp-2015-p5-6.mixed.pdf", "examples/contract/master-services-agreement.md")
+	idx := "DOCMIND_INDEX=" + t.TempDir()
+	noTesseract := []string{idx, "PATH=" + t.TempDir()}
+	type summary struct {
+		Indexed, Unchanged int
+		Results            []struct {
+			Path      string
+			Status    string
+			Reason    string
+			OCRPages  int    `json:"ocr_pages"`
+			NeedOCR   int    `json:"needs_ocr"`
+			OCRReason string `json:"ocr_reason"`
+		}
+	}
+	ingestJSON := func(env []string) summary {
+		t.Helper()
+		r := runCLI(t, env, "ingest", "--json", dir)
+		var sum summary
+		if err := json.Unmarshal([]byte(r.stdout), &sum); r.code != exitOK || err != nil {
+			t.Fatalf("exit %d, %v:\n%s%s", r.code, err, r.stdout, r.stderr)
+		}
+		return sum
+	}
+	sum := ingestJSON(noTesseract)
+	if sum.Indexed != 2 || sum.Results[0].NeedOCR != 1 || !strings.Contains(sum.Results[0].OCRReason, "not installed") {
+		t.Fatalf("without Tesseract: %+v", sum)
+	}
+	if sum = ingestJSON(noTesseract); sum.Unchanged != 2 {
+		t.Errorf("again without Tesseract: %+v, want both unchanged", sum)
+	}
+	r := runCLI(t, []string{idx}, "ingest", dir)
+	const again = "read again now that OCR can run: 1 page needed it when the file was indexed (Tesseract (tesseract) is not installed)"
+	if r.code != exitOK || !strings.HasPrefix(r.stdout, "1 indexed, 1 unchanged") || !strings.Contains(r.stdout, "(1 page read by OCR)") ||
+		!strings.Contains(r.stdout, "bxp-2015-p5-6.mixed.pdf: "+again+"\n") {
+		t.Fatalf("with Tesseract: exit %d:\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if !strings.Contains(r.stderr, "1 page OCR'd in ") || !strings.Contains(r.stderr, "("+again+")") {
+		t.Errorf("the file's line does not say it was read again by OCR:\n%s", r.stderr)
+	}
+	if sum = ingestJSON([]string{idx}); sum.Unchanged != 2 {
+		t.Errorf("once read by OCR: %+v, want both unchanged", sum)
 	}
 }
