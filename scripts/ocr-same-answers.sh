@@ -29,14 +29,8 @@ if [ -z "$bin" ]; then bin="$tmp/docmind"; go build -o "$bin" ./cmd/docmind; fi
 go build -o "$tmp/ocrsame" ./scripts/ocrsame
 mkdir -p "$tmp/original" "$tmp/scan" "$tmp/pages"
 
-# the pages of scripts/gen-ocr-fixtures.sh: source PDF, 1-based page, short name
-pages=(
-  "fixtures/filings/BOSTONPROPERTIES_2015_10K.pdf 6 bxp-2015"
-  "fixtures/filings/FEDEX_2023_10K.pdf 15 fedex-2023"
-  "fixtures/filings/APPLE_2022_10K.pdf 27 apple-2022"
-  "data/cuad/docs/ArconicRolledProductsCorp_20191217_10-12B_EX-2.7_11923804_EX-2.7_Trademark_License_Agreement.pdf 2 arconic-license"
-  "data/cuad/docs/BIOAMBERINC_04_10_2013-EX-10.34-DEVELOPMENT_AGREEMENT_1.pdf 8 bioamber-development"
-)
+# source PDF, 1-based page, short name (scripts/ocr-pages.txt)
+mapfile -t pages < <(grep -v '^#' scripts/ocr-pages.txt)
 for spec in "${pages[@]}"; do
   read -r src page name <<<"$spec"
   head=()
