@@ -1,6 +1,8 @@
 package xlsx
 
 import (
+	"bufio"
+	"bytes"
 	"context"
 	"encoding/csv"
 	"errors"
@@ -16,25 +18,55 @@ import (
 // separator is the one of the first line, a .tsv name means tabs) as one
 // table with its header (see the package comment). data is UTF-8 text.
 // Quotes may be loose and rows of different lengths.
-func ParseCSV(ctx context.Context, source string, data []byte) (doc *document.Document, err error) {
-	defer formats.Recover(source, &err)
-	if err := ctx.Err(); err != nil {
+func ParseCSV(ctx context.Context, source string, data []byte) (*document.Document, error) {
+	doc := &document.Document{Source: source, Format: formats.CSV}
+	err := StreamCSV(ctx, source, bytes.NewReader(data), func(piece *document.Document) error {
+		doc.Blocks = append(doc.Blocks, piece.Blocks...)
+		return nil
+	})
+	if err != nil {
 		return nil, err
 	}
-	text := strings.TrimPrefix(string(data), "\uFEFF")
-	r := csv.NewReader(strings.NewReader(text))
-	r.Comma = Separator(text, source)
-	r.FieldsPerRecord = -1
-	r.LazyQuotes = true
-	r.ReuseRecord = true
+	return doc, nil
+}
+
+// StreamCSV reads delimited text from r as ParseCSV reads it, and hands
+// it on to emit in pieces as its rows are read, so that a large file is
+// never held whole: each piece is a document (source, format) holding the
+// table blocks of at most PieceRows rows. A file of at most PieceRows rows
+// is one piece, with the blocks ParseCSV gives it. It returns emit's
+// error, or ParseCSV's errors.
+func StreamCSV(ctx context.Context, source string, r io.Reader, emit func(piece *document.Document) error) (err error) {
+	defer formats.Recover(source, &err)
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	br := bufio.NewReaderSize(r, sniffCSV)
+	if b, _ := br.Peek(len(utf8BOM)); string(b) == utf8BOM {
+		br.Discard(len(utf8BOM))
+	}
+	head, _ := br.Peek(sniffCSV) // the first line, as far as it goes
+	cr := csv.NewReader(br)
+	cr.Comma = Separator(string(head), source)
+	cr.FieldsPerRecord = -1
+	cr.LazyQuotes = true
+	cr.ReuseRecord = true
 	t := &table{}
+	emitted := 0
+	hand := func(blocks []document.Block) error {
+		if len(blocks) == 0 {
+			return nil
+		}
+		emitted++
+		return emit(&document.Document{Source: source, Format: formats.CSV, Blocks: blocks})
+	}
 	for n := 0; n < MaxRows; n++ {
 		if n%1024 == 0 {
 			if err := ctx.Err(); err != nil {
-				return nil, err
+				return err
 			}
 		}
-		rec, err := r.Read()
+		rec, err := cr.Read()
 		if errors.Is(err, io.EOF) {
 			break
 		}
@@ -43,16 +75,28 @@ func ParseCSV(ctx context.Context, source string, data []byte) (doc *document.Do
 			if errors.As(err, &pe) && errors.Is(pe.Err, csv.ErrFieldCount) {
 				continue
 			}
-			return nil, formats.Errorf(source, formats.ErrCorrupt, "malformed CSV: %w", err)
+			return formats.Errorf(source, formats.ErrCorrupt, "malformed CSV: %w", err)
 		}
 		t.add(rec)
+		if t.held >= PieceRows {
+			if err := hand(t.take()); err != nil {
+				return err
+			}
+		}
 	}
-	blocks := t.finish()
-	if len(blocks) == 0 {
-		return nil, formats.Errorf(source, formats.ErrEmpty, "CSV has no text in any cell")
+	if err := hand(t.finish()); err != nil {
+		return err
 	}
-	return &document.Document{Source: source, Format: formats.CSV, Blocks: blocks}, nil
+	if emitted == 0 {
+		return formats.Errorf(source, formats.ErrEmpty, "CSV has no text in any cell")
+	}
+	return nil
 }
+
+// sniffCSV is how much of a file's start the separator is chosen from.
+const sniffCSV = 64 << 10
+
+const utf8BOM = "\uFEFF"
 
 // Separator is the field separator of delimited text: a tab for a .tsv
 // name, else whichever of tab, semicolon and comma the first line holds

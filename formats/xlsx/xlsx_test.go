@@ -243,3 +243,42 @@ func TestStreamPieces(t *testing.T) {
 		t.Errorf("emit failing: got %v after %d calls, want stop after 1", err, calls)
 	}
 }
+
+// StreamCSV hands a long file on in pieces of at most PieceRows rows as
+// they are read; put together they are what ParseCSV reads.
+func TestStreamCSVPieces(t *testing.T) {
+	const n = 2*PieceRows + 345
+	var sb strings.Builder
+	sb.WriteString("\uFEFFInvoice;Amount\n")
+	for i := 1; i <= n; i++ {
+		fmt.Fprintf(&sb, "INV-%05d;%d\n", i, i*7)
+	}
+	var pieces []*document.Document
+	if err := StreamCSV(context.Background(), "i.csv", strings.NewReader(sb.String()), func(p *document.Document) error {
+		pieces = append(pieces, p)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if len(pieces) != 3 {
+		t.Fatalf("%d pieces, want 3", len(pieces))
+	}
+	var joined []document.Block
+	for i, p := range pieces {
+		rows := 0
+		for _, b := range p.Blocks {
+			rows += strings.Count(b.Text, "\n") + 1
+		}
+		if rows > PieceRows || p.Format != formats.CSV || p.Source != "i.csv" {
+			t.Errorf("piece %d: %d rows, format %q, source %q", i, rows, p.Format, p.Source)
+		}
+		joined = append(joined, p.Blocks...)
+	}
+	doc, err := ParseCSV(context.Background(), "i.csv", []byte(sb.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(joined) != fmt.Sprint(doc.Blocks) || !strings.HasPrefix(doc.Blocks[0].Text, "Invoice: INV-00001; Amount: 7\n") {
+		t.Errorf("ParseCSV's %d blocks are not the pieces' %d; first %q", len(doc.Blocks), len(joined), doc.Blocks[0].Text)
+	}
+}
