@@ -22,7 +22,7 @@ import (
 // sheetLoader is a loader that reads workbooks (as docmind.NewLoader's
 // does).
 func sheetLoader() *loader.Loader {
-	return loader.New(loader.WithParser(formats.XLSX, loader.ParserFunc(xlsx.Parse)))
+	return loader.New(loader.WithParser(formats.XLSX, loader.ParserFunc(xlsx.Parse)), loader.WithParser(formats.CSV, loader.ParserFunc(xlsx.ParseCSV)))
 }
 
 // writeWorkbook writes a workbook of one sheet, "Invoices": a header and
@@ -50,10 +50,10 @@ func writeWorkbook(t testing.TB, path string, n int) {
 	}
 }
 
-// A workbook is sectioned while read, at any size: the probe streams it.
-// A sheet of a few rows gets the sections reading it whole gives; a long
-// one gets every row once, in sections with ids of their own, and its
-// last rows are found.
+// A workbook or a CSV file is sectioned while read, at any size: the probe
+// streams it. A sheet of a few rows gets the sections reading it whole
+// gives; a long one gets every row once, in sections with ids of their
+// own, and its last rows are found.
 func TestWorkbookIngestedWhileRead(t *testing.T) {
 	dir := t.TempDir()
 	sales, err := os.ReadFile(filepath.Join(testenv.RepoRoot(t), "formats", "xlsx", "testdata", "sales.xlsx"))
@@ -63,9 +63,16 @@ func TestWorkbookIngestedWhileRead(t *testing.T) {
 	write(t, filepath.Join(dir, "sales.xlsx"), string(sales))
 	const n = 2*xlsx.PieceRows + 345
 	writeWorkbook(t, filepath.Join(dir, "invoices.xlsx"), n)
+	write(t, filepath.Join(dir, "prices.csv"), "SKU,Price\nX-100,4.50\nX-200,129.00\n")
+	var csv strings.Builder
+	csv.WriteString("Invoice;Region;Amount\n")
+	for i := 1; i <= n; i++ {
+		fmt.Fprintf(&csv, "INV-%06d;%s;%d\n", i, []string{"EMEA", "APAC", "Americas"}[i%3], i*37%10000)
+	}
+	write(t, filepath.Join(dir, "invoices.csv"), csv.String())
 
 	p := LoaderParser(sheetLoader()).(StreamParser)
-	for _, name := range []string{"sales.xlsx", "invoices.xlsx"} {
+	for _, name := range []string{"sales.xlsx", "invoices.xlsx", "prices.csv", "invoices.csv"} {
 		probe := p.NewProbe(filepath.Join(dir, name))
 		data, _ := os.ReadFile(filepath.Join(dir, name))
 		for b := bytes.NewReader(data); b.Len() > 0; { // in pieces, as a file is read
@@ -88,47 +95,58 @@ func TestWorkbookIngestedWhileRead(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if sum.Skipped > 0 || sum.Indexed != 2 {
+		if sum.Skipped > 0 || sum.Indexed != 4 {
 			t.Fatalf("summary %+v", sum)
 		}
 		return ix
 	}
 	streamed, whole := ingestWith(0), ingestWith(-1)
-	sales1, _ := streamed.Sections(ctx, filepath.Join(dir, "sales.xlsx"))
-	sales2, _ := whole.Sections(ctx, filepath.Join(dir, "sales.xlsx"))
-	if len(sales1) == 0 || !reflect.DeepEqual(sales1, sales2) {
-		t.Errorf("sales.xlsx: %d sections streamed, %d whole, or they differ", len(sales1), len(sales2))
-	}
-	doc, _, err := streamed.Document(ctx, filepath.Join(dir, "invoices.xlsx"))
-	if err != nil || doc.Format != formats.XLSX || doc.Pages != 1 || doc.Title != "Invoices" {
-		t.Errorf("invoices.xlsx: %+v %v", doc, err)
-	}
-	secs, err := streamed.Sections(ctx, filepath.Join(dir, "invoices.xlsx"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ids, chunks, rows := map[string]bool{}, map[int]bool{}, map[string]bool{}
-	for _, s := range secs {
-		if ids[s.ID] || chunks[s.Chunk] || s.Title != "Invoices" || s.Page != 1 {
-			t.Fatalf("section %s (chunk %d, %q, page %d) repeats an id or chunk, or is misplaced", s.ID, s.Chunk, s.Title, s.Page)
+	for _, name := range []string{"sales.xlsx", "prices.csv"} {
+		s1, _ := streamed.Sections(ctx, filepath.Join(dir, name))
+		s2, _ := whole.Sections(ctx, filepath.Join(dir, name))
+		if len(s1) == 0 || !reflect.DeepEqual(s1, s2) {
+			t.Errorf("%s: %d sections streamed, %d whole, or they differ", name, len(s1), len(s2))
 		}
-		ids[s.ID], chunks[s.Chunk] = true, true
-		for _, line := range strings.Split(s.Content, "\n") { // chunks overlap
-			if strings.HasPrefix(line, "Invoice: INV-") {
-				rows[line] = true
+	}
+	for _, name := range []string{"invoices.xlsx", "invoices.csv"} {
+		path := filepath.Join(dir, name)
+		doc, _, err := streamed.Document(ctx, path)
+		if err != nil || doc.Format != map[bool]string{true: formats.XLSX, false: formats.CSV}[strings.HasSuffix(name, ".xlsx")] {
+			t.Errorf("%s: %+v %v", name, doc, err)
+		}
+		secs, err := streamed.Sections(ctx, path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids, chunks, rows := map[string]bool{}, map[int]bool{}, map[string]bool{}
+		for _, s := range secs {
+			if ids[s.ID] || chunks[s.Chunk] || s.Title != secs[0].Title {
+				t.Fatalf("%s: section %s (chunk %d, %q) repeats an id or chunk, or is misplaced", name, s.ID, s.Chunk, s.Title)
+			}
+			ids[s.ID], chunks[s.Chunk] = true, true
+			for _, line := range strings.Split(s.Content, "\n") { // chunks overlap
+				if strings.HasPrefix(line, "Invoice: INV-") {
+					rows[line] = true
+				}
 			}
 		}
-	}
-	if len(rows) != n {
-		t.Errorf("%d rows in the sections, want %d", len(rows), n)
+		if len(rows) != n {
+			t.Errorf("%s: %d rows in the sections, want %d", name, len(rows), n)
+		}
 	}
 	hits, err := streamed.Search(ctx, fmt.Sprintf("INV-%06d", n), 3)
-	if err != nil || len(hits) == 0 || !strings.Contains(hits[0].Section.Content, fmt.Sprintf("Invoice: INV-%06d; Region: ", n)) {
-		t.Errorf("the last row is not found: %v %+v", err, hits)
+	found := map[string]bool{}
+	for _, h := range hits {
+		if strings.Contains(h.Section.Content, fmt.Sprintf("Invoice: INV-%06d; Region: ", n)) {
+			found[filepath.Base(h.Section.Source)] = true
+		}
+	}
+	if err != nil || !found["invoices.xlsx"] || !found["invoices.csv"] {
+		t.Errorf("the last row is not found in both: %v, found in %v", err, found)
 	}
 	// Unchanged, it is not read again.
 	sum, err := Run(ctx, streamed, []string{dir}, Options{Parser: LoaderParser(sheetLoader())})
-	if err != nil || sum.Unchanged != 2 {
+	if err != nil || sum.Unchanged != 4 {
 		t.Errorf("again: %+v %v", sum, err)
 	}
 }
