@@ -1,7 +1,9 @@
 package main
 
 import (
+	"encoding/csv"
 	"fmt"
+	"os"
 	"strconv"
 
 	"github.com/xuri/excelize/v2"
@@ -21,12 +23,11 @@ func bigXLSX(out string, n int) error {
 	if err != nil {
 		return err
 	}
-	if err := sw.SetRow("A1", []any{"Invoice", "Region", "Customer", "Quarter", "Amount", "Note"}); err != nil {
+	if err := sw.SetRow("A1", bigHeader); err != nil {
 		return err
 	}
 	for i := 2; i <= n; i++ {
-		row := []any{fmt.Sprintf("INV-%07d", i), regions[i%len(regions)], "Customer " + strconv.Itoa(i%997), fmt.Sprintf("Q%d 2024", i%4+1), i * 37 % 100000, "paid on time"}
-		if err := sw.SetRow("A"+strconv.Itoa(i), row); err != nil {
+		if err := sw.SetRow("A"+strconv.Itoa(i), bigRow(i)); err != nil {
 			return err
 		}
 	}
@@ -34,4 +35,40 @@ func bigXLSX(out string, n int) error {
 		return err
 	}
 	return f.SaveAs(out)
+}
+
+// bigHeader and bigRow are the header and row i (from 2) of the large
+// sheets.
+var bigHeader = []any{"Invoice", "Region", "Customer", "Quarter", "Amount", "Note"}
+
+func bigRow(i int) []any {
+	return []any{fmt.Sprintf("INV-%07d", i), regions[i%len(regions)], "Customer " + strconv.Itoa(i%997), fmt.Sprintf("Q%d 2024", i%4+1), i * 37 % 100000, "paid on time"}
+}
+
+// bigCSV writes the rows of bigXLSX as CSV:
+//
+//	go run ./scripts/genfixtures bigcsv /tmp/big.csv 100000
+func bigCSV(out string, n int) error {
+	f, err := os.Create(out)
+	if err != nil {
+		return err
+	}
+	w := csv.NewWriter(f)
+	for i := 1; i <= n; i++ {
+		row := bigHeader
+		if i > 1 {
+			row = bigRow(i)
+		}
+		rec := make([]string, len(row))
+		for j, v := range row {
+			rec[j] = fmt.Sprint(v)
+		}
+		w.Write(rec)
+	}
+	w.Flush()
+	if err := w.Error(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }

@@ -6,6 +6,7 @@
 //	go run ./scripts/genfixtures            # xlsx, pptx, eml
 //	go run ./scripts/genfixtures photo IN.png OUT.png
 //	go run ./scripts/genfixtures bigxlsx OUT.xlsx ROWS
+//	go run ./scripts/genfixtures bigcsv OUT.csv ROWS
 //
 // The second form turns a rendered page into a photo-like image (tilted,
 // unevenly lit, noisy), for the OCR tests; scripts/gen-ocr-fixtures.sh
@@ -25,18 +26,22 @@ func main() {
 		}
 		return
 	}
-	if len(os.Args) == 4 && os.Args[1] == "bigxlsx" {
+	if len(os.Args) == 4 && (os.Args[1] == "bigxlsx" || os.Args[1] == "bigcsv") {
 		n, err := strconv.Atoi(os.Args[3])
 		if err != nil {
 			fail(err)
 		}
-		if err := bigXLSX(os.Args[2], n); err != nil {
+		write := bigXLSX
+		if os.Args[1] == "bigcsv" {
+			write = bigCSV
+		}
+		if err := write(os.Args[2], n); err != nil {
 			fail(err)
 		}
 		return
 	}
 	if len(os.Args) != 1 {
-		fail(fmt.Errorf("usage: genfixtures | genfixtures photo IN.png OUT.png | genfixtures bigxlsx OUT.xlsx ROWS"))
+		fail(fmt.Errorf("usage: genfixtures | genfixtures photo IN.png OUT.png | genfixtures bigxlsx|bigcsv OUT ROWS"))
 	}
 	for _, step := range []func() error{writeXLSX, writePPTX, writeEML} {
 		if err := step(); err != nil {
