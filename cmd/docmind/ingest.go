@@ -393,13 +393,16 @@ other than body text (preamble, signature-block, table-of-contents, …) and
 the opening of its preamble or cover page. A question's names are resolved
 against these profiles: see docs/retrieval.md.
 
---json prints [{path, title, entity, period, sections, kinds, parties}].`,
+Documents are listed in path order. --json prints [{path, title, entity,
+period, sections, kinds, parties}].`,
 		Args: exactArgs(0, "no arguments"),
 		RunE: func(c *cobra.Command, _ []string) error {
 			ps, path, err := readIndex(c.Context(), a, indexDir, (*index.Index).Profiles)
 			if err != nil {
 				return err
 			}
+			// in path order, not the order parallel workers wrote them in
+			slices.SortFunc(ps, func(x, y index.DocumentProfile) int { return strings.Compare(x.Path, y.Path) })
 			if asJSON {
 				if ps == nil {
 					ps = []index.DocumentProfile{}
