@@ -1,0 +1,145 @@
+package index
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"testing"
+)
+
+// TestPrunedTopKEqualsExhaustive: MaxScore's top k (ids, order, scores and
+// relevance) are exhaustive scoring's, query by query, on a corpus like
+// the benchmark's (Zipf words, documents whose titles share the query
+// vocabulary so that the context field counts), through the index's
+// life: written in transactions of every size (several segments and
+// merge levels), documents replaced and deleted (postings of dead sections
+// still in their segments), after Optimize (one segment, long lists in
+// chunks), and with blocks whose bounds a DocMind without them wrote.
+func TestPrunedTopKEqualsExhaustive(t *testing.T) {
+	ctx := context.Background()
+	ix, _ := openTest(t)
+	s := newSynth(21)
+	title := func() string {
+		return s.words[20+s.rng.IntN(2000)] + " " + s.words[20+s.rng.IntN(200)]
+	}
+	const docs = 160 // 8,000 sections
+	for d := 0; d < docs; {
+		var batch []DocumentSections
+		for range 1 + s.rng.IntN(12) {
+			ds := s.doc(d)
+			ds.Doc.Title = title()
+			batch = append(batch, ds)
+			d++
+		}
+		if err := ix.PutDocuments(ctx, batch); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := 0; i < docs; i += 9 { // replace some documents, delete others
+		if i%2 == 0 {
+			ds := s.doc(i)
+			ds.Doc.Title = title()
+			if err := ix.PutDocument(ctx, ds.Doc, ds.Sections); err != nil {
+				t.Fatal(err)
+			}
+		} else if _, err := ix.DeleteDocument(ctx, s.doc(i).Doc.Path); err != nil {
+			t.Fatal(err)
+		}
+	}
+	queries := make([]string, 150)
+	for i := range queries {
+		queries[i] = s.query()
+		if i%3 == 0 { // a common word too: long lists, in chunks
+			queries[i] += " " + s.words[2+s.rng.IntN(40)]
+		}
+		if i%4 == 0 { // a title word: the context field
+			queries[i] += " " + title()
+		}
+	}
+	var st searchStats
+	compare := func(stage string) {
+		t.Helper()
+		for i, q := range queries {
+			k := []int{10, 1, 50}[i%3]
+			want, err := ix.SearchWith(ctx, q, k, SearchOptions{exhaustive: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := ix.SearchWith(ctx, q, k, SearchOptions{stats: &st})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := sameHits(got, want); err != nil {
+				t.Fatalf("%s: query %q, top %d: pruned differs from exhaustive: %v", stage, q, k, err)
+			}
+		}
+	}
+	compare("as written")
+	written := st
+	if err := ix.Optimize(ctx); err != nil {
+		t.Fatal(err)
+	}
+	compare("optimized")
+	if _, err := ix.DB().ExecContext(ctx, `UPDATE lex_blocks SET bounds = NULL WHERE id % 2 = 0`); err != nil {
+		t.Fatal(err)
+	}
+	compare("half the blocks without bounds")
+	if written.scored*2 > written.postings {
+		t.Errorf("pruning scored %d of %d postings as written, want at most half", written.scored, written.postings)
+	}
+	t.Logf("as written, pruning scored %.1f%% of the query terms' postings", 100*float64(written.scored)/float64(written.postings))
+}
+
+func sameHits(got, want []Hit) error {
+	if len(got) != len(want) {
+		return fmt.Errorf("%d hits, want %d", len(got), len(want))
+	}
+	for i := range got {
+		g, w := got[i], want[i]
+		if g.rowid != w.rowid || g.Score != w.Score || g.Section.RelevanceScore != w.Section.RelevanceScore || g.Section.ID != w.Section.ID {
+			return fmt.Errorf("hit %d: section %d score %v relevance %v, want section %d score %v relevance %v",
+				i, g.rowid, g.Score, g.Section.RelevanceScore, w.rowid, w.Score, w.Section.RelevanceScore)
+		}
+	}
+	return nil
+}
+
+// TestFrontierBoundsEveryPosting: a list's bound is at least the score of
+// each of its postings for any BM25 parameters, and is reached by one of
+// them (exact) unless the frontier was folded.
+func TestFrontierBoundsEveryPosting(t *testing.T) {
+	s := newSynth(5)
+	for trial := range 200 {
+		var buf []byte
+		var ps []posting
+		var prev int64
+		for i := range 1 + s.rng.IntN(60) {
+			p := posting{id: int64(i*3 + 1), tf: uint32(1 + s.rng.IntN(1+trial%20)), length: uint32(1 + s.rng.IntN(300))}
+			buf = appendPosting(buf, prev, p)
+			prev = p.id
+			ps = append(ps, p)
+		}
+		f, err := frontier(buf)
+		if err != nil {
+			t.Fatal(err)
+		}
+		enc := appendBounds(nil, f)
+		got, rest, err := nextBounds(enc, nil)
+		if err != nil || len(rest) != 0 || len(got) != len(f) {
+			t.Fatalf("bounds %v decode as %v (rest %d), %v", f, got, len(rest), err)
+		}
+		for _, par := range [][3]float64{{1.2, 0.75, 120}, {0.9, 0.4, 40}, {2, 1, 300}, {1.2, 0, 1}} {
+			k1, b, avgdl := par[0], par[1], par[2]
+			c1, c2 := k1*(1-b), k1*b/avgdl
+			ub := textBound(got, 1, c1, c2)
+			best := 0.0
+			for _, p := range ps {
+				tf := float64(p.tf)
+				best = max(best, tf/(tf+c1+c2*float64(p.length)))
+			}
+			if ub < best || (len(f) < maxFrontier && math.Abs(ub-best) > 1e-12) {
+				t.Fatalf("frontier %v: bound %v, best posting %v (k1 %v b %v avgdl %v)", f, ub, best, k1, b, avgdl)
+			}
+		}
+	}
+}
