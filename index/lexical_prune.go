@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"encoding/binary"
+	"fmt"
 	"maps"
 	"math"
 	"slices"
@@ -40,76 +41,68 @@ type termList struct {
 // boundSlack is the relative margin of every bound comparison.
 const boundSlack = 1e-5
 
-// listCursor walks a term's lists of one segment in id order.
+// listCursor walks a term's lists of one segment in id order, decoding
+// one posting at a time.
 type listCursor struct {
 	term  int // index in the query's terms (the order scores are summed in)
 	ctx   bool
 	wk    float64 // idf·qtf·(k1+1), times the context weight for the context field
 	ub    float64
 	lists []termList
-	li    int // current list
-	ids   []int64
-	tfs   []uint32
-	lens  []uint32
-	pos   int
-	ready bool // lists[li] is decoded into ids, tfs, lens
+	li    int    // current list
+	rest  []byte // its postings after the current one
+	// the current posting; id is math.MaxInt64 at the end
+	id         int64
+	tf, length uint32
 }
 
-// cur returns the id of the current posting, or math.MaxInt64 at the end.
-func (c *listCursor) cur() (int64, error) {
-	for c.li < len(c.lists) {
-		if !c.ready {
-			if err := c.decode(); err != nil {
-				return 0, err
-			}
-		}
-		if c.pos < len(c.ids) {
-			return c.ids[c.pos], nil
-		}
-		c.li, c.pos, c.ready = c.li+1, 0, false
+// start moves to the first posting of lists[li].
+func (c *listCursor) start(li int) error {
+	c.li, c.id = li, 0
+	if li == len(c.lists) {
+		c.id = math.MaxInt64
+		return nil
 	}
-	return math.MaxInt64, nil
+	c.rest = c.lists[li].data
+	return c.next()
 }
 
-// seek moves to the first posting with id ≥ d and returns its id, skipping
-// whole lists (chunks) without decoding them.
-func (c *listCursor) seek(d int64) (int64, error) {
-	for c.li+1 < len(c.lists) && c.lists[c.li+1].first <= d {
-		c.li, c.pos, c.ready = c.li+1, 0, false
+// next moves to the next posting.
+func (c *listCursor) next() error {
+	if len(c.rest) == 0 {
+		return c.start(c.li + 1)
 	}
-	for {
-		id, err := c.cur()
-		if err != nil || id >= d {
-			return id, err
-		}
-		// gallop, then binary search, within the decoded list
-		ids := c.ids[c.pos:]
-		step := 1
-		for step < len(ids) && ids[step] < d {
-			step *= 2
-		}
-		lo, hi := step/2, min(step, len(ids))
-		for lo < hi {
-			m := (lo + hi) / 2
-			if ids[m] < d {
-				lo = m + 1
-			} else {
-				hi = m
-			}
-		}
-		c.pos += lo
+	d, tf, l, n := nextPosting(c.rest)
+	if n <= 0 {
+		return errCorruptPostings
 	}
+	c.rest = c.rest[n:]
+	c.id += int64(d)
+	c.tf, c.length = uint32(tf), uint32(l)
+	return nil
 }
 
-func (c *listCursor) decode() error {
-	c.ids, c.tfs, c.lens = c.ids[:0], c.tfs[:0], c.lens[:0]
-	err := decodePostings(c.lists[c.li].data, func(p posting) {
-		c.ids = append(c.ids, p.id)
-		c.tfs = append(c.tfs, p.tf)
-		c.lens = append(c.lens, p.length)
-	})
-	c.pos, c.ready = 0, err == nil
-	return err
+// seek moves to the first posting with id ≥ d, skipping whole lists
+// (chunks) without decoding them.
+func (c *listCursor) seek(d int64) error {
+	if c.id >= d {
+		return nil
+	}
+	j := c.li
+	for j+1 < len(c.lists) && c.lists[j+1].first <= d {
+		j++
+	}
+	if j != c.li {
+		if err := c.start(j); err != nil {
+			return err
+		}
+	}
+	for c.id < d {
+		if err := c.next(); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // firstID returns the id of a list's first posting (lists are
@@ -244,6 +237,9 @@ func (ix *Index) pruned(ctx context.Context, conn querier, q *pruneQuery, qts []
 				j++
 			}
 			c := &listCursor{term: i, ctx: isCtx[i], wk: wk, lists: lists[:j]}
+			if err := c.start(0); err != nil {
+				return nil, false, fmt.Errorf("term %q: %w", qt.term, err)
+			}
 			for _, l := range c.lists {
 				if c.ctx {
 					c.ub = max(c.ub, contextBound(l.bounds, wk, q.k1))
@@ -333,12 +329,12 @@ func (q *pruneQuery) maxScore(text, ctxs []*listCursor, isCtx []bool, top *topK)
 		}
 	}()
 	add := func(c *listCursor) float64 {
-		tf := float64(c.tfs[c.pos])
+		tf := float64(c.tf)
 		var s float32
 		if c.ctx {
 			s = float32(c.wk * tf / (tf + q.k1))
 		} else {
-			s = float32(c.wk * tf / (tf + q.c1 + q.c2*float64(c.lens[c.pos])))
+			s = float32(c.wk * tf / (tf + q.c1 + q.c2*float64(c.length)))
 		}
 		contrib[c.term], has[c.term] = s, true
 		touched = append(touched, c.term)
@@ -348,11 +344,7 @@ func (q *pruneQuery) maxScore(text, ctxs []*listCursor, isCtx []bool, top *topK)
 	for ess < len(text) {
 		d := int64(math.MaxInt64)
 		for _, c := range text[ess:] {
-			id, err := c.cur()
-			if err != nil {
-				return err
-			}
-			d = min(d, id)
+			d = min(d, c.id)
 		}
 		if d == math.MaxInt64 {
 			return nil
@@ -364,11 +356,13 @@ func (q *pruneQuery) maxScore(text, ctxs []*listCursor, isCtx []bool, top *topK)
 		score := 0.0
 		dead := q.deleted[d]
 		for _, c := range text[ess:] {
-			if id, _ := c.cur(); id == d { // decoded by the loop above
+			if c.id == d {
 				if !dead {
 					score += add(c)
 				}
-				c.pos++
+				if err := c.next(); err != nil {
+					return err
+				}
 			}
 		}
 		if dead {
@@ -382,11 +376,10 @@ func (q *pruneQuery) maxScore(text, ctxs []*listCursor, isCtx []bool, top *topK)
 				break
 			}
 			c := text[i]
-			id, err := c.seek(d)
-			if err != nil {
+			if err := c.seek(d); err != nil {
 				return err
 			}
-			if id == d {
+			if c.id == d {
 				score += add(c)
 			}
 		}
@@ -399,11 +392,10 @@ func (q *pruneQuery) maxScore(text, ctxs []*listCursor, isCtx []bool, top *topK)
 				pruned = true
 				break
 			}
-			id, err := c.seek(d)
-			if err != nil {
+			if err := c.seek(d); err != nil {
 				return err
 			}
-			if id == d {
+			if c.id == d {
 				score += add(c)
 			}
 			rest -= c.ub
