@@ -811,7 +811,10 @@ func (ix *Index) lexical(ctx context.Context, query string, k int, opt SearchOpt
 		}
 	}
 	slices.SortFunc(qts, func(a, b queryTerm) int { return strings.Compare(a.term, b.term) })
-	n, totalLen, err := readLists(ctx, conn, qts, !ix.noBounds, func(i int, seg int64, postings []byte, bounds []tfLen) error {
+	// filters (Where, Exclude) are applied to loaded sections, after
+	// scoring: with one, every section is scored
+	prunable := !opt.exhaustive && opt.Where.IsZero() && len(opt.Exclude) == 0
+	n, totalLen, err := readLists(ctx, conn, qts, prunable && !ix.noBounds, func(i int, seg int64, postings []byte, bounds []tfLen) error {
 		qts[i].lists = append(qts[i].lists, termList{seg: seg, first: firstID(postings), data: bytes.Clone(postings), bounds: slices.Clone(bounds)})
 		return nil
 	})
@@ -844,7 +847,7 @@ func (ix *Index) lexical(ctx context.Context, query string, k int, opt SearchOpt
 			opt.stats.postings += int64(qt.df)
 		}
 	}
-	if !opt.exhaustive && opt.Where.IsZero() && len(opt.Exclude) == 0 {
+	if prunable {
 		q := &pruneQuery{k1: k1, c1: c1, c2: c2, cw: cw, n: n, stats: opt.stats}
 		hits, ok, err := ix.pruned(ctx, conn, q, qts, k, unit)
 		if err != nil || ok {
