@@ -125,9 +125,10 @@ type segmentBuilder struct {
 }
 
 type termPostings struct {
-	buf  []byte
-	last int64
-	df   int
+	buf   []byte
+	last  int64
+	df    int
+	front []tfLen // the postings' score frontier (lexical_bounds.go)
 }
 
 func newSegmentBuilder() *segmentBuilder {
@@ -160,6 +161,7 @@ func (b *segmentBuilder) post(id int64, tfs []termFreq, length int) {
 		b.size += len(tp.buf) - n
 		tp.last = id
 		tp.df++
+		tp.front = addFrontier(tp.front, tfLen{uint32(t.tf), uint32(length)})
 	}
 }
 
@@ -169,7 +171,7 @@ func (b *segmentBuilder) write(ctx context.Context, tx *sql.Tx) error {
 	}
 	entries := make([]blockEntry, 0, len(b.terms))
 	for term, tp := range b.terms {
-		entries = append(entries, blockEntry{term: term, df: tp.df, data: tp.buf})
+		entries = append(entries, blockEntry{term: term, df: tp.df, data: tp.buf, front: tp.front})
 	}
 	slices.SortFunc(entries, func(a, b blockEntry) int { return strings.Compare(a.term, b.term) })
 	if err := writeSegment(ctx, tx, b.sections, entries); err != nil {
@@ -183,6 +185,9 @@ type blockEntry struct {
 	term string
 	df   int
 	data []byte
+	// front is the postings' score frontier when the writer kept it
+	// (else encodeBounds computes it)
+	front []tfLen
 }
 
 // blockTarget is the size at which a block is cut. A term whose postings
@@ -319,6 +324,7 @@ func chunkPostings(e blockEntry) []blockEntry {
 	_ = decodePostings(e.data, func(p posting) {
 		cur.data = appendPosting(cur.data, prev, p)
 		cur.df++
+		cur.front = addFrontier(cur.front, tfLen{p.tf, p.length})
 		prev = p.id
 		if len(cur.data) >= blockTarget {
 			cur.term = e.term
@@ -447,12 +453,14 @@ func mergeSegmentIDs(ctx context.Context, tx *sql.Tx, segs []int64) error {
 		}
 		var buf []byte
 		var prev int64
+		var front []tfLen
 		for _, p := range ps {
 			buf = appendPosting(buf, prev, p)
 			prev = p.id
 			sectionSet[p.id] = struct{}{}
+			front = addFrontier(front, tfLen{p.tf, p.length})
 		}
-		outs = append(outs, blockEntry{term: term, df: len(ps), data: buf})
+		outs = append(outs, blockEntry{term: term, df: len(ps), data: buf, front: front})
 	}
 	slices.SortFunc(outs, func(a, b blockEntry) int { return strings.Compare(a.term, b.term) })
 	for _, seg := range segs {
@@ -661,17 +669,19 @@ type queryTerm struct {
 // merges segments: for every segment and term it returns the block that
 // would hold the term.
 func readPostings(ctx context.Context, q querier, qts []queryTerm, each func(i int, postings []byte) error) (n, totalLen int64, err error) {
-	return readLists(ctx, q, qts, false, func(i int, _ int64, postings []byte, _ []tfLen) error {
+	n, totalLen, _, err = readLists(ctx, q, qts, false, func(i int, _ int64, postings []byte, _ []tfLen) error {
 		return each(i, postings)
 	})
+	return n, totalLen, err
 }
 
 // readLists is readPostings that also passes the segment of each list and
 // its score bounds (nil when withBounds is false or the block has none;
-// valid only during the call).
-func readLists(ctx context.Context, q querier, qts []queryTerm, withBounds bool, each func(i int, seg int64, postings []byte, bounds []tfLen) error) (n, totalLen int64, err error) {
+// valid only during the call), and tells whether any section is deleted
+// with its postings still in their segments (lex_deleted).
+func readLists(ctx context.Context, q querier, qts []queryTerm, withBounds bool, each func(i int, seg int64, postings []byte, bounds []tfLen) error) (n, totalLen int64, deleted bool, err error) {
 	if len(qts) == 0 {
-		return 0, 0, nil
+		return 0, 0, false, nil
 	}
 	args := make([]any, len(qts))
 	for i, t := range qts {
@@ -682,13 +692,13 @@ func readLists(ctx context.Context, q querier, qts []queryTerm, withBounds bool,
 		boundsCol = "b.bounds"
 	}
 	rows, err := q.QueryContext(ctx, `WITH q(term) AS (VALUES (?)`+strings.Repeat(",(?)", len(args)-1)+`)
-		SELECT q.term, st.n, st.total_len, b.seg, b.data, `+boundsCol+`
+		SELECT q.term, st.n, st.total_len, EXISTS (SELECT 1 FROM lex_deleted), b.seg, b.data, `+boundsCol+`
 		FROM lex_stats st CROSS JOIN lex_segments s CROSS JOIN q CROSS JOIN lex_blocks b
 		WHERE st.id = 1 AND b.seg = s.id
 			AND b.first_term = (SELECT max(first_term) FROM lex_blocks WHERE seg = s.id AND first_term <= q.term)
 			AND (b.chunk = 0 OR b.first_term = q.term)`, args...)
 	if err != nil {
-		return 0, 0, err
+		return 0, 0, false, err
 	}
 	defer rows.Close()
 	var f []tfLen
@@ -696,8 +706,8 @@ func readLists(ctx context.Context, q querier, qts []queryTerm, withBounds bool,
 		var term string
 		var seg int64
 		var data, bounds sql.RawBytes // not copied again: each reads them in place
-		if err := rows.Scan(&term, &n, &totalLen, &seg, &data, &bounds); err != nil {
-			return 0, 0, err
+		if err := rows.Scan(&term, &n, &totalLen, &deleted, &seg, &data, &bounds); err != nil {
+			return 0, 0, false, err
 		}
 		i := sort.Search(len(qts), func(i int) bool { return qts[i].term >= term })
 		if i == len(qts) || qts[i].term != term || data == nil {
@@ -721,10 +731,10 @@ func readLists(ctx context.Context, q querier, qts []queryTerm, withBounds bool,
 			}
 		}
 		if err != nil {
-			return 0, 0, fmt.Errorf("term %q: %w", term, err)
+			return 0, 0, false, fmt.Errorf("term %q: %w", term, err)
 		}
 	}
-	return n, totalLen, rows.Err()
+	return n, totalLen, deleted, rows.Err()
 }
 
 // findInBlock returns the postings and df of term in a block and the
@@ -814,7 +824,7 @@ func (ix *Index) lexical(ctx context.Context, query string, k int, opt SearchOpt
 	// filters (Where, Exclude) are applied to loaded sections, after
 	// scoring: with one, every section is scored
 	prunable := !opt.exhaustive && opt.Where.IsZero() && len(opt.Exclude) == 0
-	n, totalLen, err := readLists(ctx, conn, qts, prunable && !ix.noBounds, func(i int, seg int64, postings []byte, bounds []tfLen) error {
+	n, totalLen, deleted, err := readLists(ctx, conn, qts, prunable && !ix.noBounds, func(i int, seg int64, postings []byte, bounds []tfLen) error {
 		qts[i].lists = append(qts[i].lists, termList{seg: seg, first: firstID(postings), data: bytes.Clone(postings), bounds: slices.Clone(bounds)})
 		return nil
 	})
@@ -849,6 +859,11 @@ func (ix *Index) lexical(ctx context.Context, query string, k int, opt SearchOpt
 	}
 	if prunable {
 		q := &pruneQuery{k1: k1, c1: c1, c2: c2, cw: cw, n: n, stats: opt.stats}
+		if deleted {
+			if q.deleted, err = deletedSections(ctx, conn); err != nil {
+				return nil, err
+			}
+		}
 		hits, ok, err := ix.pruned(ctx, conn, q, qts, k, unit)
 		if err != nil || ok {
 			return hits, err

@@ -3,7 +3,6 @@ package index
 import (
 	"encoding/binary"
 	"fmt"
-	"slices"
 )
 
 // Score upper bounds for dynamic pruning (MaxScore, lexical_prune.go).
@@ -37,42 +36,60 @@ type tfLen struct {
 // one (their highest tf, their lowest length), which bounds all of them.
 const maxFrontier = 8
 
-// frontier returns the Pareto frontier of a postings list: by decreasing
-// tf, each point shorter than every point before it.
+// frontier returns the Pareto frontier of a postings list.
 func frontier(data []byte) ([]tfLen, error) {
-	var pts []tfLen
+	var f []tfLen
 	err := decodePostings(data, func(p posting) {
-		pts = append(pts, tfLen{p.tf, p.length})
+		f = addFrontier(f, tfLen{p.tf, p.length})
 	})
-	if err != nil {
-		return nil, err
-	}
-	return frontierOf(pts), nil
+	return f, err
 }
 
-func frontierOf(pts []tfLen) []tfLen {
-	slices.SortFunc(pts, func(a, b tfLen) int {
-		if a.tf != b.tf {
-			return cmpInt64(int64(b.tf), int64(a.tf))
-		}
-		return cmpInt64(int64(a.length), int64(b.length))
-	})
-	var out []tfLen
-	for _, p := range pts {
-		if len(out) == 0 || p.length < out[len(out)-1].length {
-			out = append(out, p)
+// addFrontier adds a point to frontier f: by decreasing tf, each point
+// shorter than every point before it. A frontier holds a point per distinct
+// tf at most (a few), so adding is a short scan and allocates nothing once
+// the frontier has its size.
+func addFrontier(f []tfLen, p tfLen) []tfLen {
+	for _, q := range f {
+		if q.tf >= p.tf && q.length <= p.length {
+			return f // dominated
 		}
 	}
-	if len(out) > maxFrontier {
-		rest := out[maxFrontier-1:]
-		fold := tfLen{tf: rest[0].tf, length: rest[len(rest)-1].length}
-		out = append(out[:maxFrontier-1], fold)
+	out := f[:0]
+	at := -1
+	for _, q := range f {
+		if q.tf <= p.tf && q.length >= p.length {
+			continue // p dominates q
+		}
+		if at < 0 && q.tf < p.tf {
+			at = len(out)
+		}
+		out = append(out, q)
 	}
+	if at < 0 {
+		return append(out, p)
+	}
+	out = append(out, tfLen{})
+	copy(out[at+1:], out[at:])
+	out[at] = p
 	return out
+}
+
+// foldFrontier caps f at maxFrontier points: the points past it are
+// folded into one (their highest tf, their lowest length), which bounds
+// all of them.
+func foldFrontier(f []tfLen) []tfLen {
+	if len(f) <= maxFrontier {
+		return f
+	}
+	rest := f[maxFrontier-1:]
+	fold := tfLen{tf: rest[0].tf, length: rest[len(rest)-1].length}
+	return append(f[:maxFrontier-1:maxFrontier-1], fold)
 }
 
 // appendBounds appends one list's frontier to a block's bounds.
 func appendBounds(buf []byte, f []tfLen) []byte {
+	f = foldFrontier(f)
 	buf = binary.AppendUvarint(buf, uint64(len(f)))
 	for _, p := range f {
 		buf = binary.AppendUvarint(buf, uint64(p.tf))
@@ -81,13 +98,17 @@ func appendBounds(buf []byte, f []tfLen) []byte {
 	return buf
 }
 
-// encodeBounds returns the bounds of a block's entries, in order.
+// encodeBounds returns the bounds of a block's entries, in order: their
+// frontiers, computed from the postings when the writer did not keep them.
 func encodeBounds(entries []blockEntry) ([]byte, error) {
 	var buf []byte
 	for _, e := range entries {
-		f, err := frontier(e.data)
-		if err != nil {
-			return nil, fmt.Errorf("term %q: %w", e.term, err)
+		f := e.front
+		if f == nil {
+			var err error
+			if f, err = frontier(e.data); err != nil {
+				return nil, fmt.Errorf("term %q: %w", e.term, err)
+			}
 		}
 		buf = appendBounds(buf, f)
 	}

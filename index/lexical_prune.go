@@ -200,9 +200,9 @@ func (t *topK) sorted() []scored {
 // pruneQuery is one query's scoring parameters.
 type pruneQuery struct {
 	k1, c1, c2 float64
-	cw         float64 // context field weight
-	n          int64   // sections
-	deleted    map[int64]bool
+	cw         float64        // context field weight
+	n          int64          // sections
+	deleted    map[int64]bool // sections deleted, their postings not yet merged away
 	stats      *searchStats
 }
 
@@ -210,9 +210,6 @@ type pruneQuery struct {
 // ok is false when a section it found could not be loaded (the caller
 // then scores exhaustively).
 func (ix *Index) pruned(ctx context.Context, conn querier, q *pruneQuery, qts []queryTerm, k int, unit float64) (hits []Hit, ok bool, err error) {
-	if q.deleted, err = deletedSections(ctx, conn); err != nil {
-		return nil, false, err
-	}
 	type segCursors struct{ text, ctx []*listCursor }
 	segs := map[int64]*segCursors{}
 	isCtx := make([]bool, len(qts))
