@@ -119,20 +119,13 @@ func nextPosting(data []byte) (delta, tf, length uint64, n int) {
 
 // segmentBuilder collects the postings of one write transaction.
 type segmentBuilder struct {
-	terms    map[string]*termPostings
+	terms    map[string]*listWriter
 	sections int
 	size     int // bytes of postings, roughly
 }
 
-type termPostings struct {
-	buf   []byte
-	last  int64
-	df    int
-	front []tfLen // the postings' score frontier (lexical_bounds.go)
-}
-
 func newSegmentBuilder() *segmentBuilder {
-	return &segmentBuilder{terms: map[string]*termPostings{}}
+	return &segmentBuilder{terms: map[string]*listWriter{}}
 }
 
 // add records a section's terms; sections must be added in increasing id
@@ -153,15 +146,12 @@ func (b *segmentBuilder) post(id int64, tfs []termFreq, length int) {
 	for _, t := range tfs {
 		tp := b.terms[t.term]
 		if tp == nil {
-			tp = &termPostings{}
+			tp = &listWriter{}
 			b.terms[t.term] = tp
 		}
 		n := len(tp.buf)
-		tp.buf = appendPosting(tp.buf, tp.last, posting{id: id, tf: uint32(t.tf), length: uint32(length)})
+		tp.add(posting{id: id, tf: uint32(t.tf), length: uint32(length)})
 		b.size += len(tp.buf) - n
-		tp.last = id
-		tp.df++
-		tp.front = addFrontier(tp.front, tfLen{uint32(t.tf), uint32(length)})
 	}
 }
 
@@ -171,7 +161,7 @@ func (b *segmentBuilder) write(ctx context.Context, tx *sql.Tx) error {
 	}
 	entries := make([]blockEntry, 0, len(b.terms))
 	for term, tp := range b.terms {
-		entries = append(entries, blockEntry{term: term, df: tp.df, data: tp.buf, front: tp.front})
+		entries = append(entries, tp.entry(term))
 	}
 	slices.SortFunc(entries, func(a, b blockEntry) int { return strings.Compare(a.term, b.term) })
 	if err := writeSegment(ctx, tx, b.sections, entries); err != nil {
@@ -185,9 +175,10 @@ type blockEntry struct {
 	term string
 	df   int
 	data []byte
-	// front is the postings' score frontier when the writer kept it
-	// (else encodeBounds computes it)
+	// front and skips are the postings' score frontier and skip points
+	// when the writer kept them (else encodeBounds computes them)
 	front []tfLen
+	skips []skipPoint
 }
 
 // blockTarget is the size at which a block is cut. A term whose postings
@@ -319,22 +310,16 @@ func writeSegment(ctx context.Context, tx *sql.Tx, sections int, entries []block
 // blockTarget bytes, each delta-encoded from zero.
 func chunkPostings(e blockEntry) []blockEntry {
 	var out []blockEntry
-	var cur blockEntry
-	var prev int64
+	var cur listWriter
 	_ = decodePostings(e.data, func(p posting) {
-		cur.data = appendPosting(cur.data, prev, p)
-		cur.df++
-		cur.front = addFrontier(cur.front, tfLen{p.tf, p.length})
-		prev = p.id
-		if len(cur.data) >= blockTarget {
-			cur.term = e.term
-			out = append(out, cur)
-			cur, prev = blockEntry{}, 0
+		cur.add(p)
+		if len(cur.buf) >= blockTarget {
+			out = append(out, cur.entry(e.term))
+			cur = listWriter{}
 		}
 	})
 	if cur.df > 0 {
-		cur.term = e.term
-		out = append(out, cur)
+		out = append(out, cur.entry(e.term))
 	}
 	return out
 }
@@ -451,16 +436,12 @@ func mergeSegmentIDs(ctx context.Context, tx *sql.Tx, segs []int64) error {
 		if !slices.IsSortedFunc(ps, func(a, b posting) int { return cmpInt64(a.id, b.id) }) {
 			slices.SortFunc(ps, func(a, b posting) int { return cmpInt64(a.id, b.id) })
 		}
-		var buf []byte
-		var prev int64
-		var front []tfLen
+		var w listWriter
 		for _, p := range ps {
-			buf = appendPosting(buf, prev, p)
-			prev = p.id
+			w.add(p)
 			sectionSet[p.id] = struct{}{}
-			front = addFrontier(front, tfLen{p.tf, p.length})
 		}
-		outs = append(outs, blockEntry{term: term, df: len(ps), data: buf, front: front})
+		outs = append(outs, w.entry(term))
 	}
 	slices.SortFunc(outs, func(a, b blockEntry) int { return strings.Compare(a.term, b.term) })
 	for _, seg := range segs {
@@ -669,17 +650,17 @@ type queryTerm struct {
 // merges segments: for every segment and term it returns the block that
 // would hold the term.
 func readPostings(ctx context.Context, q querier, qts []queryTerm, each func(i int, postings []byte) error) (n, totalLen int64, err error) {
-	n, totalLen, _, err = readLists(ctx, q, qts, false, func(i int, _ int64, postings []byte, _ []tfLen) error {
+	n, totalLen, _, err = readLists(ctx, q, qts, false, func(i int, _ int64, postings []byte, _ *listBounds) error {
 		return each(i, postings)
 	})
 	return n, totalLen, err
 }
 
 // readLists is readPostings that also passes the segment of each list and
-// its score bounds (nil when withBounds is false or the block has none;
-// valid only during the call), and tells whether any section is deleted
+// its bounds (nil when withBounds is false or the block has none; valid
+// only during the call), and tells whether any section is deleted
 // with its postings still in their segments (lex_deleted).
-func readLists(ctx context.Context, q querier, qts []queryTerm, withBounds bool, each func(i int, seg int64, postings []byte, bounds []tfLen) error) (n, totalLen int64, deleted bool, err error) {
+func readLists(ctx context.Context, q querier, qts []queryTerm, withBounds bool, each func(i int, seg int64, postings []byte, lb *listBounds) error) (n, totalLen int64, deleted bool, err error) {
 	if len(qts) == 0 {
 		return 0, 0, false, nil
 	}
@@ -701,7 +682,7 @@ func readLists(ctx context.Context, q querier, qts []queryTerm, withBounds bool,
 		return 0, 0, false, err
 	}
 	defer rows.Close()
-	var f []tfLen
+	var lb listBounds
 	for rows.Next() {
 		var term string
 		var seg int64
@@ -716,18 +697,20 @@ func readLists(ctx context.Context, q querier, qts []queryTerm, withBounds bool,
 		postings, df, pos, ok, err := findInBlock(data, term)
 		if err == nil && ok {
 			qts[i].df += df
-			var fb []tfLen
+			var b *listBounds
 			if bounds != nil {
 				rest := []byte(bounds)
-				for range pos + 1 {
-					if f, rest, err = nextBounds(rest, f); err != nil {
-						break
+				for j := 0; j <= pos && err == nil; j++ {
+					size := math.MaxInt // an entry before the term's: only read past
+					if j == pos {
+						size = len(postings)
 					}
+					rest, err = nextBounds(rest, &lb, size)
 				}
-				fb = f
+				b = &lb
 			}
 			if err == nil {
-				err = each(i, seg, postings, fb)
+				err = each(i, seg, postings, b)
 			}
 		}
 		if err != nil {
@@ -824,8 +807,16 @@ func (ix *Index) lexical(ctx context.Context, query string, k int, opt SearchOpt
 	// filters (Where, Exclude) are applied to loaded sections, after
 	// scoring: with one, every section is scored
 	prunable := !opt.exhaustive && opt.Where.IsZero() && len(opt.Exclude) == 0
-	n, totalLen, deleted, err := readLists(ctx, conn, qts, prunable && !ix.noBounds, func(i int, seg int64, postings []byte, bounds []tfLen) error {
-		qts[i].lists = append(qts[i].lists, termList{seg: seg, first: firstID(postings), data: bytes.Clone(postings), bounds: slices.Clone(bounds)})
+	n, totalLen, deleted, err := readLists(ctx, conn, qts, prunable && !ix.noBounds, func(i int, seg int64, postings []byte, lb *listBounds) error {
+		l := termList{seg: seg, first: firstID(postings), data: bytes.Clone(postings)}
+		if lb != nil {
+			l.bounds = slices.Clone(lb.front)
+			if l.bounds == nil {
+				l.bounds = []tfLen{} // bounds stored: an empty list scores nothing
+			}
+			l.skips = slices.Clone(lb.skips)
+		}
+		qts[i].lists = append(qts[i].lists, l)
 		return nil
 	})
 	if err != nil {

@@ -27,6 +27,54 @@ import (
 // Blocks written by a DocMind without bounds (NULL) get the saturation
 // bound w·(k1+1), which no posting can reach.
 
+// Skip points. Each list's bounds also hold a skip point every skipEvery
+// postings: the id of the posting before it (the base its id delta is
+// taken from) and its byte offset in the list. A search that seeks past
+// many postings of a long list (a non-essential list, probed only at the
+// sections the essential ones bring) jumps to the last skip point before
+// the id it seeks and decodes at most skipEvery postings from there.
+
+// skipEvery is the number of postings between two skip points.
+const skipEvery = 64
+
+// skipPoint is where decoding of a list can resume.
+type skipPoint struct {
+	base int64 // id of the posting before off
+	off  int   // byte offset of a posting in the list
+}
+
+// listWriter encodes one postings list with its score frontier and skip
+// points.
+type listWriter struct {
+	buf   []byte
+	last  int64
+	df    int
+	front []tfLen
+	skips []skipPoint
+}
+
+// add appends a posting; ids must increase.
+func (w *listWriter) add(p posting) {
+	if w.df > 0 && w.df%skipEvery == 0 {
+		w.skips = append(w.skips, skipPoint{base: w.last, off: len(w.buf)})
+	}
+	w.buf = appendPosting(w.buf, w.last, p)
+	w.last = p.id
+	w.df++
+	w.front = addFrontier(w.front, tfLen{p.tf, p.length})
+}
+
+func (w *listWriter) entry(term string) blockEntry {
+	return blockEntry{term: term, df: w.df, data: w.buf, front: w.front, skips: w.skips}
+}
+
+// listBounds are one list's bounds as read: its frontier (nil when the
+// block has no bounds) and skip points.
+type listBounds struct {
+	front []tfLen
+	skips []skipPoint
+}
+
 // tfLen is one point of a frontier.
 type tfLen struct {
 	tf, length uint32
@@ -35,15 +83,6 @@ type tfLen struct {
 // maxFrontier caps a frontier's points; the points past it are folded into
 // one (their highest tf, their lowest length), which bounds all of them.
 const maxFrontier = 8
-
-// frontier returns the Pareto frontier of a postings list.
-func frontier(data []byte) ([]tfLen, error) {
-	var f []tfLen
-	err := decodePostings(data, func(p posting) {
-		f = addFrontier(f, tfLen{p.tf, p.length})
-	})
-	return f, err
-}
 
 // addFrontier adds a point to frontier f: by decreasing tf, each point
 // shorter than every point before it. A frontier holds a point per distinct
@@ -87,57 +126,87 @@ func foldFrontier(f []tfLen) []tfLen {
 	return append(f[:maxFrontier-1:maxFrontier-1], fold)
 }
 
-// appendBounds appends one list's frontier to a block's bounds.
-func appendBounds(buf []byte, f []tfLen) []byte {
+// appendBounds appends one list's frontier and skip points to a block's
+// bounds: uvarint count, (tf, length) pairs; uvarint count, (base delta,
+// offset delta) pairs.
+func appendBounds(buf []byte, f []tfLen, skips []skipPoint) []byte {
 	f = foldFrontier(f)
 	buf = binary.AppendUvarint(buf, uint64(len(f)))
 	for _, p := range f {
 		buf = binary.AppendUvarint(buf, uint64(p.tf))
 		buf = binary.AppendUvarint(buf, uint64(p.length))
 	}
+	buf = binary.AppendUvarint(buf, uint64(len(skips)))
+	var base int64
+	off := 0
+	for _, sp := range skips {
+		buf = binary.AppendUvarint(buf, uint64(sp.base-base))
+		buf = binary.AppendUvarint(buf, uint64(sp.off-off))
+		base, off = sp.base, sp.off
+	}
 	return buf
 }
 
-// encodeBounds returns the bounds of a block's entries, in order: their
-// frontiers, computed from the postings when the writer did not keep them.
+// encodeBounds returns the bounds of a block's entries, in order,
+// computed from the postings when the writer did not keep them.
 func encodeBounds(entries []blockEntry) ([]byte, error) {
 	var buf []byte
 	for _, e := range entries {
-		f := e.front
-		if f == nil {
-			var err error
-			if f, err = frontier(e.data); err != nil {
+		if e.front == nil && len(e.data) > 0 {
+			var w listWriter
+			if err := decodePostings(e.data, w.add); err != nil {
 				return nil, fmt.Errorf("term %q: %w", e.term, err)
 			}
+			e.front, e.skips = w.front, w.skips
 		}
-		buf = appendBounds(buf, f)
+		buf = appendBounds(buf, e.front, e.skips)
 	}
 	return buf, nil
 }
 
-// nextBounds reads one list's frontier from bounds into f (reused) and
-// returns the rest.
-func nextBounds(bounds []byte, f []tfLen) ([]tfLen, []byte, error) {
+// nextBounds reads one list's bounds into lb (reusing its slices) and
+// returns the rest; dataLen is the list's size, which skip offsets must
+// stay within.
+func nextBounds(bounds []byte, lb *listBounds, dataLen int) ([]byte, error) {
 	bad := fmt.Errorf("corrupt postings bounds")
-	n, k := binary.Uvarint(bounds)
-	if k <= 0 || n > maxFrontier {
-		return nil, nil, bad
+	uv := func() (uint64, bool) {
+		v, k := binary.Uvarint(bounds)
+		if k <= 0 {
+			return 0, false
+		}
+		bounds = bounds[k:]
+		return v, true
 	}
-	bounds = bounds[k:]
-	f = f[:0]
+	n, ok := uv()
+	if !ok || n > maxFrontier {
+		return nil, bad
+	}
+	lb.front = lb.front[:0]
 	for range n {
-		tf, k1 := binary.Uvarint(bounds)
-		if k1 <= 0 {
-			return nil, nil, bad
+		tf, ok1 := uv()
+		l, ok2 := uv()
+		if !ok1 || !ok2 {
+			return nil, bad
 		}
-		l, k2 := binary.Uvarint(bounds[k1:])
-		if k2 <= 0 {
-			return nil, nil, bad
-		}
-		bounds = bounds[k1+k2:]
-		f = append(f, tfLen{uint32(tf), uint32(l)})
+		lb.front = append(lb.front, tfLen{uint32(tf), uint32(l)})
 	}
-	return f, bounds, nil
+	ns, ok := uv()
+	if !ok || ns > uint64(len(bounds)) {
+		return nil, bad
+	}
+	lb.skips = lb.skips[:0]
+	var base int64
+	off := 0
+	for range ns {
+		db, ok1 := uv()
+		do, ok2 := uv()
+		if !ok1 || !ok2 || do == 0 || do >= uint64(dataLen-off) {
+			return nil, bad
+		}
+		base, off = base+int64(db), off+int(do)
+		lb.skips = append(lb.skips, skipPoint{base: base, off: off})
+	}
+	return bounds, nil
 }
 
 // textBound is the highest text score of a list with frontier f for a

@@ -8,6 +8,7 @@ import (
 	"maps"
 	"math"
 	"slices"
+	"sort"
 	"strings"
 )
 
@@ -35,7 +36,8 @@ type termList struct {
 	seg    int64
 	first  int64 // id of the first posting
 	data   []byte
-	bounds []tfLen // nil: none stored
+	bounds []tfLen // the list's frontier; nil: none stored
+	skips  []skipPoint
 }
 
 // boundSlack is the relative margin of every bound comparison.
@@ -95,6 +97,16 @@ func (c *listCursor) seek(d int64) error {
 	if j != c.li {
 		if err := c.start(j); err != nil {
 			return err
+		}
+	}
+	if l := &c.lists[c.li]; len(l.skips) > 0 && c.id < d {
+		// the last skip point whose base is below d, if ahead
+		k := sort.Search(len(l.skips), func(k int) bool { return l.skips[k].base >= d }) - 1
+		if k >= 0 && l.skips[k].off > len(l.data)-len(c.rest) {
+			c.rest, c.id = l.data[l.skips[k].off:], l.skips[k].base
+			if err := c.next(); err != nil {
+				return err
+			}
 		}
 	}
 	for c.id < d {

@@ -106,39 +106,77 @@ func sameHits(got, want []Hit) error {
 
 // TestFrontierBoundsEveryPosting: a list's bound is at least the score of
 // each of its postings for any BM25 parameters, and is reached by one of
-// them (exact) unless the frontier was folded.
+// them (exact) unless the frontier was folded; bounds read back as written.
 func TestFrontierBoundsEveryPosting(t *testing.T) {
 	s := newSynth(5)
 	for trial := range 200 {
-		var buf []byte
+		var w listWriter
 		var ps []posting
-		var prev int64
-		for i := range 1 + s.rng.IntN(60) {
+		for i := range 1 + s.rng.IntN(200) {
 			p := posting{id: int64(i*3 + 1), tf: uint32(1 + s.rng.IntN(1+trial%20)), length: uint32(1 + s.rng.IntN(300))}
-			buf = appendPosting(buf, prev, p)
-			prev = p.id
+			w.add(p)
 			ps = append(ps, p)
 		}
-		f, err := frontier(buf)
-		if err != nil {
-			t.Fatal(err)
-		}
-		enc := appendBounds(nil, f)
-		got, rest, err := nextBounds(enc, nil)
-		if err != nil || len(rest) != 0 || len(got) != len(f) {
-			t.Fatalf("bounds %v decode as %v (rest %d), %v", f, got, len(rest), err)
+		enc := appendBounds(nil, w.front, w.skips)
+		var lb listBounds
+		rest, err := nextBounds(enc, &lb, len(w.buf))
+		if err != nil || len(rest) != 0 || len(lb.front) != len(foldFrontier(w.front)) || len(lb.skips) != len(w.skips) {
+			t.Fatalf("bounds %v %v decode as %+v (rest %d), %v", w.front, w.skips, lb, len(rest), err)
 		}
 		for _, par := range [][3]float64{{1.2, 0.75, 120}, {0.9, 0.4, 40}, {2, 1, 300}, {1.2, 0, 1}} {
 			k1, b, avgdl := par[0], par[1], par[2]
 			c1, c2 := k1*(1-b), k1*b/avgdl
-			ub := textBound(got, 1, c1, c2)
+			ub := textBound(lb.front, 1, c1, c2)
 			best := 0.0
 			for _, p := range ps {
 				tf := float64(p.tf)
 				best = max(best, tf/(tf+c1+c2*float64(p.length)))
 			}
-			if ub < best || (len(f) < maxFrontier && math.Abs(ub-best) > 1e-12) {
-				t.Fatalf("frontier %v: bound %v, best posting %v (k1 %v b %v avgdl %v)", f, ub, best, k1, b, avgdl)
+			if ub < best || (len(w.front) <= maxFrontier && math.Abs(ub-best) > 1e-12) {
+				t.Fatalf("frontier %v: bound %v, best posting %v (k1 %v b %v avgdl %v)", w.front, ub, best, k1, b, avgdl)
+			}
+		}
+	}
+}
+
+// TestSeekWithSkipPoints: seeking through lists in chunks, with skip
+// points, lands where a posting-by-posting scan does.
+func TestSeekWithSkipPoints(t *testing.T) {
+	s := newSynth(8)
+	for range 50 {
+		var ids []int64
+		var w listWriter
+		id := int64(0)
+		for range 1 + s.rng.IntN(3000) {
+			id += 1 + int64(s.rng.IntN(9))
+			ids = append(ids, id)
+			w.add(posting{id: id, tf: 1, length: 10})
+		}
+		var lists []termList
+		for _, e := range chunkPostings(w.entry("t")) {
+			lists = append(lists, termList{first: firstID(e.data), data: e.data, skips: e.skips})
+		}
+		c := &listCursor{lists: lists}
+		if err := c.start(0); err != nil {
+			t.Fatal(err)
+		}
+		at := 0
+		for target := int64(1); ; target += 1 + int64(s.rng.IntN(400)) {
+			if err := c.seek(target); err != nil {
+				t.Fatal(err)
+			}
+			for at < len(ids) && ids[at] < target {
+				at++
+			}
+			want := int64(math.MaxInt64)
+			if at < len(ids) {
+				want = ids[at]
+			}
+			if c.id != want {
+				t.Fatalf("seek(%d) = %d, want %d", target, c.id, want)
+			}
+			if at == len(ids) {
+				break
 			}
 		}
 	}
