@@ -181,3 +181,58 @@ func TestSeekWithSkipPoints(t *testing.T) {
 		}
 	}
 }
+
+// FuzzFindInBlock: a corrupt block or bounds blob gives an error or a
+// result, never a panic, and a found entry lies inside the block.
+//
+//	go test ./index -run '^$' -fuzz FuzzFindInBlock -fuzztime 30s
+func FuzzFindInBlock(f *testing.F) {
+	var w listWriter
+	for i := range 200 {
+		w.add(posting{id: int64(2*i + 1), tf: uint32(1 + i%5), length: uint32(10 + i%70)})
+	}
+	e := w.entry("fee")
+	block := encodeBlock([]blockEntry{{term: "ann", df: 1, data: []byte{1, 1, 1}}, e})
+	bounds, err := encodeBounds([]blockEntry{{term: "ann", df: 1, data: []byte{1, 1, 1}}, e})
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(block, bounds, "fee")
+	f.Add(block, bounds, "ann")
+	f.Add([]byte{}, []byte{}, "x")
+	f.Fuzz(func(t *testing.T, block, bounds []byte, term string) {
+		postings, _, pos, ok, err := findInBlock(block, term)
+		if err != nil || !ok {
+			return
+		}
+		if len(postings) > len(block) {
+			t.Fatalf("entry of %d bytes in a %d-byte block", len(postings), len(block))
+		}
+		var lb listBounds
+		rest := bounds
+		for j := 0; j <= pos && err == nil; j++ {
+			size := math.MaxInt
+			if j == pos {
+				size = len(postings)
+			}
+			rest, err = nextBounds(rest, &lb, size)
+		}
+		if err != nil {
+			return
+		}
+		for _, sp := range lb.skips {
+			if sp.off <= 0 || sp.off >= len(postings) {
+				t.Fatalf("skip offset %d in a %d-byte list", sp.off, len(postings))
+			}
+		}
+		c := &listCursor{lists: []termList{{first: firstID(postings), data: postings, skips: lb.skips}}}
+		if c.start(0) != nil {
+			return
+		}
+		for d := int64(0); d < 50 && c.id != math.MaxInt64; d += 7 {
+			if c.seek(d) != nil {
+				return
+			}
+		}
+	})
+}
