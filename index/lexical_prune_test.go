@@ -22,7 +22,12 @@ func TestPrunedTopKEqualsExhaustive(t *testing.T) {
 	title := func() string {
 		return s.words[20+s.rng.IntN(2000)] + " " + s.words[20+s.rng.IntN(200)]
 	}
-	const docs = 160 // 8,000 sections
+	docs, nq := 160, 150 // 8,000 sections
+	if raceEnabled {
+		// ten times slower: a smaller corpus (still several segments,
+		// chunked lists and tombstones) and fewer queries
+		docs, nq = 50, 60
+	}
 	for d := 0; d < docs; {
 		var batch []DocumentSections
 		for range 1 + s.rng.IntN(12) {
@@ -46,7 +51,7 @@ func TestPrunedTopKEqualsExhaustive(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	queries := make([]string, 150)
+	queries := make([]string, nq)
 	for i := range queries {
 		queries[i] = s.query()
 		if i%3 == 0 { // a common word too: long lists, in chunks
