@@ -80,7 +80,10 @@ type Index struct {
 	k1, b    float64
 	// contextWeight weighs the context field in lexical ranking.
 	contextWeight float64
-	busy          time.Duration
+	// noBounds: the index has no lex_blocks.bounds column (written before
+	// them and opened read-only).
+	noBounds bool
+	busy     time.Duration
 	// spare accumulators, reused by lexical queries (not a sync.Pool:
 	// the collector empties a pool, and a 100k-section accumulator
 	// reallocated after each collection was a quarter of a question's
@@ -233,7 +236,8 @@ CREATE TABLE IF NOT EXISTS lex_blocks (
 	seg        INTEGER NOT NULL,
 	first_term TEXT NOT NULL,
 	chunk      INTEGER NOT NULL, -- 1: one chunk of a long postings list
-	data       BLOB NOT NULL
+	data       BLOB NOT NULL,
+	bounds     BLOB -- score bounds of data's lists (lexical_bounds.go); NULL: none
 );
 CREATE INDEX IF NOT EXISTS lex_blocks_key ON lex_blocks(seg, first_term);
 CREATE TABLE IF NOT EXISTS lex_deleted (
@@ -257,6 +261,9 @@ func (ix *Index) migrate(ctx context.Context) error {
 			return fmt.Errorf("database has schema version %s, this DocMind reads version %d (re-create the index)", v, SchemaVersion)
 		}
 		if err := ix.addContextColumns(ctx); err != nil {
+			return err
+		}
+		if err := ix.addBoundsColumn(ctx); err != nil {
 			return err
 		}
 		return ix.checkReadingVersion(ctx)
@@ -340,6 +347,29 @@ func (ix *Index) addContextColumns(ctx context.Context) error {
 		}
 		return nil
 	})
+}
+
+// addBoundsColumn adds the postings' score bounds (lex_blocks.bounds) to
+// an index written before them. Its blocks keep NULL bounds, which lexical
+// search reads as the saturation bound, until a merge or Optimize writes
+// them again. An index that cannot be written is read without bounds.
+func (ix *Index) addBoundsColumn(ctx context.Context) error {
+	have, err := sqlitedb.Column[string](ctx, ix.db, `SELECT name FROM pragma_table_info('lex_blocks')`)
+	if err != nil {
+		return fmt.Errorf("read the lex_blocks table: %w", err)
+	}
+	if slices.Contains(have, "bounds") {
+		return nil
+	}
+	err = ix.writeTx(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `ALTER TABLE lex_blocks ADD COLUMN bounds BLOB`)
+		return err
+	})
+	if sqlitedb.IsBusy(err) {
+		return err
+	}
+	ix.noBounds = err != nil
+	return nil
 }
 
 // checkReadingVersion marks every document of an index written by another

@@ -536,7 +536,8 @@ func TestLexicalReusesAccumulator(t *testing.T) {
 	if err := ix.PutDocument(ctx, Document{Path: "/a.md", Hash: "x", Format: "md"}, secs); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := ix.Search(ctx, "late fee", 5); err != nil {
+	// the exhaustive path (filters, the pruning's fallback) accumulates
+	if _, err := ix.SearchWith(ctx, "late fee", 5, SearchOptions{exhaustive: true}); err != nil {
 		t.Fatal(err)
 	}
 	runtime.GC()

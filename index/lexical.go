@@ -5,6 +5,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -85,40 +86,46 @@ func appendPosting(buf []byte, prev int64, p posting) []byte {
 func decodePostings(data []byte, fn func(p posting)) error {
 	var id int64
 	for len(data) > 0 {
-		d, n1 := binary.Uvarint(data)
-		if n1 <= 0 {
-			return fmt.Errorf("corrupt postings")
+		d, tf, l, n := nextPosting(data)
+		if n <= 0 {
+			return errCorruptPostings
 		}
-		tf, n2 := binary.Uvarint(data[n1:])
-		if n2 <= 0 {
-			return fmt.Errorf("corrupt postings")
-		}
-		l, n3 := binary.Uvarint(data[n1+n2:])
-		if n3 <= 0 {
-			return fmt.Errorf("corrupt postings")
-		}
-		data = data[n1+n2+n3:]
+		data = data[n:]
 		id += int64(d)
 		fn(posting{id: id, tf: uint32(tf), length: uint32(l)})
 	}
 	return nil
 }
 
+var errCorruptPostings = errors.New("corrupt postings")
+
+// nextPosting reads the posting at the start of data: its id delta, term
+// frequency and length, and its size in bytes (0 when corrupt).
+func nextPosting(data []byte) (delta, tf, length uint64, n int) {
+	delta, n1 := binary.Uvarint(data)
+	if n1 <= 0 {
+		return 0, 0, 0, 0
+	}
+	tf, n2 := binary.Uvarint(data[n1:])
+	if n2 <= 0 {
+		return 0, 0, 0, 0
+	}
+	length, n3 := binary.Uvarint(data[n1+n2:])
+	if n3 <= 0 {
+		return 0, 0, 0, 0
+	}
+	return delta, tf, length, n1 + n2 + n3
+}
+
 // segmentBuilder collects the postings of one write transaction.
 type segmentBuilder struct {
-	terms    map[string]*termPostings
+	terms    map[string]*listWriter
 	sections int
 	size     int // bytes of postings, roughly
 }
 
-type termPostings struct {
-	buf  []byte
-	last int64
-	df   int
-}
-
 func newSegmentBuilder() *segmentBuilder {
-	return &segmentBuilder{terms: map[string]*termPostings{}}
+	return &segmentBuilder{terms: map[string]*listWriter{}}
 }
 
 // add records a section's terms; sections must be added in increasing id
@@ -139,14 +146,12 @@ func (b *segmentBuilder) post(id int64, tfs []termFreq, length int) {
 	for _, t := range tfs {
 		tp := b.terms[t.term]
 		if tp == nil {
-			tp = &termPostings{}
+			tp = &listWriter{}
 			b.terms[t.term] = tp
 		}
 		n := len(tp.buf)
-		tp.buf = appendPosting(tp.buf, tp.last, posting{id: id, tf: uint32(t.tf), length: uint32(length)})
+		tp.add(posting{id: id, tf: uint32(t.tf), length: uint32(length)})
 		b.size += len(tp.buf) - n
-		tp.last = id
-		tp.df++
 	}
 }
 
@@ -156,7 +161,7 @@ func (b *segmentBuilder) write(ctx context.Context, tx *sql.Tx) error {
 	}
 	entries := make([]blockEntry, 0, len(b.terms))
 	for term, tp := range b.terms {
-		entries = append(entries, blockEntry{term: term, df: tp.df, data: tp.buf})
+		entries = append(entries, tp.entry(term))
 	}
 	slices.SortFunc(entries, func(a, b blockEntry) int { return strings.Compare(a.term, b.term) })
 	if err := writeSegment(ctx, tx, b.sections, entries); err != nil {
@@ -170,6 +175,10 @@ type blockEntry struct {
 	term string
 	df   int
 	data []byte
+	// front and skips are the postings' score frontier and skip points
+	// when the writer kept them (else encodeBounds computes them)
+	front []tfLen
+	skips []skipPoint
 }
 
 // blockTarget is the size at which a block is cut. A term whose postings
@@ -249,11 +258,20 @@ func writeSegment(ctx context.Context, tx *sql.Tx, sections int, entries []block
 	if err != nil {
 		return err
 	}
-	ins := newBulk(tx, `INSERT INTO lex_blocks(seg, first_term, chunk, data) VALUES `, 4)
+	ins := newBulk(tx, `INSERT INTO lex_blocks(seg, first_term, chunk, data, bounds) VALUES `, 5)
+	// add stores a block of entries with their score bounds
+	// (lexical_bounds.go).
+	add := func(chunk int, entries []blockEntry) error {
+		bounds, err := encodeBounds(entries)
+		if err != nil {
+			return err
+		}
+		return ins.add(ctx, seg, entries[0].term, chunk, encodeBlock(entries), bounds)
+	}
 	start, size := 0, 0
 	flush := func(end int) error {
 		if start < end {
-			if err := ins.add(ctx, seg, entries[start].term, 0, encodeBlock(entries[start:end])); err != nil {
+			if err := add(0, entries[start:end]); err != nil {
 				return err
 			}
 		}
@@ -268,7 +286,7 @@ func writeSegment(ctx context.Context, tx *sql.Tx, sections int, entries []block
 				return err
 			}
 			for _, c := range chunkPostings(e) {
-				if err := ins.add(ctx, seg, e.term, 1, encodeBlock([]blockEntry{c})); err != nil {
+				if err := add(1, []blockEntry{c}); err != nil {
 					return err
 				}
 			}
@@ -292,21 +310,16 @@ func writeSegment(ctx context.Context, tx *sql.Tx, sections int, entries []block
 // blockTarget bytes, each delta-encoded from zero.
 func chunkPostings(e blockEntry) []blockEntry {
 	var out []blockEntry
-	var cur blockEntry
-	var prev int64
+	var cur listWriter
 	_ = decodePostings(e.data, func(p posting) {
-		cur.data = appendPosting(cur.data, prev, p)
-		cur.df++
-		prev = p.id
-		if len(cur.data) >= blockTarget {
-			cur.term = e.term
-			out = append(out, cur)
-			cur, prev = blockEntry{}, 0
+		cur.add(p)
+		if len(cur.buf) >= blockTarget {
+			out = append(out, cur.entry(e.term))
+			cur = listWriter{}
 		}
 	})
 	if cur.df > 0 {
-		cur.term = e.term
-		out = append(out, cur)
+		out = append(out, cur.entry(e.term))
 	}
 	return out
 }
@@ -423,14 +436,12 @@ func mergeSegmentIDs(ctx context.Context, tx *sql.Tx, segs []int64) error {
 		if !slices.IsSortedFunc(ps, func(a, b posting) int { return cmpInt64(a.id, b.id) }) {
 			slices.SortFunc(ps, func(a, b posting) int { return cmpInt64(a.id, b.id) })
 		}
-		var buf []byte
-		var prev int64
+		var w listWriter
 		for _, p := range ps {
-			buf = appendPosting(buf, prev, p)
-			prev = p.id
+			w.add(p)
 			sectionSet[p.id] = struct{}{}
 		}
-		outs = append(outs, blockEntry{term: term, df: len(ps), data: buf})
+		outs = append(outs, w.entry(term))
 	}
 	slices.SortFunc(outs, func(a, b blockEntry) int { return strings.Compare(a.term, b.term) })
 	for _, seg := range segs {
@@ -517,6 +528,17 @@ type SearchOptions struct {
 	// Where keeps only the sections it matches (the zero Where matches
 	// every section).
 	Where Where
+
+	// measurement knobs of the tests and benchmarks
+	exhaustive bool         // score every posting (no pruning)
+	noSnapshot bool         // read without a read transaction
+	stats      *searchStats // when set, counts the work done
+}
+
+// searchStats counts the work of lexical searches.
+type searchStats struct {
+	postings int64 // postings of the query's terms read
+	scored   int64 // postings scored
 }
 
 // Where restricts a search to some documents: every non-empty field must
@@ -617,7 +639,7 @@ type queryTerm struct {
 	term  string
 	qtf   int
 	df    int
-	blobs [][]byte
+	lists []termList
 }
 
 // readPostings fills the df of every term of qts (sorted by term,
@@ -628,50 +650,115 @@ type queryTerm struct {
 // merges segments: for every segment and term it returns the block that
 // would hold the term.
 func readPostings(ctx context.Context, q querier, qts []queryTerm, each func(i int, postings []byte) error) (n, totalLen int64, err error) {
+	n, totalLen, _, err = readLists(ctx, q, qts, false, func(i int, _ int64, postings []byte, _ *listBounds) error {
+		return each(i, postings)
+	})
+	return n, totalLen, err
+}
+
+// readLists is readPostings that also passes the segment of each list and
+// its bounds (nil when withBounds is false or the block has none; valid
+// only during the call), and tells whether any section is deleted
+// with its postings still in their segments (lex_deleted).
+func readLists(ctx context.Context, q querier, qts []queryTerm, withBounds bool, each func(i int, seg int64, postings []byte, lb *listBounds) error) (n, totalLen int64, deleted bool, err error) {
 	if len(qts) == 0 {
-		return 0, 0, nil
+		return 0, 0, false, nil
 	}
 	args := make([]any, len(qts))
 	for i, t := range qts {
 		args[i] = t.term
 	}
+	boundsCol := "NULL"
+	if withBounds {
+		boundsCol = "b.bounds"
+	}
 	rows, err := q.QueryContext(ctx, `WITH q(term) AS (VALUES (?)`+strings.Repeat(",(?)", len(args)-1)+`)
-		SELECT q.term, st.n, st.total_len, b.data
+		SELECT q.term, st.n, st.total_len, EXISTS (SELECT 1 FROM lex_deleted), b.seg, b.data, `+boundsCol+`
 		FROM lex_stats st CROSS JOIN lex_segments s CROSS JOIN q CROSS JOIN lex_blocks b
 		WHERE st.id = 1 AND b.seg = s.id
 			AND b.first_term = (SELECT max(first_term) FROM lex_blocks WHERE seg = s.id AND first_term <= q.term)
 			AND (b.chunk = 0 OR b.first_term = q.term)`, args...)
 	if err != nil {
-		return 0, 0, err
+		return 0, 0, false, err
 	}
 	defer rows.Close()
+	var lb listBounds
 	for rows.Next() {
 		var term string
-		var data sql.RawBytes // not copied again: each reads it in place
-		if err := rows.Scan(&term, &n, &totalLen, &data); err != nil {
-			return 0, 0, err
+		var seg int64
+		var data, bounds sql.RawBytes // not copied again: each reads them in place
+		if err := rows.Scan(&term, &n, &totalLen, &deleted, &seg, &data, &bounds); err != nil {
+			return 0, 0, false, err
 		}
 		i := sort.Search(len(qts), func(i int) bool { return qts[i].term >= term })
 		if i == len(qts) || qts[i].term != term || data == nil {
 			continue
 		}
-		var eachErr error
-		err := decodeBlock(data, func(e blockEntry) bool {
-			if e.term == term {
-				qts[i].df += e.df
-				eachErr = each(i, e.data)
-				return false
+		postings, df, pos, ok, err := findInBlock(data, term)
+		if err == nil && ok {
+			qts[i].df += df
+			var b *listBounds
+			if bounds != nil {
+				rest := []byte(bounds)
+				for j := 0; j <= pos && err == nil; j++ {
+					size := math.MaxInt // an entry before the term's: only read past
+					if j == pos {
+						size = len(postings)
+					}
+					rest, err = nextBounds(rest, &lb, size)
+				}
+				b = &lb
 			}
-			return e.term < term
-		})
-		if err == nil {
-			err = eachErr
+			if err == nil {
+				err = each(i, seg, postings, b)
+			}
 		}
 		if err != nil {
-			return 0, 0, fmt.Errorf("term %q: %w", term, err)
+			return 0, 0, false, fmt.Errorf("term %q: %w", term, err)
 		}
 	}
-	return n, totalLen, rows.Err()
+	return n, totalLen, deleted, rows.Err()
+}
+
+// findInBlock returns the postings and df of term in a block and the
+// entry's position in it; ok is false when the block does not hold term.
+// It reads the block in place, allocating nothing.
+func findInBlock(block []byte, term string) (postings []byte, df, pos int, ok bool, err error) {
+	bad := fmt.Errorf("corrupt postings block")
+	n, k := binary.Uvarint(block)
+	if k <= 0 || n > uint64(len(block)) {
+		return nil, 0, 0, false, bad
+	}
+	dir := block[k:]
+	total, off, size := 0, 0, 0
+	for i := uint64(0); i < n; i++ {
+		tl, k := binary.Uvarint(dir)
+		if k <= 0 || uint64(len(dir)-k) < tl {
+			return nil, 0, 0, false, bad
+		}
+		name := dir[k : k+int(tl)]
+		dir = dir[k+int(tl):]
+		d, k1 := binary.Uvarint(dir)
+		if k1 <= 0 {
+			return nil, 0, 0, false, bad
+		}
+		dl, k2 := binary.Uvarint(dir[k1:])
+		if k2 <= 0 || dl > uint64(len(block)) {
+			return nil, 0, 0, false, bad
+		}
+		dir = dir[k1+k2:]
+		if !ok && string(name) == term {
+			ok, df, pos, off, size = true, int(d), int(i), total, int(dl)
+		}
+		total += int(dl)
+	}
+	if total != len(dir) {
+		return nil, 0, 0, false, bad
+	}
+	if !ok {
+		return nil, 0, 0, false, nil
+	}
+	return dir[off : off+size : off+size], df, pos, true, nil
 }
 
 func (ix *Index) lexical(ctx context.Context, query string, k int, opt SearchOptions) ([]Hit, error) {
@@ -692,15 +779,19 @@ func (ix *Index) lexical(ctx context.Context, query string, k int, opt SearchOpt
 	// meanwhile is seen old or new, never as postings without sections
 	// (a deferred BEGIN on one connection: the driver's transactions are
 	// BEGIN IMMEDIATE, which would take the write lock)
-	conn, err := ix.db.Conn(ctx)
-	if err != nil {
-		return nil, err
+	var conn querier = ix.db
+	if !opt.noSnapshot {
+		c, err := ix.db.Conn(ctx)
+		if err != nil {
+			return nil, err
+		}
+		defer c.Close()
+		if _, err := c.ExecContext(ctx, `BEGIN DEFERRED`); err != nil {
+			return nil, err
+		}
+		defer c.ExecContext(context.WithoutCancel(ctx), `ROLLBACK`)
+		conn = c
 	}
-	defer conn.Close()
-	if _, err := conn.ExecContext(ctx, `BEGIN DEFERRED`); err != nil {
-		return nil, err
-	}
-	defer conn.ExecContext(context.WithoutCancel(ctx), `ROLLBACK`)
 	cw := ix.contextWeight
 	if opt.SetContextWeight {
 		cw = opt.ContextWeight
@@ -713,8 +804,19 @@ func (ix *Index) lexical(ctx context.Context, query string, k int, opt SearchOpt
 		}
 	}
 	slices.SortFunc(qts, func(a, b queryTerm) int { return strings.Compare(a.term, b.term) })
-	n, totalLen, err := readPostings(ctx, conn, qts, func(i int, postings []byte) error {
-		qts[i].blobs = append(qts[i].blobs, bytes.Clone(postings))
+	// filters (Where, Exclude) are applied to loaded sections, after
+	// scoring: with one, every section is scored
+	prunable := !opt.exhaustive && opt.Where.IsZero() && len(opt.Exclude) == 0
+	n, totalLen, deleted, err := readLists(ctx, conn, qts, prunable && !ix.noBounds, func(i int, seg int64, postings []byte, lb *listBounds) error {
+		l := termList{seg: seg, first: firstID(postings), data: bytes.Clone(postings)}
+		if lb != nil {
+			l.bounds = slices.Clone(lb.front)
+			if l.bounds == nil {
+				l.bounds = []tfLen{} // bounds stored: an empty list scores nothing
+			}
+			l.skips = slices.Clone(lb.skips)
+		}
+		qts[i].lists = append(qts[i].lists, l)
 		return nil
 	})
 	if err != nil {
@@ -724,39 +826,65 @@ func (ix *Index) lexical(ctx context.Context, query string, k int, opt SearchOpt
 		return nil, nil
 	}
 	avgdl := float64(totalLen) / float64(n)
-
-	acc := ix.getAccumulator()
-	defer ix.putAccumulator(acc)
+	c1 := k1 * (1 - b)
+	c2 := k1 * b / avgdl
 	// unit is the score of an average-length section with every term once:
 	// RelevanceScore is the score over it. A term no section has counts in
 	// it with the weight of the rarest possible term, so a question about
 	// something the documents never mention ("warranty") cannot reach a
 	// relevance floor on its other, common words ("period") alone.
 	unit := 0.0
-	c1 := k1 * (1 - b)
-	c2 := k1 * b / avgdl
+	for _, qt := range qts {
+		switch {
+		case strings.HasPrefix(qt.term, contextPrefix):
+		case qt.df == 0:
+			unit += math.Log(1+(float64(n)-0.5)/1.5) * float64(qt.qtf)
+		default:
+			unit += termWeight(qt, n)
+		}
+	}
+	if opt.stats != nil {
+		for _, qt := range qts {
+			opt.stats.postings += int64(qt.df)
+		}
+	}
+	if prunable {
+		q := &pruneQuery{k1: k1, c1: c1, c2: c2, cw: cw, n: n, stats: opt.stats}
+		if deleted {
+			if q.deleted, err = deletedSections(ctx, conn); err != nil {
+				return nil, err
+			}
+		}
+		hits, ok, err := ix.pruned(ctx, conn, q, qts, k, unit)
+		if err != nil || ok {
+			return hits, err
+		}
+	}
+
+	acc := ix.getAccumulator()
+	defer ix.putAccumulator(acc)
 	var ctxTerms []queryTerm
+	var nScored int64
+	if opt.stats != nil {
+		defer func() { opt.stats.scored += nScored }()
+	}
 	for _, qt := range qts {
 		if strings.HasPrefix(qt.term, contextPrefix) {
 			ctxTerms = append(ctxTerms, qt)
 			continue
 		}
 		if qt.df == 0 {
-			unit += math.Log(1+(float64(n)-0.5)/1.5) * float64(qt.qtf)
 			continue
 		}
-		df := min(float64(qt.df), float64(n))
-		idf := math.Log(1 + (float64(n)-df+0.5)/(df+0.5))
-		w := idf * float64(qt.qtf)
-		unit += w
-		wk := w * (k1 + 1)
-		for _, data := range qt.blobs {
-			err := decodePostings(data, func(p posting) {
+		wk := termWeight(qt, n) * (k1 + 1)
+		for _, l := range qt.lists {
+			err := decodePostings(l.data, func(p posting) {
 				if int(p.id) >= len(acc.scores) {
 					grow := max(int(p.id)+1, 2*len(acc.scores))
 					acc.scores = append(acc.scores, make([]float32, grow-len(acc.scores))...)
 					acc.content = append(acc.content, make([]float32, grow-len(acc.content))...)
 				}
+				nScored++
 				tf := float64(p.tf)
 				s := float32(wk * tf / (tf + c1 + c2*float64(p.length)))
 				if acc.scores[p.id] == 0 {
@@ -779,13 +907,13 @@ func (ix *Index) lexical(ctx context.Context, query string, k int, opt SearchOpt
 		if qt.df == 0 {
 			continue
 		}
-		df := min(float64(qt.df), float64(n))
-		wk := cw * math.Log(1+(float64(n)-df+0.5)/(df+0.5)) * float64(qt.qtf) * (k1 + 1)
-		for _, data := range qt.blobs {
-			err := decodePostings(data, func(p posting) {
+		wk := contextWeight(qt, n, cw) * (k1 + 1)
+		for _, l := range qt.lists {
+			err := decodePostings(l.data, func(p posting) {
 				if int(p.id) >= len(acc.content) || acc.content[p.id] == 0 {
 					return
 				}
+				nScored++
 				tf := float64(p.tf)
 				acc.scores[p.id] += float32(wk * tf / (tf + k1))
 			})
@@ -795,6 +923,21 @@ func (ix *Index) lexical(ctx context.Context, query string, k int, opt SearchOpt
 		}
 	}
 	return ix.collectTop(ctx, conn, acc, k, unit, opt)
+}
+
+// idf is BM25's inverse document frequency of a term in df of n sections.
+func idf(df int, n int64) float64 {
+	d := min(float64(df), float64(n))
+	return math.Log(1 + (float64(n)-d+0.5)/(d+0.5))
+}
+
+// termWeight is a text term's weight, idf times its count in the query.
+func termWeight(qt queryTerm, n int64) float64 { return idf(qt.df, n) * float64(qt.qtf) }
+
+// contextWeight is a context term's weight: the field's weight cw times
+// idf and the count in the query.
+func contextWeight(qt queryTerm, n int64, cw float64) float64 {
+	return cw * idf(qt.df, n) * float64(qt.qtf)
 }
 
 // collectTop selects the k best live, non-excluded sections from the
