@@ -1,0 +1,269 @@
+package index
+
+import (
+	"bufio"
+	"context"
+	"database/sql"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"runtime"
+)
+
+// The dense file holds an index's vectors as int8 codes, one scale per
+// vector, in a flat file beside the database (DenseFileSuffix), mapped
+// into memory rather than read into the heap. Dense search scans the codes
+// and rescores the best candidates with the full-precision vectors from the
+// database, so the file only chooses candidates and never decides a score.
+//
+// Layout, little-endian:
+//
+//	0     magic "DMDENSE1"
+//	8     uint32 format version (denseFileVersion)
+//	12    uint32 dimension
+//	16    uint64 vector count n
+//	24    uint64 offset of the scales, 32    uint64 offset of the ids
+//	40    uint64 file size
+//	48    uint32 CRC-32C of everything after the header
+//	52    uint16 length of the model name, 54 uint16 length of the generation
+//	56    model name, then generation (denseMaxMeta bytes at most each)
+//	4092  uint32 CRC-32C of the header's first 4092 bytes
+//	4096  codes: n*dim int8, in section id order
+//	      scales: n float32 (8-aligned offset)
+//	      ids:    n int64 section ids, strictly increasing (8-aligned offset)
+//
+// A file is written whole under a temporary name, synced and renamed into
+// place, so a reader sees an old file or a complete new one. It is
+// trusted only when its header and body checksums hold, its size and
+// offsets agree, and it matches the database: the same generation (bumped
+// by every write), model and dimension, the same last section id, and the
+// same codes for sampled vectors re-read from the database. Anything else
+// (torn, truncated, corrupt, stale, another database's) is rebuilt.
+const (
+	// DenseFileSuffix is appended to the database path to name the
+	// dense file ("docmind.db-dense").
+	DenseFileSuffix = "-dense"
+
+	denseMagic       = "DMDENSE1"
+	denseFileVersion = 1
+	denseHeaderSize  = 4096
+	denseMaxMeta     = 1024
+)
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// denseFile is an opened, verified dense file.
+type denseFile struct {
+	generation string
+	model      string
+	dim        int
+	ids        []int64
+	scales     []float32
+	codes      []int8 // len(ids)*dim, inside mem
+	mem        []byte // the mapping (or the read file)
+}
+
+func align8(n int64) int64 { return (n + 7) &^ 7 }
+
+// denseLayout returns the offsets of the scales and ids and the file size
+// for n vectors of dimension dim.
+func denseLayout(n, dim int64) (scalesOff, idsOff, size int64) {
+	scalesOff = align8(denseHeaderSize + n*dim)
+	idsOff = align8(scalesOff + 4*n)
+	return scalesOff, idsOff, idsOff + 8*n
+}
+
+// openDenseFile maps the dense file at path and verifies it on its own
+// (checksums, size, layout, id order); the caller checks it against the
+// database. The mapping is released when the returned value is no longer
+// reachable.
+func openDenseFile(path string) (*denseFile, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	size := fi.Size()
+	if size < denseHeaderSize {
+		return nil, fmt.Errorf("dense file %s: %d bytes, shorter than its header (torn or not a dense file)", path, size)
+	}
+	if size > math.MaxInt {
+		return nil, fmt.Errorf("dense file %s: %d bytes, too large to map", path, size)
+	}
+	mem, err := mapFile(f, int(size))
+	if err != nil {
+		return nil, fmt.Errorf("dense file %s: map: %w", path, err)
+	}
+	df, err := parseDenseFile(mem)
+	if err != nil {
+		unmapFile(mem)
+		return nil, fmt.Errorf("dense file %s: %w", path, err)
+	}
+	runtime.AddCleanup(df, func(m []byte) { unmapFile(m) }, mem)
+	return df, nil
+}
+
+func parseDenseFile(mem []byte) (*denseFile, error) {
+	h := mem[:denseHeaderSize]
+	le := binary.LittleEndian
+	if string(h[:8]) != denseMagic {
+		return nil, errors.New("not a dense file (bad magic)")
+	}
+	if crc32.Checksum(h[:denseHeaderSize-4], castagnoli) != le.Uint32(h[denseHeaderSize-4:]) {
+		return nil, errors.New("header checksum mismatch (torn or corrupt)")
+	}
+	if v := le.Uint32(h[8:]); v != denseFileVersion {
+		return nil, fmt.Errorf("format version %d, want %d", v, denseFileVersion)
+	}
+	dim, n := int64(le.Uint32(h[12:])), le.Uint64(h[16:])
+	if dim == 0 || n > uint64(len(mem))/uint64(dim) {
+		return nil, fmt.Errorf("bad header: %d vectors of dimension %d in %d bytes", n, dim, len(mem))
+	}
+	scalesOff, idsOff, size := denseLayout(int64(n), dim)
+	if int64(le.Uint64(h[24:])) != scalesOff || int64(le.Uint64(h[32:])) != idsOff || int64(le.Uint64(h[40:])) != size {
+		return nil, errors.New("bad header: offsets disagree with the vector count")
+	}
+	if size != int64(len(mem)) {
+		return nil, fmt.Errorf("%d bytes, header says %d (torn or truncated)", len(mem), size)
+	}
+	if crc32.Checksum(mem[denseHeaderSize:], castagnoli) != le.Uint32(h[48:]) {
+		return nil, errors.New("body checksum mismatch (torn or corrupt)")
+	}
+	ml, gl := int(le.Uint16(h[52:])), int(le.Uint16(h[54:]))
+	if ml > denseMaxMeta || gl > denseMaxMeta {
+		return nil, errors.New("bad header: metadata too long")
+	}
+	df := &denseFile{
+		model:      string(h[56 : 56+ml]),
+		generation: string(h[56+ml : 56+ml+gl]),
+		dim:        int(dim),
+		ids:        make([]int64, n),
+		scales:     make([]float32, n),
+		codes:      bytesAsInt8(mem[denseHeaderSize : denseHeaderSize+int64(n)*dim]),
+		mem:        mem,
+	}
+	for i := range df.ids {
+		df.scales[i] = math.Float32frombits(le.Uint32(mem[scalesOff+4*int64(i):]))
+		df.ids[i] = int64(le.Uint64(mem[idsOff+8*int64(i):]))
+		if i > 0 && df.ids[i] <= df.ids[i-1] {
+			return nil, errors.New("section ids out of order")
+		}
+	}
+	return df, nil
+}
+
+// code returns the codes of the vector at position i.
+func (df *denseFile) code(i int) []int8 { return df.codes[i*df.dim : (i+1)*df.dim] }
+
+// writeDenseFile writes the dense file for the vectors that rows yields
+// (section id, encoded float32 vector; in increasing id order) to path,
+// atomically: a temporary file in the same folder, synced, then renamed.
+// Memory is the ids and scales (12 bytes a vector) plus buffers.
+func writeDenseFile(ctx context.Context, path, model, generation string, dim int, rows *sql.Rows) (err error) {
+	if len(model) > denseMaxMeta || len(generation) > denseMaxMeta {
+		return errors.New("write dense file: model name or generation too long")
+	}
+	dir, base := filepath.Split(path)
+	tmp, err := os.CreateTemp(dir, "."+base+".tmp*")
+	if err != nil {
+		return fmt.Errorf("write dense file: %w", err)
+	}
+	defer func() {
+		if err != nil {
+			tmp.Close()
+			os.Remove(tmp.Name())
+		}
+	}()
+	crc := crc32.New(castagnoli)
+	bw := bufio.NewWriterSize(tmp, 1<<20)
+	body := io.MultiWriter(bw, crc)
+	if _, err := bw.Write(make([]byte, denseHeaderSize)); err != nil {
+		return fmt.Errorf("write dense file: %w", err)
+	}
+	var ids []int64
+	var scales []float32
+	vec := make([]float32, dim)
+	codes := make([]int8, dim)
+	err = eachVector(rows, dim, func(id int64, b []byte) error {
+		if len(ids)%1024 == 0 && ctx.Err() != nil {
+			return ctx.Err()
+		}
+		if len(ids) > 0 && id <= ids[len(ids)-1] {
+			return fmt.Errorf("section ids out of order at %d", id)
+		}
+		decodeVectorInto(vec, b)
+		scales = append(scales, quantize(codes, vec))
+		ids = append(ids, id)
+		_, err := body.Write(int8AsBytes(codes))
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("write dense file: %w", err)
+	}
+	n := int64(len(ids))
+	scalesOff, idsOff, size := denseLayout(n, int64(dim))
+	le := binary.LittleEndian
+	buf := make([]byte, 0, 8*n+8)
+	buf = append(buf, make([]byte, scalesOff-(denseHeaderSize+n*int64(dim)))...)
+	for _, s := range scales {
+		buf = le.AppendUint32(buf, math.Float32bits(s))
+	}
+	buf = append(buf, make([]byte, idsOff-(scalesOff+4*n))...)
+	for _, id := range ids {
+		buf = le.AppendUint64(buf, uint64(id))
+	}
+	if _, err := body.Write(buf); err != nil {
+		return fmt.Errorf("write dense file: %w", err)
+	}
+	if err := bw.Flush(); err != nil {
+		return fmt.Errorf("write dense file: %w", err)
+	}
+	h := make([]byte, denseHeaderSize)
+	copy(h, denseMagic)
+	le.PutUint32(h[8:], denseFileVersion)
+	le.PutUint32(h[12:], uint32(dim))
+	le.PutUint64(h[16:], uint64(n))
+	le.PutUint64(h[24:], uint64(scalesOff))
+	le.PutUint64(h[32:], uint64(idsOff))
+	le.PutUint64(h[40:], uint64(size))
+	le.PutUint32(h[48:], crc.Sum32())
+	le.PutUint16(h[52:], uint16(len(model)))
+	le.PutUint16(h[54:], uint16(len(generation)))
+	copy(h[56:], model)
+	copy(h[56+len(model):], generation)
+	le.PutUint32(h[denseHeaderSize-4:], crc32.Checksum(h[:denseHeaderSize-4], castagnoli))
+	if _, err := tmp.WriteAt(h, 0); err != nil {
+		return fmt.Errorf("write dense file: %w", err)
+	}
+	if err := tmp.Sync(); err != nil {
+		return fmt.Errorf("write dense file: %w", err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("write dense file: %w", err)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return fmt.Errorf("write dense file: %w", err)
+	}
+	syncDir(dir)
+	return nil
+}
+
+// syncDir makes a rename in dir durable where the platform allows it.
+func syncDir(dir string) {
+	if dir == "" {
+		dir = "."
+	}
+	if d, err := os.Open(dir); err == nil {
+		d.Sync()
+		d.Close()
+	}
+}

@@ -1,0 +1,311 @@
+package index
+
+import (
+	"context"
+	"math/rand/v2"
+	"os"
+	"slices"
+	"testing"
+
+	"github.com/viterin/vek/vek32"
+)
+
+// benchLikeVectors returns n unit vectors of dimension dim drawn as the
+// dense benchmarks draw theirs (uniform components, centred): the hard
+// case for quantization, with the best similarities packed close together.
+func benchLikeVectors(rng *rand.Rand, n, dim int) []float32 {
+	data := make([]float32, n*dim)
+	for i := range data {
+		data[i] = rng.Float32() - 0.5
+	}
+	for i := 0; i < n; i++ {
+		Normalize(data[i*dim : (i+1)*dim])
+	}
+	return data
+}
+
+// int8TopK is the dense file's search in memory: the int8 scan, then the
+// best rescoreDepth(k) candidates rescored with the float32 vectors.
+func int8TopK(data []float32, codes []int8, scales []float32, q []float32, dim, k int) []int {
+	qc := make([]int8, dim)
+	qs := quantize(qc, q)
+	cand := topSims(scanInt8(codes, scales, qc, qs, dim), rescoreDepth(k), nil)
+	exact := make([]float32, len(cand))
+	for i, c := range cand {
+		exact[i] = vek32.Dot(data[c*dim:(c+1)*dim], q)
+	}
+	best := topSims(exact, k, nil)
+	for i, b := range best {
+		best[i] = cand[b]
+	}
+	return best
+}
+
+// TestDenseInt8Recall: on benchmark-like vectors (30k x 1536; 10k under
+// the race detector or -short), the int8 scan with full-precision
+// rescoring finds the exact top 10 (recall@10 against the exact scan >=
+// 0.95; the bar).
+func TestDenseInt8Recall(t *testing.T) {
+	n, dim, queries := 30_000, 1536, 40
+	if testing.Short() || denseRaceEnabled {
+		n = 10_000
+	}
+	rng := rand.New(rand.NewPCG(11, 12))
+	data := benchLikeVectors(rng, n, dim)
+	codes := make([]int8, n*dim)
+	scales := make([]float32, n)
+	for i := range scales {
+		scales[i] = quantize(codes[i*dim:(i+1)*dim], data[i*dim:(i+1)*dim])
+	}
+	qv := benchLikeVectors(rng, queries, dim)
+	found, foundNoRescore := 0, 0
+	for j := 0; j < queries; j++ {
+		q := qv[j*dim : (j+1)*dim]
+		exact := topSims(scan(data, q, dim), 10, nil)
+		got := int8TopK(data, codes, scales, q, dim, 10)
+		qc := make([]int8, dim)
+		qs := quantize(qc, q)
+		plain := topSims(scanInt8(codes, scales, qc, qs, dim), 10, nil)
+		for _, e := range exact {
+			if slices.Contains(got, e) {
+				found++
+			}
+			if slices.Contains(plain, e) {
+				foundNoRescore++
+			}
+		}
+	}
+	recall := float64(found) / float64(10*queries)
+	t.Logf("recall@10 vs exact, %d x %d, %d queries: %.4f with rescoring, %.4f int8 alone", n, dim, queries, recall, float64(foundNoRescore)/float64(10*queries))
+	if recall < 0.95 {
+		t.Fatalf("recall@10 = %.4f, want >= 0.95", recall)
+	}
+}
+
+// denseTestIndex builds an index of docs synthetic documents (50 sections
+// each) with hashed-word vectors.
+func denseTestIndex(t *testing.T, docs int) (*Index, string, *hashEmbedder) {
+	t.Helper()
+	return denseTestIndexSeed(t, 3, docs)
+}
+
+func denseTestIndexSeed(t *testing.T, seed uint64, docs int) (*Index, string, *hashEmbedder) {
+	t.Helper()
+	emb := &hashEmbedder{dim: 128}
+	ix, path := openTest(t, WithEmbedder(emb, "hash-128"))
+	s := newSynth(seed)
+	var batch []DocumentSections
+	for d := 0; d < docs; d++ {
+		batch = append(batch, s.doc(d))
+	}
+	if err := ix.PutDocuments(context.Background(), batch); err != nil {
+		t.Fatal(err)
+	}
+	return ix, path, emb
+}
+
+// withDenseFileMin sets the dense file threshold for one test.
+func withDenseFileMin(t *testing.T, n int) {
+	old := denseFileMin
+	denseFileMin = n
+	t.Cleanup(func() { denseFileMin = old })
+}
+
+// searchBoth runs the same vector search on an index read through the
+// dense file and through float32 vectors in memory (two handles on the
+// same database) and fails on any difference.
+func searchBoth(t *testing.T, path string, emb *hashEmbedder, queries []string, opt SearchOptions) {
+	t.Helper()
+	ctx := context.Background()
+	results := make([][][]Hit, 2)
+	for pass, min := range []int{0, 1 << 40} {
+		withDenseFileMin(t, min)
+		ix, err := Open(ctx, path, WithEmbedder(emb, "hash-128"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, q := range queries {
+			hits, err := ix.SearchDense(ctx, q, 10, opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			results[pass] = append(results[pass], hits)
+		}
+		if file := ix.vecs.file != nil; file != (pass == 0) {
+			t.Fatalf("pass %d: searched the dense file: %v", pass, file)
+		}
+		ix.Close()
+	}
+	for i, q := range queries {
+		a, b := results[0][i], results[1][i]
+		if len(a) != len(b) {
+			t.Fatalf("%q: %d hits through the dense file, %d exact", q, len(a), len(b))
+		}
+		for r := range a {
+			if a[r].Dense != b[r].Dense || (a[r].Section.Key() != b[r].Section.Key() && !tied(b, r)) {
+				t.Fatalf("%q rank %d: dense file %s (%v), exact %s (%v)", q, r+1, a[r].Section.Key(), a[r].Dense, b[r].Section.Key(), b[r].Dense)
+			}
+		}
+	}
+}
+
+// tied tells whether hit r has the same score as a neighbour.
+func tied(h []Hit, r int) bool {
+	return (r > 0 && h[r-1].Dense == h[r].Dense) || (r+1 < len(h) && h[r+1].Dense == h[r].Dense)
+}
+
+func denseQueries(n int) []string {
+	s := newSynth(9)
+	out := make([]string, n)
+	for i := range out {
+		out[i] = s.query()
+	}
+	return out
+}
+
+// TestDenseFileSearch: dense search through the int8 dense file returns
+// the exact scan's hits and similarities, with and without exclusions,
+// and hybrid search fuses them as before.
+func TestDenseFileSearch(t *testing.T) {
+	_, path, emb := denseTestIndex(t, 40)
+	queries := denseQueries(20)
+	searchBoth(t, path, emb, queries, SearchOptions{})
+	if _, err := os.Stat(path + DenseFileSuffix); err != nil {
+		t.Fatalf("no dense file after a search over it: %v", err)
+	}
+	// Exclude most of a query's best hits: the search goes back for more.
+	ctx := context.Background()
+	ix, err := Open(ctx, path, WithEmbedder(emb, "hash-128"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	hits, err := ix.SearchDense(ctx, queries[0], 40, SearchOptions{})
+	ix.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ex := map[string]bool{}
+	for _, h := range hits[:35] {
+		ex[h.Section.Key()] = true
+	}
+	searchBoth(t, path, emb, queries[:3], SearchOptions{Exclude: ex})
+
+	// Hybrid search: the same fused ranking either way.
+	var fused [2][]Hit
+	for pass, min := range []int{0, 1 << 40} {
+		withDenseFileMin(t, min)
+		ix, err := Open(ctx, path, WithEmbedder(emb, "hash-128"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fused[pass], err = ix.HybridSearch(ctx, queries[1], 10, SearchOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		ix.Close()
+	}
+	for r := range fused[1] {
+		if fused[0][r].Section.Key() != fused[1][r].Section.Key() || fused[0][r].Score != fused[1][r].Score {
+			t.Fatalf("hybrid rank %d: %s with the dense file, %s without", r+1, fused[0][r].Section.Key(), fused[1][r].Section.Key())
+		}
+	}
+}
+
+// denseFileGeneration reads the generation recorded in the dense file at
+// path, failing the test when the file does not verify.
+func denseFileGeneration(t *testing.T, path string) string {
+	t.Helper()
+	df, err := openDenseFile(path + DenseFileSuffix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return df.generation
+}
+
+// TestDenseFileRebuilt: a dense file that is stale (the index changed),
+// torn, corrupt or another database's is detected and rebuilt, and search
+// results stay the exact scan's.
+func TestDenseFileRebuilt(t *testing.T) {
+	ctx := context.Background()
+	ix, path, emb := denseTestIndex(t, 20)
+	queries := denseQueries(5)
+	searchBoth(t, path, emb, queries, SearchOptions{})
+	file := path + DenseFileSuffix
+	gen1 := denseFileGeneration(t, path)
+
+	// The index changes: the next search rebuilds the file, and finds
+	// the new sections.
+	withDenseFileMin(t, 0)
+	if _, err := ix.SearchDense(ctx, queries[0], 10, SearchOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	s := newSynth(99)
+	doc := s.doc(1000)
+	if err := ix.PutDocument(ctx, doc.Doc, doc.Sections); err != nil {
+		t.Fatal(err)
+	}
+	hits, err := ix.SearchDense(ctx, doc.Sections[7].Title+"\n"+doc.Sections[7].Content, 1, SearchOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(hits) != 1 || hits[0].Section.Title != doc.Sections[7].Title {
+		t.Fatalf("after a write, the new section is not found through the dense file: %v", hits)
+	}
+	if gen2 := denseFileGeneration(t, path); gen2 == gen1 {
+		t.Fatalf("dense file still at generation %s after a write", gen2)
+	}
+	searchBoth(t, path, emb, queries, SearchOptions{})
+
+	good, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	damage := map[string]func([]byte) []byte{
+		"torn":        func(b []byte) []byte { return b[:len(b)/2] },
+		"header only": func(b []byte) []byte { return b[:denseHeaderSize] },
+		"empty":       func(b []byte) []byte { return nil },
+		"flipped code": func(b []byte) []byte {
+			b = slices.Clone(b)
+			b[denseHeaderSize+77] ^= 0x40
+			return b
+		},
+		"flipped header": func(b []byte) []byte {
+			b = slices.Clone(b)
+			b[13] ^= 1
+			return b
+		},
+	}
+	for name, f := range damage {
+		if err := os.WriteFile(file, f(good), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		searchBoth(t, path, emb, queries, SearchOptions{})
+		if got, err := os.ReadFile(file); err != nil || !slices.Equal(got, good) {
+			t.Fatalf("%s: the dense file was not rebuilt (%v)", name, err)
+		}
+	}
+
+	// Another database's file, of the same generation, model, size and
+	// last section id: only the sampled vectors tell it apart.
+	other, otherPath, _ := denseTestIndexSeed(t, 21, 20)
+	withDenseFileMin(t, 0)
+	if _, err := other.SearchDense(ctx, queries[0], 10, SearchOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	alien, err := os.ReadFile(otherPath + DenseFileSuffix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A new database of the same documents' count: same generation.
+	ix2, _, _ := denseTestIndex(t, 20)
+	if g := denseFileGeneration(t, otherPath); g != "1" {
+		t.Fatalf("other database at generation %s, want 1", g)
+	}
+	path2 := ix2.path
+	if err := os.WriteFile(path2+DenseFileSuffix, alien, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	searchBoth(t, path2, emb, queries, SearchOptions{})
+	if got, _ := os.ReadFile(path2 + DenseFileSuffix); slices.Equal(got, alien) {
+		t.Fatal("another database's dense file was trusted")
+	}
+}
