@@ -3,7 +3,6 @@ package index
 import (
 	"bufio"
 	"context"
-	"database/sql"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -164,11 +163,12 @@ func parseDenseFile(mem []byte) (*denseFile, error) {
 // code returns the codes of the vector at position i.
 func (df *denseFile) code(i int) []int8 { return df.codes[i*df.dim : (i+1)*df.dim] }
 
-// writeDenseFile writes the dense file for the vectors that rows yields
-// (section id, encoded float32 vector; in increasing id order) to path,
-// atomically: a temporary file in the same folder, synced, then renamed.
-// Memory is the ids and scales (12 bytes a vector) plus buffers.
-func writeDenseFile(ctx context.Context, path, model, generation string, dim int, rows *sql.Rows) (err error) {
+// writeDenseFile writes the dense file for the vectors that each yields
+// (section id, encoded float32 vector of dim components; in increasing id
+// order) to path, atomically: a temporary file in the same folder,
+// synced, then renamed. Memory is the ids and scales (12 bytes a vector)
+// plus buffers.
+func writeDenseFile(ctx context.Context, path, model, generation string, dim int, each func(f func(id int64, b []byte) error) error) (err error) {
 	if len(model) > denseMaxMeta || len(generation) > denseMaxMeta {
 		return errors.New("write dense file: model name or generation too long")
 	}
@@ -193,7 +193,10 @@ func writeDenseFile(ctx context.Context, path, model, generation string, dim int
 	var scales []float32
 	vec := make([]float32, dim)
 	codes := make([]int8, dim)
-	err = eachVector(rows, dim, func(id int64, b []byte) error {
+	err = each(func(id int64, b []byte) error {
+		if len(b) != 4*dim {
+			return fmt.Errorf("vector of section %d has %d bytes, want %d", id, len(b), 4*dim)
+		}
 		if len(ids)%1024 == 0 && ctx.Err() != nil {
 			return ctx.Err()
 		}

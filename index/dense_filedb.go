@@ -52,7 +52,9 @@ func (ix *Index) buildDenseFile(ctx context.Context, conn *sql.Conn, path, model
 		return err
 	}
 	defer rows.Close()
-	return writeDenseFile(ctx, path, model, gen, dim, rows)
+	return writeDenseFile(ctx, path, model, gen, dim, func(f func(int64, []byte) error) error {
+		return eachVector(rows, dim, f)
+	})
 }
 
 // errStaleDense is why a dense file that verified on its own does not
