@@ -234,27 +234,12 @@ func (ix *Index) searchVector(ctx context.Context, v []float32, k int, opt Searc
 			return nil, err
 		}
 	}
-	vc, err := ix.vectors(ctx, conn)
-	if err != nil {
+	vc, ids, sims, err := ix.similarities(ctx, conn, v)
+	if err != nil || vc == nil {
 		return nil, err
-	}
-	if vc.dim == 0 || vc.len() == 0 {
-		return nil, nil
-	}
-	if len(v) != vc.dim {
-		return nil, fmt.Errorf("%w: query vector has dimension %d, index vectors %d", ErrModelMismatch, len(v), vc.dim)
 	}
 	q := slices.Clone(v)
 	Normalize(q)
-	ids, sims := vc.ids, []float32(nil)
-	if df := vc.file; df != nil {
-		qc := make([]int8, vc.dim)
-		qs := quantize(qc, q)
-		ids, sims = df.ids, scanInt8(df.codes, df.scales, qc, qs, vc.dim)
-		runtime.KeepAlive(df)
-	} else {
-		sims = scan(vc.data, q, vc.dim)
-	}
 	want := k + len(opt.Exclude) + 8
 	var out []Hit
 	taken := map[int]bool{}
@@ -308,6 +293,46 @@ func (ix *Index) searchVector(ctx context.Context, v []float32, k int, opt Searc
 	}
 }
 
+// similarities scores every stored vector against v (normalised here):
+// exactly, or by the dense file's int8 estimate, in which case the vectors
+// are to be rescored. It returns the vectors it used (nil when the index
+// has none) and the section id of each similarity. A dense file that
+// faults while it is read (truncated under the mapping by another
+// program) is dropped and the search runs again on a rebuilt one.
+func (ix *Index) similarities(ctx context.Context, conn *sql.Conn, v []float32) (*vectorCache, []int64, []float32, error) {
+	q := slices.Clone(v)
+	Normalize(q)
+	for attempt := 0; ; attempt++ {
+		vc, err := ix.vectors(ctx, conn)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		if vc.dim == 0 || vc.len() == 0 {
+			return nil, nil, nil, nil
+		}
+		if len(v) != vc.dim {
+			return nil, nil, nil, fmt.Errorf("%w: query vector has dimension %d, index vectors %d", ErrModelMismatch, len(v), vc.dim)
+		}
+		df := vc.file
+		if df == nil {
+			return vc, vc.ids, scan(vc.data, q, vc.dim), nil
+		}
+		qc := make([]int8, vc.dim)
+		sims, err := df.scan(qc, quantize(qc, q))
+		if err == nil {
+			return vc, df.ids, sims, nil
+		}
+		ix.vecMu.Lock()
+		if ix.vecs == vc {
+			ix.vecs = nil
+		}
+		ix.vecMu.Unlock()
+		if attempt > 0 {
+			return nil, nil, nil, err
+		}
+	}
+}
+
 // scan computes the dot product of q with every row of data, splitting
 // the rows over the available cores.
 func scan(data, q []float32, dim int) []float32 {
@@ -321,6 +346,16 @@ func scan(data, q []float32, dim int) []float32 {
 // eachRowParallel calls f(i) for every i in [0, n), splitting the range
 // over the available cores (one goroutine below 4096 rows).
 func eachRowParallel(n int, f func(i int)) {
+	eachRangeParallel(n, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			f(i)
+		}
+	})
+}
+
+// eachRangeParallel splits [0, n) into one range per available core (one
+// range below 4096 rows) and calls f on each in its own goroutine.
+func eachRangeParallel(n int, f func(lo, hi int)) {
 	workers := min(runtime.GOMAXPROCS(0), max(1, n/4096))
 	var wg sync.WaitGroup
 	per := (n + workers - 1) / workers
@@ -332,9 +367,7 @@ func eachRowParallel(n int, f func(i int)) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for i := lo; i < hi; i++ {
-				f(i)
-			}
+			f(lo, hi)
 		}()
 	}
 	wg.Wait()

@@ -150,7 +150,11 @@ func benchDenseSynthetic(b *testing.B, n int) {
 		t0 := time.Now()
 		qc := make([]int8, dim)
 		qs := quantize(qc, q)
-		cand := topSims(scanInt8(df.codes, df.scales, qc, qs, dim), rescoreDepth(10), nil)
+		sims, err := df.scan(qc, qs)
+		if err != nil {
+			b.Fatal(err)
+		}
+		cand := topSims(sims, rescoreDepth(10), nil)
 		exact := make([]float32, len(cand))
 		for j, c := range cand {
 			syntheticVector(df.ids[c], v)

@@ -12,6 +12,8 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
+	"sync"
 )
 
 // The dense file holds an index's vectors as int8 codes, one scale per
@@ -158,6 +160,31 @@ func parseDenseFile(mem []byte) (*denseFile, error) {
 		}
 	}
 	return df, nil
+}
+
+// scan estimates the dot product of the query codes qc (scale qs) with
+// every vector of the file. A fault while reading the mapping — the file
+// truncated under it by another program — is returned as an error, not
+// a crash.
+func (df *denseFile) scan(qc []int8, qs float32) ([]float32, error) {
+	sims := make([]float32, len(df.ids))
+	var mu sync.Mutex
+	var fault error
+	eachRangeParallel(len(sims), func(lo, hi int) {
+		defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+		defer func() {
+			if r := recover(); r != nil {
+				mu.Lock()
+				fault = fmt.Errorf("dense file: read fault (changed under the search): %v", r)
+				mu.Unlock()
+			}
+		}()
+		for i := lo; i < hi; i++ {
+			sims[i] = float32(dotInt8(df.code(i), qc)) * df.scales[i] * qs
+		}
+	})
+	runtime.KeepAlive(df)
+	return sims, fault
 }
 
 // code returns the codes of the vector at position i.

@@ -67,17 +67,6 @@ func bytesAsInt8(b []byte) []int8 {
 	return unsafe.Slice((*int8)(unsafe.Pointer(&b[0])), len(b))
 }
 
-// scanInt8 estimates the dot product of the query (codes qc, scale qs)
-// with every row of codes (dim codes each, scales[i] the row's scale),
-// splitting the rows over the available cores.
-func scanInt8(codes []int8, scales []float32, qc []int8, qs float32, dim int) []float32 {
-	sims := make([]float32, len(scales))
-	eachRowParallel(len(sims), func(i int) {
-		sims[i] = float32(dotInt8(codes[i*dim:(i+1)*dim], qc)) * scales[i] * qs
-	})
-	return sims
-}
-
 // int8AsBytes views codes as bytes (no copy).
 func int8AsBytes(c []int8) []byte {
 	if len(c) == 0 {

@@ -24,6 +24,17 @@ func benchLikeVectors(rng *rand.Rand, n, dim int) []float32 {
 	return data
 }
 
+// scanInt8 estimates the dot product of the query (codes qc, scale qs)
+// with every row of codes (dim codes each, scales[i] the row's scale),
+// splitting the rows over the available cores.
+func scanInt8(codes []int8, scales []float32, qc []int8, qs float32, dim int) []float32 {
+	sims := make([]float32, len(scales))
+	eachRowParallel(len(sims), func(i int) {
+		sims[i] = float32(dotInt8(codes[i*dim:(i+1)*dim], qc)) * scales[i] * qs
+	})
+	return sims
+}
+
 // int8TopK is the dense file's search in memory: the int8 scan, then the
 // best rescoreDepth(k) candidates rescored with the float32 vectors.
 func int8TopK(data []float32, codes []int8, scales []float32, q []float32, dim, k int) []int {
@@ -308,4 +319,37 @@ func TestDenseFileRebuilt(t *testing.T) {
 	if got, _ := os.ReadFile(path2 + DenseFileSuffix); slices.Equal(got, alien) {
 		t.Fatal("another database's dense file was trusted")
 	}
+}
+
+// TestDenseFileTruncatedUnderSearch: a dense file truncated in place
+// while mapped (by another program) makes the scan fault; the search
+// reports no crash, drops the file and answers from a rebuilt one.
+func TestDenseFileTruncatedUnderSearch(t *testing.T) {
+	ctx := context.Background()
+	ix, path, emb := denseTestIndex(t, 10)
+	queries := denseQueries(3)
+	withDenseFileMin(t, 0)
+	before, err := ix.SearchDense(ctx, queries[0], 10, SearchOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	df := ix.vecs.file
+	if df == nil {
+		t.Fatal("no dense file in use")
+	}
+	if err := os.Truncate(path+DenseFileSuffix, denseHeaderSize); err != nil {
+		t.Fatal(err)
+	}
+	qc := make([]int8, df.dim)
+	if _, err := df.scan(qc, 1); err == nil {
+		t.Fatal("scan of a truncated mapping: no error")
+	}
+	after, err := ix.SearchDense(ctx, queries[0], 10, SearchOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(after) != len(before) || after[0].Section.Key() != before[0].Section.Key() {
+		t.Fatalf("after the truncation: %d hits, first %s; before: %d, first %s", len(after), after[0].Section.Key(), len(before), before[0].Section.Key())
+	}
+	searchBoth(t, path, emb, queries, SearchOptions{})
 }
