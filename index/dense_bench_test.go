@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -317,7 +318,7 @@ func benchDenseIndex(b *testing.B, n int) {
 	}
 	for i := 0; i < b.N; i++ {
 		os.Remove(path + DenseFileSuffix)
-		exact := run(1 << 40)
+		exact := run(math.MaxInt)
 		build := run(0) // builds the file
 		file := run(0)  // opens and verifies it
 		found := 0

@@ -2,6 +2,7 @@ package index
 
 import (
 	"context"
+	"math"
 	"math/rand/v2"
 	"os"
 	"slices"
@@ -129,7 +130,7 @@ func searchBoth(t *testing.T, path string, emb *hashEmbedder, queries []string, 
 	t.Helper()
 	ctx := context.Background()
 	results := make([][][]Hit, 2)
-	for pass, min := range []int{0, 1 << 40} {
+	for pass, min := range []int{0, math.MaxInt} {
 		withDenseFileMin(t, min)
 		ix, err := Open(ctx, path, WithEmbedder(emb, "hash-128"))
 		if err != nil {
@@ -203,7 +204,7 @@ func TestDenseFileSearch(t *testing.T) {
 
 	// Hybrid search: the same fused ranking either way.
 	var fused [2][]Hit
-	for pass, min := range []int{0, 1 << 40} {
+	for pass, min := range []int{0, math.MaxInt} {
 		withDenseFileMin(t, min)
 		ix, err := Open(ctx, path, WithEmbedder(emb, "hash-128"))
 		if err != nil {
