@@ -354,3 +354,55 @@ func TestDenseFileTruncatedUnderSearch(t *testing.T) {
 	}
 	searchBoth(t, path, emb, queries, SearchOptions{})
 }
+
+// TestDenseFileConcurrent: two handles on one database (as two processes
+// would be) search while a third writes, so that each rebuilds and renames
+// the dense file over the other's mapping; every search succeeds, and
+// once the writes stop both agree with the exact scan.
+func TestDenseFileConcurrent(t *testing.T) {
+	ctx := context.Background()
+	ix, path, emb := denseTestIndex(t, 10)
+	withDenseFileMin(t, 0)
+	queries := denseQueries(4)
+	var readers []*Index
+	for range 2 {
+		r, err := Open(ctx, path, WithEmbedder(emb, "hash-128"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer r.Close()
+		readers = append(readers, r)
+	}
+	done := make(chan struct{})
+	errs := make(chan error, 2)
+	for _, r := range readers {
+		go func() {
+			for i := 0; ; i++ {
+				select {
+				case <-done:
+					errs <- nil
+					return
+				default:
+				}
+				if _, err := r.SearchDense(ctx, queries[i%len(queries)], 10, SearchOptions{}); err != nil {
+					errs <- err
+					return
+				}
+			}
+		}()
+	}
+	s := newSynth(77)
+	for d := 0; d < 5; d++ {
+		doc := s.doc(2000 + d)
+		if err := ix.PutDocument(ctx, doc.Doc, doc.Sections); err != nil {
+			t.Fatal(err)
+		}
+	}
+	close(done)
+	for range readers {
+		if err := <-errs; err != nil {
+			t.Fatalf("a search during writes: %v", err)
+		}
+	}
+	searchBoth(t, path, emb, queries, SearchOptions{})
+}
