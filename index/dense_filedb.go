@@ -6,8 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/viterin/vek/vek32"
 )
@@ -35,9 +38,27 @@ func (ix *Index) loadDenseFile(ctx context.Context, conn *sql.Conn, model, gen s
 	return df, nil
 }
 
+// abandonedTemp is how long a dense file's temporary file may go
+// unmodified before a build takes it for a crashed build's and removes it
+// (a live build writes a MiB at a time).
+const abandonedTemp = 10 * time.Minute
+
+// removeAbandonedTemps removes the temporary files that builds of the
+// dense file at path left when they crashed.
+func removeAbandonedTemps(path string) {
+	dir, base := filepath.Split(path)
+	olds, _ := filepath.Glob(filepath.Join(dir, "."+base+".tmp*"))
+	for _, o := range olds {
+		if fi, err := os.Stat(o); err == nil && time.Since(fi.ModTime()) > abandonedTemp {
+			os.Remove(o)
+		}
+	}
+}
+
 // buildDenseFile writes the dense file from one read transaction, so that
 // the generation it records is the one its vectors belong to.
 func (ix *Index) buildDenseFile(ctx context.Context, conn *sql.Conn, path, model string, dim int) error {
+	removeAbandonedTemps(path)
 	tx, err := conn.BeginTx(ctx, nil)
 	if err != nil {
 		return err

@@ -5,8 +5,10 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
+	"path/filepath"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/viterin/vek/vek32"
 )
@@ -405,4 +407,32 @@ func TestDenseFileConcurrent(t *testing.T) {
 		}
 	}
 	searchBoth(t, path, emb, queries, SearchOptions{})
+}
+
+// TestDenseFileAbandonedTemps: a build removes the temporary files that
+// crashed builds left, and leaves a recent one (another build's, live).
+func TestDenseFileAbandonedTemps(t *testing.T) {
+	ctx := context.Background()
+	ix, path, _ := denseTestIndex(t, 2)
+	withDenseFileMin(t, 0)
+	dir, base := filepath.Split(path + DenseFileSuffix)
+	old, live := filepath.Join(dir, "."+base+".tmp123"), filepath.Join(dir, "."+base+".tmp456")
+	for _, f := range []string{old, live} {
+		if err := os.WriteFile(f, []byte("partial"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	past := time.Now().Add(-2 * abandonedTemp)
+	if err := os.Chtimes(old, past, past); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ix.SearchDense(ctx, "x", 1, SearchOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(old); !os.IsNotExist(err) {
+		t.Errorf("an abandoned temporary file was kept (%v)", err)
+	}
+	if _, err := os.Stat(live); err != nil {
+		t.Errorf("a recent temporary file was removed: %v", err)
+	}
 }
