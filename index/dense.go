@@ -133,15 +133,18 @@ func (ix *Index) vectors(ctx context.Context, conn *sql.Conn) (*vectorCache, err
 			return nil, err
 		}
 		if sections >= denseFileMin {
-			// A folder the index cannot write in falls back to the
-			// vectors in memory, as below the threshold.
-			if df, err := ix.loadDenseFile(ctx, conn, model, gen, dim); err == nil {
-				vc.file = df
-				ix.vecs = vc
-				return vc, nil
-			} else if ctx.Err() != nil {
-				return nil, ctx.Err()
+			// In a folder that takes no dense file (read-only), the
+			// same int8 vectors are built in memory.
+			df, err := ix.loadDenseFile(ctx, conn, model, gen, dim)
+			if err != nil && ctx.Err() == nil {
+				df, err = ix.memDenseFile(ctx, conn, model, dim, sections)
 			}
+			if err != nil {
+				return nil, err
+			}
+			vc.file = df
+			ix.vecs = vc
+			return vc, nil
 		}
 		if err := loadVectors(ctx, conn, vc); err != nil {
 			return nil, err

@@ -2,6 +2,7 @@ package index
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/binary"
 	"errors"
@@ -196,9 +197,6 @@ func (df *denseFile) code(i int) []int8 { return df.codes[i*df.dim : (i+1)*df.di
 // synced, then renamed. Memory is the ids and scales (12 bytes a vector)
 // plus buffers.
 func writeDenseFile(ctx context.Context, path, model, generation string, dim int, each func(f func(id int64, b []byte) error) error) (err error) {
-	if len(model) > denseMaxMeta || len(generation) > denseMaxMeta {
-		return errors.New("write dense file: model name or generation too long")
-	}
 	dir, base := filepath.Split(path)
 	tmp, err := os.CreateTemp(dir, "."+base+".tmp*")
 	if err != nil {
@@ -210,17 +208,62 @@ func writeDenseFile(ctx context.Context, path, model, generation string, dim int
 			os.Remove(tmp.Name())
 		}
 	}()
-	crc := crc32.New(castagnoli)
 	bw := bufio.NewWriterSize(tmp, 1<<20)
-	body := io.MultiWriter(bw, crc)
-	if _, err := bw.Write(make([]byte, denseHeaderSize)); err != nil {
+	h, err := encodeDenseFile(ctx, bw, model, generation, dim, each)
+	if err == nil {
+		err = bw.Flush()
+	}
+	if err == nil {
+		_, err = tmp.WriteAt(h, 0)
+	}
+	if err == nil {
+		err = tmp.Sync()
+	}
+	if err == nil {
+		err = tmp.Close()
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), path)
+	}
+	if err != nil {
 		return fmt.Errorf("write dense file: %w", err)
+	}
+	syncDir(dir)
+	return nil
+}
+
+// memDenseFile builds the dense file in memory (the int8 size of the
+// vectors, on the heap), for an index in a folder it cannot write;
+// sizeHint is the expected number of vectors.
+func memDenseFile(ctx context.Context, model, generation string, dim, sizeHint int, each func(f func(id int64, b []byte) error) error) (*denseFile, error) {
+	var buf bytes.Buffer
+	_, _, size := denseLayout(int64(sizeHint), int64(dim))
+	buf.Grow(int(size))
+	h, err := encodeDenseFile(ctx, &buf, model, generation, dim, each)
+	if err != nil {
+		return nil, fmt.Errorf("build dense vectors in memory: %w", err)
+	}
+	mem := buf.Bytes()
+	copy(mem, h)
+	return parseDenseFile(mem)
+}
+
+// encodeDenseFile writes a zeroed header and the body of a dense file to
+// w and returns the header to put in its place.
+func encodeDenseFile(ctx context.Context, w io.Writer, model, generation string, dim int, each func(f func(id int64, b []byte) error) error) ([]byte, error) {
+	if len(model) > denseMaxMeta || len(generation) > denseMaxMeta {
+		return nil, errors.New("model name or generation too long")
+	}
+	crc := crc32.New(castagnoli)
+	body := io.MultiWriter(w, crc)
+	if _, err := w.Write(make([]byte, denseHeaderSize)); err != nil {
+		return nil, err
 	}
 	var ids []int64
 	var scales []float32
 	vec := make([]float32, dim)
 	codes := make([]int8, dim)
-	err = each(func(id int64, b []byte) error {
+	err := each(func(id int64, b []byte) error {
 		if len(b) != 4*dim {
 			return fmt.Errorf("vector of section %d has %d bytes, want %d", id, len(b), 4*dim)
 		}
@@ -237,12 +280,12 @@ func writeDenseFile(ctx context.Context, path, model, generation string, dim int
 		return err
 	})
 	if err != nil {
-		return fmt.Errorf("write dense file: %w", err)
+		return nil, err
 	}
 	n := int64(len(ids))
 	scalesOff, idsOff, size := denseLayout(n, int64(dim))
 	le := binary.LittleEndian
-	buf := make([]byte, 0, 8*n+8)
+	buf := make([]byte, 0, 12*n+16)
 	buf = append(buf, make([]byte, scalesOff-(denseHeaderSize+n*int64(dim)))...)
 	for _, s := range scales {
 		buf = le.AppendUint32(buf, math.Float32bits(s))
@@ -252,10 +295,7 @@ func writeDenseFile(ctx context.Context, path, model, generation string, dim int
 		buf = le.AppendUint64(buf, uint64(id))
 	}
 	if _, err := body.Write(buf); err != nil {
-		return fmt.Errorf("write dense file: %w", err)
-	}
-	if err := bw.Flush(); err != nil {
-		return fmt.Errorf("write dense file: %w", err)
+		return nil, err
 	}
 	h := make([]byte, denseHeaderSize)
 	copy(h, denseMagic)
@@ -271,20 +311,7 @@ func writeDenseFile(ctx context.Context, path, model, generation string, dim int
 	copy(h[56:], model)
 	copy(h[56+len(model):], generation)
 	le.PutUint32(h[denseHeaderSize-4:], crc32.Checksum(h[:denseHeaderSize-4], castagnoli))
-	if _, err := tmp.WriteAt(h, 0); err != nil {
-		return fmt.Errorf("write dense file: %w", err)
-	}
-	if err := tmp.Sync(); err != nil {
-		return fmt.Errorf("write dense file: %w", err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("write dense file: %w", err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("write dense file: %w", err)
-	}
-	syncDir(dir)
-	return nil
+	return h, nil
 }
 
 // syncDir makes a rename in dir durable where the platform allows it.

@@ -59,12 +59,30 @@ func removeAbandonedTemps(path string) {
 // the generation it records is the one its vectors belong to.
 func (ix *Index) buildDenseFile(ctx context.Context, conn *sql.Conn, path, model string, dim int) error {
 	removeAbandonedTemps(path)
+	return readVectorsTx(ctx, conn, dim, func(gen string, each func(func(int64, []byte) error) error) error {
+		return writeDenseFile(ctx, path, model, gen, dim, each)
+	})
+}
+
+// memDenseFile builds the dense vectors in memory, from one read
+// transaction, for an index whose folder takes no dense file.
+func (ix *Index) memDenseFile(ctx context.Context, conn *sql.Conn, model string, dim, sizeHint int) (df *denseFile, err error) {
+	err = readVectorsTx(ctx, conn, dim, func(gen string, each func(func(int64, []byte) error) error) error {
+		df, err = memDenseFile(ctx, model, gen, dim, sizeHint, each)
+		return err
+	})
+	return df, err
+}
+
+// readVectorsTx calls f, in one read transaction, with the generation and
+// a function that yields every stored vector in section id order.
+func readVectorsTx(ctx context.Context, conn *sql.Conn, dim int, f func(gen string, each func(func(int64, []byte) error) error) error) error {
 	tx, err := conn.BeginTx(ctx, nil)
 	if err != nil {
 		return err
 	}
 	defer tx.Rollback()
-	gen, err := ix.generation(ctx, tx)
+	gen, _, err := getMeta(ctx, tx, "generation")
 	if err != nil {
 		return err
 	}
@@ -73,9 +91,7 @@ func (ix *Index) buildDenseFile(ctx context.Context, conn *sql.Conn, path, model
 		return err
 	}
 	defer rows.Close()
-	return writeDenseFile(ctx, path, model, gen, dim, func(f func(int64, []byte) error) error {
-		return eachVector(rows, dim, f)
-	})
+	return f(gen, func(g func(int64, []byte) error) error { return eachVector(rows, dim, g) })
 }
 
 // errStaleDense is why a dense file that verified on its own does not

@@ -436,3 +436,17 @@ func TestDenseFileAbandonedTemps(t *testing.T) {
 		t.Errorf("a recent temporary file was removed: %v", err)
 	}
 }
+
+// TestDenseFileUnwritable: where the dense file cannot be written (here a
+// folder stands in its place), the same int8 vectors are built in memory
+// and results stay the exact scan's.
+func TestDenseFileUnwritable(t *testing.T) {
+	_, path, emb := denseTestIndex(t, 10)
+	if err := os.MkdirAll(filepath.Join(path+DenseFileSuffix, "x"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	searchBoth(t, path, emb, denseQueries(5), SearchOptions{})
+	if fi, err := os.Stat(path + DenseFileSuffix); err != nil || !fi.IsDir() {
+		t.Fatalf("the folder in the dense file's place changed: %v", err)
+	}
+}
