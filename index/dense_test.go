@@ -27,38 +27,12 @@ func benchLikeVectors(rng *rand.Rand, n, dim int) []float32 {
 	return data
 }
 
-// scanInt8 estimates the dot product of the query (codes qc, scale qs)
-// with every row of codes (dim codes each, scales[i] the row's scale),
-// splitting the rows over the available cores.
-func scanInt8(codes []int8, scales []float32, qc []int8, qs float32, dim int) []float32 {
-	sims := make([]float32, len(scales))
-	eachRowParallel(len(sims), func(i int) {
-		sims[i] = float32(dotInt8(codes[i*dim:(i+1)*dim], qc)) * scales[i] * qs
-	})
-	return sims
-}
-
-// int8TopK is the dense file's search in memory: the int8 scan, then the
-// best rescoreDepth(k) candidates rescored with the float32 vectors.
-func int8TopK(data []float32, codes []int8, scales []float32, q []float32, dim, k int) []int {
-	qc := make([]int8, dim)
-	qs := quantize(qc, q)
-	cand := topSims(scanInt8(codes, scales, qc, qs, dim), rescoreDepth(k), nil)
-	exact := make([]float32, len(cand))
-	for i, c := range cand {
-		exact[i] = vek32.Dot(data[c*dim:(c+1)*dim], q)
-	}
-	best := topSims(exact, k, nil)
-	for i, b := range best {
-		best[i] = cand[b]
-	}
-	return best
-}
-
 // TestDenseInt8Recall: on benchmark-like vectors (30k x 1536; 10k under
-// the race detector or -short), the int8 scan with full-precision
-// rescoring finds the exact top 10 (recall@10 against the exact scan >=
-// 0.95; the bar).
+// the race detector or -short), the dense file's search — the int8 scan
+// of every vector, or from signMin up the sign-bit pass first, then the
+// best candidates rescored with the float32 vectors — finds the exact top
+// 10: recall@10 against the exact scan >= 0.95 (the bar) both
+// ways.
 func TestDenseInt8Recall(t *testing.T) {
 	n, dim, queries := 30_000, 1536, 40
 	if testing.Short() || denseRaceEnabled {
@@ -66,33 +40,61 @@ func TestDenseInt8Recall(t *testing.T) {
 	}
 	rng := rand.New(rand.NewPCG(11, 12))
 	data := benchLikeVectors(rng, n, dim)
-	codes := make([]int8, n*dim)
-	scales := make([]float32, n)
-	for i := range scales {
-		scales[i] = quantize(codes[i*dim:(i+1)*dim], data[i*dim:(i+1)*dim])
-	}
-	qv := benchLikeVectors(rng, queries, dim)
-	found, foundNoRescore := 0, 0
-	for j := 0; j < queries; j++ {
-		q := qv[j*dim : (j+1)*dim]
-		exact := topSims(scan(data, q, dim), 10, nil)
-		got := int8TopK(data, codes, scales, q, dim, 10)
-		qc := make([]int8, dim)
-		qs := quantize(qc, q)
-		plain := topSims(scanInt8(codes, scales, qc, qs, dim), 10, nil)
-		for _, e := range exact {
-			if slices.Contains(got, e) {
-				found++
-			}
-			if slices.Contains(plain, e) {
-				foundNoRescore++
+	df, err := memDenseFile(context.Background(), "m", "1", dim, n, func(f func(int64, []byte) error) error {
+		for i := 0; i < n; i++ {
+			if err := f(int64(i+1), encodeVector(data[i*dim:(i+1)*dim])); err != nil {
+				return err
 			}
 		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
-	recall := float64(found) / float64(10*queries)
-	t.Logf("recall@10 vs exact, %d x %d, %d queries: %.4f with rescoring, %.4f int8 alone", n, dim, queries, recall, float64(foundNoRescore)/float64(10*queries))
-	if recall < 0.95 {
-		t.Fatalf("recall@10 = %.4f, want >= 0.95", recall)
+	qv := benchLikeVectors(rng, queries, dim)
+	exact := make([][]int, queries)
+	for j := range exact {
+		exact[j] = topSims(scan(data, qv[j*dim:(j+1)*dim], dim), 10, nil)
+	}
+	for _, pass := range []struct {
+		name    string
+		signMin int
+	}{{"int8 scan", math.MaxInt}, {"sign bits, then int8", 0}} {
+		old := signMin
+		signMin = pass.signMin
+		found, foundNoRescore := 0, 0
+		for j := 0; j < queries; j++ {
+			q := qv[j*dim : (j+1)*dim]
+			qc := make([]int8, dim)
+			sims, err := df.scan(qc, quantize(qc, q))
+			if err != nil {
+				t.Fatal(err)
+			}
+			cand := topSims(sims, rescoreDepth(10), nil)
+			ex := make([]float32, len(cand))
+			for i, c := range cand {
+				ex[i] = vek32.Dot(data[c*dim:(c+1)*dim], q)
+			}
+			got := topSims(ex, 10, nil)
+			for i, g := range got {
+				got[i] = cand[g]
+			}
+			plain := topSims(sims, 10, nil)
+			for _, e := range exact[j] {
+				if slices.Contains(got, e) {
+					found++
+				}
+				if slices.Contains(plain, e) {
+					foundNoRescore++
+				}
+			}
+		}
+		signMin = old
+		recall := float64(found) / float64(10*queries)
+		t.Logf("%s: recall@10 vs exact, %d x %d, %d queries: %.4f with rescoring, %.4f without", pass.name, n, dim, queries, recall, float64(foundNoRescore)/float64(10*queries))
+		if recall < 0.95 {
+			t.Fatalf("%s: recall@10 = %.4f, want >= 0.95", pass.name, recall)
+		}
 	}
 }
 
