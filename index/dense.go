@@ -212,8 +212,9 @@ func (ix *Index) SearchDense(ctx context.Context, query string, k int, opt Searc
 // SearchVector returns the k sections whose vectors have the highest
 // cosine similarity with v: by an exact scan of float32 vectors in memory
 // below denseFileMin sections; from it up, by a scan of the int8 dense
-// file whose best candidates are rescored with the stored float32 vectors,
-// so the similarities returned are exact. RelevanceScore is the
+// file (after a sign-bit pass from signMin vectors, which may miss a
+// neighbour) whose best candidates are rescored with the stored float32
+// vectors, so the similarities returned are exact. RelevanceScore is the
 // similarity clipped to [0,1].
 func (ix *Index) SearchVector(ctx context.Context, v []float32, k int, opt SearchOptions) ([]Hit, error) {
 	hits, err := ix.searchVector(ctx, v, k, opt)
