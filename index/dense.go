@@ -80,13 +80,30 @@ func (ix *Index) checkModel(ctx context.Context, q querier, dim int, write bool)
 	return nil
 }
 
-// vectorCache is every stored vector in one contiguous array.
+// vectorCache is every stored vector of one generation of the index:
+// below denseFileMin sections, in one contiguous float32 array; from it
+// up, as the int8 dense file (dense_file.go), mapped, not read.
 type vectorCache struct {
 	generation string
 	dim        int
 	ids        []int64
 	data       []float32 // len(ids) * dim
+	file       *denseFile
 }
+
+// len is the number of vectors.
+func (vc *vectorCache) len() int {
+	if vc.file != nil {
+		return len(vc.file.ids)
+	}
+	return len(vc.ids)
+}
+
+// denseFileMin is the number of sections from which dense search scans
+// the int8 dense file rather than float32 vectors held in memory. Below
+// it the exact scan is as fast and the file is not worth a write (see
+// "Dense search" in docs/performance.md for the measurement).
+var denseFileMin = 20_000
 
 func (ix *Index) generation(ctx context.Context, q querier) (string, error) {
 	g, _, err := getMeta(ctx, q, "generation")
@@ -105,43 +122,78 @@ func (ix *Index) vectors(ctx context.Context, conn *sql.Conn) (*vectorCache, err
 	if ix.vecs != nil && ix.vecs.generation == gen {
 		return ix.vecs, nil
 	}
-	_, dim, err := ix.embeddingMeta(ctx, conn)
+	model, dim, err := ix.embeddingMeta(ctx, conn)
 	if err != nil {
 		return nil, err
 	}
 	vc := &vectorCache{generation: gen, dim: dim}
 	if dim > 0 {
-		var count int
-		if err := conn.QueryRowContext(ctx, `SELECT count(*) FROM vectors`).Scan(&count); err != nil {
+		var sections int
+		if err := conn.QueryRowContext(ctx, `SELECT count(*) FROM sections`).Scan(&sections); err != nil {
 			return nil, err
 		}
-		vc.ids = make([]int64, 0, count)
-		vc.data = make([]float32, 0, count*dim)
-		rows, err := conn.QueryContext(ctx, `SELECT section, vec FROM vectors ORDER BY section`)
-		if err != nil {
-			return nil, err
-		}
-		defer rows.Close()
-		for rows.Next() {
-			var id int64
-			var b []byte
-			if err := rows.Scan(&id, &b); err != nil {
+		if sections >= denseFileMin {
+			// In a folder that takes no dense file (read-only), the
+			// same int8 vectors are built in memory.
+			df, err := ix.loadDenseFile(ctx, conn, model, gen, dim)
+			if err != nil && ctx.Err() == nil {
+				df, err = ix.memDenseFile(ctx, conn, model, dim, sections)
+			}
+			if err != nil {
 				return nil, err
 			}
-			if len(b) != 4*dim {
-				return nil, fmt.Errorf("vector of section %d has %d bytes, want %d", id, len(b), 4*dim)
-			}
-			n := len(vc.data)
-			vc.data = vc.data[:n+dim]
-			decodeVectorInto(vc.data[n:], b)
-			vc.ids = append(vc.ids, id)
+			vc.file = df
+			ix.vecs = vc
+			return vc, nil
 		}
-		if err := rows.Err(); err != nil {
+		if err := loadVectors(ctx, conn, vc); err != nil {
 			return nil, err
 		}
 	}
 	ix.vecs = vc
 	return vc, nil
+}
+
+// loadVectors reads every stored vector into vc as float32.
+func loadVectors(ctx context.Context, conn *sql.Conn, vc *vectorCache) error {
+	dim := vc.dim
+	var count int
+	if err := conn.QueryRowContext(ctx, `SELECT count(*) FROM vectors`).Scan(&count); err != nil {
+		return err
+	}
+	vc.ids = make([]int64, 0, count)
+	vc.data = make([]float32, 0, count*dim)
+	rows, err := conn.QueryContext(ctx, `SELECT section, vec FROM vectors ORDER BY section`)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	return eachVector(rows, dim, func(id int64, b []byte) error {
+		n := len(vc.data)
+		vc.data = vc.data[:n+dim]
+		decodeVectorInto(vc.data[n:], b)
+		vc.ids = append(vc.ids, id)
+		return nil
+	})
+}
+
+// eachVector calls f with each row's section id and encoded vector,
+// checking the vector's length against dim.
+func eachVector(rows *sql.Rows, dim int, f func(id int64, b []byte) error) error {
+	for rows.Next() {
+		var id int64
+		var b []byte
+		if err := rows.Scan(&id, &b); err != nil {
+			return err
+		}
+		if len(b) != 4*dim {
+			return fmt.Errorf("vector of section %d has %d bytes, want %d", id, len(b), 4*dim)
+		}
+		if err := f(id, b); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
 }
 
 // SearchDense embeds the query with the configured embedder and returns
@@ -158,7 +210,11 @@ func (ix *Index) SearchDense(ctx context.Context, query string, k int, opt Searc
 }
 
 // SearchVector returns the k sections whose vectors have the highest
-// cosine similarity with v, by an exact scan. RelevanceScore is the
+// cosine similarity with v: by an exact scan of float32 vectors in memory
+// below denseFileMin sections; from it up, by a scan of the int8 dense
+// file (after a sign-bit pass from signMin vectors, which may miss a
+// neighbour) whose best candidates are rescored with the stored float32
+// vectors, so the similarities returned are exact. RelevanceScore is the
 // similarity clipped to [0,1].
 func (ix *Index) SearchVector(ctx context.Context, v []float32, k int, opt SearchOptions) ([]Hit, error) {
 	hits, err := ix.searchVector(ctx, v, k, opt)
@@ -182,44 +238,57 @@ func (ix *Index) searchVector(ctx context.Context, v []float32, k int, opt Searc
 			return nil, err
 		}
 	}
-	vc, err := ix.vectors(ctx, conn)
-	if err != nil {
+	vc, ids, sims, err := ix.similarities(ctx, conn, v)
+	if err != nil || vc == nil {
 		return nil, err
-	}
-	if vc.dim == 0 || len(vc.ids) == 0 {
-		return nil, nil
-	}
-	if len(v) != vc.dim {
-		return nil, fmt.Errorf("%w: query vector has dimension %d, index vectors %d", ErrModelMismatch, len(v), vc.dim)
 	}
 	q := slices.Clone(v)
 	Normalize(q)
-	sims := scan(vc.data, q, vc.dim)
 	want := k + len(opt.Exclude) + 8
 	var out []Hit
 	taken := map[int]bool{}
 	for {
-		cand := topSims(sims, want, taken)
+		var cand []int
+		var exact []float64
+		if vc.file != nil {
+			var gone []int
+			cand, exact, gone, err = rescore(ctx, conn, q, topSims(sims, rescoreDepth(want), taken), ids, want)
+			if err != nil {
+				return nil, err
+			}
+			for _, c := range gone {
+				taken[c] = true
+			}
+			if len(cand) == 0 && len(gone) > 0 {
+				continue
+			}
+		} else {
+			cand = topSims(sims, want, taken)
+			exact = make([]float64, len(cand))
+			for i, c := range cand {
+				exact[i] = float64(sims[c])
+			}
+		}
 		if len(cand) == 0 {
 			return out, nil
 		}
-		ids := make([]int64, len(cand))
+		candIDs := make([]int64, len(cand))
 		for i, c := range cand {
-			ids[i] = vc.ids[c]
+			candIDs[i] = ids[c]
 		}
-		secs, err := loadSections(ctx, conn, ids)
+		secs, err := loadSections(ctx, conn, candIDs)
 		if err != nil {
 			return nil, err
 		}
 		for i, c := range cand {
 			taken[c] = true
-			s, ok := secs[ids[i]]
+			s, ok := secs[candIDs[i]]
 			if !ok || opt.Exclude[s.Key()] || !opt.Where.Match(s) {
 				continue
 			}
-			sim := float64(sims[c])
+			sim := exact[i]
 			s.RelevanceScore = max(0, min(1, sim))
-			out = append(out, Hit{Section: s, Score: sim, Dense: sim, rowid: ids[i]})
+			out = append(out, Hit{Section: s, Score: sim, Dense: sim, rowid: candIDs[i]})
 			if len(out) == k {
 				return out, nil
 			}
@@ -228,11 +297,69 @@ func (ix *Index) searchVector(ctx context.Context, v []float32, k int, opt Searc
 	}
 }
 
+// similarities scores every stored vector against v (normalised here):
+// exactly, or by the dense file's int8 estimate, in which case the vectors
+// are to be rescored. It returns the vectors it used (nil when the index
+// has none) and the section id of each similarity. A dense file that
+// faults while it is read (truncated under the mapping by another
+// program) is dropped and the search runs again on a rebuilt one.
+func (ix *Index) similarities(ctx context.Context, conn *sql.Conn, v []float32) (*vectorCache, []int64, []float32, error) {
+	q := slices.Clone(v)
+	Normalize(q)
+	for attempt := 0; ; attempt++ {
+		vc, err := ix.vectors(ctx, conn)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		if vc.dim == 0 || vc.len() == 0 {
+			return nil, nil, nil, nil
+		}
+		if len(v) != vc.dim {
+			return nil, nil, nil, fmt.Errorf("%w: query vector has dimension %d, index vectors %d", ErrModelMismatch, len(v), vc.dim)
+		}
+		df := vc.file
+		if df == nil {
+			return vc, vc.ids, scan(vc.data, q, vc.dim), nil
+		}
+		qc := make([]int8, vc.dim)
+		sims, err := df.scan(qc, quantize(qc, q))
+		if err == nil {
+			return vc, df.ids, sims, nil
+		}
+		ix.vecMu.Lock()
+		if ix.vecs == vc {
+			ix.vecs = nil
+		}
+		ix.vecMu.Unlock()
+		if attempt > 0 {
+			return nil, nil, nil, err
+		}
+	}
+}
+
 // scan computes the dot product of q with every row of data, splitting
 // the rows over the available cores.
 func scan(data, q []float32, dim int) []float32 {
-	n := len(data) / dim
-	sims := make([]float32, n)
+	sims := make([]float32, len(data)/dim)
+	eachRowParallel(len(sims), func(i int) {
+		sims[i] = vek32.Dot(data[i*dim:(i+1)*dim], q)
+	})
+	return sims
+}
+
+// eachRowParallel calls f(i) for every i in [0, n), splitting the range
+// over the available cores (one goroutine below 4096 rows).
+func eachRowParallel(n int, f func(i int)) {
+	eachRangeParallel(n, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			f(i)
+		}
+	})
+}
+
+// eachRangeParallel splits [0, n) into one range per available core (one
+// range below 4096 rows) and calls f on each in its own goroutine.
+func eachRangeParallel(n int, f func(lo, hi int)) {
 	workers := min(runtime.GOMAXPROCS(0), max(1, n/4096))
 	var wg sync.WaitGroup
 	per := (n + workers - 1) / workers
@@ -244,13 +371,10 @@ func scan(data, q []float32, dim int) []float32 {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for i := lo; i < hi; i++ {
-				sims[i] = vek32.Dot(data[i*dim:(i+1)*dim], q)
-			}
+			f(lo, hi)
 		}()
 	}
 	wg.Wait()
-	return sims
 }
 
 // topSims returns the indexes of the n highest similarities not in skip,

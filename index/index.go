@@ -11,10 +11,13 @@
 // nothing proportional to the corpus. k1 and b are query-time parameters.
 //
 // Dense vectors, when an embedder is configured, are stored with the
-// embedding model's name and dimension (an index never mixes models), loaded
-// lazily into one contiguous []float32 the first time dense search runs and
-// scanned exactly. Hybrid search fuses BM25 and dense rankings by reciprocal
-// rank fusion.
+// embedding model's name and dimension (an index never mixes models). Below
+// 20,000 sections they are loaded lazily into one contiguous []float32 the
+// first time dense search runs and scanned exactly; from there up, dense
+// search scans int8 copies in a memory-mapped file beside the database
+// (DenseFileSuffix) and rescores the best candidates with the stored
+// vectors. Hybrid search fuses BM25 and dense rankings by reciprocal rank
+// fusion.
 //
 // Store implements langchaingo's vectorstores.VectorStore over an Index and
 // Retriever implements schema.Retriever over any vectorstores.VectorStore.
@@ -460,7 +463,7 @@ func (ix *Index) Stats(ctx context.Context) (Stats, error) {
 		return s, fmt.Errorf("index stats %s: %w", ix.path, err)
 	}
 	s.EmbeddingModel, s.EmbeddingDim = m, d
-	for _, suffix := range []string{"", "-wal", "-shm"} {
+	for _, suffix := range []string{"", "-wal", "-shm", DenseFileSuffix} {
 		if fi, err := os.Stat(ix.path + suffix); err == nil {
 			s.SizeBytes += fi.Size()
 		}

@@ -707,7 +707,7 @@ func safeParse(ctx context.Context, p Parser, path string, data []byte) (secs []
 func walk(paths []string, indexPath string, wo loader.WalkOptions) ([]file, []string, error) {
 	own := map[string]bool{}
 	if abs, err := filepath.Abs(indexPath); err == nil {
-		for _, s := range []string{"", "-wal", "-shm", "-journal"} {
+		for _, s := range []string{"", "-wal", "-shm", "-journal", index.DenseFileSuffix} {
 			own[abs+s] = true
 		}
 	}
