@@ -215,6 +215,7 @@ func (r *Reader) instance(ctx context.Context, source string, data []byte) (pdfi
 		}
 		return nil, fmt.Errorf("pdf: %s: no PDFium instance available: %w", source, err)
 	}
+	reuseCalls(inst)
 	return inst, nil
 }
 
