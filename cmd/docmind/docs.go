@@ -89,6 +89,7 @@ func (a *app) ingestDocs(ctx context.Context, dir, abs string, follow bool) (*in
 	l, closeLoader := docmind.NewLoader()
 	defer closeLoader()
 	opt := ingest.Options{Parser: ingest.LoaderParser(l), Prune: true, FollowSymlinks: follow}
+	defer a.boundIngestMemory()()
 	// Reading a folder can take a while: say what is read, file by file
 	// (files unchanged since the last ask are not read and not listed;
 	// docsReady reports skipped ones).
