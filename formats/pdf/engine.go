@@ -3,8 +3,10 @@ package pdf
 import (
 	"context"
 	"reflect"
+	"strings"
 	"sync"
 	"sync/atomic"
+	"unsafe"
 
 	pdfium "github.com/klippa-app/go-pdfium"
 	"github.com/tetratelabs/wazero/api"
@@ -92,4 +94,79 @@ func (f *cachedFunc) Call(ctx context.Context, params ...uint64) ([]uint64, erro
 		f.mod.forget(f)
 	}
 	return res, err
+}
+
+// warmInvokeTypes makes the concurrent use of a pool's instances free of
+// a data race in wazero: the emscripten host module ("env") that all
+// instances of a pool share gives each invoke_* import a function type
+// whose key string it computes on first use and stores unguarded
+// (wasm.FunctionType.key), so two instances that first use one at the
+// same time write it together. Calling each invoke_* host function once,
+// alone, computes every key (the call then fails, harmlessly: the host
+// module has no table to invoke from). The host module is reached
+// through wazero's fields (unexported ones among them); when they are not
+// where this expects, nothing is done.
+func warmInvokeTypes(inst pdfium.Pdfium) {
+	defer func() { _ = recover() }() // wazero's internals moved: leave it
+	impl := inst.GetImplementation()
+	if impl == nil {
+		return
+	}
+	f := reflect.ValueOf(impl).Elem().FieldByName("Module")
+	if !f.IsValid() || f.IsNil() {
+		return
+	}
+	mod := f.Interface().(api.Module)
+	if c, ok := mod.(*callCache); ok {
+		mod = c.Module
+	}
+	mv := reflect.ValueOf(mod)
+	if mv.Kind() != reflect.Pointer || mv.Elem().Kind() != reflect.Struct {
+		return
+	}
+	store := exposed(mv.Elem().FieldByName("s"))
+	if !store.IsValid() || store.Kind() != reflect.Pointer || store.IsNil() {
+		return
+	}
+	modules := exposed(store.Elem().FieldByName("nameToModule"))
+	if !modules.IsValid() || modules.Kind() != reflect.Map {
+		return
+	}
+	ev := modules.MapIndex(reflect.ValueOf("env"))
+	if !ev.IsValid() || ev.IsNil() {
+		return
+	}
+	env, ok := ev.Interface().(api.Module)
+	src := ev.Elem().FieldByName("Source")
+	if !ok || !src.IsValid() || src.IsNil() {
+		return
+	}
+	code := src.Elem().FieldByName("CodeSection")
+	if !code.IsValid() || code.Kind() != reflect.Slice {
+		return
+	}
+	ctx := context.Background()
+	for i := range code.Len() {
+		gf := code.Index(i).FieldByName("GoFunc")
+		if !gf.IsValid() || gf.IsNil() || !strings.HasSuffix(gf.Elem().Type().String(), ".InvokeFunc") {
+			continue
+		}
+		fn, ok := gf.Interface().(api.GoModuleFunction)
+		if !ok {
+			continue
+		}
+		func() {
+			defer func() { _ = recover() }() // the invoke itself fails
+			fn.Call(ctx, env, make([]uint64, 32))
+		}()
+	}
+}
+
+// exposed returns v (an unexported struct field, addressable) as a value
+// that can be read.
+func exposed(v reflect.Value) reflect.Value {
+	if !v.IsValid() || !v.CanAddr() {
+		return reflect.Value{}
+	}
+	return reflect.NewAt(v.Type(), unsafe.Pointer(v.UnsafeAddr())).Elem()
 }
