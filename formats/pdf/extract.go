@@ -47,10 +47,9 @@ type line struct {
 }
 
 // extract opens the document and reads metadata, outline and the lines of
-// every page that loads. more, when not nil, lends an idle PDFium
-// instance (or nil when none is idle) to read pages alongside inst (see
-// readPages).
-func extract(ctx context.Context, inst pdfium.Pdfium, source string, data []byte, more func() pdfium.Pdfium) (*rawDoc, error) {
+// every page that loads. more, when not nil, lends idle PDFium instances
+// to read pages alongside inst (see readPages).
+func extract(ctx context.Context, inst pdfium.Pdfium, source string, data []byte, more lender) (*rawDoc, error) {
 	od, err := inst.OpenDocument(&requests.OpenDocument{File: &data})
 	if err != nil {
 		return nil, openError(source, err)

@@ -21,20 +21,29 @@ type pageText struct {
 	ok    bool
 }
 
+// lender lends idle PDFium instances to read pages alongside another
+// (Reader is one).
+type lender interface {
+	// idle returns an instance no one uses, or nil at once.
+	idle() pdfium.Pdfium
+	// wanted reports that a document is waiting for an instance: a
+	// helper then gives its own back.
+	wanted() bool
+}
+
 // readPages reads the lines of the n pages of doc (open in inst). Chunks
 // of pageChunk pages go through a bounded queue to inst and to the idle
 // instances more lends (checked before each chunk inst takes, so that an
 // instance freed by another document joins in); each of those opens data
-// itself, and is closed when the queue is empty. The pages come back in
+// itself, and is given back when the queue is empty or another document
+// waits for an instance (documents read side by side cost less than one
+// document read twice over). The pages come back in
 // order whichever instance read them: the result is the one a single
 // instance gives. A panic in PDFium on a helper's goroutine is returned
 // as an error, as Parse's own recovery does on its goroutine.
-func readPages(ctx context.Context, inst pdfium.Pdfium, doc references.FPDF_DOCUMENT, source string, data []byte, n int, more func() pdfium.Pdfium) ([]pageText, error) {
+func readPages(ctx context.Context, inst pdfium.Pdfium, doc references.FPDF_DOCUMENT, source string, data []byte, n int, more lender) ([]pageText, error) {
 	pages := make([]pageText, n)
 	chunks := (n + pageChunk - 1) / pageChunk
-	if chunks < 2 {
-		more = nil
-	}
 	queue := make(chan int, 2)
 	go func() {
 		defer close(queue)
@@ -73,14 +82,18 @@ func readPages(ctx context.Context, inst pdfium.Pdfium, doc references.FPDF_DOCU
 			return // inst reads the pages without it
 		}
 		defer h.FPDF_CloseDocument(&requests.FPDF_CloseDocument{Document: od.Document})
-		for start := range queue {
+		for !more.wanted() {
+			start, ok := <-queue
+			if !ok {
+				return
+			}
 			read(h, od.Document, start)
 		}
 	}
 	defer wg.Wait()
 	for {
-		if more != nil {
-			if h := more(); h != nil {
+		if more != nil && chunks > 1 {
+			if h := more.idle(); h != nil {
 				wg.Add(1)
 				go help(h)
 			}

@@ -36,7 +36,7 @@ func TestPagesReadInParallelAsInSequence(t *testing.T) {
 			t.Fatal(err)
 		}
 		lent := par.lent.Load()
-		got, err := extract(ctx, inst, name, data, par.idle)
+		got, err := extract(ctx, inst, name, data, par)
 		inst.Close()
 		if err != nil {
 			t.Fatal(err)

@@ -89,6 +89,8 @@ type Reader struct {
 	// lent counts the instances idle lent to read pages alongside
 	// another (for tests).
 	lent atomic.Int64
+	// waiting counts the Parse calls waiting for an instance.
+	waiting atomic.Int32
 }
 
 // NewReader compiles PDFium (or loads it from the compilation cache) and
@@ -188,9 +190,9 @@ func (r *Reader) Parse(ctx context.Context, source string, data []byte) (doc *do
 		return nil, err
 	}
 	defer inst.Close()
-	var more func() pdfium.Pdfium
+	var more lender
 	if r.opts.Workers > 1 {
-		more = r.idle
+		more = r
 	}
 	raw, err := extract(ctx, inst, source, data, more)
 	if err != nil {
@@ -229,7 +231,9 @@ func (r *Reader) instance(ctx context.Context, source string, data []byte) (pdfi
 	if closed {
 		return nil, errors.New("pdf: use of a closed Reader")
 	}
+	r.waiting.Add(1)
 	inst, err := r.pool.GetInstanceWithContext(ctx)
+	r.waiting.Add(-1)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
@@ -244,6 +248,9 @@ func (r *Reader) instance(ctx context.Context, source string, data []byte) (pdfi
 // fewer than Options.Workers run, or returns nil at once when all are
 // busy: Parse reads a document's pages on it too (readPages).
 func (r *Reader) idle() pdfium.Pdfium {
+	if r.wanted() {
+		return nil
+	}
 	r.mu.Lock()
 	closed := r.done
 	r.mu.Unlock()
@@ -260,6 +267,9 @@ func (r *Reader) idle() pdfium.Pdfium {
 	r.lent.Add(1)
 	return inst
 }
+
+// wanted reports that a Parse is waiting for an instance.
+func (r *Reader) wanted() bool { return r.waiting.Load() > 0 }
 
 // ErrNoPage is returned (wrapped) by RenderPage for a page the PDF does
 // not have.
