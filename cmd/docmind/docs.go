@@ -4,12 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
 	"time"
+	"unicode"
 
 	"github.com/docmind/docmind"
 	"github.com/docmind/docmind/index"
@@ -116,7 +118,18 @@ func (a *app) ingestDocs(ctx context.Context, dir, abs string, follow bool, ques
 		early   = make(chan earlyRead, 1)
 		quiet   bool // early: the progress is no longer shown
 	)
+	// the files not read yet, whose names a question may give
+	var unread map[string]bool
+	if question != "" {
+		if files, _, err := loader.Walk([]string{abs}, loader.WalkOptions{FollowSymlinks: follow}); err == nil {
+			unread = map[string]bool{}
+			for _, f := range files {
+				unread[f.Path] = true
+			}
+		}
+	}
 	opt.Progress = func(pr ingest.Progress) {
+		delete(unread, pr.Last.Path)
 		mu.Lock()
 		results = append(results, pr.Last)
 		hush := quiet
@@ -128,7 +141,7 @@ func (a *app) ingestDocs(ctx context.Context, dir, abs string, follow bool, ques
 			return
 		}
 		// Called between two writes: the index holds every file read so far.
-		if res, err := ix.Resolve(ctx, question); err == nil && len(res.Documents) > 0 && len(res.Missing) == 0 {
+		if res, err := ix.Resolve(ctx, question); err == nil && len(res.Documents) > 0 && len(res.Missing) == 0 && namedForSure(ctx, ix, res, slices.Sorted(maps.Keys(unread))) {
 			mu.Lock()
 			quiet = true
 			mu.Unlock()
@@ -173,6 +186,60 @@ func (a *app) ingestDocs(ctx context.Context, dir, abs string, follow bool, ques
 		return nil, nil, nil, runErr
 	}
 	return ix, sum, func() {}, nil
+}
+
+// namedForSure reports that a resolution over part of a folder can be
+// trusted: the documents it names are named by their own names (a naming
+// term begins a word of a document's file name or entity, as
+// "2022" and the company's name do in a filing's), and no file still
+// unread has a name that holds every such term (a question naming a
+// company's 2022 filing when only its 2021 one is read). A question that
+// names documents only by words of their text ("which company ...") is
+// not: a term that picks out some of the documents read may be common to
+// those not read yet.
+func namedForSure(ctx context.Context, ix *index.Index, res index.Resolution, unread []string) bool {
+	profiles, err := ix.Profiles(ctx)
+	if err != nil {
+		return false
+	}
+	byPath := map[string]index.DocumentProfile{}
+	for _, p := range profiles {
+		byPath[p.Path] = p
+	}
+	var naming []string // the terms that name the documents by their names
+	for _, t := range res.Naming {
+		for _, d := range res.Documents {
+			p := byPath[d]
+			if wordStarts(t, index.FileNameWords(d)+" "+p.Entity) {
+				naming = append(naming, t)
+				break
+			}
+		}
+	}
+	if len(naming) == 0 {
+		return false
+	}
+	for _, f := range unread {
+		all := true
+		for _, t := range naming {
+			all = all && wordStarts(t, index.FileNameWords(f))
+		}
+		if all {
+			return false
+		}
+	}
+	return true
+}
+
+// wordStarts reports that term (analysed: lower case, perhaps stemmed)
+// begins a word of text.
+func wordStarts(term, text string) bool {
+	for _, w := range strings.FieldsFunc(strings.ToLower(text), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
+		if strings.HasPrefix(w, term) {
+			return true
+		}
+	}
+	return false
 }
 
 // earlyRead is what ingestDocs learns when the documents read so far
