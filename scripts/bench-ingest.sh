@@ -32,7 +32,7 @@ start=$SECONDS
 mkdir -p benchmarks/reports
 "$bin/benchtable" wrap -name perf-ingest -kind measurements \
   -title "PDF ingest vs pdftotext, 2 jobs each, $(nproc) cores ($docs)" \
-  -command "scripts/bench-ingest.sh $*" -seconds $((SECONDS - start)) -load "$load" \
+  -command "scripts/bench-ingest.sh${*:+ $*}" -seconds $((SECONDS - start)) -load "$load" \
   < "$bin/figures.json" > benchmarks/reports/perf-ingest.json
 go run ./scripts/benchtable
 cat "$bin/figures.json"
