@@ -60,7 +60,7 @@ func (a *app) docsIndex(ctx context.Context, docs string, follow bool, question 
 			// the cache's last use, which docmind gc's --cache-days reads
 			now := time.Now()
 			os.Chtimes(dir, now, now)
-			return a.docsReady(ix, sum, docs, stop)
+			return a.docsReady(ix, sum, docs, stop, nil)
 		}
 		if ctx.Err() != nil {
 			return nil, err
@@ -81,7 +81,7 @@ func (a *app) docsIndex(ctx context.Context, docs string, follow bool, question 
 		os.RemoveAll(tmp)
 		return nil, err
 	}
-	return a.docsReady(ix, sum, docs, func() { stop(); os.RemoveAll(tmp) })
+	return a.docsReady(ix, sum, docs, stop, func() { os.RemoveAll(tmp) })
 }
 
 // ingestDocs opens (creating) the index in dir and brings it up to date
@@ -269,10 +269,11 @@ func namedFiles(paths []string, root string) string {
 }
 
 // docsReady reports skipped files, checks that something usable was
-// indexed and registers the index to be closed (then cleanup run) when the
-// command ends.
-func (a *app) docsReady(ix *index.Index, sum *ingest.Summary, docs string, cleanup func()) (*index.Index, error) {
+// indexed and registers, for when the command ends, stop (what ingestDocs
+// still reads), then the index's closing, then cleanup.
+func (a *app) docsReady(ix *index.Index, sum *ingest.Summary, docs string, stop, cleanup func()) (*index.Index, error) {
 	release := func() {
+		stop() // what is still being read, before the index closes
 		ix.Close()
 		if cleanup != nil {
 			cleanup()
