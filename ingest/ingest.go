@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -159,9 +160,10 @@ type Options struct {
 //
 // Its JSON (ingest --json) is snake_case with the duration in
 // milliseconds: {"indexed", "unchanged", "skipped", "removed", "sections",
-// "pages", "bytes", "duration_ms", "results": [{"path", "status",
-// "reason", "format", "pages", "sections", "bytes", "ocr_pages", "ocr_ms",
-// "needs_ocr", "ocr_reason"}], "ocr_pages", "needs_ocr"}.
+// "pages", "bytes", "duration_ms", "pages_per_s", "peak_rss_bytes",
+// "results": [{"path", "status", "reason", "format", "pages", "sections",
+// "bytes", "ocr_pages", "ocr_ms", "needs_ocr", "ocr_reason"}],
+// "ocr_pages", "needs_ocr"}.
 type Summary struct {
 	// Results has one entry per file, in walk order, then removed ones.
 	Results   []Result      `json:"results"`
@@ -177,6 +179,14 @@ type Summary struct {
 	// OCRPages and NeedOCR add up the results' (see Result).
 	OCRPages int `json:"ocr_pages"`
 	NeedOCR  int `json:"needs_ocr"`
+
+	// PagesPerSec is Pages (those indexed by this run) over Duration.
+	PagesPerSec float64 `json:"pages_per_s"`
+	// PeakRSS is the process's peak resident set size when the run
+	// ended, in bytes (getrusage's maxrss; 0 where the system does not
+	// say): the memory the run needed at most, with whatever the process
+	// held before it.
+	PeakRSS int64 `json:"peak_rss_bytes"`
 }
 
 // MarshalJSON writes the summary with its duration in milliseconds.
@@ -274,6 +284,10 @@ func Run(ctx context.Context, ix Store, paths []string, opt Options) (*Summary, 
 		return nil, err
 	}
 	sum.Duration = time.Since(start)
+	if s := sum.Duration.Seconds(); s > 0 {
+		sum.PagesPerSec = math.Round(float64(sum.Pages)/s*10) / 10
+	}
+	sum.PeakRSS = PeakRSS()
 	return sum, nil
 }
 

@@ -43,6 +43,7 @@ func (a *app) askCmd() *cobra.Command {
 			if stream {
 				obs = printer
 			}
+			pf.question = joinArgs(args)
 			p, err := a.buildPipeline(ctx, c, &pf, obs)
 			if err != nil {
 				return err

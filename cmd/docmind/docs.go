@@ -4,10 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"time"
+	"unicode"
 
 	"github.com/docmind/docmind"
 	"github.com/docmind/docmind/index"
@@ -26,7 +30,11 @@ import (
 // this version cannot read) it builds the index in a temporary directory
 // removed when the command ends. Skipped files are reported on stderr;
 // stdout is untouched.
-func (a *app) docsIndex(ctx context.Context, docs string, follow bool) (*index.Index, error) {
+//
+// With a question (a one-shot ask), the index is handed over as soon as
+// it answers the question, while the rest of the folder is still read:
+// see ingestDocs.
+func (a *app) docsIndex(ctx context.Context, docs string, follow bool, question string) (*index.Index, error) {
 	abs, err := filepath.Abs(docs)
 	if err != nil {
 		return nil, fmt.Errorf("documents %s: %w", docs, err)
@@ -47,12 +55,12 @@ func (a *app) docsIndex(ctx context.Context, docs string, follow bool) (*index.I
 	}
 	var cacheErr error
 	if dir, err := index.CacheDirForIn(abs, a.getenv); err == nil {
-		ix, sum, err := a.ingestDocs(ctx, dir, abs, follow)
+		ix, sum, stop, err := a.ingestDocs(ctx, dir, abs, follow, question)
 		if err == nil {
 			// the cache's last use, which docmind gc's --cache-days reads
 			now := time.Now()
 			os.Chtimes(dir, now, now)
-			return a.docsReady(ix, sum, docs, nil)
+			return a.docsReady(ix, sum, docs, stop, nil)
 		}
 		if ctx.Err() != nil {
 			return nil, err
@@ -68,47 +76,204 @@ func (a *app) docsIndex(ctx context.Context, docs string, follow bool) (*index.I
 	if a.verbose > 0 {
 		fmt.Fprintf(a.stderr, "docmind: index cache unusable (%s); indexing into a temporary directory\n", oneLine(cacheErr))
 	}
-	ix, sum, err := a.ingestDocs(ctx, tmp, abs, follow)
+	ix, sum, stop, err := a.ingestDocs(ctx, tmp, abs, follow, question)
 	if err != nil {
 		os.RemoveAll(tmp)
 		return nil, err
 	}
-	return a.docsReady(ix, sum, docs, func() { os.RemoveAll(tmp) })
+	return a.docsReady(ix, sum, docs, stop, func() { os.RemoveAll(tmp) })
 }
 
 // ingestDocs opens (creating) the index in dir and brings it up to date
 // with the files at abs (follow: read symbolic links out of the folder).
-func (a *app) ingestDocs(ctx context.Context, dir, abs string, follow bool) (*index.Index, *ingest.Summary, error) {
+// stop ends what is still being read, when it returns early (below), and
+// waits for it; call it before closing the index.
+//
+// With a question, it returns as soon as the question names documents
+// that are read (the index's own resolution, index.Index.Resolve,
+// decides: documents it names, no name it cannot find) while others are
+// still being read: the answer comes from the part read so far, one line
+// on stderr says so, and the reading goes on while the question is
+// answered, then stops (the next run reads the rest). A question that
+// names none of the documents read waits for the whole folder.
+func (a *app) ingestDocs(ctx context.Context, dir, abs string, follow bool, question string) (ix *index.Index, sum *ingest.Summary, stop func(), err error) {
 	if err := os.MkdirAll(dir, sqlitedb.DirMode); err != nil {
-		return nil, nil, fmt.Errorf("create index directory: %w", err)
+		return nil, nil, nil, fmt.Errorf("create index directory: %w", err)
 	}
-	ix, err := index.Open(ctx, index.PathInDir(dir))
+	ix, err = index.Open(ctx, index.PathInDir(dir))
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	l, closeLoader := docmind.NewLoader()
-	defer closeLoader()
 	opt := ingest.Options{Parser: ingest.LoaderParser(l), Prune: true, FollowSymlinks: follow}
+	restore := a.boundIngestMemory()
 	// Reading a folder can take a while: say what is read, file by file
 	// (files unchanged since the last ask are not read and not listed;
 	// docsReady reports skipped ones).
 	bar := a.showProgress(&opt, false)
-	sum, err := ingest.Run(ctx, ix, []string{abs}, opt)
+	show := opt.Progress
+	var (
+		mu      sync.Mutex
+		results []ingest.Result
+		early   = make(chan earlyRead, 1)
+		quiet   bool // early: the progress is no longer shown
+	)
+	// the files not read yet, whose names a question may give
+	var unread map[string]bool
+	if question != "" {
+		if files, _, err := loader.Walk([]string{abs}, loader.WalkOptions{FollowSymlinks: follow}); err == nil {
+			unread = map[string]bool{}
+			for _, f := range files {
+				unread[f.Path] = true
+			}
+		}
+	}
+	opt.Progress = func(pr ingest.Progress) {
+		delete(unread, pr.Last.Path)
+		mu.Lock()
+		results = append(results, pr.Last)
+		hush := quiet
+		mu.Unlock()
+		if show != nil && !hush {
+			show(pr)
+		}
+		if question == "" || hush || pr.FilesDone >= pr.FilesTotal || (pr.Last.Status != ingest.Indexed && pr.Last.Status != ingest.Unchanged) {
+			return
+		}
+		// Called between two writes: the index holds every file read so far.
+		if res, err := ix.Resolve(ctx, question); err == nil && len(res.Documents) > 0 && len(res.Missing) == 0 && namedForSure(ctx, ix, res, slices.Sorted(maps.Keys(unread))) {
+			mu.Lock()
+			quiet = true
+			mu.Unlock()
+			early <- earlyRead{named: res.Documents, total: pr.FilesTotal}
+		}
+	}
+	ictx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	var runErr error
+	go func() {
+		defer close(done)
+		defer closeLoader()
+		sum, runErr = ingest.Run(ictx, ix, []string{abs}, opt)
+	}()
+	stop = func() { cancel(); <-done; restore() }
+	select {
+	case <-done:
+	case e := <-early:
+		if bar != nil {
+			bar.finish()
+		}
+		mu.Lock()
+		part := &ingest.Summary{Results: slices.Clone(results)}
+		mu.Unlock()
+		read := 0
+		for _, r := range part.Results {
+			part.NeedOCR += r.NeedOCR
+			if r.Status == ingest.Indexed || r.Status == ingest.Unchanged {
+				read++
+			}
+		}
+		fmt.Fprintf(a.stderr, "docmind: answered from %d of %d documents read so far; the question names %s, which %s read; the others are read on the next run\n",
+			read, e.total, namedFiles(e.named, abs), plural(len(e.named), "is", "are"))
+		return ix, part, stop, nil
+	}
+	stop()
 	if bar != nil {
 		bar.finish()
 	}
-	if err != nil {
+	if runErr != nil {
 		ix.Close()
-		return nil, nil, err
+		return nil, nil, nil, runErr
 	}
-	return ix, sum, nil
+	return ix, sum, func() {}, nil
+}
+
+// namedForSure reports that a resolution over part of a folder can be
+// trusted: the documents it names are named by their own names (a naming
+// term begins a word of a document's file name or entity, as
+// "2022" and the company's name do in a filing's), and no file still
+// unread has a name that holds every such term (a question naming a
+// company's 2022 filing when only its 2021 one is read). A question that
+// names documents only by words of their text ("which company ...") is
+// not: a term that picks out some of the documents read may be common to
+// those not read yet.
+func namedForSure(ctx context.Context, ix *index.Index, res index.Resolution, unread []string) bool {
+	profiles, err := ix.Profiles(ctx)
+	if err != nil {
+		return false
+	}
+	byPath := map[string]index.DocumentProfile{}
+	for _, p := range profiles {
+		byPath[p.Path] = p
+	}
+	var naming []string // the terms that name the documents by their names
+	for _, t := range res.Naming {
+		for _, d := range res.Documents {
+			p := byPath[d]
+			if wordStarts(t, index.FileNameWords(d)+" "+p.Entity) {
+				naming = append(naming, t)
+				break
+			}
+		}
+	}
+	if len(naming) == 0 {
+		return false
+	}
+	for _, f := range unread {
+		all := true
+		for _, t := range naming {
+			all = all && wordStarts(t, index.FileNameWords(f))
+		}
+		if all {
+			return false
+		}
+	}
+	return true
+}
+
+// wordStarts reports that term (analysed: lower case, perhaps stemmed)
+// begins a word of text.
+func wordStarts(term, text string) bool {
+	for _, w := range strings.FieldsFunc(strings.ToLower(text), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
+		if strings.HasPrefix(w, term) {
+			return true
+		}
+	}
+	return false
+}
+
+// earlyRead is what ingestDocs learns when the documents read so far
+// answer the question: the documents it names, of total files.
+type earlyRead struct {
+	named []string
+	total int
+}
+
+// namedFiles lists the documents a question names by their paths under
+// root: "a.pdf", "a.pdf and b.pdf", "a.pdf, b.pdf and 2 others".
+func namedFiles(paths []string, root string) string {
+	names := make([]string, len(paths))
+	for i, p := range paths {
+		names[i] = p
+		if rel, err := filepath.Rel(root, p); err == nil && !strings.HasPrefix(rel, "..") {
+			names[i] = rel
+		}
+	}
+	switch {
+	case len(names) == 1:
+		return names[0]
+	case len(names) <= 3:
+		return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
+	}
+	return fmt.Sprintf("%s, %s and %d others", names[0], names[1], len(names)-2)
 }
 
 // docsReady reports skipped files, checks that something usable was
-// indexed and registers the index to be closed (then cleanup run) when the
-// command ends.
-func (a *app) docsReady(ix *index.Index, sum *ingest.Summary, docs string, cleanup func()) (*index.Index, error) {
+// indexed and registers, for when the command ends, stop (what ingestDocs
+// still reads), then the index's closing, then cleanup.
+func (a *app) docsReady(ix *index.Index, sum *ingest.Summary, docs string, stop, cleanup func()) (*index.Index, error) {
 	release := func() {
+		stop() // what is still being read, before the index closes
 		ix.Close()
 		if cleanup != nil {
 			cleanup()

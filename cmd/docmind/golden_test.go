@@ -47,7 +47,7 @@ var volatileKeys = map[string]bool{
 	"duration_ms": true, "created": true, "updated": true, "ingested_at": true, "id": true,
 	"size_bytes": true, "latency_ms": true, "p50_ms": true, "p95_ms": true, "p99_ms": true, "mean_ms": true,
 	"run_id": true, "parent": true, "latency_p50_ms": true, "latency_p95_ms": true,
-	"index_ms": true, "search_ms": true,
+	"index_ms": true, "search_ms": true, "pages_per_s": true, "peak_rss_bytes": true,
 }
 
 // sectionID matches a section id, which hashes the document's absolute

@@ -31,13 +31,13 @@ func TestIngestThenAskFromIndex(t *testing.T) {
 	if err := json.Unmarshal([]byte(r.stdout), &raw); err != nil {
 		t.Fatal(err)
 	}
-	for _, k := range []string{"indexed", "unchanged", "skipped", "removed", "sections", "pages", "bytes", "duration_ms", "results", "ocr_pages", "needs_ocr"} {
+	for _, k := range []string{"indexed", "unchanged", "skipped", "removed", "sections", "pages", "bytes", "duration_ms", "results", "ocr_pages", "needs_ocr", "pages_per_s", "peak_rss_bytes"} {
 		if _, ok := raw[k]; !ok {
 			t.Errorf("ingest --json has no %q: %s", k, r.stdout)
 		}
 	}
-	if len(raw) != 11 {
-		t.Errorf("ingest --json has %d fields, want the 11 documented: %s", len(raw), r.stdout)
+	if len(raw) != 13 {
+		t.Errorf("ingest --json has %d fields, want the 13 documented: %s", len(raw), r.stdout)
 	}
 	if r.stderr != "" {
 		t.Errorf("ingest --json wrote to stderr:\n%s", r.stderr)
@@ -47,6 +47,9 @@ func TestIngestThenAskFromIndex(t *testing.T) {
 	r = runCLI(t, env, "ingest", "examples/contract")
 	if r.code != exitOK || !strings.HasPrefix(r.stdout, "0 indexed, 2 unchanged, 0 skipped") {
 		t.Fatalf("re-ingest exit %d:\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if !strings.Contains(r.stdout, "\npeak memory (RSS) ") || strings.Contains(r.stdout, "pages/s") {
+		t.Errorf("re-ingest summary: want the peak memory and no rate (no page read):\n%s", r.stdout)
 	}
 	lines := strings.Split(strings.TrimSpace(r.stderr), "\n")
 	if len(lines) != 2 {

@@ -25,7 +25,10 @@ type pipelineFlags struct {
 	docs string
 	// followSymlinks reads links out of the --docs folder.
 	followSymlinks bool
-	index          string
+	// question is the one question a one-shot ask runs: --docs may then
+	// answer it from the documents read so far (docsIndex).
+	question string
+	index    string
 	// createIndex creates the index when there is none (serve, whose
 	// documents can be uploaded) instead of failing.
 	createIndex bool
@@ -228,7 +231,7 @@ func (a *app) documentSource(ctx context.Context, pf *pipelineFlags) (docSource,
 	if pf.embed.model != "" {
 		fmt.Fprintln(a.stderr, "docmind: --embed-model applies to the index; --docs answers with BM25 only")
 	}
-	ix, err := a.docsIndex(ctx, pf.docs, pf.followSymlinks)
+	ix, err := a.docsIndex(ctx, pf.docs, pf.followSymlinks, pf.question)
 	if err != nil {
 		return docSource{}, err
 	}

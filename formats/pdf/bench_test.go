@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/docmind/docmind/formats/internal/fixture"
+	"github.com/docmind/docmind/internal/testenv"
 )
 
 // startup creates a Reader on cacheDir, parses one small PDF and closes
@@ -71,4 +72,32 @@ func BenchmarkParse(b *testing.B) {
 			b.ReportMetric(float64(pages)/b.Elapsed().Seconds(), "pages/s")
 		})
 	}
+}
+
+// BenchmarkParseFiling measures parsing one of the shared SEC filings
+// (../shared/fixtures/filings; skipped when absent) with a started
+// Reader: the per-page cost of a real, table-heavy document.
+func BenchmarkParseFiling(b *testing.B) {
+	dir := testenv.SharedPath(b, "fixtures", "filings")
+	files, _ := filepath.Glob(filepath.Join(dir, "*.pdf"))
+	if len(files) == 0 {
+		b.Skip("no filings")
+	}
+	data, err := os.ReadFile(files[0])
+	if err != nil {
+		b.Fatal(err)
+	}
+	r := reader(b)
+	ctx := context.Background()
+	b.SetBytes(int64(len(data)))
+	b.ResetTimer()
+	pages := 0
+	for i := 0; i < b.N; i++ {
+		doc, err := r.Parse(ctx, filepath.Base(files[0]), data)
+		if err != nil {
+			b.Fatal(err)
+		}
+		pages += doc.Pages
+	}
+	b.ReportMetric(float64(pages)/b.Elapsed().Seconds(), "pages/s")
 }

@@ -47,8 +47,9 @@ type line struct {
 }
 
 // extract opens the document and reads metadata, outline and the lines of
-// every page that loads.
-func extract(ctx context.Context, inst pdfium.Pdfium, source string, data []byte) (*rawDoc, error) {
+// every page that loads. more, when not nil, lends idle PDFium instances
+// to read pages alongside inst (see readPages).
+func extract(ctx context.Context, inst pdfium.Pdfium, source string, data []byte, more lender) (*rawDoc, error) {
 	od, err := inst.OpenDocument(&requests.OpenDocument{File: &data})
 	if err != nil {
 		return nil, openError(source, err)
@@ -76,17 +77,17 @@ func extract(ctx context.Context, inst pdfium.Pdfium, source string, data []byte
 			raw.labels[i+1] = strings.TrimSpace(l.Label)
 		}
 	}
-	for i := 0; i < raw.pages; i++ {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		lines, ok := pageLines(inst, doc, i)
-		if !ok {
+	pages, err := readPages(ctx, inst, doc, source, data, raw.pages, more)
+	if err != nil {
+		return nil, err
+	}
+	for i, p := range pages {
+		if !p.ok {
 			raw.unread = append(raw.unread, i+1)
 			continue
 		}
 		raw.loaded++
-		raw.lines = append(raw.lines, lines...)
+		raw.lines = append(raw.lines, p.lines...)
 	}
 	if raw.loaded == 0 {
 		return nil, formats.Errorf(source, formats.ErrCorrupt, "damaged PDF: none of its %d pages could be read", raw.pages)

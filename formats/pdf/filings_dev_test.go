@@ -71,7 +71,7 @@ func devRawDoc(t *testing.T, f string) *rawDoc {
 		}
 	}
 	inst, data := devInstance(t, f)
-	raw, err := extract(context.Background(), inst, f, data)
+	raw, err := extract(context.Background(), inst, f, data, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

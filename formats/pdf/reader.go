@@ -41,6 +41,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"sync"
+	"sync/atomic"
 
 	"github.com/docmind/docmind/document"
 	"github.com/docmind/docmind/formats"
@@ -61,8 +62,10 @@ const DefaultMaxFileSize = 512 << 20
 // Options configures a Reader. The zero value is usable.
 type Options struct {
 	// Workers is the number of PDFium instances that may run at once, and
-	// so the number of concurrent Parse calls; more wait. Default:
-	// GOMAXPROCS, at most 4.
+	// so the number of concurrent Parse calls; more wait. An instance no
+	// Parse uses reads pages of a document another is reading (chunks of
+	// pages through a bounded queue), so that one large document uses
+	// every core too. Default: GOMAXPROCS, at most 4.
 	Workers int
 	// CacheDir is where wazero keeps compiled code between processes.
 	// Empty means os.UserCacheDir()/docmind/wazero; "off" disables the
@@ -83,6 +86,11 @@ type Reader struct {
 	cache wazero.CompilationCache
 	mu    sync.Mutex
 	done  bool
+	// lent counts the instances idle lent to read pages alongside
+	// another (for tests).
+	lent atomic.Int64
+	// waiting counts the Parse calls waiting for an instance.
+	waiting atomic.Int32
 }
 
 // NewReader compiles PDFium (or loads it from the compilation cache) and
@@ -128,6 +136,17 @@ func NewReader(ctx context.Context, opts Options) (*Reader, error) {
 		}
 		return nil, fmt.Errorf("pdf: starting PDFium (WebAssembly): %w", err)
 	}
+	// Before instances run side by side: see warmInvokeTypes.
+	inst, err := pool.GetInstanceWithContext(ctx)
+	if err != nil {
+		pool.Close()
+		if cache != nil {
+			cache.Close(ctx)
+		}
+		return nil, fmt.Errorf("pdf: starting PDFium (WebAssembly): %w", err)
+	}
+	warmInvokeTypes(inst)
+	inst.Close()
 	return &Reader{opts: opts, pool: pool, cache: cache}, nil
 }
 
@@ -171,7 +190,11 @@ func (r *Reader) Parse(ctx context.Context, source string, data []byte) (doc *do
 		return nil, err
 	}
 	defer inst.Close()
-	raw, err := extract(ctx, inst, source, data)
+	var more lender
+	if r.opts.Workers > 1 {
+		more = r
+	}
+	raw, err := extract(ctx, inst, source, data, more)
 	if err != nil {
 		return nil, err
 	}
@@ -208,15 +231,45 @@ func (r *Reader) instance(ctx context.Context, source string, data []byte) (pdfi
 	if closed {
 		return nil, errors.New("pdf: use of a closed Reader")
 	}
+	r.waiting.Add(1)
 	inst, err := r.pool.GetInstanceWithContext(ctx)
+	r.waiting.Add(-1)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
 		return nil, fmt.Errorf("pdf: %s: no PDFium instance available: %w", source, err)
 	}
+	reuseCalls(inst)
 	return inst, nil
 }
+
+// idle lends a PDFium instance that no Parse is using, starting one when
+// fewer than Options.Workers run, or returns nil at once when all are
+// busy: Parse reads a document's pages on it too (readPages).
+func (r *Reader) idle() pdfium.Pdfium {
+	if r.wanted() {
+		return nil
+	}
+	r.mu.Lock()
+	closed := r.done
+	r.mu.Unlock()
+	if closed {
+		return nil
+	}
+	now, cancel := context.WithCancel(context.Background())
+	cancel() // take an idle instance or start one, never wait
+	inst, err := r.pool.GetInstanceWithContext(now)
+	if err != nil {
+		return nil
+	}
+	reuseCalls(inst)
+	r.lent.Add(1)
+	return inst
+}
+
+// wanted reports that a Parse is waiting for an instance.
+func (r *Reader) wanted() bool { return r.waiting.Load() > 0 }
 
 // ErrNoPage is returned (wrapped) by RenderPage for a page the PDF does
 // not have.
