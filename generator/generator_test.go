@@ -4,11 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/docmind/docmind/internal/samplecontract"
 	"github.com/docmind/docmind/judge"
+	"github.com/docmind/docmind/question"
+	"github.com/docmind/docmind/relevance"
 	"github.com/docmind/docmind/schema"
 )
 
@@ -160,7 +163,10 @@ func TestGeneratorAndJudge(t *testing.T) {
 		{"What is the warranty period?", false},
 	} {
 		a := generate(t, c.q, secs)
-		v, err := j.Judge(context.Background(), schema.JudgeRequest{Query: c.q, Response: a, Sections: secs})
+		// as the pipeline asks it: a question of several parts is judged
+		// part by part
+		d := &schema.Decomposition{SubQueries: question.Split(c.q)}
+		v, err := j.Judge(context.Background(), schema.JudgeRequest{Query: c.q, Response: a, Sections: secs, Decomposition: d})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -251,17 +257,23 @@ func TestGenerateSkipsSpecialCaseSection(t *testing.T) {
 	}
 }
 
-// A generator offers the judge only sentences that pass the checks of
-// package relevance: when none does, it says the documents do not
-// address the question. Here every row is a quarter's figure, and the
-// question asks for the year's; read with the table's header line run
-// into it, a row would look like an answer.
-func TestNoSentencePassesNoAnswer(t *testing.T) {
+// A generator ranks sentences by the decision model; when none passes
+// the checks of package relevance it offers the best of them, and the
+// judge refuses it, naming the rule. Here every row is a quarter's
+// figure, and the question asks for the year's.
+func TestNoSentencePassesTheJudgeRefuses(t *testing.T) {
 	secs := []schema.Section{{ID: "q", Title: "Selected Quarterly Financial Data", Page: 171, Source: "acme-10k-2015.pdf", DocEntity: "Acme Corporation",
 		Content: "2015 Quarter Ended March 31, June 30, September 30, December 31, (in thousands)\n\n" +
 			"Total revenue $ 618,476 $ 618,221 $ 629,884 $ 624,240 Net income $ 171,182 $ 79,460 $ 184,082 $ 137,851"}}
-	if got := generate(t, "What was Acme's total revenue for 2015?", secs); got != NotAddressed {
-		t.Errorf("a quarter's row offered for the year's figure:\n%s", got)
+	q := "What was Acme's total revenue for 2015?"
+	got := generate(t, q, secs)
+	v, err := judge.NewOffline().Judge(context.Background(), schema.JudgeRequest{Query: q, Response: got, Sections: secs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	named := slices.ContainsFunc(v.Findings, func(f schema.Finding) bool { return f.Rule == relevance.PeriodPartYear.Name })
+	if v.ShouldReturn || !named {
+		t.Errorf("a quarter's row for the year's figure: returned %v, findings %v:\n%s", v.ShouldReturn, v.Findings, got)
 	}
 	if got := generate(t, "What was Acme's total revenue in each quarter of 2015?", secs); !strings.HasPrefix(got, "Total revenue") {
 		t.Errorf("the quarter's row refused for a quarter's question:\n%s", got)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/docmind/docmind/internal/samplecontract"
 	"github.com/docmind/docmind/question"
+	"github.com/docmind/docmind/relevance"
 	"github.com/docmind/docmind/schema"
 )
 
@@ -37,8 +38,8 @@ func TestJudgeAcceptsExtractiveAnswer(t *testing.T) {
 	if v.IsHallucinated {
 		t.Fatalf("grounded answer rejected: %s", v.Reasoning)
 	}
-	if v.ConfidenceScore < 0.9 {
-		t.Errorf("confidence %.2f, want >= 0.9", v.ConfidenceScore)
+	if v.ConfidenceScore < DefaultMinConfidence {
+		t.Errorf("confidence %.2f, want >= %.2f", v.ConfidenceScore, DefaultMinConfidence)
 	}
 	if len(v.Claims) != 1 || !v.Claims[0].Supported {
 		t.Fatalf("claims = %+v", v.Claims)
@@ -211,8 +212,11 @@ func TestThresholdsChangeTheDecision(t *testing.T) {
 	secs := samplecontract.Sections()
 	strict := judgeOf(t, "", answer, secs, WithSupportThreshold(0.9))
 	lenient := judgeOf(t, "", answer, secs, WithSupportThreshold(0.3))
-	if !strict.IsHallucinated || lenient.IsHallucinated {
-		t.Errorf("strict hallucinated=%v, lenient hallucinated=%v (%s)", strict.IsHallucinated, lenient.IsHallucinated, lenient.Reasoning)
+	low := func(v *schema.Verdict) bool {
+		return slices.ContainsFunc(v.Findings, func(f schema.Finding) bool { return f.Rule == RuleSupport })
+	}
+	if !low(strict) || low(lenient) {
+		t.Errorf("strict finds low support %v, lenient %v (%s)", low(strict), low(lenient), lenient.Reasoning)
 	}
 	if NewOffline(WithThresholds(Thresholds{Support: 0.7, Window: 0})).Thresholds().Window != 1 {
 		t.Error("Window below 1 not raised to 1")
@@ -444,8 +448,10 @@ func TestJudgeSpecialCaseHeading(t *testing.T) {
 	}
 	q := "How many days of paid leave do employees receive each calendar year?"
 	v := judgeOf(t, q, "Part-Time Employees receive twelve (12) days of paid leave each calendar year, in proportion to their contracted hours. (See Part-Time Employees, page 5)", secs)
-	if !v.IsHallucinated || !strings.Contains(v.Reasoning, "special case") {
-		t.Errorf("the part-time answer was accepted or unexplained: %s", v.Reasoning)
+	// the model decides how much the rule counts (docs/decision.md); the
+	// verdict names it
+	if !slices.ContainsFunc(v.Findings, func(f schema.Finding) bool { return f.Rule == relevance.ScopeSpecialCase.Name }) {
+		t.Errorf("the part-time answer's findings do not name the special case: %+v", v.Findings)
 	}
 	if !slices.Contains(v.RejectedSections, "pt") {
 		t.Errorf("rejected %v, want the part-time section", v.RejectedSections)

@@ -28,8 +28,7 @@ func TestNamedCenturies(t *testing.T) {
 }
 
 func TestAnotherCentury(t *testing.T) {
-	checks := AllChecks(0)
-	checks.Focus = false
+	checks := float64(0)
 	for _, tt := range []struct {
 		q, claim string
 		fail     bool

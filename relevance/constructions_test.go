@@ -35,7 +35,7 @@ func TestConstructionsAddressTheFocus(t *testing.T) {
 	}
 	for _, tt := range tests {
 		f := Analyze(tt.q)
-		res := f.Check(Context{Claim: tt.claim, Passage: tt.claim}, Checks{Focus: true}, none, nil)
+		res := f.Check(Context{Claim: tt.claim, Passage: tt.claim}, float64(0), none, nil)
 		// the bound (obligation, calculation) word is one focus term; the
 		// others are stated
 		bound := 1.0 / float64(len(f.Focus))
@@ -90,7 +90,7 @@ func TestContrasts(t *testing.T) {
 }
 
 func TestOppositeOfTheQuestion(t *testing.T) {
-	checks := AllChecks(0.5)
+	checks := float64(0.5)
 	for _, tt := range []struct {
 		q, claim string
 		fail     bool
@@ -162,7 +162,7 @@ func TestWithoutNon(t *testing.T) {
 
 // findsCheck runs the checks on claim, read as its own passage, and
 // reports whether one finding is of check, with the findings.
-func findsCheck(checks Checks, q, claim, check string) (bool, []Finding) {
+func findsCheck(checks float64, q, claim, check string) (bool, []Finding) {
 	res := Analyze(q).Check(Context{Claim: claim, Passage: claim}, checks, nil, nil)
 	for _, f := range res.Findings {
 		if f.Check == check {
@@ -179,7 +179,7 @@ func findsCheck(checks Checks, q, claim, check string) (bool, []Finding) {
 // correction whose "but" part holds what the question is about, or a
 // hedge ("not known whether").
 func TestNegationConstructions(t *testing.T) {
-	checks := AllChecks(0)
+	checks := float64(0)
 	for _, tt := range []struct {
 		q, claim string
 		fail     bool

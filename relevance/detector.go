@@ -30,8 +30,6 @@ type Detector struct {
 	// Run reports the detector's findings on p; nil for a detector run by
 	// another package (the judge's).
 	Run func(p *Pass)
-	// gate is the switch of Checks that turns the detector on.
-	gate func(Checks) bool
 }
 
 // Family returns the part of the name before the dot ("period").
@@ -163,13 +161,12 @@ func (p *Pass) Fired(d *Detector) bool {
 	return p.fired[d]
 }
 
-// run runs the detectors of this package that ch turns on and that are
-// enabled, in registration order (a detector's requirements are
-// registered before it).
-func (p *Pass) run(ch Checks) {
+// run runs the enabled detectors of this package, in registration order
+// (a detector's requirements are registered before it).
+func (p *Pass) run() {
 	p.fired = map[*Detector]bool{}
 	for _, d := range registry {
-		if d.Run == nil || d.gate == nil || !d.gate(ch) || !Enabled(d.Name) {
+		if d.Run == nil || !Enabled(d.Name) {
 			continue
 		}
 		p.current = d

@@ -3,8 +3,7 @@ package relevance
 import "testing"
 
 func TestAnotherModifier(t *testing.T) {
-	checks := AllChecks(0)
-	checks.Focus = false
+	checks := float64(0)
 	for _, tt := range []struct {
 		q, claim string
 		fail     bool

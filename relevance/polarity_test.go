@@ -3,8 +3,7 @@ package relevance
 import "testing"
 
 func TestImplicitNegativeInClaim(t *testing.T) {
-	checks := AllChecks(0)
-	checks.Focus = false
+	checks := float64(0)
 	for _, tt := range []struct {
 		q, claim string
 		fail     bool
@@ -26,8 +25,7 @@ func TestImplicitNegativeInClaim(t *testing.T) {
 }
 
 func TestSpatialRelationAndPrefixedModifier(t *testing.T) {
-	checks := AllChecks(0)
-	checks.Focus = false
+	checks := float64(0)
 	for _, tt := range []struct {
 		q, claim string
 		fail     bool
@@ -45,8 +43,7 @@ func TestSpatialRelationAndPrefixedModifier(t *testing.T) {
 }
 
 func TestSwappedRoles(t *testing.T) {
-	checks := AllChecks(0)
-	checks.Focus = false
+	checks := float64(0)
 	for _, tt := range []struct {
 		q, claim string
 		fail     bool

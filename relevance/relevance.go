@@ -1011,19 +1011,6 @@ func StatesMonth(month, text string) bool {
 	return NewText(text).hasPeriod(m)
 }
 
-// Checks names the checks to run; the zero value runs none.
-type Checks struct {
-	Entity, Period, Quantity, Type, Focus, Scope, Polarity bool
-	// MinFocus is the least weighted share of the focus terms the passage
-	// (or heading) must address.
-	MinFocus float64
-}
-
-// AllChecks runs every check with the given focus threshold.
-func AllChecks(minFocus float64) Checks {
-	return Checks{Entity: true, Period: true, Quantity: true, Type: true, Focus: true, Scope: true, Polarity: true, MinFocus: minFocus}
-}
-
 // Matcher says whether a prepared text mentions a focus stem, possibly in
 // other words; nil means exact stems only.
 type Matcher func(stem string, x Text) bool
@@ -1050,11 +1037,12 @@ type Result struct {
 func (r Result) OK() bool { return len(r.Findings) == 0 }
 
 // Check checks a statement in its context against the frame: it runs
-// every detector (see Detectors) that ch turns on and that is enabled, and
-// returns their findings with the focus shares.
-func (f Frame) Check(c Context, ch Checks, match Matcher, weight Weigher) Result {
+// every enabled detector (see Detectors) and returns their findings with
+// the focus shares. minFocus is the least weighted share of the focus
+// terms the passage (or heading) must address (focus.share).
+func (f Frame) Check(c Context, minFocus float64, match Matcher, weight Weigher) Result {
 	var res Result
-	p := &Pass{Frame: &f, Context: &c, Match: match, Weight: weight, MinFocus: ch.MinFocus, Result: &res}
+	p := &Pass{Frame: &f, Context: &c, Match: match, Weight: weight, MinFocus: minFocus, Result: &res}
 	p.around = NewText(c.Claim + "\n" + c.Passage + "\n" + c.Heading)
 	p.doc = NewText(c.Document)
 	p.before = p.around
@@ -1081,7 +1069,7 @@ func (f Frame) Check(c Context, ch Checks, match Matcher, weight Weigher) Result
 	}
 	res.ClaimFocus, _, _ = f.focus(NewText(claim+"\n"+c.Heading), match, weight)
 	res.ExactFocus, _, res.MaxMissing = f.focus(p.subject, nil, weight)
-	p.run(ch)
+	p.run()
 	return res
 }
 

@@ -81,7 +81,7 @@ func TestAnalyze(t *testing.T) {
 }
 
 func TestCheck(t *testing.T) {
-	checks := AllChecks(0.5)
+	checks := float64(0.5)
 	tests := []struct {
 		name, q string
 		c       Context

@@ -220,7 +220,7 @@ type Verdict struct {
 	// irrelevant to the question; the retriever excludes them on a retry.
 	RejectedSections []string `json:"rejected_sections,omitempty"`
 	// Signals are the answer's signals that the offline judge estimated
-	// its confidence from, by name (judge.CalibrationSignals); empty when
+	// its confidence from, by name (judge.DecisionSignals); empty when
 	// the confidence is not a calibrated estimate.
 	Signals map[string]float64 `json:"signals,omitempty"`
 	// Conflicts are the figures of the answer that another retrieved
