@@ -5,20 +5,17 @@ import (
 	"fmt"
 	"math"
 	"sort"
-
-	"github.com/docmind/docmind/judge"
 )
 
-// RiskModel is a logistic regression over an answer's features (the
-// judge's decision signals, judge.DecisionSignals), for the learned
-// candidate of `docmind eval judge`: the
+// RiskModel is a logistic regression over an answer's features
+// (riskFeatures), for the learned candidate of `docmind eval judge`: the
 // probability that the answer is hallucinated is
 // sigmoid(Bias + sum_i Weights[i] * (x_i - Mean[i]) / Scale[i]), and the
 // answer is judged hallucinated when it reaches Threshold. Train one with
 // Train on labelled assessments.
 type RiskModel struct {
 	// Features names the features the weights apply to
-	// (judge.DecisionSignals at training time); Probability refuses vectors of another length.
+	// (riskFeatureNames at training time); Probability refuses vectors of another length.
 	Features []string  `json:"features"`
 	Mean     []float64 `json:"mean"`
 	Scale    []float64 `json:"scale"`
@@ -92,8 +89,8 @@ func TrainRisk(x [][]float64, gold []bool, opts RiskTrainOptions) (RiskModel, er
 	}
 	n := float64(len(x))
 	m := RiskModel{Mean: make([]float64, d), Scale: make([]float64, d), Weights: make([]float64, d)}
-	if d == len(judge.DecisionSignals()) {
-		m.Features = judge.DecisionSignals()
+	if d == len(riskFeatureNames) {
+		m.Features = riskFeatureNames
 	}
 	for j := range d {
 		var s, ss float64

@@ -37,7 +37,7 @@ func RunDeterministicSweep(ctx context.Context, scorer *judge.Offline, variants 
 		for i, v := range variants {
 			vs[i] = v.Judge.Decide(a)
 		}
-		return vs, decisionFeatures(a), nil
+		return vs, riskFeatures(a), nil
 	}, sources, opts)
 	if err != nil {
 		return nil, err
@@ -47,16 +47,6 @@ func RunDeterministicSweep(ctx context.Context, scorer *judge.Offline, variants 
 		cands[i] = Candidate{Name: v.Name, Outcomes: out[i], Learn: v.Learn}
 	}
 	return cands, nil
-}
-
-// decisionFeatures are the features of the learned candidate: the
-// judge's decision signals (zeros when it has none, for an answer
-// without a question or a claim).
-func decisionFeatures(a *judge.Assessment) []float64 {
-	if x := a.DecisionInputs(); x != nil {
-		return x
-	}
-	return make([]float64, len(judge.DecisionSignals()))
 }
 
 // BenchmarkThresholds are the deterministic judge's thresholds for
@@ -81,7 +71,7 @@ var NovelTermGrid = func() []int {
 }()
 
 // LearnedCandidate names the offline candidate whose decision is a
-// logistic model over the judge's decision signals (judge.DecisionSignals) trained per fold; its claim spans
+// logistic model over riskFeatureNames trained per fold; its claim spans
 // are the claims carrying novel terms (WithMaxNovelTerms(0)).
 const LearnedCandidate = "logistic"
 
