@@ -236,27 +236,6 @@ func TestBestSentenceLeads(t *testing.T) {
 	}
 }
 
-// A section headed by a special case the sections name ("Part-Time
-// Employees" among mentions of employees) does not answer for employees:
-// the generator quotes the general section even when the special case
-// ranks first, and quotes the special case when the question asks about it.
-func TestGenerateSkipsSpecialCaseSection(t *testing.T) {
-	secs := []schema.Section{
-		{ID: "pt", Title: "Part-Time Employees", Page: 5, Source: "handbook.md", RelevanceScore: 1,
-			Content: "Part-Time Employees receive twelve (12) days of paid leave each calendar year, in proportion to their contracted hours."},
-		{ID: "leave", Title: "Paid Leave", Page: 4, Source: "handbook.md", RelevanceScore: 0.5,
-			Content: "Employees receive twenty-five (25) days of paid leave each calendar year. Employees request leave at least two weeks in advance."},
-	}
-	got := generate(t, "How many days of paid leave do employees receive each calendar year?", secs)
-	if !strings.HasPrefix(got, "Employees receive twenty-five (25) days") || strings.Contains(got, "twelve") {
-		t.Errorf("answer for employees:\n%s", got)
-	}
-	got = generate(t, "How many days of paid leave do part-time employees receive each calendar year?", secs)
-	if !strings.HasPrefix(got, "Part-Time Employees receive twelve (12) days") {
-		t.Errorf("answer for part-time employees:\n%s", got)
-	}
-}
-
 // A generator ranks sentences by the decision model; when none passes
 // the checks of package relevance it offers the best of them, and the
 // judge refuses it, naming the rule. Here every row is a quarter's
@@ -283,8 +262,7 @@ func TestNoSentencePassesTheJudgeRefuses(t *testing.T) {
 // The sentence that goes on from the lead ("This produces …") follows it,
 // ahead of the other sentences quoted, when it states a term of the
 // question (SQuAD 2.0's "Immune system" article, paragraph 49); one that
-// states none, or that goes on about another year than the question
-// asks about, is not added.
+// states none is not added.
 func TestContinuationFollowsTheLead(t *testing.T) {
 	para := "The complement system is a biochemical cascade that attacks the surfaces of foreign cells. " +
 		"After complement proteins initially bind to the microbe, they activate their protease activity, which in turn activates other complement proteases, and so on. " +
@@ -301,13 +279,5 @@ func TestContinuationFollowsTheLead(t *testing.T) {
 	secs[0].Content = strings.Replace(plain, "amplifies the initial signal", "amplifies the first signal", 1)
 	if got := generate(t, "Which complement proteins activate their protease activity?", secs); strings.Contains(got, "This produces") {
 		t.Errorf("a next sentence about none of the question's terms was added:\n%s", got)
-	}
-	// nor one that goes on about another year than the question asks
-	// about (Salesforce's 10-Q for the third quarter of fiscal 2023, page 30)
-	secs[0].Source, secs[0].DocEntity = "salesforce-10q-2023q3.pdf", "Salesforce, Inc."
-	secs[0].Content = "Beginning in July 2022, we saw more measured buying behavior from our customers resulting in stretched sales cycles and deal compression. " +
-		"These trends continued in the third quarter of fiscal 2023 as we saw a more challenging buying environment."
-	if got := generate(t, "What changes in customer buying behavior did Salesforce see in July 2022?", secs); !strings.HasPrefix(got, "Beginning in July 2022") || strings.Contains(got, "These trends") {
-		t.Errorf("want the lead alone, not a sentence going on about fiscal 2023:\n%s", got)
 	}
 }

@@ -11,7 +11,6 @@ import (
 
 	"github.com/docmind/docmind/internal/samplecontract"
 	"github.com/docmind/docmind/question"
-	"github.com/docmind/docmind/relevance"
 	"github.com/docmind/docmind/schema"
 )
 
@@ -431,39 +430,6 @@ func TestJudgeMultiPartLeavesAPartUnanswered(t *testing.T) {
 	}
 	if v := judge("By how much may the Provider increase the Fees at renewal and where else?", cap4+" (See Fee Adjustments, page 6)"); strings.Contains(v.Reasoning, unanswered) {
 		t.Errorf("an elliptical part is required on its own: %s", v.Reasoning)
-	}
-}
-
-// A section whose heading narrows the question's focus to a special case
-// the documents name ("Part-Time Employees" among mentions of employees)
-// states what holds for that case: it does not answer a question about
-// employees, and the section is rejected for a retry; the general
-// section does answer.
-func TestJudgeSpecialCaseHeading(t *testing.T) {
-	secs := []schema.Section{
-		{ID: "leave", Title: "Paid Leave", Page: 4, Source: "handbook.md",
-			Content: "Employees receive twenty-five (25) days of paid leave each calendar year. Employees request leave at least two weeks in advance."},
-		{ID: "pt", Title: "Part-Time Employees", Page: 5, Source: "handbook.md",
-			Content: "Part-Time Employees receive twelve (12) days of paid leave each calendar year, in proportion to their contracted hours."},
-	}
-	q := "How many days of paid leave do employees receive each calendar year?"
-	v := judgeOf(t, q, "Part-Time Employees receive twelve (12) days of paid leave each calendar year, in proportion to their contracted hours. (See Part-Time Employees, page 5)", secs)
-	// the model decides how much the rule counts (docs/decision.md); the
-	// verdict names it
-	if !slices.ContainsFunc(v.Findings, func(f schema.Finding) bool { return f.Rule == relevance.ScopeSpecialCase.Name }) {
-		t.Errorf("the part-time answer's findings do not name the special case: %+v", v.Findings)
-	}
-	if !slices.Contains(v.RejectedSections, "pt") {
-		t.Errorf("rejected %v, want the part-time section", v.RejectedSections)
-	}
-	v = judgeOf(t, q, "Employees receive twenty-five (25) days of paid leave each calendar year. (See Paid Leave, page 4)", secs)
-	if v.IsHallucinated {
-		t.Errorf("the general answer was refused: %s", v.Reasoning)
-	}
-	// a question about the special case is answered by it
-	v = judgeOf(t, "How many days of paid leave do part-time employees receive each calendar year?", "Part-Time Employees receive twelve (12) days of paid leave each calendar year, in proportion to their contracted hours. (See Part-Time Employees, page 5)", secs)
-	if v.IsHallucinated {
-		t.Errorf("the part-time answer to the part-time question was refused: %s", v.Reasoning)
 	}
 }
 

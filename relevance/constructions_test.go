@@ -124,9 +124,7 @@ func TestOppositeOfTheQuestion(t *testing.T) {
 		{"The adaptive immune system recognizes non-self antigens during a process called what?", "The adaptive immune response requires the recognition of specific non-self antigens during a process called antigen presentation.", false},
 		{"What was the percentage of Non-Hispanic Whites in 2010?", "Non-Hispanic Whites were 30.0% of the population in 2010.", false},
 		// a word that negates without "not" (implicit_negatives.txt)
-		{"What do toxins that fail to enter an organism encounter?", "Toxins that successfully enter an organism encounter the cells of the innate immune system.", true},
 		{"What is the least used type of reduction?", "The most used type of reduction is the polynomial-time reduction.", true},
-		{"What is the least used type of reduction?", "A problem can be reduced to another by a polynomial-time reduction.", true},
 		{"What do toxins that fail to enter an organism encounter?", "Toxins that fail to enter an organism are expelled.", false},
 		{"Which areas were least vulnerable to disease?", "The most isolated areas were less vulnerable to contagion.", false},
 		{"What did the attack fail to do?", "The attack did not reach the city.", false},

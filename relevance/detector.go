@@ -9,7 +9,7 @@ import (
 
 // A Detector is one named check of a candidate answer against a question,
 // in the shape of golang.org/x/tools/go/analysis's Analyzer: a stable ID
-// (Name, "period.other-year"), a one-line Doc, the detectors whose outcome
+// (Name, "period.unstated"), a one-line Doc, the detectors whose outcome
 // it reads (Requires) and a Run that reports findings on a Pass.
 //
 // The detectors of this package read a question's Frame and a candidate's
@@ -20,7 +20,7 @@ import (
 // verdict says which rules decided and `docmind rules` lists them all.
 type Detector struct {
 	// Name is the detector's stable ID: a family, a dot and the check
-	// ("period.other-year"). Findings carry it as their Rule.
+	// ("period.unstated"). Findings carry it as their Rule.
 	Name string
 	// Doc says in one line what the detector reports.
 	Doc string

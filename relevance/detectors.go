@@ -100,35 +100,6 @@ var (
 			}
 		},
 	})
-	PeriodOtherYear = Register(&Detector{
-		Name: "period.other-year",
-		Doc:  "the answer is dated by other years than the question names",
-		Run: func(p *Pass) {
-			if p.Context.Row {
-				return
-			}
-			if stated, ok := p.Frame.otherYears(p.Context.Claim); !ok {
-				p.Reportf("the answer states %s, not %s, which the question asks about", strings.Join(stated, ", "), strings.Join(p.Frame.years(), ", "))
-			}
-		},
-	})
-	PeriodOtherCentury = Register(&Detector{
-		Name: "period.other-century",
-		Doc:  "the answer is dated by another century than the question names",
-		Run: func(p *Pass) {
-			f := p.Frame
-			if p.Context.Row {
-				return
-			}
-			if stated, ok := f.otherCenturies(p.Context.Claim); !ok {
-				names := make([]string, len(f.centuries))
-				for i, n := range f.centuries {
-					names[i] = centuryName(n)
-				}
-				p.Reportf("the answer states %s, not %s, which the question asks about", strings.Join(stated, ", "), strings.Join(names, " or "))
-			}
-		},
-	})
 	PeriodOtherMonth = Register(&Detector{
 		Name: "period.other-month",
 		Doc:  "the answer is dated by other months than the question names",
@@ -172,25 +143,6 @@ var (
 			}
 		},
 	})
-	// a measure per unit ("earnings per share") is stated per unit: a row
-	// of its computation is not
-	FocusPerUnit = Register(&Detector{
-		Name: "focus.per-unit",
-		Doc:  "the question asks for a measure per unit and the answer does not state one per unit",
-		Run: func(p *Pass) {
-			f, c := p.Frame, p.Context
-			if !figureType(f.Type) || !reAsksPer.MatchString(f.Question) {
-				return
-			}
-			own := c.Claim
-			if i := strings.LastIndexByte(rowLabel(c.Claim), ':'); c.Row && i >= 0 {
-				own = c.Claim[i+1:] // the row without its group's label
-			}
-			if !rePerWord.MatchString(own) {
-				p.Report("the question asks for a measure per unit, which the answer does not state per unit")
-			}
-		},
-	})
 	QuantityMissing = Register(&Detector{
 		Name: "quantity.missing",
 		Doc:  "a number the question states is not in the answer's passage",
@@ -222,19 +174,6 @@ var (
 			}
 		},
 	})
-	ScopeComplement = Register(&Detector{
-		Name: "scope.complement",
-		Doc:  "a table's answer names what the question asks for only after a word that makes it another measure (\"cost of …\")",
-		Run: func(p *Pass) {
-			c := p.Context
-			if !c.Row && !Tabular(c.Claim) {
-				return
-			}
-			if w := p.Frame.complementOnly(c.Claim); w != "" {
-				p.Reportf("the answer names what the question asks for only after %q: it states another measure", w)
-			}
-		},
-	})
 	ScopeOtherHead = Register(&Detector{
 		Name: "scope.other-head",
 		Doc:  "a table row's label is headed by another measure than the question asks for",
@@ -247,38 +186,12 @@ var (
 			}
 		},
 	})
-	PeriodOpeningBalance = Register(&Detector{
-		Name: "period.opening-balance",
-		Doc:  "a table row states a balance at the beginning of its period, not at the date asked about",
-		Run: func(p *Pass) {
-			c := p.Context
-			if (c.Row || Tabular(c.Claim)) && p.Frame.openingOnly(rowLabel(c.Claim)) {
-				p.Report("the answer's row states a balance at the beginning of its period, not at the date the question asks about")
-			}
-		},
-	})
 	ScopePartHeading = Register(&Detector{
 		Name: "scope.part-heading",
 		Doc:  "the answer's section is headed by a part (a segment, a subsidiary) the question does not ask about",
 		Run: func(p *Pass) {
 			if part := p.Frame.partHeading(p.Context.Heading); part != "" {
 				p.Reportf("the answer's section is about the %s, a part the question does not ask about", part)
-			}
-		},
-	})
-	// a section headed by a special case the sections name ("Enterprise
-	// Clients" where most mentions are of clients) states what holds for
-	// that case, not what the question asks about
-	ScopeSpecialCase = Register(&Detector{
-		Name: "scope.special-case", Requires: []*Detector{ScopePartHeading},
-		Doc: "the answer's section is headed by a special case of what the question asks about (\"Enterprise Clients\" for clients)",
-		Run: func(p *Pass) {
-			c := p.Context
-			if p.Fired(ScopePartHeading) {
-				return
-			}
-			if m, w := p.Frame.HeadingNarrows(c.Heading); m != "" && c.Sections != nil && SpecialCase(c.Sections, m, w) {
-				p.Reportf("the answer's section is about %q, a special case of what the question asks about", m+" "+w)
 			}
 		},
 	})
@@ -308,58 +221,12 @@ var (
 			}
 		},
 	})
-	ScopeMemberRow = Register(&Detector{
-		Name: "scope.member-row", Requires: []*Detector{ScopeRowGroup},
-		Doc: "a table row is one member of the group the question asks about, not its total",
-		Run: func(p *Pass) {
-			c := p.Context
-			if !c.Row || p.Fired(ScopeRowGroup) {
-				return
-			}
-			if label := ownLabel(c.Claim); p.Frame.memberRow(label, c.Scope) {
-				p.Reportf("the answer's row %q is one part of %q", label, c.Scope)
-			}
-		},
-	})
 	PolarityOpposite = Register(&Detector{
 		Name: "polarity.opposite",
 		Doc:  "the answer states the opposite (an antonym) of a word of the question",
 		Run: func(p *Pass) {
 			if w := p.Frame.opposite(NewText(p.Context.Claim)); w != "" {
 				p.Reportf("the answer states %q, the opposite of what the question asks", w)
-			}
-		},
-	})
-	PolarityPositive = Register(&Detector{
-		Name: "polarity.positive", Requires: []*Detector{PolarityOpposite},
-		Doc: "the question asks about a negative word (\"failed\", \"lack\") and the answer states the positive",
-		Run: func(p *Pass) {
-			if p.Fired(PolarityOpposite) {
-				return
-			}
-			if w := p.Frame.positiveOf(NewText(p.Context.Claim)); w != "" {
-				p.Reportf("the question asks about %q, which the answer does not state: it states the positive", w)
-			}
-		},
-	})
-	PolarityOtherModifier = Register(&Detector{
-		Name: "polarity.other-modifier", Requires: []*Detector{PolarityOpposite, PolarityPositive},
-		Doc: "the answer narrows a word of the question by another adjective than the question's",
-		Run: func(p *Pass) {
-			if p.Fired(PolarityOpposite) || p.Fired(PolarityPositive) {
-				return
-			}
-			if stated, asked := p.Frame.otherModifier(p.Context.Claim); stated != "" {
-				p.Reportf("the answer is about the %q, not the %q the question asks about", stated, asked)
-			}
-		},
-	})
-	PolaritySwappedRoles = Register(&Detector{
-		Name: "polarity.swapped-roles",
-		Doc:  "the answer states what the question asks about as the one who did it",
-		Run: func(p *Pass) {
-			if p.Frame.swappedRoles(p.Context.Claim) {
-				p.Report("the answer states what the question asks about as the one who did it: the roles are swapped")
 			}
 		},
 	})

@@ -112,19 +112,10 @@ type Frame struct {
 	FocusWords map[string]string
 	// entityTokens are the folded significant tokens of each entity.
 	entityTokens [][]string
-	// centuries are the centuries the question names (see otherCenturies)
-	centuries []int
-	// modifiers are the question's words narrowed by an adjective, with
-	// it (see otherModifier)
-	modifiers [][2]string
 	// compounds are the pairs of focus stems the question puts side by
 	// side that end with a measure noun ("net income", "income taxes",
 	// "jet fuel cost"): one measure's name.
 	compounds [][2]string
-	// roleVerb and roleObject are the stem of the verb and the first word
-	// of the object of a question that asks who did something ("calibr",
-	// "newer" of "Who calibrated newer studies?"; see swappedRoles)
-	roleVerb, roleObject string
 	// opener is the index in Entities of the one-word name that opens the
 	// question ("Outside of livestock, …"), or -1: its capital may only
 	// be the question's (see writtenInLowerCase).
@@ -177,7 +168,7 @@ type Context struct {
 // Finding is one way a statement fails to answer the question.
 type Finding struct {
 	// Rule is the ID of the detector that reported it
-	// ("period.other-year"; see Detectors).
+	// ("period.unstated"; see Detectors).
 	Rule string
 	// Check is the rule's family: "entity", "period", "quantity", "type",
 	// "focus", "scope", "polarity" or "kind".
@@ -244,13 +235,10 @@ func Analyze(question string) Frame {
 	for _, m := range reQuarter.FindAllStringSubmatch(question, -1) {
 		addP("q" + quarterNumber(m))
 	}
-	f.centuries = namedCenturies(question)
-	f.modifiers = modifiers(question)
 	qtoks := textproc.Tokens(wordvec.Fold(question))
 	f.relations = relationsOf(qtoks)
 	f.negatedByNon = negatedByNon(qtoks)
 	f.implicit = implicitNegativesOf(qtoks)
-	f.roleVerb, f.roleObject = agentRole(question)
 	words := reWord.FindAllString(question, -1)
 	for i, w := range words {
 		lw := strings.ToLower(w)

@@ -95,6 +95,10 @@ func TestNumberInANameIsNoQuantity(t *testing.T) {
 	}
 }
 
+func hasRule(res Result, rule string) bool {
+	return slices.ContainsFunc(res.Findings, func(f Finding) bool { return f.Rule == rule })
+}
+
 // A count of what the question counts stated as where something is ("in
 // over 1,000 stores") counts a subset: the stores that have it.
 func TestSubsetCount(t *testing.T) {
@@ -113,8 +117,4 @@ func TestSubsetCount(t *testing.T) {
 			t.Errorf("%q / %q: part of total %v, want %v (%v)", tt.q, tt.claim, got, tt.want, res.Findings)
 		}
 	}
-}
-
-func hasRule(res Result, rule string) bool {
-	return slices.ContainsFunc(res.Findings, func(f Finding) bool { return f.Rule == rule })
 }

@@ -236,7 +236,7 @@ type Verdict struct {
 // Finding is one rule's finding on an answer or a candidate answer.
 type Finding struct {
 	// Rule is the ID of the detector that reported it
-	// ("period.other-year").
+	// ("period.unstated").
 	Rule string `json:"rule"`
 	// Claim is the statement it concerns; empty for the whole answer.
 	Claim string `json:"claim,omitempty"`

@@ -90,7 +90,7 @@ pays, costs, keep, totals}]}.
 each set are those without them: measure a group of rules together (single
 ablations miss rules that stand in for each other).`,
 		Example: `  docmind eval rules --json > rules.json
-  docmind eval rules --sets contract,filings --rules period.other-year,scope.part-of-total`,
+  docmind eval rules --sets contract,filings --rules period.unstated,scope.row-group`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
