@@ -13,6 +13,7 @@ package generator
 import (
 	"context"
 	"fmt"
+	"math"
 	"regexp"
 	"slices"
 	"sort"
@@ -20,6 +21,7 @@ import (
 
 	"github.com/docmind/docmind/facts"
 	"github.com/docmind/docmind/internal/wordlists"
+	"github.com/docmind/docmind/judge"
 	"github.com/docmind/docmind/lexicon"
 	"github.com/docmind/docmind/question"
 	"github.com/docmind/docmind/relevance"
@@ -70,19 +72,12 @@ type Offline struct {
 	synWeight                 float64
 }
 
-// passing keeps the candidates that answer the question (see package
-// relevance): about the entities and periods it names, stating the kind
-// of answer it asks for, with its polarity; they keep their order. When
-// none does, it returns none, and the answer says the documents do not
-// address the question: a sentence that fails these checks is not
-// offered to the judge, which may read it with other sentences run
-// into one claim (a table's header line and the rows under it) and miss
-// what each fails. The candidates passed over are returned with the
-// rules that passed them over.
-func (g *Offline) passing(req schema.GenerateRequest, cands []candidate) (out []candidate, over []passedOver) {
+// rules returns, for each candidate, the IDs of the detectors that fire
+// on it (package relevance): another entity or period than the question
+// names, not the kind of answer it asks for, the opposite polarity … The
+// generator reads the same detectors, on the same context, as the judge.
+func (g *Offline) rules(req schema.GenerateRequest, cands []candidate) [][]string {
 	frame := relevance.Analyze(req.Query)
-	checks := relevance.AllChecks(0)
-	checks.Focus = false
 	sents := map[int][]string{}
 	contents := make([]string, len(req.Sections))
 	for i, s := range req.Sections {
@@ -98,6 +93,7 @@ func (g *Offline) passing(req schema.GenerateRequest, cands []candidate) (out []
 			named = named || names[i]
 		}
 	}
+	out := make([][]string, len(cands))
 	for i, c := range cands {
 		s := req.Sections[c.section]
 		ss, ok := sents[c.section]
@@ -115,9 +111,8 @@ func (g *Offline) passing(req schema.GenerateRequest, cands []candidate) (out []
 			Sections: contents,
 		}
 		rc.ReadTable(s.Content)
-		res := frame.Check(rc, checks, nil, nil)
 		var rules []string
-		for _, f := range res.Findings {
+		for _, f := range frame.Check(rc, 0, nil, nil).Findings {
 			if !slices.Contains(rules, f.Rule) {
 				rules = append(rules, f.Rule)
 			}
@@ -129,14 +124,43 @@ func (g *Offline) passing(req schema.GenerateRequest, cands []candidate) (out []
 			relevance.Fired(RowMeasure)
 			rules = append(rules, RowMeasure)
 		}
-		if len(rules) > 0 {
-			over = append(over, passedOver{c, rules})
-			continue
-		}
-		out = append(out, c)
+		out[i] = rules
 	}
-	return out, over
+	return out
 }
+
+// rank orders the candidates by the decision model's probability that
+// an answer drawn from them is right, as far as the candidate alone
+// decides it: the sum of the model's weights of the rules that fire on it
+// (judge.RuleWeight; a rule only ever lowers it), and among candidates
+// of the same sum, the fewer rules the better (a rule the model gives no
+// weight, scope.row-measure, the generator's own, or one that never fired
+// on an answer the model was fitted on, still counts). The candidates of
+// the best rank are kept, in their order; the others are passed over and
+// returned with the rules that passed them over.
+func (g *Offline) rank(req schema.GenerateRequest, cands []candidate) (top []candidate, over []passedOver) {
+	rules := g.rules(req, cands)
+	key := make([]float64, len(cands))
+	best := math.Inf(-1)
+	for i, rs := range rules {
+		for _, r := range rs {
+			key[i] += min(judge.RuleWeight(r), 0) - ruleRank
+		}
+		best = math.Max(best, key[i])
+	}
+	for i, c := range cands {
+		if key[i] >= best-ruleRank/2 {
+			top = append(top, c)
+		} else {
+			over = append(over, passedOver{c, rules[i]})
+		}
+	}
+	return top, over
+}
+
+// ruleRank is what a rule costs a candidate's rank beyond its weight:
+// less than the model's weights can tell apart (they are rounded to 1e-4).
+const ruleRank = 1e-6
 
 // RowMeasure is the generator's own detector: a table row that does not
 // name the measure a question asks for, beside rows that do.
@@ -260,7 +284,7 @@ func (g *Offline) answer(ctx context.Context, req schema.GenerateRequest, d *sch
 	cands := g.candidates(req.Sections, all)
 	if len(queries) <= 1 {
 		var over []passedOver
-		cands, over = g.passing(req, cands)
+		cands, over = g.rank(req, cands)
 		notePassedOver(ctx, over, req.Sections)
 	}
 	if len(cands) == 0 {
@@ -291,7 +315,7 @@ func (g *Offline) answer(ctx context.Context, req schema.GenerateRequest, d *sch
 			subReq := req
 			subReq.Query = q
 			answers := map[[2]int]bool{}
-			kept, _ := g.passing(subReq, cands)
+			kept, _ := g.rank(subReq, cands)
 			for _, c := range kept {
 				answers[[2]int{c.section, c.pos}] = true
 			}
@@ -366,7 +390,7 @@ func (g *Offline) withContinuation(req schema.GenerateRequest, picked []candidat
 		return picked
 	}
 	cont := candidate{section: lead.section, pos: next.pos, text: next.text, follows: true}
-	if kept, _ := g.passing(req, []candidate{cont}); len(kept) == 0 {
+	if len(g.rules(req, []candidate{cont})[0]) > 0 {
 		return picked
 	}
 	out := []candidate{lead, cont}

@@ -12,18 +12,16 @@ import (
 	"github.com/docmind/docmind/textproc"
 )
 
-// penalty is the factor an issue applies to the confidence.
-func penalty(k IssueKind) float64 {
-	switch k {
-	case IssueContradiction, IssueInstruction:
-		return 0.25
-	case IssueUnsupportedFact, IssueBadCitation, IssueQuoteNotFound, IssueUnaddressed, IssueNovelContent, IssueLearnedRisk, IssueOffQuestion:
-		return 0.5
-	case IssueAbstention, IssueEmpty:
-		return 0
-	}
-	return 1 // IssueUnsupported: already reflected in the support scores
-}
+// vetoKinds are the issues that refuse an answer whatever the model says,
+// because they are true by construction: a figure that contradicts its
+// source, a citation or quotation that does not exist, an instruction
+// rather than a statement, an empty answer (or, when abstentions are
+// rejected, one that only says the documents do not answer). Every other
+// finding is a signal of the decision model (DecisionSignals).
+var vetoKinds = []IssueKind{IssueContradiction, IssueBadCitation, IssueQuoteNotFound, IssueInstruction, IssueEmpty, IssueAbstention}
+
+// IsVeto reports whether an issue of kind k refuses an answer by itself.
+func IsVeto(k IssueKind) bool { return slices.Contains(vetoKinds, k) }
 
 // AllIssues returns the answer-level issues followed by every claim's,
 // without those of detectors switched off (relevance.Disable).
@@ -47,11 +45,11 @@ func enabled(issues []Issue) []Issue {
 	return out
 }
 
-// Confidence returns the confidence that the answer is grounded, in
-// [0,1]: the mean of the lowest and the average claim support, multiplied
-// by a penalty for each guard finding (0.25 per contradiction; 0.5 per
-// unstated fact, bad citation, missing quote or unaddressed question; 0 for
-// an empty or abstaining answer when abstentions are rejected).
+// Confidence returns how well the answer's claims are supported, in
+// [0,1]: the mean of the lowest and the average claim support (1 for an
+// answer without a claim that states something: the vetoes decide on
+// it). It is an input of the decision model (signal "support"), not the
+// decision.
 func (a *Assessment) Confidence() float64 {
 	var sum, low float64 = 0, 1
 	n := 0
@@ -63,22 +61,20 @@ func (a *Assessment) Confidence() float64 {
 		low = math.Min(low, c.Support)
 		n++
 	}
-	conf := 1.0
-	if n > 0 {
-		conf = 0.5*low + 0.5*sum/float64(n)
+	if n == 0 {
+		return 1
 	}
-	for _, is := range a.AllIssues() {
-		if is.Kind == IssueAbstention && !a.rejectAbstention {
-			continue
-		}
-		conf *= penalty(is.Kind)
-	}
-	return math.Round(math.Max(0, math.Min(1, conf))*1000) / 1000
+	return math.Round((0.5*low+0.5*sum/float64(n))*1000) / 1000
 }
 
-// HallucinationScore returns 1 - Confidence: a continuous score for
-// choosing a threshold on labelled data.
-func (a *Assessment) HallucinationScore() float64 { return 1 - a.Confidence() }
+// HallucinationScore returns a continuous score for choosing a threshold
+// on labelled data: 1 when a veto fires, else 1 - CalibratedConfidence.
+func (a *Assessment) HallucinationScore() float64 {
+	if len(a.vetoes()) > 0 {
+		return 1
+	}
+	return 1 - a.CalibratedConfidence()
+}
 
 // blocking returns the issues that make the answer not grounded.
 func (a *Assessment) blocking() []Issue {
@@ -95,26 +91,35 @@ func (a *Assessment) blocking() []Issue {
 	return out
 }
 
-// Decide turns an assessment into a verdict: the answer is hallucinated
-// when any claim is unsupported or contradicted, a citation or quote is
-// wrong, the question's key terms are not addressed, the answer is empty
-// or only abstains, or the confidence is below MinConfidence.
-func (d *Offline) Decide(a *Assessment) *schema.Verdict {
-	conf := a.Confidence()
-	issues := a.blocking()
-	novel := enabled(append(noveltyIssues(a, d.maxNovel), d.riskIssue(a)...))
-	for _, is := range novel {
-		conf = math.Round(conf*penalty(is.Kind)*1000) / 1000
+// vetoes returns the issues that refuse the answer by themselves (see
+// vetoKinds), without those of detectors switched off.
+func (a *Assessment) vetoes() []Issue {
+	var out []Issue
+	for _, is := range a.AllIssues() {
+		if IsVeto(is.Kind) && (is.Kind != IssueAbstention || a.rejectAbstention) {
+			out = append(out, is)
+		}
 	}
-	issues = append(issues, novel...)
-	// the calibrated estimate that the answer is correct; a rejected
-	// answer keeps at most its guard confidence
-	if cal := a.CalibratedConfidence(); len(issues) == 0 || cal < conf {
-		conf = cal
+	return out
+}
+
+// Decide turns an assessment into a verdict. The answer is refused when a
+// veto fires (a figure contradicting its source, a citation or quotation
+// that does not exist, an instruction, an empty or abstaining answer) or
+// when the decision model's probability that it is right
+// (CalibratedConfidence) is below MinConfidence. Every other finding is
+// one of the model's signals; those that lowered the probability of a
+// refused answer are its findings, with confidence.low.
+func (d *Offline) Decide(a *Assessment) *schema.Verdict {
+	conf := a.CalibratedConfidence()
+	issues := a.vetoes()
+	issues = append(issues, enabled(noveltyIssues(a, d.maxNovel))...)
+	if len(issues) > 0 {
+		conf = 0
 	}
 	// below the threshold (unless that rule is switched off)
 	minConf := d.t.MinConfidence
-	if conf < minConf {
+	if conf < minConf && len(issues) == 0 {
 		relevance.Fired(RuleLowConfidence)
 		if !relevance.Enabled(RuleLowConfidence) {
 			minConf = 0
@@ -133,21 +138,41 @@ func (d *Offline) Decide(a *Assessment) *schema.Verdict {
 	}
 	for i := range a.Claims {
 		cc := a.claimCheck(i)
-		for _, is := range novel {
-			if is.Claim == i {
+		for _, is := range issues {
+			if is.Kind == IssueNovelContent && is.Claim == i {
 				cc.Supported = false
 				cc.Reason = joinNonEmpty(cc.Reason, is.Detail)
 			}
 		}
 		v.Claims = append(v.Claims, cc)
 	}
-	v.Reasoning = a.reasoning(issues, conf, minConf)
-	v.Findings = a.findings(issues, true)
-	if len(issues) == 0 && low {
+	// the other findings are the model's signals: they explain a refusal
+	// for low confidence, and are listed whatever the outcome
+	signals := a.signalIssues()
+	all := append(issues, signals...)
+	if hallucinated {
+		v.Reasoning = a.reasoning(all, conf, minConf)
+	} else {
+		v.Reasoning = a.reasoning(nil, conf, minConf)
+	}
+	v.Findings = a.findings(all, true)
+	if low && conf > 0 {
 		v.Findings = append(v.Findings, schema.Finding{Rule: RuleLowConfidence, Detail: fmt.Sprintf("confidence %.2f is below %.2f", conf, minConf)})
 	}
 	a.applyConflicts(v)
 	return v
+}
+
+// signalIssues returns the answer's findings that are not vetoes: the
+// rules that are signals of the decision model.
+func (a *Assessment) signalIssues() []Issue {
+	var out []Issue
+	for _, is := range a.AllIssues() {
+		if !IsVeto(is.Kind) {
+			out = append(out, is)
+		}
+	}
+	return out
 }
 
 // findings returns the verdict's findings: each issue with its rule and,
@@ -308,7 +333,7 @@ func (d *Offline) ApplyGuards(ctx context.Context, req schema.JudgeRequest, v *s
 	out.Findings = append(out.Findings, a.findings(guardIssues, false)...)
 	out.IsHallucinated = true
 	out.ShouldReturn = false
-	out.ConfidenceScore = math.Min(out.ConfidenceScore, guardConfidence(guardIssues))
+	out.ConfidenceScore = math.Min(out.ConfidenceScore, guardCap(a, guardIssues))
 	out.Reasoning = strings.TrimSpace(out.Reasoning + " Deterministic guards: " + a.guardText(guardIssues) + ".")
 	a.markClaims(out, guardIssues)
 	return out, nil
@@ -328,13 +353,13 @@ func (a *Assessment) guardIssues(kinds ...IssueKind) []Issue {
 	return out
 }
 
-// guardConfidence is the confidence left after the penalties of issues.
-func guardConfidence(issues []Issue) float64 {
-	gconf := 1.0
-	for _, is := range issues {
-		gconf *= penalty(is.Kind)
+// guardCap is the most confidence another judge's verdict keeps when the
+// guards found issues: none after a veto, else the decision model's.
+func guardCap(a *Assessment, issues []Issue) float64 {
+	if slices.ContainsFunc(issues, func(is Issue) bool { return IsVeto(is.Kind) }) {
+		return 0
 	}
-	return math.Round(gconf*1000) / 1000
+	return a.CalibratedConfidence()
 }
 
 // guardText describes issues for a verdict's reasoning, without the

@@ -17,8 +17,12 @@
 //     claim's stemmed terms it contains, preferring the cited section),
 //     runs the guards and decides. Scoring (Score) and deciding (Decide)
 //     are separate so that thresholds can be tuned on labelled data.
-//     WithRisk adds a learned hallucination-risk scorer (package
-//     judge/risk), whose features are computed only when one is set.
+//     Decide refuses an answer on a veto (a figure contradicting its
+//     source, a citation or quotation that does not exist, an
+//     instruction, an empty answer) or when the decision model, a
+//     logistic model over the answer's signals and the rules that fired
+//     (DecisionSignals), gives it a probability of being right below
+//     MinConfidence.
 //
 // An answer with no claims, or one that only says the documents do not
 // address the question, is marked hallucinated (not grounded) by default:
@@ -240,7 +244,6 @@ type Offline struct {
 	rejectAbstentions bool
 	unsupportedFacts  bool
 	corpus            Corpus
-	risk              RiskScorer
 	lex               *lexicon.Thesaurus
 	// maxNovel is WithMaxNovelTerms' limit; negative = off.
 	maxNovel int

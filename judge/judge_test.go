@@ -37,8 +37,8 @@ func TestJudgeAcceptsExtractiveAnswer(t *testing.T) {
 	if v.IsHallucinated {
 		t.Fatalf("grounded answer rejected: %s", v.Reasoning)
 	}
-	if v.ConfidenceScore < 0.9 {
-		t.Errorf("confidence %.2f, want >= 0.9", v.ConfidenceScore)
+	if v.ConfidenceScore < DefaultMinConfidence {
+		t.Errorf("confidence %.2f, want >= %.2f", v.ConfidenceScore, DefaultMinConfidence)
 	}
 	if len(v.Claims) != 1 || !v.Claims[0].Supported {
 		t.Fatalf("claims = %+v", v.Claims)
@@ -211,8 +211,11 @@ func TestThresholdsChangeTheDecision(t *testing.T) {
 	secs := samplecontract.Sections()
 	strict := judgeOf(t, "", answer, secs, WithSupportThreshold(0.9))
 	lenient := judgeOf(t, "", answer, secs, WithSupportThreshold(0.3))
-	if !strict.IsHallucinated || lenient.IsHallucinated {
-		t.Errorf("strict hallucinated=%v, lenient hallucinated=%v (%s)", strict.IsHallucinated, lenient.IsHallucinated, lenient.Reasoning)
+	low := func(v *schema.Verdict) bool {
+		return slices.ContainsFunc(v.Findings, func(f schema.Finding) bool { return f.Rule == RuleSupport })
+	}
+	if !low(strict) || low(lenient) {
+		t.Errorf("strict finds low support %v, lenient %v (%s)", low(strict), low(lenient), lenient.Reasoning)
 	}
 	if NewOffline(WithThresholds(Thresholds{Support: 0.7, Window: 0})).Thresholds().Window != 1 {
 		t.Error("Window below 1 not raised to 1")
@@ -427,37 +430,6 @@ func TestJudgeMultiPartLeavesAPartUnanswered(t *testing.T) {
 	}
 	if v := judge("By how much may the Provider increase the Fees at renewal and where else?", cap4+" (See Fee Adjustments, page 6)"); strings.Contains(v.Reasoning, unanswered) {
 		t.Errorf("an elliptical part is required on its own: %s", v.Reasoning)
-	}
-}
-
-// A section whose heading narrows the question's focus to a special case
-// the documents name ("Part-Time Employees" among mentions of employees)
-// states what holds for that case: it does not answer a question about
-// employees, and the section is rejected for a retry; the general
-// section does answer.
-func TestJudgeSpecialCaseHeading(t *testing.T) {
-	secs := []schema.Section{
-		{ID: "leave", Title: "Paid Leave", Page: 4, Source: "handbook.md",
-			Content: "Employees receive twenty-five (25) days of paid leave each calendar year. Employees request leave at least two weeks in advance."},
-		{ID: "pt", Title: "Part-Time Employees", Page: 5, Source: "handbook.md",
-			Content: "Part-Time Employees receive twelve (12) days of paid leave each calendar year, in proportion to their contracted hours."},
-	}
-	q := "How many days of paid leave do employees receive each calendar year?"
-	v := judgeOf(t, q, "Part-Time Employees receive twelve (12) days of paid leave each calendar year, in proportion to their contracted hours. (See Part-Time Employees, page 5)", secs)
-	if !v.IsHallucinated || !strings.Contains(v.Reasoning, "special case") {
-		t.Errorf("the part-time answer was accepted or unexplained: %s", v.Reasoning)
-	}
-	if !slices.Contains(v.RejectedSections, "pt") {
-		t.Errorf("rejected %v, want the part-time section", v.RejectedSections)
-	}
-	v = judgeOf(t, q, "Employees receive twenty-five (25) days of paid leave each calendar year. (See Paid Leave, page 4)", secs)
-	if v.IsHallucinated {
-		t.Errorf("the general answer was refused: %s", v.Reasoning)
-	}
-	// a question about the special case is answered by it
-	v = judgeOf(t, "How many days of paid leave do part-time employees receive each calendar year?", "Part-Time Employees receive twelve (12) days of paid leave each calendar year, in proportion to their contracted hours. (See Part-Time Employees, page 5)", secs)
-	if v.IsHallucinated {
-		t.Errorf("the part-time answer to the part-time question was refused: %s", v.Reasoning)
 	}
 }
 

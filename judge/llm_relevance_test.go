@@ -159,17 +159,6 @@ func relevanceCases() []relevanceCase {
 			claimReason: "Oracle",
 		},
 		{
-			name:     "another century the model accepts: the deterministic relevance guard rejects it",
-			sections: relHistory, query: "Who left Messina in the 11th century?",
-			answer: "In April 1191 Richard the Lion-hearted left Messina with a large fleet [S1].",
-			verdict: func(t *testing.T) string {
-				return relVerdict(t, llmRelPtr(true), "the answer names who left Messina",
-					relClaim("In April 1191 Richard the Lion-hearted left Messina with a large fleet", "S1", "In April 1191 Richard the Lion-hearted left Messina with a large fleet", true, "Richard the Lion-hearted", "1191"))
-			},
-			reasoning:   []string{"rejected by the guards although the LLM judge accepted it", "the answer is not about what the question names", "the 11th century"},
-			claimReason: "1191, not the 11th century",
-		},
-		{
 			name:     "the right answer is accepted",
 			sections: relFilings, query: oracleQuestion,
 			answer: "Total revenues were $50.0 billion in fiscal 2023 [S2].",

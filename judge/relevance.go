@@ -22,7 +22,7 @@ import (
 const IssueOffQuestion IssueKind = "off_question"
 
 // DefaultMinFocus is the least weighted share of the question's focus terms
-// that an answering claim's passage must address (see relevance.Checks).
+// that an answering claim's passage must address (the focus.share detector).
 const DefaultMinFocus = 0.5
 
 // DefaultMinRelated is the least cosine similarity of the GloVe word
@@ -82,7 +82,6 @@ func (d *Offline) relevanceCheck(ctx context.Context, a *Assessment, req schema.
 		maps.Copy(weights, w)
 	}
 	weigh := func(st string) float64 { return weights[st] }
-	checks := relevance.AllChecks(d.minFocus)
 	answering, judged := 0, 0
 	partAnswered := make([]bool, len(frames))
 	var first []relevance.Finding
@@ -118,7 +117,7 @@ func (d *Offline) relevanceCheck(ctx context.Context, a *Assessment, req schema.
 		}
 		var res relevance.Result
 		for i, f := range frames {
-			r := f.Check(rc, checks, d.focusMatcher(f), weigh)
+			r := f.Check(rc, d.minFocus, d.focusMatcher(f), weigh)
 			if i == 0 || r.OK() || len(r.Findings) < len(res.Findings) {
 				res = r
 			}

@@ -18,7 +18,6 @@ var (
 	RuleEmpty          = judgeRule("answer.empty", IssueEmpty, "the answer has no statement to check")
 	RuleInstruction    = judgeRule("injection.instruction", IssueInstruction, "the answer is, or rests on, an instruction to the reader or the model, not a statement of the documents")
 	RuleNovel          = judgeRule("novelty.terms", IssueNovelContent, "the answer uses terms that no retrieved section states")
-	RuleRisk           = judgeRule("risk.learned", IssueLearnedRisk, "the optional risk model gives the answer a hallucination probability at or above its threshold")
 
 	RuleUnanswered     = register("question.unanswered", "no claim of the answer passes the relevance detectors: the answer does not answer the question")
 	RulePartUnanswered = register("question.part-unanswered", "a part of a question of several parts is answered by no claim")

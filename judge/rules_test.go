@@ -58,3 +58,26 @@ func TestDisabledJudgeRule(t *testing.T) {
 		t.Errorf("a rule switched off decides: %+v", v.Findings)
 	}
 }
+
+// One decision: only a veto refuses an answer by itself. A rule that is
+// a signal of the model (another year than the question names) lowers
+// the probability and names itself, but at threshold 0 the answer is
+// returned; a figure contradicting its source refuses it whatever the
+// threshold, at confidence 0.
+func TestOnlyVetoesRefuseByThemselves(t *testing.T) {
+	secs := samplecontract.Sections()
+	answer := lateSentence + " (See Late Payment Penalties, page 8)"
+	plain := judgeOf(t, "What are the late payment penalties?", answer, secs, WithMinConfidence(0))
+	other := judgeOf(t, "What was the late fee in 2019?", answer, secs, WithMinConfidence(0))
+	named := slices.ContainsFunc(other.Findings, func(f schema.Finding) bool { return f.Rule == relevance.PeriodUnstated.Name })
+	if !other.ShouldReturn || !named || other.ConfidenceScore >= plain.ConfidenceScore {
+		t.Errorf("signal rule: returned %v, findings %+v, confidence %.3f (plain answer %.3f)", other.ShouldReturn, other.Findings, other.ConfidenceScore, plain.ConfidenceScore)
+	}
+	if RuleWeight(relevance.PeriodUnstated.Name) >= 0 {
+		t.Errorf("period.unstated weighs %.4f in the model, want < 0", RuleWeight(relevance.PeriodUnstated.Name))
+	}
+	veto := judgeOf(t, "What are the penalties?", "Late fee is 5% per month. (See Late Payment Penalties, page 8)", secs, WithMinConfidence(0))
+	if veto.ShouldReturn || veto.ConfidenceScore != 0 {
+		t.Errorf("a contradicted figure returned (%v) at confidence %.3f", veto.ShouldReturn, veto.ConfidenceScore)
+	}
+}

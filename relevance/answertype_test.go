@@ -91,23 +91,23 @@ func TestOpeningWordIsANameOnlyWhenWrittenSo(t *testing.T) {
 		Claim:    "In one of the richest agricultural regions in the U.S., cattle and citrus were major industries.",
 		Sections: []string{"Cattle were raised outside of the cities, and citrus grew in the valleys."},
 	}
-	if res := Analyze("Outside of livestock, what else was a major industry in the agricultural regions?").Check(c, AllChecks(0), nil, nil); hasCheck(res, "entity") {
+	if res := Analyze("Outside of livestock, what else was a major industry in the agricultural regions?").Check(c, float64(0), nil, nil); hasCheck(res, "entity") {
 		t.Errorf("a question's opening word, which the sections write in lower case, is read as a name: %v", res.Findings)
 	}
 	// a name keeps its capital wherever it stands
 	c = Context{Claim: "Tension with Paris led to a siege by the royal army in 1622.", Sections: []string{"The royal army marched south."}}
-	if res := Analyze("France laid siege to Montpellier in what year?").Check(c, AllChecks(0), nil, nil); !hasCheck(res, "entity") {
+	if res := Analyze("France laid siege to Montpellier in what year?").Check(c, float64(0), nil, nil); !hasCheck(res, "entity") {
 		t.Errorf("a name the passage never states passes: %v", res.Findings)
 	}
 	// an acronym is a name, however the sections write the word
 	c = Context{Claim: "Deaths rose 8% in 2022.", Sections: []string{"The aids to navigation were removed."}}
-	if res := Analyze("AIDS deaths rose by how much in 2022?").Check(c, AllChecks(0), nil, nil); !hasCheck(res, "entity") {
+	if res := Analyze("AIDS deaths rose by how much in 2022?").Check(c, float64(0), nil, nil); !hasCheck(res, "entity") {
 		t.Errorf("an acronym opening the question is read as a word: %v", res.Findings)
 	}
 	// and a name that is not the opening word is checked however the
 	// sections write the word
 	c = Context{Claim: "Many turtles eat ctenophores.", Sections: []string{"The beroe eats other ctenophores."}}
-	if res := Analyze("What does the Beroe eat?").Check(c, AllChecks(0), nil, nil); !hasCheck(res, "entity") {
+	if res := Analyze("What does the Beroe eat?").Check(c, float64(0), nil, nil); !hasCheck(res, "entity") {
 		t.Errorf("a name inside the question passes on a lower-case mention: %v", res.Findings)
 	}
 }

@@ -397,33 +397,3 @@ func implicitNegativesOf(toks []string) []string {
 // downward are words that state little or none of what follows them
 // ("few Commissioners had any sense of responsibility" states a lack).
 var downward = wordlists.Set(`non without few little hardly barely scarcely rarely seldom`)
-
-// positiveOf returns a word of the question that negates without "not"
-// ("fail", "lack", "least") when x states none of it: not the word or
-// another form of it, a WordNet synonym, a word of its pole ("less" for
-// "least"), another word that negates without "not" ("unable" for
-// "fail", or "rejection", whose stem is one, for "refuse"), a negation or
-// a word that states little or none (downward). Such a claim states the
-// positive ("toxins that successfully enter" for "toxins that fail to
-// enter"). "" otherwise.
-func (f Frame) positiveOf(x Text) string {
-	if len(f.implicit) == 0 {
-		return ""
-	}
-	toks := x.seq()
-	for _, w := range f.implicit {
-		st := textproc.Stem(w)
-		syn := ParaphrasesOf(w)
-		stated := false
-		for i, t := range toks {
-			if textproc.Stem(t) == st || syn.Has(t) || samePole(w, t) || negationAt(toks, i) || downward[t] || implicitNegatives[t] || implicitNegatives[textproc.Stem(t)] {
-				stated = true
-				break
-			}
-		}
-		if !stated {
-			return w
-		}
-	}
-	return ""
-}

@@ -9,7 +9,7 @@ import (
 
 // A Detector is one named check of a candidate answer against a question,
 // in the shape of golang.org/x/tools/go/analysis's Analyzer: a stable ID
-// (Name, "period.other-year"), a one-line Doc, the detectors whose outcome
+// (Name, "period.unstated"), a one-line Doc, the detectors whose outcome
 // it reads (Requires) and a Run that reports findings on a Pass.
 //
 // The detectors of this package read a question's Frame and a candidate's
@@ -20,7 +20,7 @@ import (
 // verdict says which rules decided and `docmind rules` lists them all.
 type Detector struct {
 	// Name is the detector's stable ID: a family, a dot and the check
-	// ("period.other-year"). Findings carry it as their Rule.
+	// ("period.unstated"). Findings carry it as their Rule.
 	Name string
 	// Doc says in one line what the detector reports.
 	Doc string
@@ -30,8 +30,6 @@ type Detector struct {
 	// Run reports the detector's findings on p; nil for a detector run by
 	// another package (the judge's).
 	Run func(p *Pass)
-	// gate is the switch of Checks that turns the detector on.
-	gate func(Checks) bool
 }
 
 // Family returns the part of the name before the dot ("period").
@@ -163,13 +161,12 @@ func (p *Pass) Fired(d *Detector) bool {
 	return p.fired[d]
 }
 
-// run runs the detectors of this package that ch turns on and that are
-// enabled, in registration order (a detector's requirements are
-// registered before it).
-func (p *Pass) run(ch Checks) {
+// run runs the enabled detectors of this package, in registration order
+// (a detector's requirements are registered before it).
+func (p *Pass) run() {
 	p.fired = map[*Detector]bool{}
 	for _, d := range registry {
-		if d.Run == nil || d.gate == nil || !d.gate(ch) || !Enabled(d.Name) {
+		if d.Run == nil || !Enabled(d.Name) {
 			continue
 		}
 		p.current = d

@@ -54,29 +54,29 @@ func readDetectorCases(t *testing.T) []detectorCase {
 }
 
 func (tc detectorCase) run() []string {
-	ch := AllChecks(tc.MinFocus)
-	for _, o := range tc.Off {
-		switch o {
-		case "entity":
-			ch.Entity = false
-		case "period":
-			ch.Period = false
-		case "quantity":
-			ch.Quantity = false
-		case "type":
-			ch.Type = false
-		case "focus":
-			ch.Focus = false
-		case "scope":
-			ch.Scope = false
-		case "polarity":
-			ch.Polarity = false
+	// a case may switch off whole families of detectors
+	var off []string
+	for _, d := range Detectors() {
+		if d.Run != nil && slices.Contains(tc.Off, d.Family()) {
+			off = append(off, d.Name)
 		}
+	}
+	if m := disabled.Load(); m != nil {
+		for name := range *m {
+			off = append(off, name) // those the caller switched off stay off
+		}
+	}
+	if len(off) > 0 {
+		restore, err := Disable(off...)
+		if err != nil {
+			panic(err)
+		}
+		defer restore()
 	}
 	c := Context{Claim: tc.Claim, Passage: tc.Passage, Before: tc.Before, Heading: tc.Heading, Document: tc.Document,
 		Row: tc.Row, Scope: tc.Scope, Span: tc.Span, Header: tc.Header, Kind: tc.Kind, Sections: tc.Sections}
 	var got []string
-	for _, f := range Analyze(tc.Question).Check(c, ch, nil, nil).Findings {
+	for _, f := range Analyze(tc.Question).Check(c, tc.MinFocus, nil, nil).Findings {
 		if f.Claim != tc.Claim || f.Check != strings.Split(f.Rule, ".")[0] {
 			panic("finding " + f.Rule + " names another claim or family")
 		}

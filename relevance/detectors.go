@@ -7,22 +7,14 @@ import (
 // The detectors of Frame.Check, in the order they run. Their cases are in
 // testdata/detectors.jsonl (see TestDetectorCases).
 
-func onEntity(ch Checks) bool   { return ch.Entity }
-func onPeriod(ch Checks) bool   { return ch.Period }
-func onQuantity(ch Checks) bool { return ch.Quantity }
-func onType(ch Checks) bool     { return ch.Type }
-func onFocus(ch Checks) bool    { return ch.Focus }
-func onScope(ch Checks) bool    { return ch.Scope }
-func onPolarity(ch Checks) bool { return ch.Polarity }
-
 // isRow reports whether the claim is a row of a table that is mostly
 // values (a sentence with a figure is read as a row at times).
 func (p *Pass) isRow() bool { return p.Context.Row && valueShare(p.Context.Claim) >= minValueShare }
 
 var (
 	EntityUnnamed = Register(&Detector{
-		Name: "entity.unnamed", gate: onEntity,
-		Doc: "a name the question uses is in neither the answer's passage (before it), its heading nor its document",
+		Name: "entity.unnamed",
+		Doc:  "a name the question uses is in neither the answer's passage (before it), its heading nor its document",
 		Run: func(p *Pass) {
 			f, c := p.Frame, p.Context
 			for i, e := range f.Entities {
@@ -41,8 +33,8 @@ var (
 	// region) must be in the row's label or its group's, not only in the
 	// rows around it
 	EntityRowLabel = Register(&Detector{
-		Name: "entity.row-label", gate: onEntity,
-		Doc: "a table row's label and group do not name what the question names (a segment, product or region)",
+		Name: "entity.row-label",
+		Doc:  "a table row's label and group do not name what the question names (a segment, product or region)",
 		Run: func(p *Pass) {
 			if !p.isRow() {
 				return
@@ -58,8 +50,8 @@ var (
 		},
 	})
 	PeriodUnstated = Register(&Detector{
-		Name: "period.unstated", gate: onPeriod,
-		Doc: "a year, quarter or month the question names is in neither the answer's passage nor its document",
+		Name: "period.unstated",
+		Doc:  "a year, quarter or month the question names is in neither the answer's passage nor its document",
 		Run: func(p *Pass) {
 			for _, per := range p.Frame.Periods {
 				if !p.around.hasPeriod(per) && !p.doc.hasPeriod(per) {
@@ -71,8 +63,8 @@ var (
 	// a row of a table is for the years its table's header names, not
 	// for every year its document is about
 	PeriodTableHeader = Register(&Detector{
-		Name: "period.table-header", gate: onPeriod,
-		Doc: "the header of the answer's table names other years than the question",
+		Name: "period.table-header",
+		Doc:  "the header of the answer's table names other years than the question",
 		Run: func(p *Pass) {
 			f, c := p.Frame, p.Context
 			if !c.Row || c.Header == "" {
@@ -89,8 +81,8 @@ var (
 	// or quarterly figures), or a statement of a quarter that names no
 	// year-long period
 	PeriodPartYear = Register(&Detector{
-		Name: "period.part-year", gate: onPeriod,
-		Doc: "the question asks for a full year and the answer states a quarter's or part year's figure",
+		Name: "period.part-year",
+		Doc:  "the question asks for a full year and the answer states a quarter's or part year's figure",
 		Run: func(p *Pass) {
 			c := p.Context
 			if !p.Frame.asksFullYear() {
@@ -108,38 +100,9 @@ var (
 			}
 		},
 	})
-	PeriodOtherYear = Register(&Detector{
-		Name: "period.other-year", gate: onPeriod,
-		Doc: "the answer is dated by other years than the question names",
-		Run: func(p *Pass) {
-			if p.Context.Row {
-				return
-			}
-			if stated, ok := p.Frame.otherYears(p.Context.Claim); !ok {
-				p.Reportf("the answer states %s, not %s, which the question asks about", strings.Join(stated, ", "), strings.Join(p.Frame.years(), ", "))
-			}
-		},
-	})
-	PeriodOtherCentury = Register(&Detector{
-		Name: "period.other-century", gate: onPeriod,
-		Doc: "the answer is dated by another century than the question names",
-		Run: func(p *Pass) {
-			f := p.Frame
-			if p.Context.Row {
-				return
-			}
-			if stated, ok := f.otherCenturies(p.Context.Claim); !ok {
-				names := make([]string, len(f.centuries))
-				for i, n := range f.centuries {
-					names[i] = centuryName(n)
-				}
-				p.Reportf("the answer states %s, not %s, which the question asks about", strings.Join(stated, ", "), strings.Join(names, " or "))
-			}
-		},
-	})
 	PeriodOtherMonth = Register(&Detector{
-		Name: "period.other-month", gate: onPeriod,
-		Doc: "the answer is dated by other months than the question names",
+		Name: "period.other-month",
+		Doc:  "the answer is dated by other months than the question names",
 		Run: func(p *Pass) {
 			if stated, ok := p.Frame.otherMonths(p.Context.Claim); !ok {
 				p.Reportf("the answer states %s, not %s, which the question asks about", strings.Join(stated, ", "), strings.Join(p.Frame.monthNames(), " or "))
@@ -147,8 +110,8 @@ var (
 		},
 	})
 	TypeMissing = Register(&Detector{
-		Name: "type.missing", gate: onType,
-		Doc: "the answer states no value of the kind the question asks for (a count, an amount, a date, a name …)",
+		Name: "type.missing",
+		Doc:  "the answer states no value of the kind the question asks for (a count, an amount, a date, a name …)",
 		Run: func(p *Pass) {
 			f := p.Frame
 			// a note's or an item's number ("(1) Products net sales
@@ -162,8 +125,8 @@ var (
 	// a row is named by its label (rows of a table run together into one
 	// claim name many measures), and its group's label before it
 	FocusCompound = Register(&Detector{
-		Name: "focus.compound", gate: onType,
-		Doc: "a figure's answer does not name the measure the question names in two words (\"net income\")",
+		Name: "focus.compound",
+		Doc:  "a figure's answer does not name the measure the question names in two words (\"net income\")",
 		Run: func(p *Pass) {
 			f, c := p.Frame, p.Context
 			if !figureType(f.Type) {
@@ -180,28 +143,9 @@ var (
 			}
 		},
 	})
-	// a measure per unit ("earnings per share") is stated per unit: a row
-	// of its computation is not
-	FocusPerUnit = Register(&Detector{
-		Name: "focus.per-unit", gate: onType,
-		Doc: "the question asks for a measure per unit and the answer does not state one per unit",
-		Run: func(p *Pass) {
-			f, c := p.Frame, p.Context
-			if !figureType(f.Type) || !reAsksPer.MatchString(f.Question) {
-				return
-			}
-			own := c.Claim
-			if i := strings.LastIndexByte(rowLabel(c.Claim), ':'); c.Row && i >= 0 {
-				own = c.Claim[i+1:] // the row without its group's label
-			}
-			if !rePerWord.MatchString(own) {
-				p.Report("the question asks for a measure per unit, which the answer does not state per unit")
-			}
-		},
-	})
 	QuantityMissing = Register(&Detector{
-		Name: "quantity.missing", gate: onQuantity,
-		Doc: "a number the question states is not in the answer's passage",
+		Name: "quantity.missing",
+		Doc:  "a number the question states is not in the answer's passage",
 		Run: func(p *Pass) {
 			c := p.Context
 			if p.Frame.Type == TypeYesNo {
@@ -213,8 +157,8 @@ var (
 		},
 	})
 	FocusShare = Register(&Detector{
-		Name: "focus.share", gate: onFocus,
-		Doc: "the answer's passage addresses less than the least weighted share of the question's focus terms",
+		Name: "focus.share",
+		Doc:  "the answer's passage addresses less than the least weighted share of the question's focus terms",
 		Run: func(p *Pass) {
 			if p.Result.Focus < p.MinFocus {
 				p.Reportf("the answer does not address %s", quoteList(p.Result.MissingFocus))
@@ -222,30 +166,17 @@ var (
 		},
 	})
 	ScopeOtherBasis = Register(&Detector{
-		Name: "scope.other-basis", gate: onScope,
-		Doc: "the answer states a figure on another basis (pro forma, non-GAAP …) than the question asks for",
+		Name: "scope.other-basis",
+		Doc:  "the answer states a figure on another basis (pro forma, non-GAAP …) than the question asks for",
 		Run: func(p *Pass) {
 			if b := p.Frame.otherBasis(p.Context.Claim + "\n" + p.Context.Heading); b != "" {
 				p.Reportf("the answer states a %s figure, which the question does not ask for", b)
 			}
 		},
 	})
-	ScopeComplement = Register(&Detector{
-		Name: "scope.complement", gate: onScope,
-		Doc: "a table's answer names what the question asks for only after a word that makes it another measure (\"cost of …\")",
-		Run: func(p *Pass) {
-			c := p.Context
-			if !c.Row && !Tabular(c.Claim) {
-				return
-			}
-			if w := p.Frame.complementOnly(c.Claim); w != "" {
-				p.Reportf("the answer names what the question asks for only after %q: it states another measure", w)
-			}
-		},
-	})
 	ScopeOtherHead = Register(&Detector{
-		Name: "scope.other-head", gate: onScope,
-		Doc: "a table row's label is headed by another measure than the question asks for",
+		Name: "scope.other-head",
+		Doc:  "a table row's label is headed by another measure than the question asks for",
 		Run: func(p *Pass) {
 			if !figureType(p.Frame.Type) || !p.isRow() {
 				return
@@ -255,46 +186,20 @@ var (
 			}
 		},
 	})
-	PeriodOpeningBalance = Register(&Detector{
-		Name: "period.opening-balance", gate: onScope,
-		Doc: "a table row states a balance at the beginning of its period, not at the date asked about",
-		Run: func(p *Pass) {
-			c := p.Context
-			if (c.Row || Tabular(c.Claim)) && p.Frame.openingOnly(rowLabel(c.Claim)) {
-				p.Report("the answer's row states a balance at the beginning of its period, not at the date the question asks about")
-			}
-		},
-	})
 	ScopePartHeading = Register(&Detector{
-		Name: "scope.part-heading", gate: onScope,
-		Doc: "the answer's section is headed by a part (a segment, a subsidiary) the question does not ask about",
+		Name: "scope.part-heading",
+		Doc:  "the answer's section is headed by a part (a segment, a subsidiary) the question does not ask about",
 		Run: func(p *Pass) {
 			if part := p.Frame.partHeading(p.Context.Heading); part != "" {
 				p.Reportf("the answer's section is about the %s, a part the question does not ask about", part)
 			}
 		},
 	})
-	// a section headed by a special case the sections name ("Enterprise
-	// Clients" where most mentions are of clients) states what holds for
-	// that case, not what the question asks about
-	ScopeSpecialCase = Register(&Detector{
-		Name: "scope.special-case", gate: onScope, Requires: []*Detector{ScopePartHeading},
-		Doc: "the answer's section is headed by a special case of what the question asks about (\"Enterprise Clients\" for clients)",
-		Run: func(p *Pass) {
-			c := p.Context
-			if p.Fired(ScopePartHeading) {
-				return
-			}
-			if m, w := p.Frame.HeadingNarrows(c.Heading); m != "" && c.Sections != nil && SpecialCase(c.Sections, m, w) {
-				p.Reportf("the answer's section is about %q, a special case of what the question asks about", m+" "+w)
-			}
-		},
-	})
 	// a statement of a part of the measure asked for ("Hotel Revenue of
 	// $46,046" for total revenue) does not answer for the whole
 	ScopePartOfTotal = Register(&Detector{
-		Name: "scope.part-of-total", gate: onScope,
-		Doc: "the answer states a part of the measure the question asks for (one line of revenue for the total)",
+		Name: "scope.part-of-total",
+		Doc:  "the answer states a part of the measure the question asks for (one line of revenue for the total)",
 		Run: func(p *Pass) {
 			if p.Context.Row || !figureType(p.Frame.Type) {
 				return
@@ -307,8 +212,8 @@ var (
 		},
 	})
 	ScopeRowGroup = Register(&Detector{
-		Name: "scope.row-group", gate: onScope,
-		Doc: "a table row is under a group label that narrows it to a part the question does not ask about",
+		Name: "scope.row-group",
+		Doc:  "a table row is under a group label that narrows it to a part the question does not ask about",
 		Run: func(p *Pass) {
 			f, c := p.Frame, p.Context
 			if c.Row && (len(f.narrowedBy(c.Scope)) > 0 && !f.completes(ownLabel(c.Claim), c.Scope) || f.partOf(c.Scope)) {
@@ -316,64 +221,18 @@ var (
 			}
 		},
 	})
-	ScopeMemberRow = Register(&Detector{
-		Name: "scope.member-row", gate: onScope, Requires: []*Detector{ScopeRowGroup},
-		Doc: "a table row is one member of the group the question asks about, not its total",
-		Run: func(p *Pass) {
-			c := p.Context
-			if !c.Row || p.Fired(ScopeRowGroup) {
-				return
-			}
-			if label := ownLabel(c.Claim); p.Frame.memberRow(label, c.Scope) {
-				p.Reportf("the answer's row %q is one part of %q", label, c.Scope)
-			}
-		},
-	})
 	PolarityOpposite = Register(&Detector{
-		Name: "polarity.opposite", gate: onPolarity,
-		Doc: "the answer states the opposite (an antonym) of a word of the question",
+		Name: "polarity.opposite",
+		Doc:  "the answer states the opposite (an antonym) of a word of the question",
 		Run: func(p *Pass) {
 			if w := p.Frame.opposite(NewText(p.Context.Claim)); w != "" {
 				p.Reportf("the answer states %q, the opposite of what the question asks", w)
 			}
 		},
 	})
-	PolarityPositive = Register(&Detector{
-		Name: "polarity.positive", gate: onPolarity, Requires: []*Detector{PolarityOpposite},
-		Doc: "the question asks about a negative word (\"failed\", \"lack\") and the answer states the positive",
-		Run: func(p *Pass) {
-			if p.Fired(PolarityOpposite) {
-				return
-			}
-			if w := p.Frame.positiveOf(NewText(p.Context.Claim)); w != "" {
-				p.Reportf("the question asks about %q, which the answer does not state: it states the positive", w)
-			}
-		},
-	})
-	PolarityOtherModifier = Register(&Detector{
-		Name: "polarity.other-modifier", gate: onPolarity, Requires: []*Detector{PolarityOpposite, PolarityPositive},
-		Doc: "the answer narrows a word of the question by another adjective than the question's",
-		Run: func(p *Pass) {
-			if p.Fired(PolarityOpposite) || p.Fired(PolarityPositive) {
-				return
-			}
-			if stated, asked := p.Frame.otherModifier(p.Context.Claim); stated != "" {
-				p.Reportf("the answer is about the %q, not the %q the question asks about", stated, asked)
-			}
-		},
-	})
-	PolaritySwappedRoles = Register(&Detector{
-		Name: "polarity.swapped-roles", gate: onPolarity,
-		Doc: "the answer states what the question asks about as the one who did it",
-		Run: func(p *Pass) {
-			if p.Frame.swappedRoles(p.Context.Claim) {
-				p.Report("the answer states what the question asks about as the one who did it: the roles are swapped")
-			}
-		},
-	})
 	PolarityNegation = Register(&Detector{
-		Name: "polarity.negation", gate: onPolarity,
-		Doc: "the answer negates what a positive question asks, or is positive where the question is negative",
+		Name: "polarity.negation",
+		Doc:  "the answer negates what a positive question asks, or is positive where the question is negative",
 		Run: func(p *Pass) {
 			f := p.Frame
 			if f.Type == TypeYesNo || f.negatedAbout(p.Context.Claim) == f.Negated {

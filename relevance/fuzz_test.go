@@ -40,7 +40,7 @@ func FuzzCheck(f *testing.F) {
 		if len(c.Header) > maxHeaderBytes {
 			t.Fatalf("TableHeader returned %d bytes", len(c.Header))
 		}
-		_ = fr.Check(c, AllChecks(0.5), nil, nil)
+		_ = fr.Check(c, float64(0.5), nil, nil)
 		_ = StatesMonth(q, content)
 		_ = Tabular(content)
 	})

@@ -43,8 +43,8 @@ func (f Frame) asksForKind(k schema.SectionKind) bool {
 // question does not ask for what such a part states.
 func kindDetector(k schema.SectionKind, doc string) *Detector {
 	return Register(&Detector{
-		Name: "kind." + string(k), gate: onScope,
-		Doc: doc,
+		Name: "kind." + string(k),
+		Doc:  doc,
 		Run: func(p *Pass) {
 			if p.Context.Kind == k && !p.Frame.asksForKind(k) {
 				p.Reportf("the answer is drawn from the document's %s, which names its parties and dates, not what the question asks", strings.ReplaceAll(string(k), "-", " "))

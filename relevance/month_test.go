@@ -24,8 +24,7 @@ func TestStatedMonths(t *testing.T) {
 }
 
 func TestAnotherMonth(t *testing.T) {
-	checks := AllChecks(0)
-	checks.Focus = false
+	checks := float64(0)
 	for _, tt := range []struct {
 		q, claim string
 		row      bool
@@ -58,8 +57,7 @@ func TestAnotherMonth(t *testing.T) {
 }
 
 func TestYearQuestionNeedsYear(t *testing.T) {
-	checks := AllChecks(0)
-	checks.Focus = false
+	checks := float64(0)
 	for _, tt := range []struct {
 		q, claim string
 		fail     bool

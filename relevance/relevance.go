@@ -112,19 +112,10 @@ type Frame struct {
 	FocusWords map[string]string
 	// entityTokens are the folded significant tokens of each entity.
 	entityTokens [][]string
-	// centuries are the centuries the question names (see otherCenturies)
-	centuries []int
-	// modifiers are the question's words narrowed by an adjective, with
-	// it (see otherModifier)
-	modifiers [][2]string
 	// compounds are the pairs of focus stems the question puts side by
 	// side that end with a measure noun ("net income", "income taxes",
 	// "jet fuel cost"): one measure's name.
 	compounds [][2]string
-	// roleVerb and roleObject are the stem of the verb and the first word
-	// of the object of a question that asks who did something ("calibr",
-	// "newer" of "Who calibrated newer studies?"; see swappedRoles)
-	roleVerb, roleObject string
 	// opener is the index in Entities of the one-word name that opens the
 	// question ("Outside of livestock, …"), or -1: its capital may only
 	// be the question's (see writtenInLowerCase).
@@ -177,7 +168,7 @@ type Context struct {
 // Finding is one way a statement fails to answer the question.
 type Finding struct {
 	// Rule is the ID of the detector that reported it
-	// ("period.other-year"; see Detectors).
+	// ("period.unstated"; see Detectors).
 	Rule string
 	// Check is the rule's family: "entity", "period", "quantity", "type",
 	// "focus", "scope", "polarity" or "kind".
@@ -244,13 +235,10 @@ func Analyze(question string) Frame {
 	for _, m := range reQuarter.FindAllStringSubmatch(question, -1) {
 		addP("q" + quarterNumber(m))
 	}
-	f.centuries = namedCenturies(question)
-	f.modifiers = modifiers(question)
 	qtoks := textproc.Tokens(wordvec.Fold(question))
 	f.relations = relationsOf(qtoks)
 	f.negatedByNon = negatedByNon(qtoks)
 	f.implicit = implicitNegativesOf(qtoks)
-	f.roleVerb, f.roleObject = agentRole(question)
 	words := reWord.FindAllString(question, -1)
 	for i, w := range words {
 		lw := strings.ToLower(w)
@@ -1011,19 +999,6 @@ func StatesMonth(month, text string) bool {
 	return NewText(text).hasPeriod(m)
 }
 
-// Checks names the checks to run; the zero value runs none.
-type Checks struct {
-	Entity, Period, Quantity, Type, Focus, Scope, Polarity bool
-	// MinFocus is the least weighted share of the focus terms the passage
-	// (or heading) must address.
-	MinFocus float64
-}
-
-// AllChecks runs every check with the given focus threshold.
-func AllChecks(minFocus float64) Checks {
-	return Checks{Entity: true, Period: true, Quantity: true, Type: true, Focus: true, Scope: true, Polarity: true, MinFocus: minFocus}
-}
-
 // Matcher says whether a prepared text mentions a focus stem, possibly in
 // other words; nil means exact stems only.
 type Matcher func(stem string, x Text) bool
@@ -1050,11 +1025,12 @@ type Result struct {
 func (r Result) OK() bool { return len(r.Findings) == 0 }
 
 // Check checks a statement in its context against the frame: it runs
-// every detector (see Detectors) that ch turns on and that is enabled, and
-// returns their findings with the focus shares.
-func (f Frame) Check(c Context, ch Checks, match Matcher, weight Weigher) Result {
+// every enabled detector (see Detectors) and returns their findings with
+// the focus shares. minFocus is the least weighted share of the focus
+// terms the passage (or heading) must address (focus.share).
+func (f Frame) Check(c Context, minFocus float64, match Matcher, weight Weigher) Result {
 	var res Result
-	p := &Pass{Frame: &f, Context: &c, Match: match, Weight: weight, MinFocus: ch.MinFocus, Result: &res}
+	p := &Pass{Frame: &f, Context: &c, Match: match, Weight: weight, MinFocus: minFocus, Result: &res}
 	p.around = NewText(c.Claim + "\n" + c.Passage + "\n" + c.Heading)
 	p.doc = NewText(c.Document)
 	p.before = p.around
@@ -1081,7 +1057,7 @@ func (f Frame) Check(c Context, ch Checks, match Matcher, weight Weigher) Result
 	}
 	res.ClaimFocus, _, _ = f.focus(NewText(claim+"\n"+c.Heading), match, weight)
 	res.ExactFocus, _, res.MaxMissing = f.focus(p.subject, nil, weight)
-	p.run(ch)
+	p.run()
 	return res
 }
 

@@ -48,7 +48,7 @@ func TestRowNamedByEntityUnderMeasureHeader(t *testing.T) {
 	// addressed in its own words
 	c := Context{Claim: "Phones: 2024 $1,200; 2023 $1,100", Heading: "Note 2 – Revenue", Document: "Acme Inc.\nfiscal year 2024"}
 	c.ReadTable(productTable)
-	if res := f.Check(c, AllChecks(0), nil, nil); res.ExactFocus < 1 {
+	if res := f.Check(c, float64(0), nil, nil); res.ExactFocus < 1 {
 		t.Errorf("exact focus %.2f, want 1: the header names net sales", res.ExactFocus)
 	}
 }
@@ -70,11 +70,11 @@ func TestRowLabelBeforeYears(t *testing.T) {
 func TestFootnoteNumberIsNoFigure(t *testing.T) {
 	f := Analyze("What were Acme's Phones net sales in fiscal 2024?")
 	c := Context{Claim: "(1) Products net sales include the deferred value of software upgrades."}
-	if res := f.Check(c, AllChecks(0), nil, nil); !hasRule(res, TypeMissing.Name) {
+	if res := f.Check(c, float64(0), nil, nil); !hasRule(res, TypeMissing.Name) {
 		t.Errorf("a footnote states the amount: %v", res.Findings)
 	}
 	c.Claim = "(1) Products net sales were $1,200 million."
-	if res := f.Check(c, AllChecks(0), nil, nil); hasRule(res, TypeMissing.Name) {
+	if res := f.Check(c, float64(0), nil, nil); hasRule(res, TypeMissing.Name) {
 		t.Errorf("a footnote with an amount is refused: %v", res.Findings)
 	}
 }
@@ -95,6 +95,10 @@ func TestNumberInANameIsNoQuantity(t *testing.T) {
 	}
 }
 
+func hasRule(res Result, rule string) bool {
+	return slices.ContainsFunc(res.Findings, func(f Finding) bool { return f.Rule == rule })
+}
+
 // A count of what the question counts stated as where something is ("in
 // over 1,000 stores") counts a subset: the stores that have it.
 func TestSubsetCount(t *testing.T) {
@@ -108,13 +112,9 @@ func TestSubsetCount(t *testing.T) {
 		// the question itself counts where something is
 		{"In how many stores does Acme have pharmacy counters?", "The Company has pharmacy counters in over 1,000 stores.", false},
 	} {
-		res := Analyze(tt.q).Check(Context{Claim: tt.claim}, Checks{Scope: true}, nil, nil)
+		res := Analyze(tt.q).Check(Context{Claim: tt.claim}, float64(0), nil, nil)
 		if got := hasRule(res, ScopePartOfTotal.Name); got != tt.want {
 			t.Errorf("%q / %q: part of total %v, want %v (%v)", tt.q, tt.claim, got, tt.want, res.Findings)
 		}
 	}
-}
-
-func hasRule(res Result, rule string) bool {
-	return slices.ContainsFunc(res.Findings, func(f Finding) bool { return f.Rule == rule })
 }

@@ -234,59 +234,6 @@ func narrowing(lw string, q Text) bool {
 // combined assets". A closed class.
 var wholeWords = wordlists.Set(`total totals grand consolidated aggregate combined overall entire whole`)
 
-// narrowedMeasure returns the phrase of claim, a statement, that states a
-// part of the measure the question asks for as a whole ("Hotel Revenue"
-// for "What was Boston Properties' total revenue for 2015?"), when every
-// mention of the measure in the claim is narrowed; "" otherwise, when the
-// question does not ask for the whole, and when the claim does not
-// mention the measure. The question asks for the whole when a word of
-// wholeWords stands right before the measure; a name such as "Early
-// Termination Fee" answers "What is the termination fee?". A mention is
-// narrowed by the words right before it, up to the nearest stop word,
-// that the question does not use and that are not modifiers that state
-// the whole, a legal form, a number or a unit: "Hotel Revenue" is
-// narrowed; "total revenue", "revenue of" and "an increase in revenue"
-// are not.
-func (f Frame) narrowedMeasure(claim string) string {
-	measures := map[string]bool{}
-	qw := reWord.FindAllString(f.Question, -1)
-	for i := 1; i < len(qw); i++ {
-		st := textproc.Stem(wordvec.Fold(strings.ToLower(qw[i])))
-		if measureNouns[st] && wholeWords[wordvec.Fold(strings.ToLower(qw[i-1]))] {
-			measures[st] = true
-		}
-	}
-	if len(measures) == 0 {
-		return ""
-	}
-	q := NewText(f.Question)
-	words := reWord.FindAllString(claim, -1)
-	first := ""
-	for i, w := range words {
-		if !measures[textproc.Stem(wordvec.Fold(strings.ToLower(w)))] {
-			continue
-		}
-		var by []string
-		for j := i - 1; j >= 0 && j >= i-3; j-- {
-			lw := wordvec.Fold(strings.ToLower(words[j]))
-			if textproc.IsStopWord(lw) || measureNouns[textproc.Stem(lw)] {
-				break
-			}
-			if !narrowing(lw, q) || spelledNum[lw] || unitWords[lw] {
-				continue
-			}
-			by = append([]string{words[j]}, by...)
-		}
-		if len(by) == 0 {
-			return ""
-		}
-		if first == "" {
-			first = strings.Join(by, " ") + " " + w
-		}
-	}
-	return first
-}
-
 // partOf reports whether scope, the label of the group of rows a row is
 // in, names a part of the whole the question asks about: a segment, a
 // product line or a region ("Cloud and license:", "Hardware:") rather than
@@ -312,44 +259,6 @@ func (f Frame) partOf(scope string) bool {
 		named = true
 	}
 	return named
-}
-
-// HeadingNarrows returns a word of a heading line that narrows one of the
-// question's focus words, and that focus word as the heading writes it:
-// "Enterprise" and "Clients" of "Enterprise Clients" when the question
-// asks about clients. Only a line's head phrase counts (headPhrase:
-// "Provision for Income Taxes" is about a provision); the narrowing word
-// stands right before the focus word ("Statements of Work and
-// Deliverables" narrows nothing) and is not
-// a word of the question, a stop word, a number or a modifier that states
-// the whole. It returns "", "" when no line narrows a focus word. Whether
-// the narrowed word names a part or the usual reading of the word
-// ("Income Taxes") is for the caller to tell (SpecialCase).
-func (f Frame) HeadingNarrows(heading string) (modifier, word string) {
-	if heading == "" || len(f.Focus) == 0 {
-		return "", ""
-	}
-	focus := map[string]bool{}
-	for _, s := range f.Focus {
-		focus[s] = true
-	}
-	q := NewText(f.Question)
-	for _, line := range strings.Split(heading, "\n") {
-		words := headPhrase(line)
-		for i := 1; i < len(words); i++ {
-			if !focus[textproc.Stem(wordvec.Fold(strings.ToLower(words[i])))] {
-				continue
-			}
-			w := words[i-1]
-			lw := wordvec.Fold(strings.ToLower(w))
-			st := textproc.Stem(lw)
-			if !narrowing(lw, q) || q.stems[st] || focus[st] || textproc.IsStopWord(lw) || q.hasAll(lw) {
-				continue
-			}
-			return w, words[i]
-		}
-	}
-	return "", ""
 }
 
 // headPhrase returns the words of a heading line before its first
@@ -388,62 +297,6 @@ var partNouns = wordlists.Set(wordlists.Words("part_nouns")...)
 // "Operating Segments") or number a document's parts ("Item 1.
 // Business", "Note 5"): a heading made of them is about the whole.
 var genericParts = wordlists.Set(`reportable operating geographic geographical principal major other all each business item part section note chapter article schedule exhibit appendix`)
-
-// partHeading returns the part of an organisation a heading line is about
-// when the question does not ask about it: "Hardware Business" when the
-// question asks for Oracle's sales and marketing expenses. The line's
-// head phrase (headPhrase) ends in a noun that names a part
-// ("business", "segment", "division"), and a word before it is not a
-// word of the question ("Oracle's hardware business" asks about it).
-// Only a question that names an organisation or another entity is
-// narrowed; it returns "" otherwise.
-func (f Frame) partHeading(heading string) string {
-	if heading == "" || len(f.Entities) == 0 {
-		return ""
-	}
-	q := NewText(f.Question)
-	for _, line := range strings.Split(heading, "\n") {
-		words := headPhrase(line)
-		if len(words) < 2 || !partNouns[wordvec.Fold(strings.ToLower(words[len(words)-1]))] {
-			continue
-		}
-		for _, w := range words[:len(words)-1] {
-			lw := wordvec.Fold(strings.ToLower(w))
-			if textproc.IsStopWord(lw) || hasDigit(lw) || wholeModifiers[lw] || legalForms[lw] || genericParts[lw] {
-				continue
-			}
-			if !q.hasToken(lw) && !q.stems[textproc.Stem(lw)] && !q.hasAll(lw) {
-				return strings.Join(words, " ")
-			}
-		}
-	}
-	return ""
-}
-
-// SpecialCase reports whether texts use modifier before word as the name
-// of a special case of word: they write the pair as a name, capitalised
-// ("Enterprise Clients" in "the following terms apply to Enterprise
-// Clients"), and fewer than half their mentions of word (by stem) are so
-// narrowed. A narrowing the texts write in lower case ("provision for
-// income taxes") or use for most mentions is the word's usual reading.
-func SpecialCase(texts []string, modifier, word string) bool {
-	m := textproc.Stem(wordvec.Fold(strings.ToLower(modifier)))
-	w := textproc.Stem(wordvec.Fold(strings.ToLower(word)))
-	all, named := 0, 0
-	for _, t := range texts {
-		toks := reWord.FindAllString(t, -1)
-		for i, tok := range toks {
-			if textproc.Stem(wordvec.Fold(strings.ToLower(tok))) != w {
-				continue
-			}
-			all++
-			if i > 0 && isName(toks[i-1]) && isName(tok) && textproc.Stem(wordvec.Fold(strings.ToLower(toks[i-1]))) == m {
-				named++
-			}
-		}
-	}
-	return named > 0 && 2*named < all
-}
 
 // otherHead returns the head noun of a row's label when it names another
 // thing than the question asks about, "" otherwise: "Employee stock
@@ -700,67 +553,6 @@ func yearsOnly(s string) bool {
 	return len(ws) > 0
 }
 
-// subsetCount returns the count of the question's focus that claim
-// states only as where something is ("drive-thrus in over 1,200 of its
-// stores", "kiosks in 300 stores"): a count after "in" or "at" (and an
-// approximation, "over", "about", "nearly") of what the question counts
-// is the number of those that have something, a subset, not how many
-// there are. It returns "" when the question counts things "in" or "at"
-// something itself, or when the word before the preposition is a verb of
-// result or a participle ("resulted in 5 deaths", "closing at 12
-// stores").
-func (f Frame) subsetCount(claim string) string {
-	if f.Type != TypeCount || len(f.Focus) == 0 {
-		return ""
-	}
-	qw := strings.Fields(strings.ToLower(f.Question))
-	for i, w := range qw {
-		if w != "in" && w != "at" {
-			continue
-		}
-		// "at year-end 2022", "in 2021", "at the end of May": when, not
-		// where
-		next := ""
-		for _, n := range qw[i+1:] {
-			if n = strings.Trim(n, "?,.;"); n != "the" && n != "fiscal" {
-				next = n
-				break
-			}
-		}
-		first, _, _ := strings.Cut(next, "-")
-		if next == "" || !(hasDigit(next) || months[first] || periodUnits[first] || first == "end") {
-			return ""
-		}
-	}
-	focus := map[string]bool{}
-	for _, st := range f.Focus {
-		focus[st] = true
-	}
-	toks := strings.Fields(claim)
-	for i, t := range toks {
-		lt := strings.ToLower(t)
-		if lt != "in" && lt != "at" || i == 0 {
-			continue
-		}
-		prev := strings.ToLower(strings.Trim(toks[i-1], ",;:"))
-		if strings.HasSuffix(prev, "ed") || strings.HasSuffix(prev, "ing") || strings.HasPrefix(prev, "result") || !textproc.HasLetter(prev) || textproc.IsStopWord(prev) {
-			continue
-		}
-		j := i + 1
-		for j < len(toks) && j <= i+3 && approximators[strings.ToLower(toks[j])] {
-			j++
-		}
-		if j+1 >= len(toks) || !reNumber.MatchString(toks[j]) || reYear.MatchString(strings.Trim(toks[j], ",.;")) {
-			continue
-		}
-		noun := strings.ToLower(strings.Trim(toks[j+1], ",.;:"))
-		if focus[textproc.Stem(wordvec.Fold(noun))] {
-			return strings.Join(toks[j:j+2], " ")
-		}
-	}
-	return ""
-}
-
 // approximators stand before a count that they bound or round.
 var approximators = wordlists.Set(`over more than nearly almost about approximately roughly around some up to under fewer less`)
 
@@ -832,4 +624,149 @@ func (f Frame) rowNames(content, label string) bool {
 		return false // a segment's row, "Hardware Revenues: … Total revenues"
 	}
 	return !f.memberRow(label, scope)
+}
+
+// narrowedMeasure returns the phrase of claim, a statement, that states a
+// part of the measure the question asks for as a whole ("Hotel Revenue"
+// for "What was Boston Properties' total revenue for 2015?"), when every
+// mention of the measure in the claim is narrowed; "" otherwise, when the
+// question does not ask for the whole, and when the claim does not
+// mention the measure. The question asks for the whole when a word of
+// wholeWords stands right before the measure; a name such as "Early
+// Termination Fee" answers "What is the termination fee?". A mention is
+// narrowed by the words right before it, up to the nearest stop word,
+// that the question does not use and that are not modifiers that state
+// the whole, a legal form, a number or a unit: "Hotel Revenue" is
+// narrowed; "total revenue", "revenue of" and "an increase in revenue"
+// are not.
+func (f Frame) narrowedMeasure(claim string) string {
+	measures := map[string]bool{}
+	qw := reWord.FindAllString(f.Question, -1)
+	for i := 1; i < len(qw); i++ {
+		st := textproc.Stem(wordvec.Fold(strings.ToLower(qw[i])))
+		if measureNouns[st] && wholeWords[wordvec.Fold(strings.ToLower(qw[i-1]))] {
+			measures[st] = true
+		}
+	}
+	if len(measures) == 0 {
+		return ""
+	}
+	q := NewText(f.Question)
+	words := reWord.FindAllString(claim, -1)
+	first := ""
+	for i, w := range words {
+		if !measures[textproc.Stem(wordvec.Fold(strings.ToLower(w)))] {
+			continue
+		}
+		var by []string
+		for j := i - 1; j >= 0 && j >= i-3; j-- {
+			lw := wordvec.Fold(strings.ToLower(words[j]))
+			if textproc.IsStopWord(lw) || measureNouns[textproc.Stem(lw)] {
+				break
+			}
+			if !narrowing(lw, q) || spelledNum[lw] || unitWords[lw] {
+				continue
+			}
+			by = append([]string{words[j]}, by...)
+		}
+		if len(by) == 0 {
+			return ""
+		}
+		if first == "" {
+			first = strings.Join(by, " ") + " " + w
+		}
+	}
+	return first
+}
+
+// partHeading returns the part of an organisation a heading line is about
+// when the question does not ask about it: "Hardware Business" when the
+// question asks for Oracle's sales and marketing expenses. The line's
+// head phrase (headPhrase) ends in a noun that names a part
+// ("business", "segment", "division"), and a word before it is not a
+// word of the question ("Oracle's hardware business" asks about it).
+// Only a question that names an organisation or another entity is
+// narrowed; it returns "" otherwise.
+func (f Frame) partHeading(heading string) string {
+	if heading == "" || len(f.Entities) == 0 {
+		return ""
+	}
+	q := NewText(f.Question)
+	for _, line := range strings.Split(heading, "\n") {
+		words := headPhrase(line)
+		if len(words) < 2 || !partNouns[wordvec.Fold(strings.ToLower(words[len(words)-1]))] {
+			continue
+		}
+		for _, w := range words[:len(words)-1] {
+			lw := wordvec.Fold(strings.ToLower(w))
+			if textproc.IsStopWord(lw) || hasDigit(lw) || wholeModifiers[lw] || legalForms[lw] || genericParts[lw] {
+				continue
+			}
+			if !q.hasToken(lw) && !q.stems[textproc.Stem(lw)] && !q.hasAll(lw) {
+				return strings.Join(words, " ")
+			}
+		}
+	}
+	return ""
+}
+
+// subsetCount returns the count of the question's focus that claim
+// states only as where something is ("drive-thrus in over 1,200 of its
+// stores", "kiosks in 300 stores"): a count after "in" or "at" (and an
+// approximation, "over", "about", "nearly") of what the question counts
+// is the number of those that have something, a subset, not how many
+// there are. It returns "" when the question counts things "in" or "at"
+// something itself, or when the word before the preposition is a verb of
+// result or a participle ("resulted in 5 deaths", "closing at 12
+// stores").
+func (f Frame) subsetCount(claim string) string {
+	if f.Type != TypeCount || len(f.Focus) == 0 {
+		return ""
+	}
+	qw := strings.Fields(strings.ToLower(f.Question))
+	for i, w := range qw {
+		if w != "in" && w != "at" {
+			continue
+		}
+		// "at year-end 2022", "in 2021", "at the end of May": when, not
+		// where
+		next := ""
+		for _, n := range qw[i+1:] {
+			if n = strings.Trim(n, "?,.;"); n != "the" && n != "fiscal" {
+				next = n
+				break
+			}
+		}
+		first, _, _ := strings.Cut(next, "-")
+		if next == "" || !(hasDigit(next) || months[first] || periodUnits[first] || first == "end") {
+			return ""
+		}
+	}
+	focus := map[string]bool{}
+	for _, st := range f.Focus {
+		focus[st] = true
+	}
+	toks := strings.Fields(claim)
+	for i, t := range toks {
+		lt := strings.ToLower(t)
+		if lt != "in" && lt != "at" || i == 0 {
+			continue
+		}
+		prev := strings.ToLower(strings.Trim(toks[i-1], ",;:"))
+		if strings.HasSuffix(prev, "ed") || strings.HasSuffix(prev, "ing") || strings.HasPrefix(prev, "result") || !textproc.HasLetter(prev) || textproc.IsStopWord(prev) {
+			continue
+		}
+		j := i + 1
+		for j < len(toks) && j <= i+3 && approximators[strings.ToLower(toks[j])] {
+			j++
+		}
+		if j+1 >= len(toks) || !reNumber.MatchString(toks[j]) || reYear.MatchString(strings.Trim(toks[j], ",.;")) {
+			continue
+		}
+		noun := strings.ToLower(strings.Trim(toks[j+1], ",.;:"))
+		if focus[textproc.Stem(wordvec.Fold(noun))] {
+			return strings.Join(toks[j:j+2], " ")
+		}
+	}
+	return ""
 }

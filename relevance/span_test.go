@@ -57,7 +57,7 @@ func TestFullYearIsNotAQuarter(t *testing.T) {
 		{"What was Intel's full-year 2022 revenue?", Context{Claim: "Full-year 2022 revenue was $63.1 billion, down 20% from the fourth quarter run rate."}, false},
 		{"What was Intel's full-year 2022 revenue?", Context{Claim: "Revenue for 2022 was $63.1 billion."}, false},
 	} {
-		res := Analyze(tt.q).Check(tt.c, Checks{Period: true}, nil, nil)
+		res := Analyze(tt.q).Check(tt.c, 0, nil, nil)
 		got := false
 		for _, f := range res.Findings {
 			got = got || strings.Contains(f.Detail, "asks for a full year")
@@ -137,7 +137,7 @@ func TestRowIsForItsHeadersYears(t *testing.T) {
 		{"How much revenue came from properties sold since 2012?", disposed, row, false},
 	} {
 		c := Context{Claim: tt.claim, Row: true, Header: TableHeader(tt.content, tt.claim), Document: "Boston Properties 2015"}
-		res := Analyze(tt.q).Check(c, Checks{Period: true}, nil, nil)
+		res := Analyze(tt.q).Check(c, 0, nil, nil)
 		got := false
 		for _, f := range res.Findings {
 			got = got || strings.Contains(f.Detail, "answer's table is for")

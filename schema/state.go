@@ -220,7 +220,7 @@ type Verdict struct {
 	// irrelevant to the question; the retriever excludes them on a retry.
 	RejectedSections []string `json:"rejected_sections,omitempty"`
 	// Signals are the answer's signals that the offline judge estimated
-	// its confidence from, by name (judge.CalibrationSignals); empty when
+	// its confidence from, by name (judge.DecisionSignals); empty when
 	// the confidence is not a calibrated estimate.
 	Signals map[string]float64 `json:"signals,omitempty"`
 	// Conflicts are the figures of the answer that another retrieved
@@ -236,7 +236,7 @@ type Verdict struct {
 // Finding is one rule's finding on an answer or a candidate answer.
 type Finding struct {
 	// Rule is the ID of the detector that reported it
-	// ("period.other-year").
+	// ("period.unstated").
 	Rule string `json:"rule"`
 	// Claim is the statement it concerns; empty for the whole answer.
 	Claim string `json:"claim,omitempty"`

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"regexp"
 	"strings"
 	"testing"
 
@@ -39,6 +40,9 @@ func checkAnswerMarkdown(b *browser) {
 	}
 }
 
+// reRuleID matches a rule's ID ("period.unstated").
+var reRuleID = regexp.MustCompile(`^[a-z]+\.[a-z]+(?:-[a-z]+)*$`)
+
 // checkRefusalNamesClosestPassages: a refusal lists the closest passages
 // found, as not verified, each opening the viewer.
 func checkRefusalNamesClosestPassages(b *browser) {
@@ -47,7 +51,20 @@ func checkRefusalNamesClosestPassages(b *browser) {
 	if got := b.text("#transcript .turn:last-of-type .answer.fallback"); !strings.HasPrefix(got, "Unable to provide") {
 		b.t.Fatalf("answer %q, want the fallback", got)
 	}
-	head := b.text("#transcript .turn:last-of-type h4")
+	// why: one line per rule that decided, its ID first
+	rules := eval[[]string](b, "refusal rules", `[...document.querySelectorAll("#transcript .turn:last-of-type .refusal-rules li")].map(li => li.querySelector("code.rule").textContent + "|" + li.textContent)`)
+	if len(rules) == 0 {
+		b.t.Fatal("the refusal does not say which rules refused it")
+	}
+	seen := map[string]bool{}
+	for _, r := range rules {
+		rule, line, _ := strings.Cut(r, "|")
+		if !reRuleID.MatchString(rule) || seen[rule] || !strings.HasPrefix(line, rule+" ") || len(line) <= len(rule)+1 {
+			b.t.Fatalf("refusal lines %q: want one line per rule, its ID and what it found", rules)
+		}
+		seen[rule] = true
+	}
+	head := b.text("#transcript .turn:last-of-type h4:last-of-type")
 	links := eval[int](b, "closest links", `document.querySelectorAll("#transcript .turn:last-of-type .citations.closest a.cite").length`)
 	if !strings.Contains(head, "not verified") || links == 0 {
 		b.t.Fatalf("heading %q, %d links: want the closest passages labelled not verified", head, links)

@@ -311,17 +311,20 @@ func (a *app) evalCalibrateCmd() *cobra.Command {
 	var asJSON, shipped bool
 	cmd := &cobra.Command{
 		Use:   "calibrate REPORT.json... [flags]",
-		Short: "Fit the offline judge's calibrated confidence and its default threshold on eval qa reports",
-		Long: `Fits the logistic model behind the offline judge's confidence_score (the
-estimated probability that an answer is correct) on development sets, and
-chooses the default --min-confidence with it.
+		Short: "Fit the offline decision model and its default threshold on eval qa reports",
+		Long: `Fits the offline judge's decision model, the logistic model behind its
+confidence_score (the estimated probability that an answer is correct) over
+the answer's signals and the rules that fired on it, on development sets,
+and chooses the default --min-confidence with it.
 
 Each REPORT.json is the output of "docmind eval qa --min-confidence 0 --json"
 on one development set, offline: every answer the judge's guards accept is
 returned with its calibration signals (results[].signals). The answers of
 each set weigh the same in the fit whatever the set's size; the label is the
 result's "correct". The threshold is the one (0, 0.05, ..., 0.95) with the
-highest mean over the sets of (correct - wrong-cost * wrong) / questions.
+highest mean over the sets of (correct - wrong-cost * wrong) / questions;
+held_out_threshold is the one with the highest mean of the same utility over
+the domains, each scored by the model fitted without it (below).
 
 --out FILE writes the judge's generated calibration.go (judge/calibration.go);
 scripts/calibrate.sh runs the whole procedure on the development sets.
@@ -335,13 +338,13 @@ and its answered, accuracy among answered, share of answerable questions
 answered correctly and utility at every threshold; --json prints {signals,
 weights, bias, wrong_cost, threshold, shipped, sets [{name, questions,
 answerable, samples, aurc, points [{threshold, answered, correct,
-answered_accuracy, answerable_correct, utility}]}], leave_one_domain_out}.
+answered_accuracy, answerable_correct, utility}]}], leave_one_domain_out, held_out_threshold}.
 
 Leave one domain out: when the reports fall in two domains or more (each
 report is its own domain unless --domain groups it), each domain is scored
-by a model fitted on the other domains alone, at the threshold that model
-chooses, beside its figures under the model fitted on every report: how
-the confidence fares on documents of a kind it was not fitted on.
+by a model fitted on the other domains alone, beside its figures under the
+model fitted on every report, both at the chosen threshold: how the
+confidence fares on documents of a kind it was not fitted on.
 leave_one_domain_out is [{domain, sets, held_out, all_sets}], each figure
 {threshold, questions, answerable, answered, correct, answered_accuracy,
 answerable_correct, aurc} pooled over the domain's reports (aurc: their
@@ -366,9 +369,9 @@ mean).`,
 					return usageError{cmd: cmdPath(cmd), err: errors.New("--shipped reports the model this build ships; it writes no --out")}
 				}
 				w, b, t := judge.ShippedCalibration()
-				c, err = eval.ShippedCalibration(sets, judge.CalibrationSignals(), w, b, t, opts.WrongCost)
+				c, err = eval.ShippedCalibration(sets, judge.DecisionSignals(), w, b, t, opts.WrongCost)
 			} else {
-				c, err = eval.FitCalibration(sets, judge.CalibrationSignals(), opts)
+				c, err = eval.FitCalibration(sets, judge.DecisionSignals(), opts)
 			}
 			if err != nil {
 				return err
@@ -378,7 +381,7 @@ mean).`,
 				return usageError{cmd: cmdPath(cmd), err: err}
 			}
 			if !shipped {
-				if c.Domains, err = eval.LeaveOneDomainOut(sets, judge.CalibrationSignals(), opts, c, domains); err != nil {
+				if c.Domains, err = eval.LeaveOneDomainOut(sets, judge.DecisionSignals(), opts, c, domains); err != nil {
 					return err
 				}
 			}
@@ -389,6 +392,9 @@ mean).`,
 					names[i] = filepath.Base(f)
 				}
 				command := "docmind eval calibrate " + strings.Join(names, " ")
+				for _, d := range domainSpecs {
+					command += " --domain " + d
+				}
 				if err := eval.WriteCalibrationGo(&b, c, command); err != nil {
 					return err
 				}

@@ -75,8 +75,9 @@ precision =
 prevented_wrong / changed, off (the set's figures without it) and delta (off
 minus the figures with every rule on), and verdict: pays (prevented_wrong +
 gained_right > cost_right + caused_wrong), costs, even or idle. A rule is kept ("keep") when it pays on at least two sets and costs on
-none. weight is the rule's weight in the calibrated model (null: the rule
-decides as a veto and is not one of its inputs).
+none. weight is the rule's weight in the decision model (judge/calibration.go):
+what firing on every claim adds to the log-odds that the answer is right
+(null: a veto, or a rule that is not one of the model's inputs).
 
 --json prints {sets: [{set, questions, answered, answered_accuracy,
 answerable_correct, unanswerable_refused, wrong_answers}], rules: [{rule,
@@ -89,7 +90,7 @@ pays, costs, keep, totals}]}.
 each set are those without them: measure a group of rules together (single
 ablations miss rules that stand in for each other).`,
 		Example: `  docmind eval rules --json > rules.json
-  docmind eval rules --sets contract,filings --rules period.other-year,scope.part-of-total`,
+  docmind eval rules --sets contract,filings --rules period.unstated,scope.row-group`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()

@@ -110,7 +110,7 @@ func TestIngestReportsBadFilesAndKeepsGoodOnes(t *testing.T) {
 			t.Errorf("%s not reported with a reason:\n%s", name, r.stdout)
 		}
 	}
-	r = runCLI(t, env, "ask", "How many days of paid leave do employees get?")
+	r = runCLI(t, env, "ask", "How many days of paid leave do employees receive per year?")
 	if r.code != exitOK || !strings.Contains(r.stdout, "twenty-five (25) days") {
 		t.Errorf("exit %d:\n%s%s", r.code, r.stdout, r.stderr)
 	}

@@ -35,7 +35,7 @@ func TestRulesListsEveryDetector(t *testing.T) {
 		}
 		seen[x.Rule] = true
 	}
-	for _, want := range []string{"period.other-year", "scope.part-of-total", "kind.signature-block", "number.mismatch", "conflict.figures", "injection.instruction", "scope.row-measure"} {
+	for _, want := range []string{"period.unstated", "scope.row-group", "kind.signature-block", "number.mismatch", "conflict.figures", "injection.instruction", "scope.row-measure"} {
 		if !seen[want] {
 			t.Errorf("%s not listed", want)
 		}

@@ -148,7 +148,7 @@ func TestWriteCalibrationGo(t *testing.T) {
 	if _, err := parser.ParseFile(token.NewFileSet(), "calibration.go", src, 0); err != nil {
 		t.Fatalf("generated code does not parse: %v\n%s", err, src)
 	}
-	for _, want := range []string{"Code generated", "package judge", "1.5000, -2.0000", "calibrationBias    = 0.2500", "calibrationThreshold = 0.45"} {
+	for _, want := range []string{"Code generated", "package judge", `"a": 1.5000`, `"b": -2.0000`, "calibrationBias = 0.2500", "calibrationThreshold = 0.45"} {
 		if !strings.Contains(src, want) {
 			t.Errorf("generated code lacks %q:\n%s", want, src)
 		}

@@ -7,7 +7,6 @@ import (
 	"math/rand/v2"
 	"sort"
 
-	"github.com/docmind/docmind/judge/risk"
 	"github.com/docmind/docmind/schema"
 )
 
@@ -23,7 +22,7 @@ type Candidate struct {
 	Name     string
 	Outcomes []JudgeOutcome
 	// Learn marks a candidate whose response risk is learned: on each
-	// fold a risk.Model is trained on the training rows' Features
+	// fold a RiskModel is trained on the training rows' Features
 	// (TrainRiskModelCV) and its probability replaces the outcome's Risk;
 	// claim spans are the claims the verdict marked unsupported.
 	Learn bool
@@ -111,7 +110,7 @@ type Choice struct {
 	// L2 is the ridge penalty of a learned candidate's model, chosen by an
 	// inner cross-validation on the training rows.
 	L2    float64 `json:"l2,omitempty"`
-	model *risk.Model
+	model *RiskModel
 }
 
 // CVResult is a cross-validated judge benchmark.
@@ -211,7 +210,7 @@ func tuneOn(cands []Candidate, rows []int, seed uint64) (Choice, error) {
 	for _, c := range cands {
 		risks := make([]float64, len(rows))
 		gold := make([]bool, len(rows))
-		var model *risk.Model
+		var model *RiskModel
 		var l2 float64
 		if c.Learn {
 			m, pen, err := TrainRiskModelCV(c.Outcomes, rows, seed)
@@ -227,7 +226,7 @@ func tuneOn(cands []Candidate, rows []int, seed uint64) (Choice, error) {
 				risks[i] = learnedRisk(model, o)
 			}
 		}
-		t, score := risk.BestF1Threshold(risks, gold)
+		t, score := BestF1Threshold(risks, gold)
 		if score > best.TrainF1 {
 			best = Choice{Candidate: c.Name, Threshold: t, TrainF1: score, L2: l2, model: model}
 		}

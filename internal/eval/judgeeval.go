@@ -40,7 +40,7 @@ type JudgeOutcome struct {
 	Unlocated int    `json:"unlocated,omitempty"`
 	Err       string `json:"error,omitempty"`
 	// Features are the deterministic judge's signals for the response
-	// (risk.Features), when the run recorded them.
+	// (riskFeatures), when the run recorded them.
 	Features []float64 `json:"-"`
 }
 

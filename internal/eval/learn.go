@@ -2,8 +2,6 @@ package eval
 
 import (
 	"fmt"
-
-	"github.com/docmind/docmind/judge/risk"
 )
 
 // L2Grid is the ridge penalties offered to a learned candidate; the one
@@ -14,12 +12,12 @@ var L2Grid = []float64{0.0001, 0.001, 0.01, 0.1}
 // innerFolds is the number of inner folds used to choose the L2 penalty.
 const innerFolds = 4
 
-// TrainRiskModelCV trains a risk.Model on the outcomes' Features and
+// TrainRiskModelCV trains a RiskModel on the outcomes' Features and
 // gold labels for rows (all rows when nil). The L2 penalty is the one of
 // L2Grid with the best F1 pooled over an inner innerFolds-fold
 // cross-validation split by source (seed); the model is then trained on
 // all of rows with it. Its Threshold is the best-F1 threshold on rows.
-func TrainRiskModelCV(outcomes []JudgeOutcome, rows []int, seed uint64) (risk.Model, float64, error) {
+func TrainRiskModelCV(outcomes []JudgeOutcome, rows []int, seed uint64) (RiskModel, float64, error) {
 	if rows == nil {
 		rows = make([]int, len(outcomes))
 		for i := range rows {
@@ -32,13 +30,13 @@ func TrainRiskModelCV(outcomes []JudgeOutcome, rows []int, seed uint64) (risk.Mo
 	for i, r := range rows {
 		o := outcomes[r]
 		if len(o.Features) == 0 {
-			return risk.Model{}, 0, fmt.Errorf("risk model: response %d of source %s has no features (judge error: %s)", r, o.SourceID, o.Err)
+			return RiskModel{}, 0, fmt.Errorf("risk model: response %d of source %s has no features (judge error: %s)", r, o.SourceID, o.Err)
 		}
 		x[i], gold[i], ids[i] = o.Features, o.Gold, o.Task+"/"+o.SourceID
 	}
 	folds, err := SourceFolds(ids, innerFolds, seed)
 	if err != nil {
-		return risk.Model{}, 0, err
+		return RiskModel{}, 0, err
 	}
 	bestL2, bestF1 := L2Grid[0], -1.0
 	for _, l2 := range L2Grid {
@@ -48,14 +46,14 @@ func TrainRiskModelCV(outcomes []JudgeOutcome, rows []int, seed uint64) (risk.Mo
 			for i, r := range f.Train {
 				xs[i], gs[i] = x[r], gold[r]
 			}
-			m, err := risk.Train(xs, gs, risk.TrainOptions{L2: l2})
+			m, err := TrainRisk(xs, gs, RiskTrainOptions{L2: l2})
 			if err != nil {
-				return risk.Model{}, 0, err
+				return RiskModel{}, 0, err
 			}
 			for _, r := range f.Test {
 				p, err := m.Probability(x[r])
 				if err != nil {
-					return risk.Model{}, 0, err
+					return RiskModel{}, 0, err
 				}
 				conf.Add(p >= m.Threshold, gold[r])
 			}
@@ -64,13 +62,13 @@ func TrainRiskModelCV(outcomes []JudgeOutcome, rows []int, seed uint64) (risk.Mo
 			bestL2, bestF1 = l2, f
 		}
 	}
-	m, err := risk.Train(x, gold, risk.TrainOptions{L2: bestL2})
+	m, err := TrainRisk(x, gold, RiskTrainOptions{L2: bestL2})
 	return m, bestL2, err
 }
 
 // learnedRisk returns the model's probability for o (1 when o has no
 // features, as for a judge error).
-func learnedRisk(m *risk.Model, o JudgeOutcome) float64 {
+func learnedRisk(m *RiskModel, o JudgeOutcome) float64 {
 	p, err := m.Probability(o.Features)
 	if err != nil {
 		return 1

@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"github.com/docmind/docmind/judge"
-	"github.com/docmind/docmind/judge/risk"
 	"github.com/docmind/docmind/schema"
 )
 
@@ -38,7 +37,7 @@ func RunDeterministicSweep(ctx context.Context, scorer *judge.Offline, variants 
 		for i, v := range variants {
 			vs[i] = v.Judge.Decide(a)
 		}
-		return vs, risk.Features(a), nil
+		return vs, riskFeatures(a), nil
 	}, sources, opts)
 	if err != nil {
 		return nil, err
@@ -72,7 +71,7 @@ var NovelTermGrid = func() []int {
 }()
 
 // LearnedCandidate names the offline candidate whose decision is a
-// logistic model over risk.Names trained per fold; its claim spans
+// logistic model over riskFeatureNames trained per fold; its claim spans
 // are the claims carrying novel terms (WithMaxNovelTerms(0)).
 const LearnedCandidate = "logistic"
 

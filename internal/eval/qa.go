@@ -181,7 +181,7 @@ type QAResult struct {
 	// no verdict); the risk–coverage curve ranks answers by it.
 	Confidence float64 `json:"confidence"`
 	// Signals are the last verdict's calibration signals (see
-	// judge.CalibrationSignals), the input of eval calibrate.
+	// judge.DecisionSignals), the input of eval calibrate.
 	Signals map[string]float64 `json:"signals,omitempty"`
 	// Reasoning is the last verdict's reasoning: why the judge accepted
 	// or refused the answer.

@@ -54,7 +54,7 @@ func tinySquadCases(t *testing.T) ([]RelevanceCase, []schema.Section) {
 // report's accuracy counts against it.
 func TestRunRelevanceOffline(t *testing.T) {
 	cases, secs := tinySquadCases(t)
-	rep, err := RunRelevance(context.Background(), judge.NewOffline(judge.WithCorpus(secs), judge.WithMinConfidence(0)), cases, RelevanceOptions{Concurrency: 3})
+	rep, err := RunRelevance(context.Background(), judge.NewOffline(judge.WithCorpus(secs)), cases, RelevanceOptions{Concurrency: 3})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 	"sort"
 	"sync"
 
+	"github.com/docmind/docmind/judge"
 	"github.com/docmind/docmind/relevance"
 )
 
@@ -94,8 +95,9 @@ type RuleOnSet struct {
 type RuleWorth struct {
 	Rule string `json:"rule"`
 	Doc  string `json:"doc"`
-	// Weight is the rule's weight in the calibrated model; null while the
-	// rule decides as a veto and is not an input of the model.
+	// Weight is the rule's weight in the decision model
+	// (judge.RuleWeight); null for a veto or a rule that is not an input
+	// of the model.
 	Weight *float64     `json:"weight"`
 	Sets   []RuleOnSet  `json:"sets"`
 	Pays   int          `json:"pays"`  // sets on which it pays
@@ -230,6 +232,10 @@ func RunRules(ctx context.Context, sets []RuleSet, opts RulesOptions) (*RulesRep
 	worth := make(map[string]*RuleWorth, len(rules))
 	for _, r := range rules {
 		worth[r] = &RuleWorth{Rule: r, Doc: relevance.Lookup(r).Doc}
+		if slices.Contains(judge.ModelRules(), r) {
+			w := judge.RuleWeight(r)
+			worth[r].Weight = &w
+		}
 	}
 	rep := &RulesReport{}
 	for _, set := range sets {

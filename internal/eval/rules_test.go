@@ -19,7 +19,7 @@ func TestRunRulesOnTheHeldOutContractSet(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rules := []string{"type.missing", "terms.unaddressed", "kind.preamble"}
+	rules := []string{"type.missing", "terms.unaddressed", "confidence.low", "kind.preamble"}
 	rep, err := RunRules(context.Background(), []RuleSet{{Name: "heldout", Rows: rows, Ask: ask}}, RulesOptions{Rules: rules})
 	if err != nil {
 		t.Fatal(err)

@@ -187,6 +187,7 @@ class Turn {
         : el("p", { class: "answer fallback" }, out.final_output));
     }
     if (verdict) this.answerBox.append(verdictLine(verdict));
+    if (verdict && !answered && run.status !== "awaiting_review") this.answerBox.append(...refusalLines(verdict));
     const cites = out.citations || [];
     if (cites.length) this.answerBox.append(...sourceList("Sources", cites));
     const closest = answered ? [] : out.closest_passages || [];
@@ -350,6 +351,20 @@ function verdictLine(v) {
   return el("p", { class: grounded ? "verdict grounded" : "verdict rejected" },
     el("strong", {}, grounded ? "Grounded" : "Not grounded"),
     ` · confidence ${conf} — `, el("span", { class: "reasoning" }, oneLine(v.reasoning)));
+}
+
+// refusalLines says why an answer was refused, one line per rule that
+// decided: the rule's ID and what it found (the verdict's findings).
+function refusalLines(v) {
+  const byRule = new Map();
+  for (const f of v.findings || []) {
+    if (!byRule.has(f.rule)) byRule.set(f.rule, []);
+    if (f.detail && !byRule.get(f.rule).includes(f.detail)) byRule.get(f.rule).push(f.detail);
+  }
+  if (!byRule.size) return [];
+  return [el("h4", {}, "Why it was refused"),
+    el("ul", { class: "refusal-rules" }, ...[...byRule].map(([rule, details]) =>
+      el("li", {}, el("code", { class: "rule" }, rule), " ", oneLine(details.join("; ")))))];
 }
 
 // citationLink opens the viewer at the cited page.

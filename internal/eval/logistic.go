@@ -1,22 +1,21 @@
-package risk
+package eval
 
 import (
 	"errors"
 	"fmt"
 	"math"
 	"sort"
-
-	"github.com/docmind/docmind/judge"
 )
 
-// Model is a logistic regression over an assessment's Features: the
+// RiskModel is a logistic regression over an answer's features
+// (riskFeatures), for the learned candidate of `docmind eval judge`: the
 // probability that the answer is hallucinated is
 // sigmoid(Bias + sum_i Weights[i] * (x_i - Mean[i]) / Scale[i]), and the
 // answer is judged hallucinated when it reaches Threshold. Train one with
 // Train on labelled assessments.
-type Model struct {
-	// Features names the features the weights apply to (Names at
-	// training time); Probability refuses vectors of another length.
+type RiskModel struct {
+	// Features names the features the weights apply to
+	// (riskFeatureNames at training time); Probability refuses vectors of another length.
 	Features []string  `json:"features"`
 	Mean     []float64 `json:"mean"`
 	Scale    []float64 `json:"scale"`
@@ -26,16 +25,9 @@ type Model struct {
 	Threshold float64 `json:"threshold"`
 }
 
-// Risk implements judge.RiskScorer: the model's probability that the
-// assessed answer is hallucinated (over its Features) and its Threshold.
-func (m Model) Risk(a *judge.Assessment) (probability, threshold float64, err error) {
-	p, err := m.Probability(Features(a))
-	return p, m.Threshold, err
-}
-
 // Probability returns the model's probability that an answer with
 // features x is hallucinated, or an error when x does not fit the model.
-func (m Model) Probability(x []float64) (float64, error) {
+func (m RiskModel) Probability(x []float64) (float64, error) {
 	if len(x) != len(m.Weights) || len(m.Mean) != len(x) || len(m.Scale) != len(x) {
 		return 0, fmt.Errorf("risk model: %d features given, the model has %d weights", len(x), len(m.Weights))
 	}
@@ -54,8 +46,8 @@ func sigmoid(z float64) float64 {
 	return e / (1 + e)
 }
 
-// TrainOptions tunes Train.
-type TrainOptions struct {
+// RiskTrainOptions tunes Train.
+type RiskTrainOptions struct {
 	// L2 is the ridge penalty on the standardised weights (not the bias),
 	// per row. Default 0.01.
 	L2 float64
@@ -70,14 +62,14 @@ type TrainOptions struct {
 // least squares) from zero weights, so the same data always gives the same
 // model. Threshold is set to the probability with the best F1 on x itself:
 // choose thresholds on training rows, never on the rows you score.
-func Train(x [][]float64, gold []bool, opts TrainOptions) (Model, error) {
+func TrainRisk(x [][]float64, gold []bool, opts RiskTrainOptions) (RiskModel, error) {
 	if len(x) == 0 || len(x) != len(gold) {
-		return Model{}, fmt.Errorf("risk model: %d feature rows and %d labels", len(x), len(gold))
+		return RiskModel{}, fmt.Errorf("risk model: %d feature rows and %d labels", len(x), len(gold))
 	}
 	d := len(x[0])
 	for i, r := range x {
 		if len(r) != d {
-			return Model{}, fmt.Errorf("risk model: row %d has %d features, row 0 has %d", i, len(r), d)
+			return RiskModel{}, fmt.Errorf("risk model: row %d has %d features, row 0 has %d", i, len(r), d)
 		}
 	}
 	pos := 0
@@ -87,7 +79,7 @@ func Train(x [][]float64, gold []bool, opts TrainOptions) (Model, error) {
 		}
 	}
 	if pos == 0 || pos == len(gold) {
-		return Model{}, errors.New("risk model: training needs both hallucinated and faithful examples")
+		return RiskModel{}, errors.New("risk model: training needs both hallucinated and faithful examples")
 	}
 	if opts.L2 <= 0 {
 		opts.L2 = 0.01
@@ -96,9 +88,9 @@ func Train(x [][]float64, gold []bool, opts TrainOptions) (Model, error) {
 		opts.Iterations = 50
 	}
 	n := float64(len(x))
-	m := Model{Mean: make([]float64, d), Scale: make([]float64, d), Weights: make([]float64, d)}
-	if d == len(featureNames) {
-		m.Features = Names()
+	m := RiskModel{Mean: make([]float64, d), Scale: make([]float64, d), Weights: make([]float64, d)}
+	if d == len(riskFeatureNames) {
+		m.Features = riskFeatureNames
 	}
 	for j := range d {
 		var s, ss float64
@@ -124,7 +116,7 @@ func Train(x [][]float64, gold []bool, opts TrainOptions) (Model, error) {
 	}
 	w, bias, err := FitLogistic(z, gold, nil, opts.L2, opts.Iterations)
 	if err != nil {
-		return Model{}, fmt.Errorf("risk model: %w", err)
+		return RiskModel{}, fmt.Errorf("risk model: %w", err)
 	}
 	m.Bias = bias
 	copy(m.Weights, w)

@@ -1,4 +1,4 @@
-package risk
+package eval
 
 import (
 	"math"
@@ -10,9 +10,13 @@ import (
 	"github.com/docmind/docmind/textproc"
 )
 
-// Feature names, in the order of Features. Every feature is
-// computed from the answer, the question and the sections only.
-var featureNames = []string{
+// The RAGTruth learned candidate's features (riskFeatures), in order:
+// free-prose answers over long passages, which the offline decision
+// model's signals do not describe (novel numbers and names, miscited
+// passages). Every feature is computed from the answer, the question and
+// the sections only. They are benchmark code: no judge decision reads
+// them.
+var riskFeatureNames = []string{
 	"claims",            // ln(1 + non-abstaining claims)
 	"min_support",       // lowest claim support (share of terms in the best window)
 	"mean_support",      // mean claim support
@@ -36,9 +40,6 @@ var featureNames = []string{
 	"outside_knowledge", // sentences admitting content from outside the sources ("not explicitly mentioned", "general knowledge")
 }
 
-// Names returns the names of the features Features returns, in order.
-func Names() []string { return append([]string(nil), featureNames...) }
-
 var (
 	reNumber = regexp.MustCompile(`\d+(?:[.,]\d+)*`)
 	reName   = regexp.MustCompile(`\b[A-Z][\p{L}'’-]+`)
@@ -46,16 +47,16 @@ var (
 	reOutside = regexp.MustCompile(`(?i)\b(?:not\s+(?:explicitly|directly|specifically)\s+(?:mentioned|stated|provided|discussed)|general\s+knowledge|my\s+(?:own\s+)?knowledge|(?:is|are)\s+not\s+(?:mentioned|stated|provided)\s+in\s+the\s+(?:given\s+|provided\s+)?(?:passage|document|context|text)s?|however,?\s+(?:it\s+is|it's)\s+(?:generally|commonly|widely))`)
 )
 
-// contextIndex is what the features need to know about the sections
+// riskContext is what the features need to know about the sections
 // beyond what the judge's assessment holds.
-type contextIndex struct {
+type riskContext struct {
 	known   map[string]bool    // stemmed terms of the question, titles and contents
 	near    map[[2]string]bool // unordered term pairs at most two terms apart in a sentence
 	numbers map[string]bool    // numbers written in the sections or the question, digits only
 }
 
-func buildContextIndex(query string, sections []schema.Section) *contextIndex {
-	ci := &contextIndex{known: judge.KnownTerms(query, sections), near: map[[2]string]bool{}, numbers: map[string]bool{}}
+func buildRiskContext(query string, sections []schema.Section) *riskContext {
+	ci := &riskContext{known: judge.KnownTerms(query, sections), near: map[[2]string]bool{}, numbers: map[string]bool{}}
 	addNumbers(ci.numbers, query)
 	for _, s := range sections {
 		addNumbers(ci.numbers, s.Title+" "+s.Content)
@@ -87,7 +88,7 @@ func pairKey(a, b string) [2]string {
 }
 
 // novelNumbers counts the distinct numbers of text the context lacks.
-func (ci *contextIndex) novelNumbers(text string) int {
+func (ci *riskContext) novelNumbers(text string) int {
 	seen := map[string]bool{}
 	for _, n := range reNumber.FindAllString(text, -1) {
 		k := normNumber(n)
@@ -100,7 +101,7 @@ func (ci *contextIndex) novelNumbers(text string) int {
 
 // novelNames counts the distinct capitalised words of text, other than a
 // sentence's first word, whose stem the context and question lack.
-func (ci *contextIndex) novelNames(text string) int {
+func (ci *riskContext) novelNames(text string) int {
 	seen := map[string]bool{}
 	for _, loc := range reName.FindAllStringIndex(text, -1) {
 		before := strings.TrimRight(text[:loc[0]], " \t\n\"'“(")
@@ -118,7 +119,7 @@ func (ci *contextIndex) novelNames(text string) int {
 
 // bigramCounts returns how many adjacent term pairs text has and how many
 // of them are never near each other in a context sentence.
-func (ci *contextIndex) bigramCounts(text string) (novel, total int) {
+func (ci *riskContext) bigramCounts(text string) (novel, total int) {
 	ts := textproc.Terms(text)
 	for i := 0; i+1 < len(ts); i++ {
 		if judge.IsAnswerWord(ts[i]) || judge.IsAnswerWord(ts[i+1]) {
@@ -132,12 +133,12 @@ func (ci *contextIndex) bigramCounts(text string) (novel, total int) {
 	return novel, total
 }
 
-// Features returns the answer's learned-risk features, named by Names, in
+// riskFeatures returns the answer's learned-risk features, named by Names, in
 // order. Every feature is computed from the assessment: the answer, the
 // question and the sections.
-func Features(a *judge.Assessment) []float64 {
-	ci := buildContextIndex(a.Query, a.Sections)
-	f := make([]float64, len(featureNames))
+func riskFeatures(a *judge.Assessment) []float64 {
+	ci := buildRiskContext(a.Query, a.Sections)
+	f := make([]float64, len(riskFeatureNames))
 	n := 0
 	minS, minI := 1.0, 1.0
 	var sumS, sumI float64
@@ -231,13 +232,6 @@ func Features(a *judge.Assessment) []float64 {
 	f[19] = math.Log1p(float64(miscited))
 	f[20] = math.Log1p(float64(outside))
 	return f
-}
-
-func b2i(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
 }
 
 // isMiscited reports whether the claim names sources (judge.NamedSources)
