@@ -161,13 +161,16 @@ func groupBlocks(doc *document.Document, opts SectionOptions) []group {
 	var groups []group
 	cur := group{path: []string{fallback}, title: fallback}
 	var stack []document.Block // open headings, outermost first
-	for _, bl := range doc.Blocks {
-		if bl.Kind != document.Heading {
-			cur.blocks = append(cur.blocks, bl)
-			continue
+	var cl clauser
+	for _, b := range doc.Blocks {
+		for _, bl := range cl.block(b) {
+			if bl.Kind != document.Heading {
+				cur.blocks = append(cur.blocks, bl)
+				continue
+			}
+			groups = append(groups, cur)
+			stack, cur = headingGroup(stack, bl, opts)
 		}
-		groups = append(groups, cur)
-		stack, cur = headingGroup(stack, bl, opts)
 	}
 	return append(groups, cur)
 }
@@ -186,6 +189,11 @@ func headingGroup(stack []document.Block, bl document.Block, opts SectionOptions
 	title := bl.Text
 	if !opts.KeepNumbers {
 		title = StripSectionNumber(title)
+		if title == bl.Text && len(stack) > 1 && reSectionNumber.MatchString(title+" ") {
+			// A clause with a number and no title of its own ("1.5")
+			// is titled by the clause it is in: "Definitions 1.5".
+			title = StripSectionNumber(stack[len(stack)-2].Text) + " " + strings.TrimRight(title, ".)")
+		}
 	}
 	return stack, group{path: path, title: title}
 }

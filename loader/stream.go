@@ -242,6 +242,7 @@ type sectionStream struct {
 	docTitle string
 	seen     map[string]int
 	stack    []document.Block
+	clauses  clauser
 
 	g       group // the blocks only while they fit in one chunk
 	key     string
@@ -254,7 +255,17 @@ type sectionStream struct {
 	sections int
 }
 
-func (s *sectionStream) block(bl document.Block) error {
+func (s *sectionStream) block(b document.Block) error {
+	for _, bl := range s.clauses.block(b) {
+		if err := s.oneBlock(bl); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// oneBlock adds a block of the document as the clauser returns it.
+func (s *sectionStream) oneBlock(bl document.Block) error {
 	if !s.started {
 		// ParseText's title: the first block when it is a heading.
 		if bl.Kind == document.Heading {
