@@ -138,7 +138,7 @@ func (c *clauser) block(bl document.Block) []document.Block {
 // continues the numbering is a clause at its own level; another leaves
 // the clauses and lets the numbering start again.
 func (c *clauser) heading(bl document.Block) document.Block {
-	if n, _, ok := c.take(bl.Text, false); ok {
+	if n, _, ok := c.take(bl.Text); ok {
 		for len(c.open) > 0 && c.open[len(c.open)-1].level >= bl.Level {
 			c.open = c.open[:len(c.open)-1]
 		}
@@ -158,16 +158,17 @@ var reNotClause = regexp.MustCompile(`^(?i:jan|feb|mar|apr|may|jun|jul|aug|sep|o
 
 // take reads a clause number at the start of text and, when it continues
 // the numbering, takes it as the last clause. end is where the number
-// (with its dot) ends in text. inText says text follows a sentence in
-// the same paragraph, where a single number must end with a dot ("3.")
-// to open a clause.
-func (c *clauser) take(text string, inText bool) (clauseNumber, int, bool) {
+// (with its dot) ends in text.
+func (c *clauser) take(text string) (clauseNumber, int, bool) {
 	m := reClauseStart.FindStringSubmatchIndex(text)
 	if m == nil {
 		return nil, 0, false
 	}
 	n := parseClauseNumber(text[m[2]:m[3]])
-	if n == nil || inText && len(n) == 1 && m[5] == m[4] {
+	// a single number opens a clause with its dot ("3. Fees"), or after
+	// "Section", "Article", "Clause": "3 Three Months Ended" heading a
+	// filing's table, or a bare count opening a line, is not one
+	if n == nil || len(n) == 1 && m[5] == m[4] && m[2] == 0 {
 		return nil, 0, false
 	}
 	if reNotClause.MatchString(strings.TrimSpace(text[m[5]:])) {
@@ -189,7 +190,7 @@ func (c *clauser) paragraph(bl document.Block) []document.Block {
 	var out []document.Block
 	rest := bl.Text
 	for rest != "" {
-		n, numEnd, ok := c.take(rest, false)
+		n, numEnd, ok := c.take(rest)
 		if !ok {
 			// Text before the first clause, or a paragraph without one.
 			cut := c.nextClause(rest)
@@ -252,7 +253,7 @@ func (c *clauser) nextClause(text string) int {
 		if r, _ := utf8.DecodeRuneInString(text[k:]); !unicode.IsDigit(r) && r != 'S' && r != 'A' && r != 'C' {
 			continue
 		}
-		if _, _, ok := c.take(text[k:], true); ok {
+		if _, _, ok := c.take(text[k:]); ok {
 			return k
 		}
 	}

@@ -171,16 +171,19 @@ func TestClauseNumberFollows(t *testing.T) {
 }
 
 // What is not a clause: a date after a colon, the lines of a table of
-// contents; an upper-case run-in title is the clause's title.
+// contents, a number without its dot heading a filing's table ("3 Three
+// Months Ended …", Salesforce's 10-Q); an upper-case run-in title is the
+// clause's title.
 func TestNotClauses(t *testing.T) {
 	doc := &document.Document{Source: "policy.pdf", Format: "pdf", Blocks: []document.Block{
 		{Kind: document.Heading, Level: 1, Text: "Information Security Policy", Page: 1},
 		{Kind: document.Paragraph, Text: "Effective date: 1 January 2025. This policy applies to all staff.", Page: 1},
 		{Kind: document.Paragraph, Text: "1 Introduction . . . . . . . . . . 1\n2 Access Control . . . . . . . . 3", Page: 1},
+		{Kind: document.Paragraph, Text: "3 Three Months Ended October 31, Nine Months Ended October 31,", Page: 1},
 		{Kind: document.Paragraph, Text: "1. APPLICABILITY AND DEFINITIONS This policy applies to every device.", Page: 2},
 	}}
 	secs := Sections(doc, SectionOptions{})
-	if len(secs) != 2 || secs[0].Content != "Effective date: 1 January 2025. This policy applies to all staff.\n\n1 Introduction . . . . . . . . . . 1\n2 Access Control . . . . . . . . 3" {
+	if len(secs) != 2 || secs[0].Content != "Effective date: 1 January 2025. This policy applies to all staff.\n\n1 Introduction . . . . . . . . . . 1\n2 Access Control . . . . . . . . 3\n\n3 Three Months Ended October 31, Nine Months Ended October 31," {
 		t.Fatalf("sections: %q", titles(secs))
 	}
 	if s := secs[1]; s.Title != "APPLICABILITY AND DEFINITIONS" || s.Page != 2 {
