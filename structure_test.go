@@ -5,9 +5,12 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/docmind/docmind/loader"
 )
 
-// A real contract PDF (CUAD's, in ../shared/data) is read into one section
+// With SectionOptions.Clauses, a real contract PDF (CUAD's, in
+// ../shared/data) is read into one section
 // per numbered clause, with its heading path, where the PDF reader sees
 // most clauses as paragraphs, several to a paragraph ("4. TERM AND
 // TERMINATION. 4.1. Initial Term. …").
@@ -16,7 +19,7 @@ func TestContractPDFClauseSections(t *testing.T) {
 	if len(matches) == 0 {
 		t.Skip("../shared/data/cuad is not here")
 	}
-	l, release := NewLoader()
+	l, release := NewLoader(loader.WithSectionOptions(loader.SectionOptions{Clauses: true}))
 	defer release()
 	secs, err := l.LoadFile(context.Background(), matches[0])
 	if err != nil {

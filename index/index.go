@@ -49,9 +49,7 @@ const SchemaVersion = 1
 // run), instead of mixing sections read two ways. Version 3: terms fold
 // accents (textproc.Fold), so "Herve" finds "Hervé". Version 4: sections
 // carry their kind (schema.SectionKind: preamble, signature block, …).
-// Version 5: numbered clauses are sections of their own, with their
-// heading path (loader's clauser).
-const ReadingVersion = 5
+const ReadingVersion = 4
 
 // FileName is the database file name used inside an index directory.
 const FileName = "docmind.db"

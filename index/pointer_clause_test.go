@@ -23,7 +23,7 @@ func TestPointerLeadsToTheClause(t *testing.T) {
 			"1.2. Renewal. The term renews for one year unless terminated as described in Section 1.3. " + filler +
 			"1.3. Termination for Cause. Either party may terminate on thirty (30) days notice of a material breach. " + filler},
 	}}
-	secs := loader.Sections(doc, loader.SectionOptions{})
+	secs := loader.Sections(doc, loader.SectionOptions{Clauses: true})
 	if err := ix.PutDocument(ctx, Document{Path: doc.Source, Hash: "h", Format: "pdf"}, secs); err != nil {
 		t.Fatal(err)
 	}

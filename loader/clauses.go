@@ -117,6 +117,7 @@ type openClause struct {
 // clauser turns the clauses of a document's paragraphs into headings, one
 // block at a time (see the comment above).
 type clauser struct {
+	off     bool         // pass blocks through unchanged (SectionOptions.Clauses unset)
 	last    clauseNumber // the last clause number taken
 	base    int          // the level of the last heading without a number
 	restart bool         // the numbering may start again
@@ -125,6 +126,9 @@ type clauser struct {
 
 // block returns the blocks bl becomes, in order.
 func (c *clauser) block(bl document.Block) []document.Block {
+	if c.off {
+		return []document.Block{bl}
+	}
 	switch bl.Kind {
 	case document.Heading:
 		return []document.Block{c.heading(bl)}

@@ -41,7 +41,7 @@ func sectionsByTitle(secs []schema.Section) map[string]schema.Section {
 }
 
 func TestClausesAreSectionsWithTheirHeadingPath(t *testing.T) {
-	secs := Sections(clauseContract(), SectionOptions{})
+	secs := Sections(clauseContract(), SectionOptions{Clauses: true})
 	byTitle := sectionsByTitle(secs)
 	for _, c := range []struct {
 		title, path, starts string
@@ -117,7 +117,7 @@ This Services Agreement is made between Acme Corp. and Beta LLC.
 2.1 Termination for Cause. Either party may terminate for a material breach not cured within thirty (30) days.
 `
 	doc := ParseText("services.txt", text)
-	whole := Sections(doc, SectionOptions{})
+	whole := Sections(doc, SectionOptions{Clauses: true})
 	byTitle := sectionsByTitle(whole)
 	s, ok := byTitle["Termination for Cause"]
 	if !ok || strings.Join(s.Path, " > ") != "2. TERMINATION > 2.1 Termination for Cause" {
@@ -126,7 +126,7 @@ This Services Agreement is made between Acme Corp. and Beta LLC.
 	if s := byTitle["Standards"]; !strings.HasPrefix(s.Content, "1.2 Standards. Beta shall perform") {
 		t.Errorf("clause 1.2: %+v", s)
 	}
-	l := New()
+	l := New(WithSectionOptions(SectionOptions{Clauses: true}))
 	p := l.NewProbe("services.txt")
 	p.Write([]byte(text))
 	st, ok := p.Stream()
@@ -182,11 +182,26 @@ func TestNotClauses(t *testing.T) {
 		{Kind: document.Paragraph, Text: "3 Three Months Ended October 31, Nine Months Ended October 31,", Page: 1},
 		{Kind: document.Paragraph, Text: "1. APPLICABILITY AND DEFINITIONS This policy applies to every device.", Page: 2},
 	}}
-	secs := Sections(doc, SectionOptions{})
+	secs := Sections(doc, SectionOptions{Clauses: true})
 	if len(secs) != 2 || secs[0].Content != "Effective date: 1 January 2025. This policy applies to all staff.\n\n1 Introduction . . . . . . . . . . 1\n2 Access Control . . . . . . . . 3\n\n3 Three Months Ended October 31, Nine Months Ended October 31," {
 		t.Fatalf("sections: %q", titles(secs))
 	}
 	if s := secs[1]; s.Title != "APPLICABILITY AND DEFINITIONS" || s.Page != 2 {
 		t.Errorf("upper-case run-in title: %q on page %d", s.Title, s.Page)
+	}
+}
+
+// Without SectionOptions.Clauses (the default) clauses in paragraphs stay
+// text under the headings the reader found.
+func TestClausesOffByDefault(t *testing.T) {
+	on := Sections(clauseContract(), SectionOptions{Clauses: true})
+	off := Sections(clauseContract(), SectionOptions{})
+	if len(off) >= len(on) {
+		t.Fatalf("%d sections without clauses, %d with", len(off), len(on))
+	}
+	for _, s := range off {
+		if s.Title == "Late Payment" || s.Title == "Initial Term" {
+			t.Errorf("clause section %q without Clauses", s.Title)
+		}
 	}
 }

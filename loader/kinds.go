@@ -227,10 +227,6 @@ func isCoverPage(d *kindDoc, i int) bool {
 // agreements introduce their parties: (“Licensee”), ("the Company").
 var partyDefinition = regexp.MustCompile(`\(\s*(?:the\s+|each\s+a\s+|individually\s+)?["“”'‘’][^"“”'‘’()]{2,40}["“”'‘’]`)
 
-// partyLabel introduces a party by a label, as agreements drafted with
-// lettered parties do: "Party A: Beike …", "Party B: …".
-var partyLabel = regexp.MustCompile(`\bParty\s+[A-Z]\s*[:：]`)
-
 // betweenParties is the clause that names an agreement's parties.
 var betweenParties = regexp.MustCompile(`(?i)\b(?:by and )?between\b|\bamong\b|\bentered into\b|\bis made\b|\bmade and entered\b`)
 
@@ -248,7 +244,7 @@ func isPreamble(d *kindDoc, i int) bool {
 	if len(head) > 1200 {
 		head = head[:1200]
 	}
-	defs := len(partyDefinition.FindAllStringIndex(head, -1)) + len(partyLabel.FindAllStringIndex(head, -1))
+	defs := len(partyDefinition.FindAllStringIndex(head, -1))
 	return defs >= 2 && i <= 2 || betweenParties.MatchString(head) && defs >= 1
 }
 

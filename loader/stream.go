@@ -131,7 +131,7 @@ type TextStream struct {
 func (s *TextStream) Sections(ctx context.Context, r io.Reader, emit func(schema.Section) error) (pages int, err error) {
 	doc := &document.Document{Source: s.source, Format: formats.Text}
 	t := textLines{b: newBuilder(doc, s.paged)}
-	ss := &sectionStream{doc: doc, opts: s.opts.normalised(), emit: emit, seen: map[string]int{}}
+	ss := &sectionStream{doc: doc, opts: s.opts.normalised(), emit: emit, seen: map[string]int{}, clauses: clauser{off: !s.opts.Clauses}}
 	ss.p = packer{opts: ss.opts, emit: ss.chunk}
 	// Hand the blocks of each paragraph on as soon as it is added.
 	drain := func() error {
