@@ -136,16 +136,20 @@ func bestRows(text string) ([]tableRow, []string) {
 	if strings.Contains(text, "|") {
 		return nil, nil // a table with cell separators keeps its rows
 	}
-	toks := mergeHeads(strings.Fields(text))
+	// whether the text is a table is read from its words as written (a
+	// date's year counts as a value, as before mergeHeads), so that a
+	// contents line listing dated statements reads as it did
+	raw := strings.Fields(text)
 	cells := 0
-	for _, t := range toks {
+	for _, t := range raw {
 		if isCell(t) {
 			cells++
 		}
 	}
+	toks := mergeHeads(raw)
 	// a table flattened into text is mostly values; prose that states
 	// many figures ("$8.3 billion and $8.8 billion ...") is mostly words
-	if cells < 6 || float64(cells) < minCellShare*float64(len(toks)) {
+	if cells < 6 || float64(cells) < minCellShare*float64(len(raw)) {
 		return nil, nil
 	}
 	// the header: the first run of two or more years ("2022 2021

@@ -164,3 +164,15 @@ func checkRows(t *testing.T, cases []rowCase) {
 		}
 	}
 }
+
+// A contents list of dated statements (Apple's 2021 10-K, page 28) reads
+// as a table whether or not its dates are merged into column headers, as
+// it did before dates were headers: read as prose it was quoted whole.
+func TestDatedContentsStayATable(t *testing.T) {
+	text := "Consolidated Statements of Operations for the years ended September 25, 2021, September 26, 2020 and September 28, 2019 29 " +
+		"Consolidated Balance Sheets as of September 25, 2021 and September 26, 2020 31 Notes to Consolidated Financial Statements 34 " +
+		"Reports of Independent Registered Public Accounting Firm 52"
+	if rows := tableRows(text); rows == nil {
+		t.Errorf("read as prose: %q", text)
+	}
+}
