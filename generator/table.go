@@ -9,16 +9,86 @@ import (
 )
 
 var (
-	reCell = regexp.MustCompile(`^\(?\$?\(?[\d,]*\d(?:\.\d+)?\)?%?\)?[*,;]?$|^[—–-]$`)
-	reYear = regexp.MustCompile(`^(?:19|20)\d\d$`)
+	reCell = regexp.MustCompile(`^[-−]?\(?\$?\(?[\d,]*\d(?:\.\d+)?\)?%?\)?[*,;]?$|^[—–-]$`)
+	// reYear is a column header: a year, or a date or quarter merged
+	// into one token by mergeHeads ("September 24, 2022", "Q1 2023",
+	// "Q1-22").
+	reYear = regexp.MustCompile(`^(?:19|20)\d\d$|^\p{Lu}\p{Ll}{2,8}\.?\x{a0}\d{1,2},\x{a0}(?:19|20)\d\d$|^Q[1-4](?:\x{a0}|[-'’]|\x{a0}FY)?(?:(?:19|20)?\d\d)$`)
 )
+
+// Dates and quarters are column headers as years are ("September 24,
+// 2022 September 25, 2021", "Q1 2023 Q1 2022"): mergeHeads joins the
+// words of each into one token (with no-break spaces, turned back into
+// spaces when rows are rendered), so that a run of them is a header.
+var (
+	reMonthWord = regexp.MustCompile(`^(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?|Sep(?:t(?:ember)?)?|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)\.?$`)
+	reDayComma  = regexp.MustCompile(`^\d{1,2},$`)
+	reQuarter   = regexp.MustCompile(`^Q[1-4]$`)
+	reYearOrFY  = regexp.MustCompile(`^(?:FY)?(?:(?:19|20)\d\d|'?\d\d)$`)
+)
+
+// reOpenValue and reValueRest are the pieces of a negative amount that
+// the PDF's glyph spacing split: "(10,18" "9" ")".
+var (
+	reOpenValue = regexp.MustCompile(`^\(\$?\d[\d,]*$`)
+	reValueRest = regexp.MustCompile(`^\d{1,3}\)?$`)
+)
+
+// mergeHeads returns toks with the words of each date ("September", "24,",
+// "2022") and quarter ("Q1", "2023") joined into one token, and the
+// pieces of an amount split apart ("(10,18 9 )") joined again.
+func mergeHeads(toks []string) []string {
+	out := make([]string, 0, len(toks))
+	for i := 0; i < len(toks); i++ {
+		t := toks[i]
+		switch {
+		case i+1 < len(toks) && reOpenValue.MatchString(t) && reValueRest.MatchString(toks[i+1]) &&
+			(strings.HasSuffix(toks[i+1], ")") || i+2 < len(toks) && strings.HasPrefix(toks[i+2], ")")):
+			// "(10,18" "9" ")": one value, "(10,189)"
+			t += toks[i+1]
+			i++
+			if !strings.HasSuffix(t, ")") {
+				t += ")"
+				toks[i+1] = strings.TrimPrefix(toks[i+1], ")")
+				if toks[i+1] == "" {
+					i++
+				}
+			}
+			out = append(out, t)
+		case i+2 < len(toks) && reMonthWord.MatchString(t) && reDayComma.MatchString(toks[i+1]) && reYear.MatchString(toks[i+2]):
+			out = append(out, t+"\u00a0"+toks[i+1]+"\u00a0"+toks[i+2])
+			i += 2
+		case i+1 < len(toks) && reQuarter.MatchString(t) && reYearOrFY.MatchString(toks[i+1]):
+			out = append(out, t+"\u00a0"+strings.TrimPrefix(toks[i+1], "'"))
+			i++
+		default:
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// reUnit is a table's unit as filings state it: "(in millions)",
+// "(dollars in thousands, except per share data)", "In millions".
+var reUnit = regexp.MustCompile(`(?i)\((?:[a-z$ ]*\s)?in (millions|billions|thousands)\b[^)]{0,60}\)|\bin (millions|billions|thousands)\b`)
+
+// tableUnit is the unit a table's text states, as "in millions"; "" when
+// it states none.
+func tableUnit(text string) string {
+	m := reUnit.FindStringSubmatch(text)
+	if m == nil {
+		return ""
+	}
+	return "in " + strings.ToLower(m[1]+m[2])
+}
 
 // minCellShare is the least share of a table's tokens that are values.
 const minCellShare = 0.2
 
 // isCell reports whether a token is a table value: a number, possibly with
-// a currency sign, parentheses (a negative amount) or a percent sign, or a
-// dash for nil.
+// a currency sign, a minus sign, parentheses (a negative amount) or a
+// percent sign ("-2%": Oracle's percent-change columns), or a dash for
+// nil.
 func isCell(tok string) bool { return reCell.MatchString(tok) }
 
 // tableRows splits text flattened from a table ("In millions 2022 2021
@@ -28,7 +98,7 @@ func isCell(tok string) bool { return reCell.MatchString(tok) }
 // not look like a table (fewer than two rows of values).
 func tableRows(text string) []string {
 	rows, header := bestRows(text)
-	return renderRows(rows, header)
+	return renderRows(rows, header, tableUnit(text))
 }
 
 // rowsUnder renders the rows of tableRows(text) under above, the header
@@ -44,17 +114,18 @@ func rowsUnder(text string, above []string) []string {
 	if header != nil {
 		return nil
 	}
-	return renderRows(rows, above)
+	return renderRows(rows, above, tableUnit(text))
 }
 
-// renderRows renders rows under header (renderRow); nil for no rows.
-func renderRows(rows []tableRow, header []string) []string {
+// renderRows renders rows under header (renderRow), the values in unit
+// ("in millions", or ""); nil for no rows.
+func renderRows(rows []tableRow, header []string, unit string) []string {
 	if rows == nil {
 		return nil
 	}
 	out := make([]string, len(rows))
 	for i, r := range rows {
-		out[i] = renderRow(r.label, r.values, header)
+		out[i] = renderRow(r.label, r.values, header, unit)
 	}
 	return out
 }
@@ -65,16 +136,20 @@ func bestRows(text string) ([]tableRow, []string) {
 	if strings.Contains(text, "|") {
 		return nil, nil // a table with cell separators keeps its rows
 	}
-	toks := strings.Fields(text)
+	// whether the text is a table is read from its words as written (a
+	// date's year counts as a value, as before mergeHeads), so that a
+	// contents line listing dated statements reads as it did
+	raw := strings.Fields(text)
 	cells := 0
-	for _, t := range toks {
+	for _, t := range raw {
 		if isCell(t) {
 			cells++
 		}
 	}
+	toks := mergeHeads(raw)
 	// a table flattened into text is mostly values; prose that states
 	// many figures ("$8.3 billion and $8.8 billion ...") is mostly words
-	if cells < 6 || float64(cells) < minCellShare*float64(len(toks)) {
+	if cells < 6 || float64(cells) < minCellShare*float64(len(raw)) {
 		return nil, nil
 	}
 	// the header: the first run of two or more years ("2022 2021
@@ -153,6 +228,38 @@ const maxColumnWords = 3
 // words and years while the pattern goes on. bestRows takes a later
 // candidate only when more rows fit it.
 func headerCandidates(toks []string) []headerCandidate {
+	out := headerCandidatesAsWritten(toks)
+	for i := range out {
+		out[i].header = yearsOnly(out[i].header)
+	}
+	return out
+}
+
+// yearsOnly returns a header that mixes a date with years ("December 31,
+// 2022", "2021", "2020": the day stated once, for every year's column) as
+// its years; another header unchanged.
+func yearsOnly(h []string) []string {
+	years := 0
+	for _, t := range h {
+		if len(t) == 4 && reYear.MatchString(t) {
+			years++
+		}
+	}
+	if years == 0 || years == len(h) {
+		return h
+	}
+	out := make([]string, len(h))
+	for i, t := range h {
+		out[i] = t
+		if j := strings.LastIndex(t, "\u00a0"); j >= 0 && reDayComma.MatchString(strings.Fields(strings.ReplaceAll(t, "\u00a0", " "))[1]) {
+			out[i] = t[j+len("\u00a0"):]
+		}
+	}
+	return out
+}
+
+// headerCandidatesAsWritten is headerCandidates before yearsOnly.
+func headerCandidatesAsWritten(toks []string) []headerCandidate {
 	out := []headerCandidate{{nil, 0}}
 	for i := 0; i < len(toks); i++ {
 		j := i
@@ -204,7 +311,7 @@ func headerCandidates(toks []string) []headerCandidate {
 // table's header standing apart ("Year Ended May 31, Percent Change
 // (Dollars in millions) 2023 Actual Constant 2022"), nil otherwise.
 func headerLine(text string) []string {
-	toks := strings.Fields(text)
+	toks := mergeHeads(strings.Fields(text))
 	cands := headerCandidates(toks)
 	for i := len(cands) - 1; i >= 0; i-- {
 		if h := cands[i]; len(h.header) > 0 && h.start == len(toks) {
@@ -244,7 +351,19 @@ type run struct {
 func runs(toks []string) []run {
 	var out []run
 	dollar := false
+	open := 0 // parentheses a label has opened and not closed
 	for i, t := range toks {
+		if open > 0 && t != "$" {
+			// inside a label's parenthesis ("(4,137 issued and
+			// outstanding as of December 31, 2022)") every word is
+			// the label's
+			open += strings.Count(t, "(") - strings.Count(t, ")")
+			if len(out) == 0 || out[len(out)-1].cells {
+				out = append(out, run{})
+			}
+			out[len(out)-1].toks = append(out[len(out)-1].toks, t)
+			continue
+		}
 		if t == "$" {
 			dollar = true
 			continue
@@ -259,6 +378,15 @@ func runs(toks []string) []run {
 			continue
 		}
 		cell := isCell(t)
+		// a parenthesis opened and not closed ("(4,137 issued and
+		// outstanding as of …)") is part of a label, unless its close
+		// follows, set apart ("(4 )")
+		if cell && unclosed(t) && (i+1 >= len(toks) || !strings.HasPrefix(toks[i+1], ")")) {
+			cell = false
+		}
+		if !cell {
+			open = max(0, strings.Count(t, "(")-strings.Count(t, ")"))
+		}
 		// a small bare number before a word in lower case is part of a
 		// label ("Due after 1 year through 5 years $ 83,755")
 		if cell && !dollar && reSmallInt.MatchString(t) && i+1 < len(toks) && startsLower(toks[i+1]) {
@@ -323,6 +451,9 @@ var (
 	reSmallInt = regexp.MustCompile(`^\d{1,2}$`)
 )
 
+// unclosed reports whether a token opens more parentheses than it closes.
+func unclosed(t string) bool { return strings.Count(t, "(") > strings.Count(t, ")") }
+
 // startsLower reports whether a token starts with a lower-case letter.
 func startsLower(t string) bool {
 	r, _ := utf8.DecodeRuneInString(t)
@@ -348,18 +479,29 @@ func dropFootnoteMarks(label string, values, header []string) (string, []string)
 	return strings.Join(words, " "), values
 }
 
-// renderRow writes a row as "Label: h1 v1; h2 v2" when it has one value
-// per header, else "Label v1 v2 ...". Footnote references are left out
+// renderRow writes a row as "Label: h1 v1; h2 v2 (in millions)" when it
+// has one value per header, else "Label v1 v2 ..." (the unit, when the
+// table states one, at the end). Footnote references are left out
 // (dropFootnoteMarks).
-func renderRow(label string, values, header []string) string {
+func renderRow(label string, values, header []string, unit string) string {
 	label, values = dropFootnoteMarks(label, values, header)
-	label = strings.TrimRight(strings.TrimSpace(label), ":")
+	label = strings.ReplaceAll(strings.TrimRight(strings.TrimSpace(label), ":"), "\u00a0", " ")
+	tail := ""
+	if unit != "" && !strings.Contains(strings.ToLower(label), unit) && hasAmount(values) {
+		tail = " (" + unit + ")"
+	}
 	if len(header) > 0 && len(values) == len(header) {
 		parts := make([]string, len(values))
 		for i, v := range values {
-			parts[i] = header[i] + " " + v
+			parts[i] = strings.ReplaceAll(header[i], "\u00a0", " ") + " " + v
 		}
-		return label + ": " + strings.Join(parts, "; ")
+		return label + ": " + strings.Join(parts, "; ") + tail
 	}
-	return label + " " + strings.Join(values, " ")
+	return label + " " + strings.Join(values, " ") + tail
+}
+
+// hasAmount reports whether a row's values include an amount the unit
+// applies to: a value that is not a percentage.
+func hasAmount(values []string) bool {
+	return slices.ContainsFunc(values, func(v string) bool { return !strings.HasSuffix(v, "%") && !strings.HasSuffix(v, "%)") })
 }

@@ -11,9 +11,9 @@ import (
 func TestTableRows(t *testing.T) {
 	got := tableRows("In millions 2022 2021 2020 U.S. federal $ 517.3 $ 887.6 $ 554.1 Deferred tax provision (345.7) (428.3) 6.4 Provision for income taxes $ 1,648.0 $ 1,582.7 $ 1,410.2")
 	want := []string{
-		"U.S. federal: 2022 $517.3; 2021 $887.6; 2020 $554.1",
-		"Deferred tax provision: 2022 (345.7); 2021 (428.3); 2020 6.4",
-		"Provision for income taxes: 2022 $1,648.0; 2021 $1,582.7; 2020 $1,410.2",
+		"U.S. federal: 2022 $517.3; 2021 $887.6; 2020 $554.1 (in millions)",
+		"Deferred tax provision: 2022 (345.7); 2021 (428.3); 2020 6.4 (in millions)",
+		"Provision for income taxes: 2022 $1,648.0; 2021 $1,582.7; 2020 $1,410.2 (in millions)",
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("rows:\n got %q\nwant %q", got, want)
@@ -21,8 +21,8 @@ func TestTableRows(t *testing.T) {
 	// columns between the years: the header runs from year to year
 	got = tableRows("Year Ended May 31, Percent Change (Dollars in millions) 2023 Actual Constant 2022 Americas $ 31,226 32% 32% $ 23,679 EMEA 12,109 1% 8% 12,011")
 	want = []string{
-		"Americas: 2023 $31,226; Actual 32%; Constant 32%; 2022 $23,679",
-		"EMEA: 2023 12,109; Actual 1%; Constant 8%; 2022 12,011",
+		"Americas: 2023 $31,226; Actual 32%; Constant 32%; 2022 $23,679 (in millions)",
+		"EMEA: 2023 12,109; Actual 1%; Constant 8%; 2022 12,011 (in millions)",
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("rows:\n got %q\nwant %q", got, want)
@@ -101,7 +101,7 @@ func TestGenerateTableRowsInTheirDocument(t *testing.T) {
 	}
 	a := generate(t, "What were Oracle's total revenues in fiscal 2023?", secs)
 	// with its column headers: two percent-change columns between the years
-	if !strings.HasPrefix(a, "Total revenues: 2023 49,954; Actual 18%; Constant 22%; 2022 42,440 (See Total Revenues and Operating Expenses, page 45)") {
+	if !strings.HasPrefix(a, "Total revenues: 2023 49,954; Actual 18%; Constant 22%; 2022 42,440 (in millions) (See Total Revenues and Operating Expenses, page 45)") {
 		t.Errorf("answer:\n%s", a)
 	}
 	// the rows beside it state other measures: they are not quoted

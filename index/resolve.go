@@ -81,6 +81,10 @@ type docProfile struct {
 	strong, weak, period map[string]bool
 	// entity is whether the document states whom it is about.
 	entity bool
+	// entityName is whom it is about, folded to lower case; when is its
+	// period (see narrowPeriod).
+	entityName string
+	when       docPeriod
 }
 
 // docMapCache holds an index's docMap.
@@ -148,7 +152,8 @@ func (ix *Index) loadDocMap(ctx context.Context, conn querier) (*docMap, error) 
 // the context its sections carry (first's DocTitle, DocEntity, DocPeriod)
 // and no weak terms yet.
 func newProfile(an *analyzer, path, title string, first schema.Section) docProfile {
-	p := docProfile{path: path, strong: map[string]bool{}, weak: map[string]bool{}, period: map[string]bool{}, entity: first.DocEntity != ""}
+	p := docProfile{path: path, strong: map[string]bool{}, weak: map[string]bool{}, period: map[string]bool{}, entity: first.DocEntity != "",
+		entityName: strings.ToLower(strings.TrimSpace(first.DocEntity)), when: readDocPeriod(first.DocPeriod, path)}
 	if first.DocTitle != "" {
 		title = first.DocTitle
 	}
@@ -290,6 +295,7 @@ func (m *docMap) resolve(question string, terms []string, inDoc []map[int32]int,
 	score := make([]float64, n)
 	everywhere := map[string]bool{} // in every document's strong profile
 	chose := map[string]bool{}      // the terms that name documents
+	periodAsked := asksForPeriod(question)
 	for i, t := range terms {
 		var holders []int32
 		strongAll := true
@@ -305,6 +311,11 @@ func (m *docMap) resolve(question string, terms []string, inDoc []map[int32]int,
 			continue
 		}
 		if len(holders) == 0 || len(holders) == n {
+			continue
+		}
+		if periodAsked && slices.ContainsFunc(holders, func(d int32) bool { return m.docs[d].period[t] }) {
+			// a word of the period ("fiscal", "2023") when the question
+			// asks for a quarter or the latest: narrowPeriod reads it
 			continue
 		}
 		share := 1.0
@@ -336,7 +347,11 @@ func (m *docMap) resolve(question string, terms []string, inDoc []map[int32]int,
 				docs = append(docs, d)
 			}
 		}
-		docs = m.narrow(docs, terms)
+		if byPeriod := m.narrowPeriod(docs, question); len(byPeriod) < len(docs) {
+			docs = byPeriod // the quarter asked for, or the latest
+		} else {
+			docs = m.narrow(docs, terms)
+		}
 		if len(docs) <= maxResolved {
 			slices.SortStableFunc(docs, func(a, b int) int {
 				switch {

@@ -30,6 +30,12 @@ type SectionOptions struct {
 	Overlap int
 	// KeepNumbers keeps leading section numbers ("9.3") in titles.
 	KeepNumbers bool
+	// Clauses makes every numbered clause found in paragraphs a section
+	// of its own, nested by its number (see clauser). Off by default: on
+	// CUAD's development rows it left evidence recall@5 as it was (0.654
+	// -> 0.663) and lowered recall@1 (0.337 -> 0.298) and the offline
+	// answers (jaccard eval qa, 12 -> 9 correct of 220).
+	Clauses bool
 }
 
 func (o SectionOptions) normalised() SectionOptions {
@@ -161,13 +167,16 @@ func groupBlocks(doc *document.Document, opts SectionOptions) []group {
 	var groups []group
 	cur := group{path: []string{fallback}, title: fallback}
 	var stack []document.Block // open headings, outermost first
-	for _, bl := range doc.Blocks {
-		if bl.Kind != document.Heading {
-			cur.blocks = append(cur.blocks, bl)
-			continue
+	cl := clauser{off: !opts.Clauses}
+	for _, b := range doc.Blocks {
+		for _, bl := range cl.block(b) {
+			if bl.Kind != document.Heading {
+				cur.blocks = append(cur.blocks, bl)
+				continue
+			}
+			groups = append(groups, cur)
+			stack, cur = headingGroup(stack, bl, opts)
 		}
-		groups = append(groups, cur)
-		stack, cur = headingGroup(stack, bl, opts)
 	}
 	return append(groups, cur)
 }
@@ -186,6 +195,11 @@ func headingGroup(stack []document.Block, bl document.Block, opts SectionOptions
 	title := bl.Text
 	if !opts.KeepNumbers {
 		title = StripSectionNumber(title)
+		if title == bl.Text && len(stack) > 1 && reSectionNumber.MatchString(title+" ") {
+			// A clause with a number and no title of its own ("1.5")
+			// is titled by the clause it is in: "Definitions 1.5".
+			title = StripSectionNumber(stack[len(stack)-2].Text) + " " + strings.TrimRight(title, ".)")
+		}
 	}
 	return stack, group{path: path, title: title}
 }

@@ -131,7 +131,7 @@ type TextStream struct {
 func (s *TextStream) Sections(ctx context.Context, r io.Reader, emit func(schema.Section) error) (pages int, err error) {
 	doc := &document.Document{Source: s.source, Format: formats.Text}
 	t := textLines{b: newBuilder(doc, s.paged)}
-	ss := &sectionStream{doc: doc, opts: s.opts.normalised(), emit: emit, seen: map[string]int{}}
+	ss := &sectionStream{doc: doc, opts: s.opts.normalised(), emit: emit, seen: map[string]int{}, clauses: clauser{off: !s.opts.Clauses}}
 	ss.p = packer{opts: ss.opts, emit: ss.chunk}
 	// Hand the blocks of each paragraph on as soon as it is added.
 	drain := func() error {
@@ -242,6 +242,7 @@ type sectionStream struct {
 	docTitle string
 	seen     map[string]int
 	stack    []document.Block
+	clauses  clauser
 
 	g       group // the blocks only while they fit in one chunk
 	key     string
@@ -254,7 +255,17 @@ type sectionStream struct {
 	sections int
 }
 
-func (s *sectionStream) block(bl document.Block) error {
+func (s *sectionStream) block(b document.Block) error {
+	for _, bl := range s.clauses.block(b) {
+		if err := s.oneBlock(bl); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// oneBlock adds a block of the document as the clauser returns it.
+func (s *sectionStream) oneBlock(bl document.Block) error {
 	if !s.started {
 		// ParseText's title: the first block when it is a heading.
 		if bl.Kind == document.Heading {
