@@ -72,3 +72,34 @@ func copyFile(t *testing.T, from, to string) {
 		t.Fatal(err)
 	}
 }
+
+// A question about one row of a sheet is answered offline with that row,
+// under its column headers: each row of a sheet is a unit of its own
+// (textproc.IsRecord), not one run-on sentence of every row, and a row's
+// first column header is not a group that narrows it. A row without the
+// asked value is not an answer.
+func TestAskSheetRow(t *testing.T) {
+	dir := t.TempDir()
+	copyFile(t, "formats/xlsx/testdata/sales.xlsx", filepath.Join(dir, "sales.xlsx"))
+	ctx := context.Background()
+	p, err := FromDocuments(ctx, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	ans, err := p.Ask(ctx, "What were EMEA sales in Q3 2024?")
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, _, _ := strings.Cut(ans.Text, "\n")
+	if ans.Refused || !strings.HasPrefix(first, "Region: EMEA; Q2 2024: 1,102; Q3 2024: 1,204") {
+		t.Errorf("answer %q (refused %v), want the EMEA row first", ans.Text, ans.Refused)
+	}
+	ans, err = p.Ask(ctx, "What were Americas sales in Q3 2024?")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !ans.Refused {
+		t.Errorf("the Americas row has no Q3 2024 value, yet the answer is %q", ans.Text)
+	}
+}

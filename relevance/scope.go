@@ -66,6 +66,11 @@ const maxScopeWords = 8
 //
 // row reports whether claim is a row of a table of content at all.
 func RowScope(content, claim string) (scope string, row bool) {
+	if textproc.IsRecord(strings.TrimSpace(claim)) {
+		// a record names its columns ("Region: EMEA; Q3 2024: 1,204"):
+		// its first label is a column header, not a group it is under
+		return "", true
+	}
 	label := rowLabel(claim)
 	if label == "" || sentence(claim) {
 		return "", false

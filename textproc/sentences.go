@@ -21,7 +21,8 @@ var abbreviations = map[string]bool{
 // bracket, except after common abbreviations, single initials and section
 // numbers ("7.1"). Blank lines and list bullets (at the start of a line or,
 // in a document's text, inside it) also end a sentence. The
-// returned sentences are trimmed and keep their punctuation.
+// returned sentences are trimmed and keep their punctuation. A line that
+// is a record (see IsRecord) is a sentence of its own.
 func Sentences(text string) []string {
 	var out []string
 	for _, para := range splitParagraphs(text) {
@@ -58,6 +59,14 @@ func splitParagraphs(text string) []string {
 			flush()
 			continue
 		}
+		if IsRecord(t) {
+			// a row of a sheet or table, written with its column
+			// headers, is a unit of its own: joined to the next row it
+			// would read as one sentence about every row
+			flush()
+			paras = append(paras, t)
+			continue
+		}
 		if isBullet(t) {
 			flush()
 		}
@@ -66,6 +75,31 @@ func splitParagraphs(text string) []string {
 	flush()
 	return paras
 }
+
+// IsRecord reports whether line is a record: a table row written with its
+// column headers as "Header: value; Header: value", the form the
+// spreadsheet, CSV and document-table readers give each row. It has at
+// least two fields, and each field is a short label (at most
+// maxRecordLabel words), a colon and a value.
+func IsRecord(line string) bool {
+	fields := strings.Split(line, "; ")
+	if len(fields) < 2 {
+		return false
+	}
+	for _, f := range fields {
+		label, value, ok := strings.Cut(f, ": ")
+		if !ok || strings.TrimSpace(value) == "" {
+			return false
+		}
+		if n := len(strings.Fields(label)); n == 0 || n > maxRecordLabel {
+			return false
+		}
+	}
+	return true
+}
+
+// maxRecordLabel is the most words a record's column header has.
+const maxRecordLabel = 6
 
 // bulletGlyphs are the characters that mark list items.
 var bulletGlyphs = map[rune]bool{'•': true, '▪': true, '●': true, '◦': true, '■': true, '□': true, '▸': true, '►': true, '‣': true, '⁃': true, '∙': true}

@@ -2,6 +2,7 @@ package textproc
 
 import (
 	"reflect"
+	"slices"
 	"testing"
 )
 
@@ -108,5 +109,26 @@ func TestStemSet(t *testing.T) {
 	got := StemSet([]string{"calculated", "calculation", "maximum"})
 	if want := map[string]bool{"calcul": true, "maximum": true}; !reflect.DeepEqual(got, want) {
 		t.Errorf("StemSet = %v, want %v", got, want)
+	}
+}
+
+// A record (a row written with its column headers) is a sentence of its
+// own; prose with colons and semicolons is not a record.
+func TestRecordLines(t *testing.T) {
+	text := "Region: EMEA; Q3 2024: 1,204; Owner: Ines Duarte\nRegion: APAC; Q3 2024: 912; Owner: Kenji Mori\nThe totals follow\nbelow."
+	got := Sentences(text)
+	want := []string{"Region: EMEA; Q3 2024: 1,204; Owner: Ines Duarte", "Region: APAC; Q3 2024: 912; Owner: Kenji Mori", "The totals follow below."}
+	if !slices.Equal(got, want) {
+		t.Errorf("Sentences = %q, want %q", got, want)
+	}
+	for line, want := range map[string]bool{
+		"SKU: X-200; Item: Dock; Unit price: 129.00":                                   true,
+		"Note: see below; the fee is due":                                              false,
+		"Payment terms: the customer shall pay within thirty days of the invoice date": false,
+		"Term: 12 months; Notice: 30 days":                                             true,
+	} {
+		if IsRecord(line) != want {
+			t.Errorf("IsRecord(%q) = %v, want %v", line, !want, want)
+		}
 	}
 }
