@@ -121,7 +121,7 @@ func nextPosting(data []byte) (delta, tf, length uint64, n int) {
 type segmentBuilder struct {
 	terms    map[string]*listWriter
 	sections int
-	size     int // bytes of postings, roughly
+	size     int // heap bytes of the terms and postings, estimated
 }
 
 func newSegmentBuilder() *segmentBuilder {
@@ -148,11 +148,23 @@ func (b *segmentBuilder) post(id int64, tfs []termFreq, length int) {
 		if tp == nil {
 			tp = &listWriter{}
 			b.terms[t.term] = tp
+			b.size += len(t.term) + termOverhead
 		}
-		n := len(tp.buf)
+		n := tp.footprint()
 		tp.add(posting{id: id, tf: uint32(t.tf), length: uint32(length)})
-		b.size += len(tp.buf) - n
+		b.size += tp.footprint() - n
 	}
+}
+
+// termOverhead estimates the heap bytes a segmentBuilder spends on a term
+// beside its string and its lists' arrays: the map entry (key header,
+// pointer and bucket share) and the listWriter itself.
+const termOverhead = 48 + 96
+
+// footprint is the bytes of the arrays a listWriter holds (their
+// capacities, which is what the heap holds).
+func (w *listWriter) footprint() int {
+	return cap(w.buf) + cap(w.front)*8 + cap(w.skips)*16
 }
 
 func (b *segmentBuilder) write(ctx context.Context, tx *sql.Tx) error {

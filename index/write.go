@@ -246,6 +246,15 @@ func (w *sectionWriter) putSections(ctx context.Context, docID int64, path strin
 			w.seg.addContext(rowid, p.ctx[i], p.ctxLens[i])
 			w.added++
 			w.addedLen += int64(p.lengths[i])
+			if w.seg.size >= segmentFlush {
+				// The postings of a large document (or batch) go to
+				// several segments, so that memory is bounded by
+				// segmentFlush rather than held until the commit.
+				if err := w.seg.write(ctx, w.tx); err != nil {
+					return err
+				}
+				w.seg = newSegmentBuilder()
+			}
 		}
 		if p.vecs != nil {
 			if err := w.vecRows.add(ctx, rowid, encodeVector(p.vecs[i])); err != nil {
@@ -254,20 +263,15 @@ func (w *sectionWriter) putSections(ctx context.Context, docID int64, path strin
 		}
 		i++
 	}
-	if w.seg.size >= segmentFlush {
-		// Postings of a very large document go to several segments, so
-		// that they are not all held until the commit.
-		if err := w.seg.write(ctx, w.tx); err != nil {
-			return err
-		}
-		w.seg = newSegmentBuilder()
-	}
 	return nil
 }
 
-// segmentFlush is the size of postings a sectionWriter holds before it
-// writes them as a segment.
-const segmentFlush = 16 << 20
+// segmentFlush is the estimated heap size (segmentBuilder.size: terms,
+// map entries and posting arrays) of the postings a sectionWriter holds
+// before it writes them as a segment of the same transaction and starts
+// a new one, so a large document may span several segments. A variable
+// so that tests can lower it.
+var segmentFlush = 8 << 20
 
 func (w *sectionWriter) finish(ctx context.Context) error {
 	tx := w.tx
