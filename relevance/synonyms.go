@@ -9,8 +9,7 @@ import (
 	"github.com/docmind/docmind/textproc"
 )
 
-// wordSets is a list of word sets, one a line (adjectives.txt,
-// synonyms.txt; derivations.txt's pairs "hour | hourly"), read: the sets,
+// wordSets is a list of word sets, one a line (synonyms.txt; derivations.txt's pairs "hour | hourly"), read: the sets,
 // and the sets each word is in.
 type wordSets struct {
 	sets [][]string

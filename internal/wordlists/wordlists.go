@@ -4,13 +4,13 @@
 // answer words, the relevance check's question-form words, measure nouns,
 // whole modifiers, complement markers, other bases and opposites, the
 // retriever's question filler words. Each file documents its list in '#'
-// comment lines; edit the files, not code. Four lists are generated from
-// WordNet (see ./gen): antonyms.txt, its antonym pairs; adjectives.txt,
-// its adjective synsets; synonyms.txt, its synsets in their words' common
-// senses; derivations.txt, its derivationally related word forms.
+// comment lines; edit the files, not code. Three lists are generated from
+// WordNet (see ./gen): antonyms.txt, its antonym pairs; synonyms.txt, its
+// synsets in their words' common senses; derivations.txt, its
+// derivationally related word forms.
 package wordlists
 
-//go:generate go run ./gen -in ${WORDNET_SRC} -out antonyms.txt -adjectives adjectives.txt -synonyms synonyms.txt -derivations derivations.txt -senses 2
+//go:generate go run ./gen -in ${WORDNET_SRC} -out antonyms.txt -synonyms synonyms.txt -derivations derivations.txt -senses 2
 
 import (
 	"embed"

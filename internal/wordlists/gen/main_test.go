@@ -54,24 +54,9 @@ func TestAntonymPairs(t *testing.T) {
 		t.Errorf("pairs %q, want %q", got, want)
 	}
 	// too few pairs: not WordNet's dictionary
-	o := outputs{filepath.Join(dir, "ant.txt"), filepath.Join(dir, "adj.txt"), filepath.Join(dir, "syn.txt"), filepath.Join(dir, "der.txt"), 2}
+	o := outputs{filepath.Join(dir, "ant.txt"), filepath.Join(dir, "syn.txt"), filepath.Join(dir, "der.txt"), 2}
 	if err := run(dir, o); err == nil || !strings.Contains(err.Error(), "only 3 antonym pairs") {
 		t.Errorf("run on a tiny dictionary: %v", err)
-	}
-}
-
-func TestAdjectiveSynsets(t *testing.T) {
-	synsets := map[string]synset{}
-	if err := read(strings.NewReader(adj), synsets); err != nil {
-		t.Fatal(err)
-	}
-	if err := read(strings.NewReader(verb), synsets); err != nil {
-		t.Fatal(err)
-	}
-	// satellites count; verbs do not; "semi-private" is not a plain word
-	got := strings.Join(adjectives(synsets), ", ")
-	if want := "able, even, national public, odd, private, unable"; got != want {
-		t.Errorf("adjective lines %q, want %q", got, want)
 	}
 }
 
