@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -11,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/docmind/docmind/internal/eval"
+	"github.com/docmind/docmind/internal/eval/splits"
 	"github.com/docmind/docmind/judge"
 	"github.com/docmind/docmind/schema"
 )
@@ -21,6 +23,8 @@ import (
 type ruleSetSpec struct {
 	name, docs, qa, gold string
 	every                int // every n-th row, from the first
+	match                eval.MatchRule
+	split                splits.Split
 }
 
 func ruleSetSpecs(shared string) []ruleSetSpec {
@@ -30,7 +34,7 @@ func ruleSetSpecs(shared string) []ruleSetSpec {
 		{name: "contract-heldout", docs: "examples/contract", qa: "internal/eval/testdata/qa/contract_heldout.jsonl", every: 1},
 		{name: "filings", docs: filepath.Join(shared, "fixtures", "filings"), qa: filepath.Join(d, "filings", "qa.jsonl"), every: 1},
 		{name: "squad2", docs: filepath.Join(d, "squad2", "docs"), qa: filepath.Join(d, "squad2", "qa.jsonl"), gold: filepath.Join(d, "squad2", "gold.jsonl"), every: 32},
-		{name: "cuad", docs: filepath.Join(d, "cuad", "docs"), qa: filepath.Join(d, "cuad", "qa.jsonl"), every: 2},
+		{name: "cuad", docs: filepath.Join(d, "cuad", "docs"), qa: filepath.Join(d, "cuad", "qa.jsonl"), every: 2, match: eval.MatchJaccard},
 		{name: "policyqa", docs: filepath.Join(d, "policyqa", "docs"), qa: filepath.Join(d, "policyqa", "qa.jsonl"), every: 3},
 	}
 }
@@ -43,6 +47,7 @@ func (a *app) evalRulesCmd() *cobra.Command {
 		rules  []string
 		off    []string
 		every  map[string]int
+		split  string
 	)
 	cmd := &cobra.Command{
 		Use:   "rules [flags]",
@@ -61,7 +66,12 @@ Sets (skipped with a line on stderr when their files are absent):
   squad2            SHARED/data/squad2 docs, qa.jsonl and gold.jsonl; every 32nd row
   cuad              SHARED/data/cuad; every 2nd row
   policyqa          SHARED/data/policyqa; every 3rd row
---every SET=N reads every N-th row of a set instead (1: all).
+--every SET=N reads every N-th row of a set instead (1: all). cuad is scored
+as "eval qa --match jaccard" scores it.
+--split dev|test keeps the questions of one frozen split of each set before
+sampling (internal/eval/splits; the contract set is dev, contract-heldout
+test, so the other is skipped with a line on stderr); all (the default)
+keeps every question.
 
 Per rule and set: fires (questions it fired on; fires_answerable of them
 answerable), changed (questions whose outcome, a right answer, a wrong one or
@@ -94,6 +104,10 @@ ablations miss rules that stand in for each other).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
+			sp, err := splits.Parse(split)
+			if err != nil {
+				return usageError{cmd: cmdPath(cmd), err: fmt.Errorf("--split: %w", err)}
+			}
 			var sets []eval.RuleSet
 			for _, spec := range ruleSetSpecs(shared) {
 				if len(only) > 0 && !containsString(only, spec.name) {
@@ -102,6 +116,7 @@ ablations miss rules that stand in for each other).`,
 				if n, ok := every[spec.name]; ok {
 					spec.every = max(n, 1)
 				}
+				spec.split = sp
 				set, ok, err := a.ruleSet(ctx, cmd, spec)
 				if err != nil {
 					return err
@@ -148,6 +163,7 @@ ablations miss rules that stand in for each other).`,
 	f.StringSliceVar(&only, "sets", nil, "measure only these sets (contract, contract-heldout, filings, squad2, cuad, policyqa)")
 	f.StringSliceVar(&rules, "rules", nil, "measure only these rules (default: every rule)")
 	f.StringToIntVar(&every, "every", nil, "read every N-th row of a set (SET=N)")
+	splitFlag(cmd, &split)
 	f.StringSliceVar(&off, "off", nil, "switch these rules off for the whole run: the figures of every set without them (what a group of rules is worth together)")
 	return cmd
 }
@@ -177,9 +193,17 @@ func (a *app) ruleSet(ctx context.Context, cmd *cobra.Command, spec ruleSetSpec)
 			return eval.RuleSet{}, false, fmt.Errorf("%w (%s against %s)", err, spec.qa, spec.gold)
 		}
 	}
+	if rows, err = eval.SelectSplit(rows, spec.split); err != nil {
+		if empty := (*eval.EmptySplitError)(nil); errors.As(err, &empty) {
+			fmt.Fprintf(a.stderr, "eval rules: set %s has no question in the %s split: skipped\n", spec.name, spec.split)
+			return eval.RuleSet{}, false, nil
+		}
+		return eval.RuleSet{}, false, fmt.Errorf("set %s: %w", spec.name, err)
+	}
 	var sub []eval.QARow
 	for i, r := range rows {
 		if i%spec.every == 0 {
+			r.Match = spec.match
 			sub = append(sub, r)
 		}
 	}

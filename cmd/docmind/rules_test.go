@@ -2,10 +2,13 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
+	"github.com/docmind/docmind/internal/eval"
 	"github.com/docmind/docmind/relevance"
 )
 
@@ -42,5 +45,22 @@ func TestRulesListsEveryDetector(t *testing.T) {
 	}
 	if len(r.Rules) != len(relevance.Detectors()) {
 		t.Errorf("%d rules listed, %d registered", len(r.Rules), len(relevance.Detectors()))
+	}
+}
+
+// eval rules --split test measures the test split only: the contract dev
+// set has no question in it and is skipped with a line; the held-out set
+// is measured whole.
+func TestEvalRulesSplit(t *testing.T) {
+	r := runCLI(t, nil, "eval", "rules", "--split", "test", "--sets", "contract,contract-heldout", "--rules", "period.unstated", "--json")
+	var rep eval.RulesReport
+	if r.code != exitOK || json.Unmarshal([]byte(r.stdout), &rep) != nil {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	if len(rep.Sets) != 1 || rep.Sets[0].Set != "contract-heldout" || rep.Sets[0].Questions != 20 {
+		t.Errorf("sets %+v, want contract-heldout's 20 questions only", rep.Sets)
+	}
+	if !strings.Contains(r.stderr, "set contract has no question in the test split") {
+		t.Errorf("no line for the skipped dev set:\n%s", r.stderr)
 	}
 }

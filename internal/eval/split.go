@@ -9,7 +9,7 @@ import (
 // SelectSplit keeps the rows of the frozen split (package splits): all
 // rows for splits.All; for Dev or Test, the rows listed in that split.
 // Every row must then be in a split set (an error names the first that
-// is not), and at least one row must be kept.
+// is not), and at least one row must be kept (else an *EmptySplitError).
 func SelectSplit(rows []QARow, split splits.Split) ([]QARow, error) {
 	if split == splits.All || split == "" {
 		return rows, nil
@@ -28,7 +28,18 @@ func SelectSplit(rows []QARow, split splits.Split) ([]QARow, error) {
 		}
 	}
 	if len(kept) == 0 {
-		return nil, fmt.Errorf("--split %s: none of the %d questions is in the %s split", split, len(rows), split)
+		return nil, &EmptySplitError{Split: split, Rows: len(rows)}
 	}
 	return kept, nil
+}
+
+// EmptySplitError is SelectSplit's error when none of Rows rows is in
+// the split.
+type EmptySplitError struct {
+	Split splits.Split
+	Rows  int
+}
+
+func (e *EmptySplitError) Error() string {
+	return fmt.Sprintf("--split %s: none of the %d questions is in the %s split", e.Split, e.Rows, e.Split)
 }
