@@ -40,21 +40,12 @@ type Option func(*Offline)
 // (default 3; values below 1 mean 1).
 func WithMaxSentences(n int) Option { return func(g *Offline) { g.maxSentences = max(n, 1) } }
 
-// WithMaxSections sets from how many sections an answer quotes at most
-// (default 2; values below 1 mean 1).
-func WithMaxSections(n int) Option { return func(g *Offline) { g.maxSections = max(n, 1) } }
-
 // WithMinScore sets the least score, in [0,1], of a sentence worth quoting
 // (default 0.3). The score is the weighted share of the question's terms
 // the sentence contains (terms only in its section's title count half; key
 // terms count double), plus 0.15 when it holds the kind of fact the
 // question asks for and a tenth of the section's relevance score.
 func WithMinScore(v float64) Option { return func(g *Offline) { g.minScore = v } }
-
-// WithRelativeCutoff sets the least score, as a fraction of the best
-// sentence's score, of the other sentences quoted (default 0.6), so that
-// weak sentences do not pad a strong answer.
-func WithRelativeCutoff(v float64) Option { return func(g *Offline) { g.relCutoff = v } }
 
 // WithDecomposer sets the decomposer used when a request carries no
 // decomposition. By default the question is read by package question: its
@@ -334,19 +325,28 @@ func (g *Offline) answer(ctx context.Context, req schema.GenerateRequest, d *sch
 	}
 	// then the best overall: from a section already quoted when within
 	// the relative cutoff of the best, from another section only when
-	// nearly as good as the best
+	// nearly as good as the best, and (a question of several parts is not
+	// ranked as a whole) answering a part by the rules rank reads
+	answers := func(c candidate) bool {
+		return len(queries) == 1 || slices.ContainsFunc(queries, func(q string) bool {
+			sub := req
+			sub.Query = q
+			return len(g.rules(sub, []candidate{c})[0]) == 0
+		})
+	}
 	top := cands[0].score
 	for i, c := range cands {
 		if c.score < top*g.relCutoff {
 			break
 		}
-		if len(picked) > 0 && !sectionsUsed[c.section] && c.score < top*newSectionCutoff {
+		if len(picked) > 0 && (!sectionsUsed[c.section] && c.score < top*newSectionCutoff || !answers(c)) {
 			continue
 		}
 		pick(i)
 	}
 	picked = g.withContinuation(req, picked, all)
-	picked = answerFirst(picked, intentKinds(d.Intent))
+	kinds := intentKinds(d.Intent)
+	picked = wholeFirst(answerFirst(picked, kinds), relevance.Analyze(req.Query), kinds)
 	return render(picked, req.Sections)
 }
 

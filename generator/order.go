@@ -1,6 +1,9 @@
 package generator
 
-import "github.com/docmind/docmind/facts"
+import (
+	"github.com/docmind/docmind/facts"
+	"github.com/docmind/docmind/relevance"
+)
 
 // answerFirst puts first the picked sentence that states what the question
 // asks for. The lead is the best-scored sentence, which may only share the
@@ -21,13 +24,31 @@ func answerFirst(picked []candidate, kinds map[facts.Kind]bool) []candidate {
 	}
 	for i := 1; i < len(picked); i++ {
 		if states(picked[i], kinds) {
-			out := make([]candidate, 0, len(picked))
-			out = append(out, picked[i])
-			out = append(out, picked[:i]...)
-			return append(out, picked[i+1:]...)
+			return toFront(picked, i)
 		}
 	}
 	return picked
+}
+
+// wholeFirst puts first the picked row that states the whole of the
+// figure asked for (a value of kinds, if any) when the lead is a row of a
+// part the question does not name (relevance.Frame.PartRow): "Total net
+// revenue $11,715" before "Net revenue: Client Computing Desktop: …".
+func wholeFirst(picked []candidate, f relevance.Frame, kinds map[facts.Kind]bool) []candidate {
+	if len(picked) < 2 || !f.AsksFigure() || !f.PartRow(picked[0].text) {
+		return picked
+	}
+	for i := 1; i < len(picked); i++ {
+		if c := picked[i]; !c.follows && (len(kinds) == 0 || states(c, kinds)) && !f.PartRow(c.text) {
+			return toFront(picked, i)
+		}
+	}
+	return picked
+}
+
+// toFront returns picked with its i-th candidate first.
+func toFront(picked []candidate, i int) []candidate {
+	return append(append([]candidate{picked[i]}, picked[:i]...), picked[i+1:]...)
 }
 
 // states reports whether a candidate states a value of one of kinds.

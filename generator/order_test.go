@@ -1,9 +1,14 @@
 package generator
 
 import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/docmind/docmind/question"
+	"github.com/docmind/docmind/schema"
 )
 
 // The answer comes first: for a question asking for an amount, the picked
@@ -24,5 +29,39 @@ func TestAnswerComesFirst(t *testing.T) {
 	goesOn := candidate{text: "It grew.", follows: true}
 	if got := answerFirst([]candidate{lead, goesOn, figure}, kinds); got[0] != lead {
 		t.Errorf("a lead with its continuation was moved")
+	}
+}
+
+// A question that names no part gets the whole first: in Intel's segment
+// table (its Q1 2023 earnings release, page 9, as the PDF loader reads
+// it) "Total net revenue" leads, unless the question names the segment.
+func TestWholeRowFirst(t *testing.T) {
+	secs := []schema.Section{{ID: "segments", Title: "Business Highlights", Page: 9, Source: "INTEL_2023Q1_EARNINGS.pdf", DocEntity: "Intel Corporation",
+		Content: "Three Months Ended (In Millions) Apr 1, 2023 Apr 2, 2022 Net revenue: Client Computing Desktop $ 1,879 $ 2,641 Notebook 3,407 5,959 Other 481 722 5,767 9,322\n\n" +
+			"Data Center and AI 3,718 6,074 Network and Edge 1,489 2,139 Mobileye 458 394 Intel Foundry Services 118 156 All other 165 268 Total net revenue $ 11,715 $ 18,353"}}
+	if a := generate(t, "What was Intel's revenue in Q1?", secs); !strings.HasPrefix(a, "Total net revenue") {
+		t.Errorf("a segment's row leads:\n%s", a)
+	}
+	if a := generate(t, "What was Intel's Client Computing Desktop revenue in Q1?", secs); strings.HasPrefix(a, "Total") {
+		t.Errorf("the total leads although the question names the segment:\n%s", a)
+	}
+}
+
+// The sentences added to a two-part question's answers answer a part by
+// the rules the ranking reads: in the sample contract (each "###" heading
+// a section), one negating the suspension asked about is not added.
+func TestAddedSentencesAnswerAPart(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("..", "examples", "contract", "master-services-agreement.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var secs []schema.Section
+	for i, part := range strings.Split(string(data), "\n### ")[1:] {
+		title, body, _ := strings.Cut(part, "\n")
+		secs = append(secs, schema.Section{ID: fmt.Sprint(i), Title: title, Content: body, Page: 1, Source: "master-services-agreement.md"})
+	}
+	a := generate(t, "When may the Provider suspend the Services, and how much notice must it give before suspending?", secs)
+	if !strings.HasPrefix(a, "If any undisputed amount is more than sixty") || strings.Contains(a, "shall not suspend") {
+		t.Errorf("answer:\n%s", a)
 	}
 }

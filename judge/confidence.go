@@ -139,10 +139,14 @@ func (a *Assessment) DecisionInputs() []float64 {
 	for _, s := range a.Sections {
 		top = math.Max(top, s.RelevanceScore)
 	}
+	lead := 0.0
+	if a.LeadAnswers {
+		lead = 1
+	}
 	x := []float64{
 		a.Confidence(), a.Focus, a.ClaimFocus, a.KeyTermCoverage,
 		a.MinIDFCoverage, a.MeanIDFCoverage, a.NovelRatio, a.MinSupport,
-		top, float64(min(n, 3)) / 3, a.AnsweringShare, b2f(a.LeadAnswers), a.PhraseOverlap,
+		top, float64(min(n, 3)) / 3, a.AnsweringShare, lead, a.PhraseOverlap,
 		float64(min(a.MatchedTerms, 10)) / 10, float64(min(a.QuestionTerms, 10)) / 10,
 	}
 	clean := 1.0
@@ -189,11 +193,4 @@ func (a *Assessment) signals() map[string]float64 {
 		}
 	}
 	return m
-}
-
-func b2f(b bool) float64 {
-	if b {
-		return 1
-	}
-	return 0
 }

@@ -67,15 +67,6 @@ func (a *Assessment) Confidence() float64 {
 	return math.Round((0.5*low+0.5*sum/float64(n))*1000) / 1000
 }
 
-// HallucinationScore returns a continuous score for choosing a threshold
-// on labelled data: 1 when a veto fires, else 1 - CalibratedConfidence.
-func (a *Assessment) HallucinationScore() float64 {
-	if len(a.vetoes()) > 0 {
-		return 1
-	}
-	return 1 - a.CalibratedConfidence()
-}
-
 // blocking returns the issues that make the answer not grounded.
 func (a *Assessment) blocking() []Issue {
 	var out []Issue

@@ -92,14 +92,8 @@ func WithThresholds(t Thresholds) Option { return func(d *Offline) { d.t = t } }
 // WithSupportThreshold sets Thresholds.Support.
 func WithSupportThreshold(v float64) Option { return func(d *Offline) { d.t.Support = v } }
 
-// WithKeyTermCoverage sets Thresholds.KeyTermCoverage.
-func WithKeyTermCoverage(v float64) Option { return func(d *Offline) { d.t.KeyTermCoverage = v } }
-
 // WithMinConfidence sets Thresholds.MinConfidence.
 func WithMinConfidence(v float64) Option { return func(d *Offline) { d.t.MinConfidence = v } }
-
-// WithWindow sets Thresholds.Window.
-func WithWindow(n int) Option { return func(d *Offline) { d.t.Window = n } }
 
 // WithRejectAbstentions sets whether an answer that only says the
 // documents do not answer is rejected (default true). When false such
@@ -307,11 +301,9 @@ type ClaimAssessment struct {
 	// NovelTerms are the claim's terms found in no section nor in the
 	// question (see NovelTerms).
 	NovelTerms []string
-	// Focus is the weighted share of the question's focus terms that the
-	// claim's passage addresses; OffQuestion the ways the claim does not
-	// answer the question (see package relevance).
-	Focus, ClaimFocus float64
-	OffQuestion       []relevance.Finding
+	// OffQuestion are the ways the claim does not answer the question
+	// (see package relevance).
+	OffQuestion []relevance.Finding
 }
 
 // Assessment is the outcome of Score: everything Decide needs.
@@ -348,22 +340,19 @@ type Assessment struct {
 	// no section nor in the question.
 	NovelTerms []string
 	// Frame is the question's reading by the relevance check (nil when
-	// it did not run); AnsweringClaims the claims that pass all its
-	// checks; Focus the best claim's focus share.
+	// it did not run); Focus and ClaimFocus the best claim's
+	// (relevance.Result).
 	Frame             *relevance.Frame
-	AnsweringClaims   int
 	Focus, ClaimFocus float64
-	// ExactFocus is the best claim's focus share in the question's own
-	// words, MaxMissingFocus the largest share of one focus term that
-	// claim's passage does not state; AnsweringShare the share of claims
-	// that answer; LeadAnswers whether the first claim does, and
-	// PhraseOverlap the share of the question's neighbouring content
-	// terms that claim states side by side (phraseOverlap); MatchedTerms
-	// how many of the question's distinct content terms that claim
-	// states, of QuestionTerms (termCounts).
-	ExactFocus, MaxMissingFocus, AnsweringShare, PhraseOverlap float64
-	MatchedTerms, QuestionTerms                                int
-	LeadAnswers                                                bool
+	// AnsweringShare is the share of claims that answer; LeadAnswers
+	// whether the first claim does, and PhraseOverlap the share of the
+	// question's neighbouring content terms that claim states side by
+	// side (phraseOverlap); MatchedTerms how many of the question's
+	// distinct content terms that claim states, of QuestionTerms
+	// (termCounts).
+	AnsweringShare, PhraseOverlap float64
+	MatchedTerms, QuestionTerms   int
+	LeadAnswers                   bool
 	// MinSupport is the lowest support of a non-abstaining claim;
 	// MinIDFCoverage and MeanIDFCoverage the lowest and mean IDFCoverage
 	// of a claim by its passage; NovelRatio the share of the answer's

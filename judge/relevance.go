@@ -131,11 +131,6 @@ func (d *Offline) relevanceCheck(ctx context.Context, a *Assessment, req schema.
 			a.MatchedTerms, a.QuestionTerms = termCounts(req.Query, c.Claim.Text)
 		}
 		judged++
-		if judged == 1 || res.ExactFocus > a.ExactFocus {
-			a.ExactFocus, a.MaxMissingFocus = res.ExactFocus, res.MaxMissing
-		}
-		c.Focus = res.Focus
-		c.ClaimFocus = res.ClaimFocus
 		a.ClaimFocus = math.Max(a.ClaimFocus, res.ClaimFocus)
 		bestFocus = math.Max(bestFocus, res.Focus)
 		c.OffQuestion = res.Findings
@@ -188,7 +183,6 @@ func (d *Offline) relevanceCheck(ctx context.Context, a *Assessment, req schema.
 			a.Issues = append(a.Issues, Issue{Kind: IssueOffQuestion, Claim: -1, Detail: "the answer leaves part of the question unanswered: " + strings.Join(open, ", "), Rule: RulePartUnanswered})
 		}
 	}
-	a.AnsweringClaims = answering
 	if judged > 0 {
 		a.AnsweringShare = float64(answering) / float64(judged)
 	}

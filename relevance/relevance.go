@@ -35,7 +35,6 @@ package relevance
 
 import (
 	"fmt"
-	"math"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -1015,10 +1014,6 @@ type Result struct {
 	MissingFocus []string
 	// ClaimFocus is Focus over the statement and heading alone.
 	ClaimFocus float64
-	// ExactFocus is Focus with the focus terms' own stems only (no
-	// synonyms or related words); MaxMissing the largest weighted share
-	// of one focus term the passage does not state in those words.
-	ExactFocus, MaxMissing float64
 }
 
 // OK reports whether no check failed.
@@ -1048,15 +1043,14 @@ func (f Frame) Check(c Context, minFocus float64, match Matcher, weight Weigher)
 		}
 		p.subject = NewText(subject)
 	}
-	res.Focus, res.MissingFocus, _ = f.focus(p.subject, match, weight)
+	res.Focus, res.MissingFocus = f.focus(p.subject, match, weight)
 	// a row states its group's head noun ("General and administrative
 	// 297" under "Operating expenses:" states an expense)
 	claim := c.Claim
 	if c.Row {
 		claim = inherited(c.Claim, c.Scope)
 	}
-	res.ClaimFocus, _, _ = f.focus(NewText(claim+"\n"+c.Heading), match, weight)
-	res.ExactFocus, _, res.MaxMissing = f.focus(p.subject, nil, weight)
+	res.ClaimFocus, _ = f.focus(NewText(claim+"\n"+c.Heading), match, weight)
 	p.run()
 	return res
 }
@@ -1310,9 +1304,9 @@ func quoteList(ws []string) string {
 }
 
 // focus returns the weighted share of the focus terms x addresses.
-func (f Frame) focus(x Text, match Matcher, weight Weigher) (share float64, missing []string, maxMissing float64) {
+func (f Frame) focus(x Text, match Matcher, weight Weigher) (share float64, missing []string) {
 	if len(f.Focus) == 0 {
-		return 1, nil, 0
+		return 1, nil
 	}
 	var got, total float64
 	for _, t := range f.Focus {
@@ -1325,13 +1319,12 @@ func (f Frame) focus(x Text, match Matcher, weight Weigher) (share float64, miss
 			got += w
 		} else {
 			missing = append(missing, t)
-			maxMissing = math.Max(maxMissing, w)
 		}
 	}
 	if total == 0 {
-		return 1, missing, 0
+		return 1, missing
 	}
-	return got / total, missing, maxMissing / total
+	return got / total, missing
 }
 
 // Tokens returns the folded tokens of x.

@@ -48,8 +48,8 @@ func TestRowNamedByEntityUnderMeasureHeader(t *testing.T) {
 	// addressed in its own words
 	c := Context{Claim: "Phones: 2024 $1,200; 2023 $1,100", Heading: "Note 2 – Revenue", Document: "Acme Inc.\nfiscal year 2024"}
 	c.ReadTable(productTable)
-	if res := f.Check(c, float64(0), nil, nil); res.ExactFocus < 1 {
-		t.Errorf("exact focus %.2f, want 1: the header names net sales", res.ExactFocus)
+	if res := f.Check(c, float64(0), nil, nil); res.Focus < 1 {
+		t.Errorf("focus %.2f in the question's own words, want 1: the header names net sales", res.Focus)
 	}
 }
 

@@ -355,6 +355,15 @@ func ownLabel(claim string) string {
 	return strings.TrimSpace(label)
 }
 
+// PartRow reports whether claim, a table row (or "Label: h1 v1; h2 v2"),
+// is labelled with a part the question does not name, not the whole.
+func (f Frame) PartRow(claim string) bool {
+	if head, _, _ := strings.Cut(claim, "; "); strings.Contains(head, ": ") {
+		claim = head[:strings.LastIndex(head, ": ")+1]
+	}
+	return f.partOf(ownLabel(claim))
+}
+
 // memberRow reports whether a row labelled label is one member of its
 // group rather than the group's whole: the group's label (scope) names
 // the question's focus ("Revenues:", "Total Revenues by Geography:"), and

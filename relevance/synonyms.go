@@ -48,14 +48,6 @@ var synonymSets = sync.OnceValue(func() wordSets { return readWordSets("synonyms
 // "hour | hourly") on first use, each pair a set.
 var formSets = sync.OnceValue(func() wordSets { return readWordSets("derivations") })
 
-// Synonymous reports whether words a and b, or the words they inflect
-// ("renewing", "renew"), are WordNet synonyms in a common sense of each:
-// "level" and "tier", "stop" and "halt". Word vectors place such words
-// close together too, but not always close enough ("level" and "tier"
-// 0.51), and place opposites as close: read together they find a
-// paraphrase that neither finds alone.
-func Synonymous(a, b string) bool { return wordsOf(a, synonymSets()).Has(b) }
-
 // Paraphrases is a set of words that may stand for one word in a
 // paraphrase (ParaphrasesOf).
 type Paraphrases map[string]bool
