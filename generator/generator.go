@@ -93,6 +93,9 @@ func (g *Offline) rules(req schema.GenerateRequest, cands []candidate) [][]strin
 			sents[c.section] = ss
 		}
 		lo, hi := max(c.pos-1, 0), min(c.pos+2, len(ss))
+		if textproc.IsRecord(c.text) { // the rows beside a sheet's row are other records
+			lo, hi = c.pos, c.pos+1
+		}
 		rc := relevance.Context{
 			Claim:    c.text,
 			Passage:  strings.Join(ss[lo:hi], " "),

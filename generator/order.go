@@ -30,10 +30,8 @@ func answerFirst(picked []candidate, kinds map[facts.Kind]bool) []candidate {
 	return picked
 }
 
-// wholeFirst puts first the picked row that states the whole of the
-// figure asked for (a value of kinds, if any) when the lead is a row of a
-// part the question does not name (relevance.Frame.PartRow): "Total net
-// revenue $11,715" before "Net revenue: Client Computing Desktop: …".
+// wholeFirst puts first the picked row stating the whole figure asked for (a value of
+// kinds, if any) when the lead's row is of a part the question does not name (PartRow).
 func wholeFirst(picked []candidate, f relevance.Frame, kinds map[facts.Kind]bool) []candidate {
 	if len(picked) < 2 || !f.AsksFigure() || !f.PartRow(picked[0].text) {
 		return picked

@@ -32,9 +32,8 @@ func TestAnswerComesFirst(t *testing.T) {
 	}
 }
 
-// A question that names no part gets the whole first: in Intel's segment
-// table (its Q1 2023 earnings release, page 9, as the PDF loader reads
-// it) "Total net revenue" leads, unless the question names the segment.
+// In Intel's segment table (Q1 2023 earnings release, page 9, as read from the PDF)
+// "Total net revenue" leads, unless the question names the segment.
 func TestWholeRowFirst(t *testing.T) {
 	secs := []schema.Section{{ID: "segments", Title: "Business Highlights", Page: 9, Source: "INTEL_2023Q1_EARNINGS.pdf", DocEntity: "Intel Corporation",
 		Content: "Three Months Ended (In Millions) Apr 1, 2023 Apr 2, 2022 Net revenue: Client Computing Desktop $ 1,879 $ 2,641 Notebook 3,407 5,959 Other 481 722 5,767 9,322\n\n" +
@@ -47,9 +46,8 @@ func TestWholeRowFirst(t *testing.T) {
 	}
 }
 
-// The sentences added to a two-part question's answers answer a part by
-// the rules the ranking reads: in the sample contract (each "###" heading
-// a section), one negating the suspension asked about is not added.
+// A sentence added to a two-part question's answers answers a part by the rules rank
+// reads (examples/contract, "###" sections): one negating the suspension is not added.
 func TestAddedSentencesAnswerAPart(t *testing.T) {
 	data, err := os.ReadFile(filepath.Join("..", "examples", "contract", "master-services-agreement.md"))
 	if err != nil {
@@ -62,6 +60,14 @@ func TestAddedSentencesAnswerAPart(t *testing.T) {
 	}
 	a := generate(t, "When may the Provider suspend the Services, and how much notice must it give before suspending?", secs)
 	if !strings.HasPrefix(a, "If any undisputed amount is more than sixty") || strings.Contains(a, "shall not suspend") {
+		t.Errorf("answer:\n%s", a)
+	}
+}
+
+// A sheet's row is read alone, not with the rows beside it (written as the sheet and CSV readers write them).
+func TestSheetRowAlone(t *testing.T) {
+	rows := "Region: EMEA; Owner: Maria Lopez; Headcount: 42\nRegion: APAC; Owner: Kenji Sato; Headcount: 35\nRegion: Americas; Owner: Dana Whitfield; Headcount: 58"
+	if a := generate(t, "Who is the owner of the APAC region?", []schema.Section{{ID: "r", Title: "regions", Content: rows}}); !strings.HasPrefix(a, "Region: APAC; Owner: Kenji Sato") || strings.Count(a, "Region:") != 1 {
 		t.Errorf("answer:\n%s", a)
 	}
 }

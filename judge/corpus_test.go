@@ -137,8 +137,8 @@ func TestSynonymKeyTermCoverage(t *testing.T) {
 			if unaddressed := slices.ContainsFunc(v.Findings, func(f schema.Finding) bool { return f.Rule == RuleUnaddressed }); unaddressed == tt.accepted {
 				t.Errorf("accepted = %v, want %v: %s (coverage %.2f, missing %v)", !v.IsHallucinated, tt.accepted, v.Reasoning, a.KeyTermCoverage, a.MissingKeyTerms)
 			}
-			if tt.accepted && !reflect.DeepEqual(a.SynonymKeyTerms, []string{"uptime", "promise"}) {
-				t.Errorf("SynonymKeyTerms = %v, want [uptime promise]", a.SynonymKeyTerms)
+			if tt.accepted && len(a.MissingKeyTerms) > 0 {
+				t.Errorf("key terms %v missing although their synonyms are stated", a.MissingKeyTerms)
 			}
 		})
 	}

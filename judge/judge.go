@@ -316,9 +316,6 @@ type Assessment struct {
 	// found (1 when there are no key terms; see Thresholds).
 	KeyTerms        []string
 	MissingKeyTerms []string
-	// SynonymKeyTerms are the key terms the supporting sections mention
-	// only through a synonym (see WithThesaurus).
-	SynonymKeyTerms []string
 	// AbsentKeyTerms are the one-word key terms that no section of the
 	// corpus (see WithCorpus) mentions, neither exactly nor through a
 	// synonym: topics the documents do not cover.
@@ -339,9 +336,8 @@ type Assessment struct {
 	// NovelTerms are the distinct terms of the answer's claims found in
 	// no section nor in the question.
 	NovelTerms []string
-	// Frame is the question's reading by the relevance check (nil when
-	// it did not run); Focus and ClaimFocus the best claim's
-	// (relevance.Result).
+	// Frame is the question's reading by the relevance check (nil when it
+	// did not run); Focus and ClaimFocus the best claim's (relevance.Result).
 	Frame             *relevance.Frame
 	Focus, ClaimFocus float64
 	// AnsweringShare is the share of claims that answer; LeadAnswers
@@ -675,12 +671,12 @@ func (d *Offline) keyTerms(ctx context.Context, a *Assessment, req schema.JudgeR
 			texts = append(texts, prep[i].text)
 			supp = append(supp, &prep[i])
 		}
-		if cov, _, _ := d.weightedCoverage(a.KeyTerms, stems, weights, &prep[i]); cov < d.t.KeyTermCoverage &&
+		if cov, _ := d.weightedCoverage(a.KeyTerms, stems, weights, &prep[i]); cov < d.t.KeyTermCoverage &&
 			!slices.Contains(a.RejectedSections, req.Sections[i].Key()) {
 			a.RejectedSections = append(a.RejectedSections, req.Sections[i].Key())
 		}
 	}
-	a.KeyTermCoverage, a.MissingKeyTerms, a.SynonymKeyTerms = d.weightedCoverage(a.KeyTerms, stems, weights, supp...)
+	a.KeyTermCoverage, a.MissingKeyTerms = d.weightedCoverage(a.KeyTerms, stems, weights, supp...)
 	accepted := a.Abstention && !d.rejectAbstentions
 	// With a thesaurus, a word of the question that no document says, in
 	// any wording, names a topic outside the documents ("umbrella
@@ -702,7 +698,7 @@ func (d *Offline) keyTerms(ctx context.Context, a *Assessment, req schema.JudgeR
 			}
 		}
 		if len(a.AbsentKeyTerms) > 0 && !accepted {
-			a.Issues = append(a.Issues, Issue{Kind: IssueUnaddressed, Claim: -1, Detail: fmt.Sprintf("the question asks about %s, which no document mentions in any wording", quoteList(a.AbsentKeyTerms))})
+			a.Issues = append(a.Issues, Issue{Kind: IssueUnaddressed, Claim: -1, Detail: fmt.Sprintf("the question asks about %s, which no document mentions in any wording", relevance.QuoteList(a.AbsentKeyTerms))})
 		}
 	}
 	// a number labelling something in the question ("Severity 4",
@@ -710,12 +706,12 @@ func (d *Offline) keyTerms(ctx context.Context, a *Assessment, req schema.JudgeR
 	// number do not address it. Amounts being checked ("a 5% fee?") are
 	// the fact guards' business, not this check's.
 	if missing := missingNumbers(req.Query, texts); len(missing) > 0 && len(texts) > 0 && !(a.Abstention && !d.rejectAbstentions) {
-		a.Issues = append(a.Issues, Issue{Kind: IssueUnaddressed, Claim: -1, Detail: fmt.Sprintf("the question asks about %s, but the sections the answer rests on never mention it", quoteList(missing))})
+		a.Issues = append(a.Issues, Issue{Kind: IssueUnaddressed, Claim: -1, Detail: fmt.Sprintf("the question asks about %s, but the sections the answer rests on never mention it", relevance.QuoteList(missing))})
 	}
 	if a.KeyTermCoverage < d.t.KeyTermCoverage && !(a.Abstention && !d.rejectAbstentions) {
-		detail := fmt.Sprintf("the question asks about %s, but the sections the answer rests on do not mention it", quoteList(a.MissingKeyTerms))
+		detail := fmt.Sprintf("the question asks about %s, but the sections the answer rests on do not mention it", relevance.QuoteList(a.MissingKeyTerms))
 		if len(texts) == 0 {
-			detail = fmt.Sprintf("the question asks about %s, and no retrieved section supports the answer", quoteList(a.MissingKeyTerms))
+			detail = fmt.Sprintf("the question asks about %s, and no retrieved section supports the answer", relevance.QuoteList(a.MissingKeyTerms))
 		}
 		a.Issues = append(a.Issues, Issue{Kind: IssueUnaddressed, Claim: -1, Detail: detail})
 	}
@@ -756,11 +752,11 @@ func (d *Offline) mentions(stems []string, p *preparedSection) lexicon.Match {
 }
 
 // weightedCoverage returns the weighted share of the key terms that any of
-// the sections mentions (exactly or through a synonym), the key terms
-// missing from all, and those mentioned only through a synonym.
-func (d *Offline) weightedCoverage(keyTerms []string, stems [][]string, weights []float64, sections ...*preparedSection) (float64, []string, []string) {
+// the sections mentions (exactly or through a synonym) and the key terms
+// missing from all.
+func (d *Offline) weightedCoverage(keyTerms []string, stems [][]string, weights []float64, sections ...*preparedSection) (float64, []string) {
 	var got, total float64
-	var missing, viaSynonym []string
+	var missing []string
 	for k, term := range keyTerms {
 		total += weights[k]
 		best := lexicon.NoMatch
@@ -776,20 +772,16 @@ func (d *Offline) weightedCoverage(keyTerms []string, stems [][]string, weights 
 				}
 			}
 		}
-		switch best {
-		case lexicon.NoMatch:
+		if best == lexicon.NoMatch {
 			missing = append(missing, term)
-		case lexicon.SynonymMatch:
-			viaSynonym = append(viaSynonym, term)
-			got += weights[k]
-		default:
+		} else {
 			got += weights[k]
 		}
 	}
 	if total == 0 {
-		return 1, missing, viaSynonym
+		return 1, missing
 	}
-	return got / total, missing, viaSynonym
+	return got / total, missing
 }
 
 // rarity weighs a term that df of n sections mention: 1+ln((n+1)/(df+0.5)),
@@ -797,14 +789,6 @@ func (d *Offline) weightedCoverage(keyTerms []string, stems [][]string, weights 
 func rarity(n, df float64) float64 { return 1 + math.Log((n+1)/(df+0.5)) }
 
 func hasDigit(s string) bool { return strings.ContainsAny(s, "0123456789") }
-
-func quoteList(ws []string) string {
-	q := make([]string, len(ws))
-	for i, w := range ws {
-		q[i] = fmt.Sprintf("%q", w)
-	}
-	return strings.Join(q, ", ")
-}
 
 // reLabelNumber matches a capitalised word followed by a bare number that
 // labels it ("Severity 4", "Tier 2"), not an amount ("5%", "14 days").

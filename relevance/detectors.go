@@ -152,7 +152,7 @@ var (
 				return
 			}
 			if q := p.Frame.missingQuantities(c.Claim + "\n" + c.Passage + "\n" + c.Heading); len(q) > 0 {
-				p.Reportf("the question states %s, which the answer's passage does not", quoteList(q))
+				p.Reportf("the question states %s, which the answer's passage does not", QuoteList(q))
 			}
 		},
 	})
@@ -161,7 +161,7 @@ var (
 		Doc:  "the answer's passage addresses less than the least weighted share of the question's focus terms",
 		Run: func(p *Pass) {
 			if p.Result.Focus < p.MinFocus {
-				p.Reportf("the answer does not address %s", quoteList(p.Result.MissingFocus))
+				p.Reportf("the answer does not address %s", QuoteList(p.Result.MissingFocus))
 			}
 		},
 	})

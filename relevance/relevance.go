@@ -1295,7 +1295,8 @@ func periodName(p string) string {
 	return strings.ToUpper(p[:1]) + p[1:]
 }
 
-func quoteList(ws []string) string {
+// QuoteList writes words quoted, comma-separated.
+func QuoteList(ws []string) string {
 	q := make([]string, len(ws))
 	for i, w := range ws {
 		q[i] = fmt.Sprintf("%q", w)
