@@ -587,6 +587,20 @@ func (g *Offline) score(sent string, s schema.Section, q query) float64 {
 	for _, t := range textproc.Terms(s.DocEntity + "\n" + s.DocPeriod) {
 		inDoc[t] = true
 	}
+	// the names that chose the section's document (Section.NamedBy) are
+	// stated by the document, not by one of its passages: every sentence
+	// of it gets them, so that a preamble repeating the parties does not
+	// outrank the clause asked about, and a clause need not repeat them
+	named := map[string]bool{}
+	for _, t := range textproc.Terms(strings.Join(s.NamedBy, " ")) {
+		named[t] = true
+	}
+	keys := len(q.key)
+	for t := range q.key {
+		if named[t] {
+			keys--
+		}
+	}
 	var sentLex, titleLex lexicon.Text
 	if len(q.syn) > 0 {
 		sentLex, titleLex = lexicon.NewText(sent), lexicon.NewText(s.Title)
@@ -595,6 +609,8 @@ func (g *Offline) score(sent string, s schema.Section, q query) float64 {
 	sentHits, keyHits, titleKeyHits := 0, 0, 0
 	for t, w := range q.weights {
 		switch {
+		case named[t]:
+			got += w
 		case inSent[t]:
 			got += w
 			sentHits++
@@ -625,7 +641,7 @@ func (g *Offline) score(sent string, s schema.Section, q query) float64 {
 			got += w
 		}
 	}
-	if len(q.key) > 0 && keyHits == 0 && titleKeyHits == 0 {
+	if keys > 0 && keyHits == 0 && titleKeyHits == 0 {
 		return 0 // does not address what the question is about
 	}
 	if sentHits == 0 && titleKeyHits == 0 {

@@ -281,3 +281,28 @@ func TestContinuationFollowsTheLead(t *testing.T) {
 		t.Errorf("a next sentence about none of the question's terms was added:\n%s", got)
 	}
 }
+
+// The words that chose a document (schema.Section.NamedBy) are the
+// document's, not a passage's: a preamble that repeats the parties no
+// longer outranks the clause asked about, and the clause need not repeat
+// them.
+func TestGenerateNamingWordsAreTheDocuments(t *testing.T) {
+	named := []string{"Distribution Agreement", "Northwind Traders", "Contoso Goods"}
+	secs := []schema.Section{
+		{Title: "Distribution Agreement", Kind: schema.KindPreamble, Source: "dist.pdf", Page: 1, RelevanceScore: 0.9,
+			Content: `This Distribution Agreement is entered into between Northwind Traders Ltd. ("Supplier") and Contoso Goods LLC ("Distributor") as of March 1, 2020.`},
+		{Title: "Appointment", Source: "dist.pdf", Page: 2, RelevanceScore: 0.7,
+			Content: "Supplier grants Distributor an exclusive licence to sell the Products in the Territory during the Term."},
+	}
+	q := "What licence does the Distribution Agreement between Northwind Traders and Contoso Goods grant?"
+	if got := generate(t, q, secs); !strings.HasPrefix(got, "This Distribution Agreement") {
+		t.Fatalf("without the naming words the preamble no longer comes first, and the test shows nothing: %q", got)
+	}
+	for i := range secs {
+		secs[i].NamedBy = named
+	}
+	got := generate(t, q, secs)
+	if !strings.HasPrefix(got, "Supplier grants Distributor an exclusive licence") || strings.Contains(got, "entered into between") {
+		t.Errorf("answer %q, want the licence clause and not the preamble", got)
+	}
+}

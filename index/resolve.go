@@ -43,6 +43,10 @@ type Resolution struct {
 	// (such as "privacy policy" over a folder of privacy policies): they
 	// do not rank passages inside the documents.
 	Naming []string
+	// Stated are the question's terms (analysed) that the profile of
+	// every one of Documents holds: its title, file name, organisation,
+	// period, preamble, cover page or signature block states them.
+	Stated []string
 	// Missing are names the question gives (capitalised words past its
 	// first) that no document contains at all, in the question's words.
 	Missing []string
@@ -390,6 +394,11 @@ func (m *docMap) resolve(question string, terms []string, inDoc []map[int32]int,
 				naming[t] = true
 			}
 			res.Naming = sortedKeys(naming)
+			for _, t := range terms {
+				if !slices.ContainsFunc(docs, func(d int) bool { return !m.docs[d].strong[t] && !m.docs[d].weak[t] }) {
+					res.Stated = append(res.Stated, t)
+				}
+			}
 		}
 	}
 	if len(res.Documents) == 0 && len(everywhere) > 0 && len(everywhere) < len(terms) {
@@ -539,6 +548,46 @@ func PassageQuery(question string, drop []string) string {
 	if len(drop) == 0 {
 		return question
 	}
+	return passageQuery(question, drop)
+}
+
+// NamedBy returns the question's words that say which of the resolved
+// documents it is about: its words whose terms name them (Naming, the
+// words PassageQuery drops) and the names among names (relevance.Frame's
+// Entities, as written) whose every term the documents state (Stated).
+// The question's periods (relevance.Frame's Periods, folded) are left
+// out: a filing states several years, and the year asked for must be
+// the passage's.
+func (res Resolution) NamedBy(question string, names, periods []string) []string {
+	an := newAnalyzer()
+	var out []string
+	seen := map[string]bool{}
+	add := func(w string) {
+		if !seen[w] {
+			seen[w] = true
+			out = append(out, w)
+		}
+	}
+	for start, end := range textproc.TokenSpans(question) {
+		w := question[start:end]
+		if slices.Contains(periods, strings.ToLower(w)) {
+			continue
+		}
+		ts := an.terms(w)
+		if slices.ContainsFunc(ts, func(t string) bool { return slices.Contains(res.Naming, t) }) {
+			add(w)
+		}
+	}
+	for _, n := range names {
+		ts := an.terms(n)
+		if len(ts) > 0 && !slices.ContainsFunc(ts, func(t string) bool { return !slices.Contains(res.Stated, t) }) {
+			add(n)
+		}
+	}
+	return out
+}
+
+func passageQuery(question string, drop []string) string {
 	an := newAnalyzer()
 	var b strings.Builder
 	last := 0

@@ -327,3 +327,38 @@ func TestSoftRerankReadsMeaning(t *testing.T) {
 		t.Errorf("order %v, want the change-or-update passage first", titles(got))
 	}
 }
+
+// The sections of the document a question names carry the question's
+// words that named it (Section.NamedBy): the names its profile states and
+// the terms that chose it, never the question's periods; the sections of
+// a question that names no document carry none.
+func TestRetrieveMarksTheNamingWords(t *testing.T) {
+	ctx := context.Background()
+	r := twoContracts(t).Retriever()
+	secs, err := r.Retrieve(ctx, schema.RetrieveRequest{Query: "What royalty does the License Agreement between Northwind Traders and Contoso Goods set for 2020?"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(secs) == 0 {
+		t.Fatal("nothing retrieved")
+	}
+	for _, s := range secs {
+		for _, w := range []string{"Northwind", "Contoso Goods"} {
+			if !slices.Contains(s.NamedBy, w) {
+				t.Errorf("%q: named by %q, want %q among them", s.Title, s.NamedBy, w)
+			}
+		}
+		if slices.Contains(s.NamedBy, "2020") || slices.Contains(s.NamedBy, "royalty") {
+			t.Errorf("%q: named by %q, which takes the question's period or passage words", s.Title, s.NamedBy)
+		}
+	}
+	secs, err = r.Retrieve(ctx, schema.RetrieveRequest{Query: "When are salaries paid?"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range secs {
+		if len(s.NamedBy) > 0 {
+			t.Errorf("%q: named by %q for a question that names no document", s.Title, s.NamedBy)
+		}
+	}
+}

@@ -116,6 +116,37 @@ func (ix *Index) Retriever() *Retriever {
 // TopK. Stores cannot be asked to exclude keys in general, so
 // it over-fetches by the number of excluded and previous keys.
 func (r *Retriever) Retrieve(ctx context.Context, req schema.RetrieveRequest) ([]schema.Section, error) {
+	res, err := r.resolve(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	out, err := r.retrieve(ctx, req, res)
+	if err != nil || len(res.Documents) == 0 {
+		return out, err
+	}
+	// the words that chose the documents, and the names they state, are
+	// stated wherever in them the passage is: a clause need not repeat
+	// the parties its preamble names for an answer from it to be about
+	// them
+	frame := relevance.Analyze(req.Query)
+	words := res.NamedBy(req.Query, frame.Entities, frame.Periods)
+	if len(words) == 0 {
+		return out, nil
+	}
+	named := map[string]bool{}
+	for _, d := range res.Documents {
+		named[d] = true
+	}
+	for i := range out {
+		if named[out[i].Source] {
+			out[i].NamedBy = words
+		}
+	}
+	return out, nil
+}
+
+// retrieve is Retrieve once the question's documents are resolved.
+func (r *Retriever) retrieve(ctx context.Context, req schema.RetrieveRequest, res Resolution) ([]schema.Section, error) {
 	k := r.TopK
 	if k <= 0 {
 		k = DefaultTopK
@@ -147,10 +178,6 @@ func (r *Retriever) Retrieve(ctx context.Context, req schema.RetrieveRequest) ([
 	}
 	queries := retrievalQueries(req)
 	fetch := k + len(excluded) + len(prev)
-	res, err := r.resolve(ctx, req)
-	if err != nil {
-		return nil, err
-	}
 	if req.Report != nil {
 		req.Report.Documents = res.Documents
 		req.Report.Missing = res.Missing
@@ -199,6 +226,7 @@ func (r *Retriever) Retrieve(ctx context.Context, req schema.RetrieveRequest) ([
 		return demoteIdentifying(Fuse(fetch, lists...)), nil
 	}
 	var fused []Hit
+	var err error
 	if len(res.Documents) > 0 {
 		// only the documents the question names; inside them a passage
 		// needs to match less of the question, whose names are gone

@@ -843,7 +843,7 @@ func SignificantTokens(name string) []string {
 func DocumentContext(s schema.Section) string {
 	base := filepath.Base(filepath.ToSlash(s.Source))
 	base = strings.TrimSuffix(base, filepath.Ext(base))
-	return strings.Join([]string{s.DocTitle, base, s.DocEntity, s.DocPeriod}, "\n")
+	return strings.Join([]string{s.DocTitle, base, s.DocEntity, s.DocPeriod, strings.Join(s.NamedBy, " ")}, "\n")
 }
 
 // HeadingContext renders a section's title and heading path for Check.

@@ -94,6 +94,11 @@ type Section struct {
 	Kind SectionKind `json:"kind,omitempty"`
 	// RelevanceScore is the retriever's score normalised to [0,1].
 	RelevanceScore float64 `json:"relevance_score"`
+	// NamedBy are the question's words that named the section's document
+	// when retrieval resolved the question to it (index.Resolution): the
+	// document states them, so a passage of it is about them even when
+	// it does not repeat them.
+	NamedBy []string `json:"named_by,omitempty"`
 }
 
 // SectionKind names what part of its document a section is. The values are
