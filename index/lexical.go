@@ -262,60 +262,96 @@ func decodeBlock(block []byte, fn func(e blockEntry) bool) error {
 
 // writeSegment stores a new segment of sorted entries.
 func writeSegment(ctx context.Context, tx *sql.Tx, sections int, entries []blockEntry) error {
-	res, err := tx.ExecContext(ctx, `INSERT INTO lex_segments(level, sections) VALUES (?, ?)`, segmentLevel(sections), sections)
+	w, err := newSegmentWriter(ctx, tx)
 	if err != nil {
 		return err
+	}
+	for _, e := range entries {
+		if err := w.add(e); err != nil {
+			return err
+		}
+	}
+	return w.finish(sections)
+}
+
+// segmentWriter writes a new segment's entries, given in term order, in
+// blocks as they come, so that a segment of any size is written without
+// holding it whole.
+type segmentWriter struct {
+	ctx     context.Context
+	tx      *sql.Tx
+	seg     int64
+	ins     *bulk
+	pending []blockEntry // entries of the block being filled
+	size    int          // their estimated encoded size
+}
+
+func newSegmentWriter(ctx context.Context, tx *sql.Tx) (*segmentWriter, error) {
+	// level and sections are set by finish, once they are known
+	res, err := tx.ExecContext(ctx, `INSERT INTO lex_segments(level, sections) VALUES (0, 0)`)
+	if err != nil {
+		return nil, err
 	}
 	seg, err := res.LastInsertId()
 	if err != nil {
+		return nil, err
+	}
+	return &segmentWriter{ctx: ctx, tx: tx, seg: seg, ins: newBulk(tx, `INSERT INTO lex_blocks(seg, first_term, chunk, data, bounds) VALUES `, 5)}, nil
+}
+
+// store writes a block of entries with their score bounds
+// (lexical_bounds.go).
+func (w *segmentWriter) store(chunk int, entries []blockEntry) error {
+	bounds, err := encodeBounds(entries)
+	if err != nil {
 		return err
 	}
-	ins := newBulk(tx, `INSERT INTO lex_blocks(seg, first_term, chunk, data, bounds) VALUES `, 5)
-	// add stores a block of entries with their score bounds
-	// (lexical_bounds.go).
-	add := func(chunk int, entries []blockEntry) error {
-		bounds, err := encodeBounds(entries)
-		if err != nil {
+	return w.ins.add(w.ctx, w.seg, entries[0].term, chunk, encodeBlock(entries), bounds)
+}
+
+func (w *segmentWriter) flush() error {
+	if len(w.pending) > 0 {
+		if err := w.store(0, w.pending); err != nil {
 			return err
 		}
-		return ins.add(ctx, seg, entries[0].term, chunk, encodeBlock(entries), bounds)
 	}
-	start, size := 0, 0
-	flush := func(end int) error {
-		if start < end {
-			if err := add(0, entries[start:end]); err != nil {
+	w.pending, w.size = w.pending[:0], 0
+	return nil
+}
+
+// add appends the next entry; entries come in increasing term order.
+func (w *segmentWriter) add(e blockEntry) error {
+	if len(e.data) >= blockTarget {
+		// A long postings list is stored alone, in chunks that stay
+		// below the SQLite allocator's large-allocation threshold.
+		if err := w.flush(); err != nil {
+			return err
+		}
+		for _, c := range chunkPostings(e) {
+			if err := w.store(1, []blockEntry{c}); err != nil {
 				return err
 			}
 		}
-		start, size = end, 0
 		return nil
 	}
-	for i, e := range entries {
-		if len(e.data) >= blockTarget {
-			// A long postings list is stored alone, in chunks that stay
-			// below the SQLite allocator's large-allocation threshold.
-			if err := flush(i); err != nil {
-				return err
-			}
-			for _, c := range chunkPostings(e) {
-				if err := add(1, []blockEntry{c}); err != nil {
-					return err
-				}
-			}
-			start = i + 1
-			continue
-		}
-		size += len(e.term) + len(e.data) + 8
-		if size >= blockTarget {
-			if err := flush(i + 1); err != nil {
-				return err
-			}
-		}
+	w.pending = append(w.pending, e)
+	w.size += len(e.term) + len(e.data) + 8
+	if w.size >= blockTarget {
+		return w.flush()
 	}
-	if err := flush(len(entries)); err != nil {
+	return nil
+}
+
+// finish writes what is pending and records the segment's size.
+func (w *segmentWriter) finish(sections int) error {
+	if err := w.flush(); err != nil {
 		return err
 	}
-	return ins.flush(ctx)
+	if err := w.ins.flush(w.ctx); err != nil {
+		return err
+	}
+	_, err := w.tx.ExecContext(w.ctx, `UPDATE lex_segments SET level = ?, sections = ? WHERE id = ?`, segmentLevel(sections), sections, w.seg)
+	return err
 }
 
 // chunkPostings splits a long postings list into lists of about
@@ -392,54 +428,69 @@ func deletedSections(ctx context.Context, q sqlitedb.Querier) (map[int64]bool, e
 }
 
 // mergeSegmentIDs merges the given segments into one new segment, dropping
-// the postings of deleted sections and their tombstones.
+// the postings of deleted sections and their tombstones. It reads the
+// segments side by side in term order, a few blocks at a time, and writes
+// the merged lists as it goes: its memory is that of one term's postings,
+// not of the segments.
 func mergeSegmentIDs(ctx context.Context, tx *sql.Tx, segs []int64) error {
 	deleted, err := deletedSections(ctx, tx)
 	if err != nil {
 		return err
 	}
-
-	blobs := map[string][][]byte{}
+	total := 0
 	for _, seg := range segs {
-		rows, err := tx.QueryContext(ctx, `SELECT data FROM lex_blocks WHERE seg = ?`, seg)
-		if err != nil {
+		var n int
+		if err := tx.QueryRowContext(ctx, `SELECT sections FROM lex_segments WHERE id = ?`, seg).Scan(&n); err != nil {
 			return err
 		}
-		for rows.Next() {
-			var data []byte
-			if err := rows.Scan(&data); err != nil {
-				rows.Close()
-				return err
-			}
-			if err := decodeBlock(data, func(e blockEntry) bool {
-				blobs[e.term] = append(blobs[e.term], e.data)
-				return true
-			}); err != nil {
-				rows.Close()
-				return err
-			}
-		}
-		if err := rows.Err(); err != nil {
-			rows.Close()
-			return err
-		}
-		rows.Close()
+		total += n
 	}
-	sectionSet := map[int64]struct{}{}
+	curs := make([]*segmentCursor, len(segs))
+	for i, seg := range segs {
+		curs[i] = &segmentCursor{seg: seg}
+	}
+	out, err := newSegmentWriter(ctx, tx)
+	if err != nil {
+		return err
+	}
 	dropped := map[int64]struct{}{}
-	var outs []blockEntry
+	written := false
 	var ps []posting
-	for term, bs := range blobs {
+	for {
+		// the smallest term any segment is at
+		term, any := "", false
+		for _, c := range curs {
+			e, err := c.peek(ctx, tx)
+			if err != nil {
+				return err
+			}
+			if e != nil && (!any || e.term < term) {
+				term, any = e.term, true
+			}
+		}
+		if !any {
+			break
+		}
 		ps = ps[:0]
-		for _, b := range bs {
-			if err := decodePostings(b, func(p posting) {
-				if deleted[p.id] {
-					dropped[p.id] = struct{}{}
-					return
+		for _, c := range curs {
+			for {
+				e, err := c.peek(ctx, tx)
+				if err != nil {
+					return err
 				}
-				ps = append(ps, p)
-			}); err != nil {
-				return fmt.Errorf("term %q: %w", term, err)
+				if e == nil || e.term != term {
+					break
+				}
+				if err := decodePostings(e.data, func(p posting) {
+					if deleted[p.id] {
+						dropped[p.id] = struct{}{}
+						return
+					}
+					ps = append(ps, p)
+				}); err != nil {
+					return fmt.Errorf("term %q: %w", term, err)
+				}
+				c.next()
 			}
 		}
 		if len(ps) == 0 {
@@ -451,11 +502,20 @@ func mergeSegmentIDs(ctx context.Context, tx *sql.Tx, segs []int64) error {
 		var w listWriter
 		for _, p := range ps {
 			w.add(p)
-			sectionSet[p.id] = struct{}{}
 		}
-		outs = append(outs, w.entry(term))
+		if err := out.add(w.entry(term)); err != nil {
+			return err
+		}
+		written = true
 	}
-	slices.SortFunc(outs, func(a, b blockEntry) int { return strings.Compare(a.term, b.term) })
+	if written {
+		// a section's postings are all in one segment
+		if err := out.finish(max(total-len(dropped), 0)); err != nil {
+			return err
+		}
+	} else if _, err := tx.ExecContext(ctx, `DELETE FROM lex_segments WHERE id = ?`, out.seg); err != nil {
+		return err
+	}
 	for _, seg := range segs {
 		if _, err := tx.ExecContext(ctx, `DELETE FROM lex_blocks WHERE seg = ?`, seg); err != nil {
 			return err
@@ -469,10 +529,78 @@ func mergeSegmentIDs(ctx context.Context, tx *sql.Tx, segs []int64) error {
 			return err
 		}
 	}
-	if len(outs) == 0 {
-		return nil
+	return nil
+}
+
+// segmentCursor reads one segment's entries in term order (the chunks of
+// a long list in their order), a page of blocks at a time. Each page is
+// a query of its own, so no statement stays open while the merge writes.
+type segmentCursor struct {
+	seg     int64
+	blocks  [][]byte     // the page's blocks not yet decoded
+	entries []blockEntry // the current block's entries not yet read
+	term    string       // the key of the last block read
+	rowid   int64
+	started bool
+	done    bool
+}
+
+// cursorPage is how many blocks a segmentCursor reads at a time (each
+// about blockTarget bytes).
+var cursorPage = 16
+
+// peek returns the current entry, nil at the end.
+func (c *segmentCursor) peek(ctx context.Context, tx *sql.Tx) (*blockEntry, error) {
+	for len(c.entries) == 0 {
+		if len(c.blocks) == 0 {
+			if c.done {
+				return nil, nil
+			}
+			if err := c.page(ctx, tx); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		b := c.blocks[0]
+		c.blocks = c.blocks[1:]
+		if err := decodeBlock(b, func(e blockEntry) bool {
+			c.entries = append(c.entries, e)
+			return true
+		}); err != nil {
+			return nil, err
+		}
 	}
-	return writeSegment(ctx, tx, len(sectionSet), outs)
+	return &c.entries[0], nil
+}
+
+func (c *segmentCursor) next() { c.entries = c.entries[1:] }
+
+func (c *segmentCursor) page(ctx context.Context, tx *sql.Tx) error {
+	q, args := `SELECT rowid, first_term, data FROM lex_blocks WHERE seg = ?
+		ORDER BY first_term, rowid LIMIT ?`, []any{c.seg, cursorPage}
+	if c.started {
+		q, args = `SELECT rowid, first_term, data FROM lex_blocks WHERE seg = ? AND (first_term, rowid) > (?, ?)
+		ORDER BY first_term, rowid LIMIT ?`, []any{c.seg, c.term, c.rowid, cursorPage}
+	}
+	rows, err := tx.QueryContext(ctx, q, args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	n := 0
+	for rows.Next() {
+		var data []byte
+		if err := rows.Scan(&c.rowid, &c.term, &data); err != nil {
+			return err
+		}
+		c.blocks = append(c.blocks, data)
+		n++
+	}
+	c.started = true
+	if n < cursorPage {
+		c.done = true
+	}
+	return rows.Err()
 }
 
 func cmpInt64(a, b int64) int {

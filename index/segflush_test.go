@@ -121,3 +121,61 @@ func TestSegmentFlushSplitsDocument(t *testing.T) {
 		want = build(1<<40, false)
 	}
 }
+
+// TestMergeReadsSegmentsInPages merges segments read a page of blocks at
+// a time, with pages of one and two blocks, so that a page ends inside a
+// long list's chunks and between the entries of one term in several
+// segments, and checks that search gives what the unmerged corpus gives.
+func TestMergeReadsSegmentsInPages(t *testing.T) {
+	ctx := context.Background()
+	queries := []string{"late payment penalty", "warranty", "arbitration court law law", "force subcontract", "contract", "audit records renewal price"}
+	build := func(page int) *Index {
+		t.Helper()
+		old := cursorPage
+		cursorPage = page
+		defer func() { cursorPage = old }()
+		ix, _ := openTest(t)
+		// mergeFactor documents of one segment each: the last write merges them
+		for i := range mergeFactor {
+			if err := ix.PutDocument(ctx, Document{Path: fmt.Sprint("doc", i)}, synthSections(i, 300, uint32(i+3))); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, err := ix.DeleteDocument(ctx, "doc2"); err != nil {
+			t.Fatal(err)
+		}
+		if err := ix.Optimize(ctx); err != nil {
+			t.Fatal(err)
+		}
+		return ix
+	}
+	want := build(1 << 20)
+	st, err := want.Stats(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Segments != 1 {
+		t.Fatalf("%d segments after Optimize, want 1", st.Segments)
+	}
+	for _, page := range []int{1, 2} {
+		got := build(page)
+		for _, q := range queries {
+			g, err := got.Search(ctx, q, 20)
+			if err != nil {
+				t.Fatal(err)
+			}
+			w, err := want.Search(ctx, q, 20)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(g) != len(w) || len(w) == 0 {
+				t.Fatalf("page %d %q: %d hits, want %d (> 0)", page, q, len(g), len(w))
+			}
+			for i := range w {
+				if g[i].Section.ID != w[i].Section.ID || math.Abs(g[i].Score-w[i].Score) > 1e-9 {
+					t.Fatalf("page %d %q rank %d: %s (%v), want %s (%v)", page, q, i, g[i].Section.ID, g[i].Score, w[i].Section.ID, w[i].Score)
+				}
+			}
+		}
+	}
+}
