@@ -240,3 +240,53 @@ func TestBlankPageNotOCR(t *testing.T) {
 		t.Errorf("err = %v, want no text and no page needing OCR", err)
 	}
 }
+
+// TestScannedPageHeadings: OCR reports neither bold nor type size, yet a
+// scanned page's headings are found as on a text page: bold from the ink
+// in the line's boxes, the type's size from its words' boxes whatever
+// letters they hold, on the scale of the document's text pages. The
+// scanned page of a mixed PDF (a text page, then a scan) is cut into the
+// sections its original has.
+func TestScannedPageHeadings(t *testing.T) {
+	requireTesseract(t)
+	data, err := os.ReadFile("testdata/bxp-2015-p5-6.mixed.pdf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := ocr.NewContext(context.Background(), ocr.New(ocr.Options{}))
+	doc, err := pdfReader(t).Parse(ctx, "mixed.pdf", data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]bool{"General": false, "Boston Properties Limited Partnership": false}
+	for _, b := range doc.Blocks {
+		if b.Kind != document.Heading || b.Page != 2 {
+			continue
+		}
+		if _, ok := want[b.Text]; ok {
+			want[b.Text] = true
+		}
+		if strings.Contains(b.Text, "properties;") || strings.HasPrefix(b.Text, "BXP is") {
+			t.Errorf("body text read as a heading: %q", b.Text)
+		}
+	}
+	for h, found := range want {
+		if !found {
+			t.Errorf("the scanned page has no heading %q", h)
+		}
+	}
+}
+
+// A word's box spans only the parts of the type its letters reach.
+func TestTypeHeight(t *testing.T) {
+	full := ocr.TypeHeight("Business", 34) // no descender
+	if got := ocr.TypeHeight("properties", 34); got != 34 {
+		t.Errorf("a word with ascenders and descenders: %v, want its box's height", got)
+	}
+	if full < 40 || full > 48 {
+		t.Errorf("a capitalised word without descenders: %v, want about 34/0.77", full)
+	}
+	if got := ocr.TypeHeight("—", 40); got != 0 {
+		t.Errorf("a dash: %v, want 0 (no letter)", got)
+	}
+}
