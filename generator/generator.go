@@ -445,11 +445,9 @@ type unit struct {
 // flattened from a table into their rows (see tableRows).
 func quotable(content string) []unit {
 	var out []unit
-	var header []string // a header line's, for the table after it
+	var tc tableContext
 	for pos, sent := range textproc.Sentences(content) {
-		rows := tableRows(sent)
-		shown := rowsUnder(sent, header)
-		header = headerLine(sent)
+		rows, shown := tc.read(sent)
 		if rows == nil {
 			rows = []string{sent}
 		}

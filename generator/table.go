@@ -102,11 +102,12 @@ func tableRows(text string) []string {
 }
 
 // rowsUnder renders the rows of tableRows(text) under above, the header
-// of a line just before the text (headerLine), when the text has no
-// header of its own: the same rows, labelled by a header that stands
-// apart ("2015 2014" on the line before "Land $ 4,806,021 $ 4,785,772
-// …"). It returns nil otherwise.
-func rowsUnder(text string, above []string) []string {
+// of a line just before the text (headerLine) or of the table the text
+// goes on from, when the text has no header of its own: the same rows,
+// labelled by a header that stands apart ("2015 2014" on the line before
+// "Land $ 4,806,021 $ 4,785,772 …"), in the text's unit or else in
+// aboveUnit. It returns nil otherwise.
+func rowsUnder(text string, above []string, aboveUnit string) []string {
 	if len(above) == 0 {
 		return nil
 	}
@@ -114,7 +115,39 @@ func rowsUnder(text string, above []string) []string {
 	if header != nil {
 		return nil
 	}
-	return renderRows(rows, above, tableUnit(text))
+	unit := tableUnit(text)
+	if unit == "" {
+		unit = aboveUnit
+	}
+	return renderRows(rows, above, unit)
+}
+
+// tableContext follows the tables of a section's sentences in order: the
+// header of a header line, for the table after it, or of a table, for the
+// rows that go on from it in the next paragraphs (a table the PDF reader
+// split at a page or column break), with its unit. Prose ends it.
+type tableContext struct {
+	header []string
+	unit   string
+}
+
+// read returns the next sentence's rows (tableRows; nil when it is not a
+// table) and, when they have no header of their own, the same rows under
+// the header they go on from (rowsUnder; else nil).
+func (tc *tableContext) read(sent string) (rows, shown []string) {
+	rows = tableRows(sent)
+	shown = rowsUnder(sent, tc.header, tc.unit)
+	switch h := headerLine(sent); {
+	case h != nil:
+		tc.header, tc.unit = h, tableUnit(sent)
+	case rows == nil:
+		tc.header, tc.unit = nil, ""
+	default:
+		if _, own := bestRows(sent); own != nil {
+			tc.header, tc.unit = own, tableUnit(sent)
+		}
+	}
+	return rows, shown
 }
 
 // renderRows renders rows under header (renderRow), the values in unit

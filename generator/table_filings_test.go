@@ -51,11 +51,10 @@ func TestNoTableFragmentsInFilings(t *testing.T) {
 		}
 		n := 0
 		for _, s := range secs {
-			var header []string
+			var tc tableContext
 			for _, sent := range textproc.Sentences(s.Content) {
-				rows := append(tableRows(sent), rowsUnder(sent, header)...)
-				header = headerLine(sent)
-				for _, r := range rows {
+				rows, shown := tc.read(sent)
+				for _, r := range append(rows, shown...) {
 					if reFragment.MatchString(r) {
 						n++
 						if n <= 20 {

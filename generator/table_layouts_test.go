@@ -62,7 +62,7 @@ func TestHeaderLineWithAChangeColumn(t *testing.T) {
 	if !slices.Equal(h, []string{"2023", "2022", "Percent Change"}) {
 		t.Fatalf("header %q", h)
 	}
-	got := rowsUnder("Consolidated revenue $ 90,155 $ 93,512 (4 ) Operating income 4,912 6,245 (21 )", h)
+	got := rowsUnder("Consolidated revenue $ 90,155 $ 93,512 (4 ) Operating income 4,912 6,245 (21 )", h, "")
 	want := []string{"Consolidated revenue: 2023 $90,155; 2022 $93,512; Percent Change (4)", "Operating income: 2023 4,912; 2022 6,245; Percent Change (21)"}
 	if !slices.Equal(got, want) {
 		t.Errorf("rows\n got %q\nwant %q", got, want)

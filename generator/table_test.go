@@ -2,6 +2,7 @@ package generator
 
 import (
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -29,7 +30,7 @@ func TestTableRows(t *testing.T) {
 	}
 	// a header on its own line before the table
 	above := headerLine("Year Ended May 31, Percent Change (Dollars in millions) 2023 Actual Constant 2022")
-	got = rowsUnder("Total Revenues by Geography: Americas $ 31,226 32% 32% $ 23,679 EMEA 12,109 1% 8% 12,011", above)
+	got = rowsUnder("Total Revenues by Geography: Americas $ 31,226 32% 32% $ 23,679 EMEA 12,109 1% 8% 12,011", above, "")
 	want = []string{
 		"Total Revenues by Geography: Americas: 2023 $31,226; Actual 32%; Constant 32%; 2022 $23,679",
 		"EMEA: 2023 12,109; Actual 1%; Constant 8%; 2022 12,011",
@@ -38,7 +39,7 @@ func TestTableRows(t *testing.T) {
 		t.Errorf("rows under a header line:\n got %q\nwant %q", got, want)
 	}
 	// a table with a header of its own keeps it
-	if rows := rowsUnder("2022 2021 Revenue $ 1,645 $ 1,582 Net income 812 790", above); rows != nil {
+	if rows := rowsUnder("2022 2021 Revenue $ 1,645 $ 1,582 Net income 812 790", above, ""); rows != nil {
 		t.Errorf("rows with their own header relabelled: %q", rows)
 	}
 	if h := headerLine("Total revenues grew 18% from 2022 to 2023."); h != nil {
@@ -137,13 +138,14 @@ func TestGenerateTableRowsInTheirDocument(t *testing.T) {
 }
 
 // A header line that stands apart from its table (the PDF loader reads
-// Oracle's fiscal 2023 Form 10-K, page 45, so) labels the quoted row.
+// Oracle's fiscal 2023 Form 10-K, page 45, so) labels the quoted row, in
+// the unit it states.
 func TestGenerateRowUnderHeaderLine(t *testing.T) {
 	sec := schema.Section{ID: "total", Title: "Total Revenues and Operating Expenses", Page: 45,
 		Source: "ORACLE_2023_10K.pdf", DocTitle: "Oracle Corporation Form 10-K", DocEntity: "Oracle Corporation", DocPeriod: "fiscal year ended May 31, 2023",
 		Content: "Year Ended May 31, Percent Change (Dollars in millions) 2023 Actual Constant 2022\n\nTotal Revenues by Geography: Americas $ 31,226 32% 32% $ 23,679 EMEA 12,109 1% 8% 12,011 Total revenues 49,954 18% 22% 42,440 Total Operating Expenses 36,861 17% 19% 31,514"}
 	a := generate(t, "What were Oracle's total revenues in fiscal 2023?", []schema.Section{sec})
-	if !strings.HasPrefix(a, "Total revenues: 2023 49,954; Actual 18%; Constant 22%; 2022 42,440 (See Total Revenues and Operating Expenses, page 45)") {
+	if !strings.HasPrefix(a, "Total revenues: 2023 49,954; Actual 18%; Constant 22%; 2022 42,440 (in millions) (See Total Revenues and Operating Expenses, page 45)") {
 		t.Errorf("answer:\n%s", a)
 	}
 }
@@ -166,5 +168,30 @@ func TestProseIsNoTable(t *testing.T) {
 	// a table's rows begin with their labels, whatever the text ends with
 	if rows := tableRows("In millions 2022 2021 Revenue $ 1,645 $ 1,582 Net income 812 790 Operating expenses 833 792."); len(rows) != 3 {
 		t.Errorf("table rows: %q", rows)
+	}
+}
+
+// A table the PDF reader split into paragraphs (Intel's first-quarter
+// 2023 earnings release, page 9) keeps its header and unit in the rows
+// that go on from it; prose after it ends it.
+func TestTableRowsGoOnUnderTheirHeader(t *testing.T) {
+	content := "Three Months Ended (In Millions) Apr 1, 2023 Apr 2, 2022 Net revenue: Client Computing Desktop $ 1,879 $ 2,641 Notebook 3,407 5,959 Other 481 722 5,767 9,322\n\n" +
+		"Data Center and AI 3,718 6,074 Network and Edge 1,489 2,139 Mobileye 458 394 Intel Foundry Services 118 156 All other 165 268 Total net revenue $ 11,715 $ 18,353\n\n" +
+		"Revenue was lower in every segment.\n\n" +
+		"Gross margin 34.2 % 50.4 % Operating margin (12.8) % 23.2 % Tax rate 24.1 % 11.9 % Diluted EPS (0.66) 1.98 Net margin (20.6) % 44.8 %"
+	var got []string
+	for _, u := range quotable(content) {
+		if u.shown != "" {
+			got = append(got, u.shown)
+		}
+	}
+	want := "Total net revenue: Apr 1, 2023 $11,715; Apr 2, 2022 $18,353 (in millions)"
+	if !slices.Contains(got, want) {
+		t.Errorf("rows under the header: %q, want %q among them", got, want)
+	}
+	for _, r := range got {
+		if strings.HasPrefix(r, "Gross margin") || strings.HasPrefix(r, "Diluted EPS") {
+			t.Errorf("a table after prose took the header of the one before it: %q", r)
+		}
 	}
 }
