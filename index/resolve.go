@@ -389,6 +389,16 @@ func (m *docMap) resolve(question string, terms []string, inDoc []map[int32]int,
 			for t := range everywhere {
 				naming[t] = true
 			}
+			// the rest of the names the question gives that the chosen
+			// documents' profiles state ("Links" and "Investments" of
+			// "Wireless Links Inc. and Jaguar Investments, Inc.", words
+			// other documents use too): they say whose document, not
+			// which passage
+			for _, t := range nameTerms(question) {
+				if !naming[t] && !slices.ContainsFunc(docs, func(d int) bool { return !m.docs[d].strong[t] && !m.docs[d].weak[t] }) {
+					naming[t] = true
+				}
+			}
 			res.Naming = sortedKeys(naming)
 		}
 	}
@@ -439,6 +449,24 @@ func (m *docMap) narrow(docs []int, terms []string) []int {
 	for i, d := range docs {
 		if count[i] == best {
 			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// nameTerms are the terms of the capitalised words of question past its
+// first: the names it gives.
+func nameTerms(question string) []string {
+	an := newAnalyzer()
+	var out []string
+	first := true
+	for start, end := range textproc.TokenSpans(question) {
+		if first {
+			first = false
+			continue
+		}
+		if r, _ := utf8.DecodeRuneInString(question[start:end]); unicode.IsUpper(r) {
+			out = append(out, an.terms(question[start:end])...)
 		}
 	}
 	return out

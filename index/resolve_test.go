@@ -327,3 +327,95 @@ func TestSoftRerankReadsMeaning(t *testing.T) {
 		t.Errorf("order %v, want the change-or-update passage first", titles(got))
 	}
 }
+
+// A name's words that another document's parties use too ("Links" of
+// "Wireless Links Inc." and of "Golden Links Corp.") name no document
+// alone, but the chosen document's profile states them: they say whose
+// document it is, not which passage, so they leave the passage query.
+func TestResolveNameWordsSharedWithOthers(t *testing.T) {
+	ctx := context.Background()
+	ix := indexDocs(t, "pdf", []testDoc{
+		{path: "/c/WLI_DISTRIBUTOR_AGREEMENT.pdf", secs: []schema.Section{
+			{Title: "Distributor Agreement", Kind: schema.KindPreamble, Page: 1, Content: `This Distributor Agreement is made between Wireless Links Inc. ("WLI") and Jaguar Investments, Inc. ("Distributor").`},
+			{Title: "Term", Page: 2, Content: "The agreement takes effect on the first day of April and runs for two years."},
+		}},
+		{path: "/c/GOLDEN_SERVICES_AGREEMENT.pdf", secs: []schema.Section{
+			{Title: "Services Agreement", Kind: schema.KindPreamble, Page: 1, Content: `This Services Agreement is made between Golden Links Corp. ("Golden") and Harbor Investments LLC ("Harbor").`},
+			{Title: "Fees", Page: 2, Content: "Harbor pays the fees monthly."},
+		}},
+		{path: "/c/handbook.md", secs: []schema.Section{{Title: "Leave", Content: "Employees accrue two days of paid leave each month."}}},
+	})
+	q := "When does the Distributor Agreement between Wireless Links Inc. and Jaguar Investments, Inc. take effect?"
+	res, err := ix.Resolve(ctx, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(res.Documents, []string{"/c/WLI_DISTRIBUTOR_AGREEMENT.pdf"}) {
+		t.Fatalf("documents %v", res.Documents)
+	}
+	an := newAnalyzer()
+	for _, w := range []string{"Links", "Investments"} {
+		if ts := an.terms(w); !slices.Contains(res.Naming, ts[0]) {
+			t.Errorf("naming terms %v lack %q", res.Naming, w)
+		}
+	}
+	if pq := PassageQuery(q, res.Naming); strings.Contains(pq, "Links") || !strings.Contains(pq, "effect") {
+		t.Errorf("passage query %q", pq)
+	}
+	// a capitalised word no chosen profile holds stays a passage word
+	res, err = ix.Resolve(ctx, "Under the Distributor Agreement between Wireless Links and Jaguar Investments, what is the Term?")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if slices.Contains(res.Naming, an.terms("Term")[0]) {
+		t.Errorf("naming terms %v take Term", res.Naming)
+	}
+}
+
+// Inside a named document every section is read for the meaning of its
+// words, not only those BM25 finds: the passage that answers may share
+// no word with the question.
+func TestNamedDocumentReadWhole(t *testing.T) {
+	ctx := context.Background()
+	ix := indexDocs(t, "md", []testDoc{
+		{path: "/p/acme.com.md", secs: []schema.Section{
+			{Title: "Segment 1", Page: 1, Content: "We collect information when you register, such as your email address."},
+			{Title: "Segment 2", Page: 2, Content: "You may change or update your account details at any time from the settings page."},
+			{Title: "Segment 3", Page: 3, Content: "Cookies remember your preferences between visits."},
+		}},
+		{path: "/p/globex.com.md", secs: []schema.Section{
+			{Title: "Segment 1", Page: 1, Content: "Globex collects information to process orders."},
+		}},
+	})
+	q := "According to the acme.com policy, can users edit their information?"
+	secs, err := ix.Retriever().Retrieve(ctx, schema.RetrieveRequest{Query: q})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.ContainsFunc(secs, func(s schema.Section) bool { return s.Title == "Segment 2" }) {
+		t.Errorf("sections %v lack the change-or-update passage", secTitles(secs))
+	}
+	for _, s := range secs {
+		if s.Source != "/p/acme.com.md" {
+			t.Errorf("section of another document: %s", s.Source)
+		}
+	}
+}
+
+// testDoc is a document for indexDocs.
+type testDoc struct {
+	path string
+	secs []schema.Section
+}
+
+// indexDocs is a new index holding docs, each of format.
+func indexDocs(t *testing.T, format string, docs []testDoc) *Index {
+	t.Helper()
+	ix, _ := openTest(t)
+	for _, d := range docs {
+		if err := ix.PutDocument(context.Background(), Document{Path: d.path, Hash: d.path, Format: format}, d.secs); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return ix
+}
