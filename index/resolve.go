@@ -85,6 +85,54 @@ type docProfile struct {
 	// period (see narrowPeriod).
 	entityName string
 	when       docPeriod
+	// identified is whether the document has a section of an identifying
+	// kind; opening holds the terms of the capitalised words of its first
+	// section when that is of another kind (see addOpenings).
+	identified bool
+	opening    []string
+}
+
+// addSection adds a section's content to the profile: the terms of an
+// identifying section (ident) to its weak profile, those of the names
+// (capitalised words) of its first section, when of another kind, to its
+// opening.
+func (p *docProfile) addSection(an *analyzer, ident, first bool, content string) {
+	switch {
+	case content == "":
+	case ident:
+		p.identified = true
+		for _, t := range an.terms(content) {
+			p.weak[t] = true
+		}
+	case first:
+		p.opening = nameTerms(content)
+	}
+}
+
+// addOpenings adds, in a folder where most documents have a section that
+// identifies them (contracts with preambles, filings with cover pages),
+// the names of each document's first section to its weak profile: an
+// opening names the parties too where the classifier did not recognise it
+// as a preamble ("Party A: … Party B: …"), or where the preamble follows a
+// title page. Elsewhere (articles, policies) a first
+// section is text like any other, whose names say little about which
+// document a question means.
+func (m *docMap) addOpenings() {
+	n := 0
+	for _, p := range m.docs {
+		if p.identified {
+			n++
+		}
+	}
+	for i := range m.docs {
+		p := &m.docs[i]
+		if 2*n > len(m.docs) {
+			for _, t := range p.opening {
+				p.weak[t] = true
+			}
+		}
+		p.opening = nil
+	}
 }
 
 // docMapCache holds an index's docMap.
@@ -114,7 +162,8 @@ func (ix *Index) loadDocMap(ctx context.Context, conn querier) (*docMap, error) 
 		kinds[i] = "'" + string(k) + "'"
 	}
 	rows, err := conn.QueryContext(ctx, `SELECT s.id, d.id, d.path, d.title, s.title, s.doc_title, s.doc_entity, s.doc_period,
-			CASE WHEN s.kind IN (`+strings.Join(kinds, ",")+`) THEN s.content ELSE '' END
+			s.kind IN (`+strings.Join(kinds, ",")+`),
+			CASE WHEN s.kind IN (`+strings.Join(kinds, ",")+`) OR s.id = (SELECT min(f.id) FROM sections f WHERE f.doc_id = s.doc_id) THEN s.content ELSE '' END
 		FROM sections s JOIN documents d ON d.id = s.doc_id ORDER BY d.id, s.id`)
 	if err != nil {
 		return nil, fmt.Errorf("read the documents' profiles: %w", err)
@@ -126,24 +175,23 @@ func (ix *Index) loadDocMap(ctx context.Context, conn querier) (*docMap, error) 
 	for rows.Next() {
 		var sid, did int64
 		var path, dtitle, stitle, docTitle, entity, period, content string
-		if err := rows.Scan(&sid, &did, &path, &dtitle, &stitle, &docTitle, &entity, &period, &content); err != nil {
+		var ident bool
+		if err := rows.Scan(&sid, &did, &path, &dtitle, &stitle, &docTitle, &entity, &period, &ident, &content); err != nil {
 			return nil, fmt.Errorf("read the documents' profiles: %w", err)
 		}
-		if did != lastDoc {
+		first := did != lastDoc
+		if first {
 			lastDoc = did
 			m.docs = append(m.docs, newProfile(an, path, dtitle, schema.Section{DocTitle: docTitle, DocEntity: entity, DocPeriod: period}))
 		}
 		di := int32(len(m.docs) - 1)
 		m.secDoc[sid] = di
-		if content != "" {
-			for _, t := range an.terms(content) {
-				m.docs[di].weak[t] = true
-			}
-		}
+		m.docs[di].addSection(an, ident, first, content)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("read the documents' profiles: %w", err)
 	}
+	m.addOpenings()
 	ix.docMaps.m = m
 	return m, nil
 }
@@ -227,13 +275,13 @@ func (r *ListResolver) Resolve(ctx context.Context, question string) (Resolution
 					}
 					counts[t][di]++
 				}
-				if slices.Contains(identifyingForProfile, s.Kind) {
-					for _, t := range an.terms(s.Content) {
-						m.docs[di].weak[t] = true
-					}
+				ident := slices.Contains(identifyingForProfile, s.Kind)
+				if first := s.Key() == secs[0].Key(); ident || first {
+					m.docs[di].addSection(an, ident, first, s.Content)
 				}
 			}
 		}
+		m.addOpenings()
 		r.key, r.m, r.counts = key.String(), m, counts
 	}
 	terms := distinct(newAnalyzer().terms(question))
@@ -454,19 +502,19 @@ func (m *docMap) narrow(docs []int, terms []string) []int {
 	return out
 }
 
-// nameTerms are the terms of the capitalised words of question past its
+// nameTerms are the terms of the capitalised words of text past its
 // first: the names it gives.
-func nameTerms(question string) []string {
+func nameTerms(text string) []string {
 	an := newAnalyzer()
 	var out []string
 	first := true
-	for start, end := range textproc.TokenSpans(question) {
+	for start, end := range textproc.TokenSpans(text) {
 		if first {
 			first = false
 			continue
 		}
-		if r, _ := utf8.DecodeRuneInString(question[start:end]); unicode.IsUpper(r) {
-			out = append(out, an.terms(question[start:end])...)
+		if r, _ := utf8.DecodeRuneInString(text[start:end]); unicode.IsUpper(r) {
+			out = append(out, an.terms(text[start:end])...)
 		}
 	}
 	return out

@@ -419,3 +419,41 @@ func indexDocs(t *testing.T, format string, docs []testDoc) *Index {
 	}
 	return ix
 }
+
+// In a folder whose documents mostly have a preamble or cover page, a
+// document's first section names it too, though the classifier took it
+// for body text ("Party A: … Party B: …"); in a folder of articles, whose
+// first sections are text like any other, it does not.
+func TestResolveOpeningNamesTheDocument(t *testing.T) {
+	ctx := context.Background()
+	preamble := func(text string) schema.Section {
+		return schema.Section{Title: "Agreement", Kind: schema.KindPreamble, Page: 1, Content: text}
+	}
+	body := func(page int, text string) schema.Section {
+		return schema.Section{Title: "Agreement", Page: page, Content: text}
+	}
+	ix := indexDocs(t, "pdf", []testDoc{
+		{path: "/c/FABRIKAM_SUPPLY.pdf", secs: []schema.Section{preamble(`This Supply Agreement is made between Fabrikam Inc. ("Supplier") and Tailspin Toys Corp. ("Buyer").`), body(2, "Supplier delivers monthly.")}},
+		{path: "/c/NORTHWIND_LICENSE.pdf", secs: []schema.Section{preamble(`This License Agreement is made between Northwind Traders Ltd. ("Licensor") and Contoso Goods LLC ("Licensee").`), body(2, "Licensee pays a royalty.")}},
+		{path: "/c/EX-10.4.pdf", secs: []schema.Section{body(1, "Party A: Beike Security Technology Co., Ltd. Party B: Wingtip Online Network Co., Ltd."), body(2, "Party A shall not use the information provided by Party B for commercial activities.")}},
+	})
+	q := "What does the agreement between Beike and Wingtip forbid?"
+	res, err := ix.Resolve(ctx, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(res.Documents, []string{"/c/EX-10.4.pdf"}) {
+		t.Errorf("documents %v, want the Beike-Wingtip agreement", res.Documents)
+	}
+	articles := indexDocs(t, "md", []testDoc{
+		{path: "/a/rivers.md", secs: []schema.Section{body(1, "The Wingtip river rises in the hills."), body(2, "Rivers carry silt.")}},
+		{path: "/a/lakes.md", secs: []schema.Section{body(1, "Lakes hold still water."), body(2, "Lakes freeze in winter.")}},
+		{path: "/a/seas.md", secs: []schema.Section{body(1, "Seas are salt water."), body(2, "Tides move the seas.")}},
+	})
+	if res, err = articles.Resolve(ctx, "Where does the Wingtip rise?"); err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Documents) != 0 {
+		t.Errorf("documents %v, want none: an article's first section names nothing", res.Documents)
+	}
+}
