@@ -46,6 +46,8 @@ type Resolution struct {
 	// Missing are names the question gives (capitalised words past its
 	// first) that no document contains at all, in the question's words.
 	Missing []string
+	// Sections is the number of sections of Documents together.
+	Sections int
 }
 
 // namingShare is the share of a term's sections that must lie in the
@@ -90,6 +92,8 @@ type docProfile struct {
 	// section when that is of another kind (see addOpenings).
 	identified bool
 	opening    []string
+	// sections is the number of the document's sections.
+	sections int
 }
 
 // addSection adds a section's content to the profile: the terms of an
@@ -186,6 +190,7 @@ func (ix *Index) loadDocMap(ctx context.Context, conn querier) (*docMap, error) 
 		}
 		di := int32(len(m.docs) - 1)
 		m.secDoc[sid] = di
+		m.docs[di].sections++
 		m.docs[di].addSection(an, ident, first, content)
 	}
 	if err := rows.Err(); err != nil {
@@ -266,6 +271,7 @@ func (r *ListResolver) Resolve(ctx context.Context, question string) (Resolution
 			}
 			m.docs = append(m.docs, newProfile(an, d.Path, d.Title, first))
 			di := int32(len(m.docs) - 1)
+			m.docs[di].sections = len(secs)
 			for _, s := range secs {
 				ts := an.terms(s.Title + "\n" + s.Content)
 				slices.Sort(ts)
@@ -413,6 +419,7 @@ func (m *docMap) resolve(question string, terms []string, inDoc []map[int32]int,
 			naming := map[string]bool{}
 			for _, d := range docs {
 				res.Documents = append(res.Documents, m.docs[d].path)
+				res.Sections += m.docs[d].sections
 				for _, t := range terms {
 					if m.docs[d].strong[t] && (chose[t] || !m.docs[d].period[t]) {
 						naming[t] = true

@@ -199,7 +199,8 @@ func TestListResolverMatchesIndex(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !slices.Equal(got.Documents, want.Documents) || !slices.Equal(got.Naming, want.Naming) || !slices.Equal(got.Missing, want.Missing) {
+		if !slices.Equal(got.Documents, want.Documents) || !slices.Equal(got.Naming, want.Naming) || !slices.Equal(got.Missing, want.Missing) ||
+			got.Sections != want.Sections {
 			t.Errorf("%q: list resolver %+v, index %+v", q, got, want)
 		}
 	}
@@ -388,6 +389,9 @@ func TestNamedDocumentReadWhole(t *testing.T) {
 		}},
 	})
 	q := "According to the acme.com policy, can users edit their information?"
+	if res, err := ix.Resolve(ctx, q); err != nil || res.Sections != 3 {
+		t.Fatalf("resolution %+v (%v), want acme.com's 3 sections", res, err)
+	}
 	secs, err := ix.Retriever().Retrieve(ctx, schema.RetrieveRequest{Query: q})
 	if err != nil {
 		t.Fatal(err)

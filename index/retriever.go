@@ -165,7 +165,7 @@ func (r *Retriever) Retrieve(ctx context.Context, req schema.RetrieveRequest) ([
 	// with the question ("we may share your information" for "do you
 	// allow your affiliates to access my data?") can still rank
 	var whole []schema.Section
-	if len(res.Documents) > 0 {
+	if len(res.Documents) > 0 && res.Sections <= wholeDocSections {
 		whole = r.wholeDocuments(ctx, res.Documents)
 	}
 	// byMeaning are the sections that rank by the meaning of their words
