@@ -122,15 +122,10 @@ func (p *docProfile) addSection(an *analyzer, ident, first bool, content string)
 // section is text like any other, whose names say little about which
 // document a question means.
 func (m *docMap) addOpenings() {
-	n := 0
-	for _, p := range m.docs {
-		if p.identified {
-			n++
-		}
-	}
+	most := m.mostIdentified()
 	for i := range m.docs {
 		p := &m.docs[i]
-		if 2*n > len(m.docs) {
+		if most {
 			for _, t := range p.opening {
 				p.weak[t] = true
 			}
@@ -167,7 +162,7 @@ func (ix *Index) loadDocMap(ctx context.Context, conn querier) (*docMap, error) 
 	}
 	rows, err := conn.QueryContext(ctx, `SELECT s.id, d.id, d.path, d.title, s.title, s.doc_title, s.doc_entity, s.doc_period,
 			s.kind IN (`+strings.Join(kinds, ",")+`),
-			CASE WHEN s.kind IN (`+strings.Join(kinds, ",")+`) OR s.id = (SELECT min(f.id) FROM sections f WHERE f.doc_id = s.doc_id) THEN s.content ELSE '' END
+			CASE WHEN s.kind IN (`+strings.Join(kinds, ",")+`) THEN s.content ELSE '' END
 		FROM sections s JOIN documents d ON d.id = s.doc_id ORDER BY d.id, s.id`)
 	if err != nil {
 		return nil, fmt.Errorf("read the documents' profiles: %w", err)
@@ -176,6 +171,7 @@ func (ix *Index) loadDocMap(ctx context.Context, conn querier) (*docMap, error) 
 	m := &docMap{gen: gen, secDoc: map[int64]int32{}}
 	an := newAnalyzer()
 	lastDoc := int64(-1)
+	docIndex := map[int64]int32{} // document rowid → index in docs
 	for rows.Next() {
 		var sid, did int64
 		var path, dtitle, stitle, docTitle, entity, period, content string
@@ -189,12 +185,24 @@ func (ix *Index) loadDocMap(ctx context.Context, conn querier) (*docMap, error) 
 			m.docs = append(m.docs, newProfile(an, path, dtitle, schema.Section{DocTitle: docTitle, DocEntity: entity, DocPeriod: period}))
 		}
 		di := int32(len(m.docs) - 1)
+		docIndex[did] = di
 		m.secDoc[sid] = di
 		m.docs[di].sections++
-		m.docs[di].addSection(an, ident, first, content)
+		m.docs[di].addSection(an, ident, false, content)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("read the documents' profiles: %w", err)
+	}
+	if m.mostIdentified() {
+		// the documents' first sections, read only where addOpenings
+		// uses them
+		if err := readOpenings(ctx, conn, func(did int64, content string) {
+			if di, ok := docIndex[did]; ok {
+				m.docs[di].opening = nameTerms(content)
+			}
+		}); err != nil {
+			return nil, err
+		}
 	}
 	m.addOpenings()
 	ix.docMaps.m = m
@@ -507,6 +515,37 @@ func (m *docMap) narrow(docs []int, terms []string) []int {
 		}
 	}
 	return out
+}
+
+// mostIdentified reports whether most documents have a section of an
+// identifying kind.
+func (m *docMap) mostIdentified() bool {
+	n := 0
+	for _, p := range m.docs {
+		if p.identified {
+			n++
+		}
+	}
+	return 2*n > len(m.docs)
+}
+
+// readOpenings calls f with each document's rowid and the content of its
+// first section.
+func readOpenings(ctx context.Context, conn querier, f func(did int64, content string)) error {
+	rows, err := conn.QueryContext(ctx, `SELECT doc_id, content FROM sections WHERE id IN (SELECT min(id) FROM sections GROUP BY doc_id)`)
+	if err != nil {
+		return fmt.Errorf("read the documents' openings: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var did int64
+		var content string
+		if err := rows.Scan(&did, &content); err != nil {
+			return fmt.Errorf("read the documents' openings: %w", err)
+		}
+		f(did, content)
+	}
+	return rows.Err()
 }
 
 // nameTerms are the terms of the capitalised words of text past its
