@@ -50,6 +50,8 @@ type Resolution struct {
 	// Missing are names the question gives (capitalised words past its
 	// first) that no document contains at all, in the question's words.
 	Missing []string
+	// Sections is the number of sections of Documents together.
+	Sections int
 }
 
 // namingShare is the share of a term's sections that must lie in the
@@ -89,6 +91,51 @@ type docProfile struct {
 	// period (see narrowPeriod).
 	entityName string
 	when       docPeriod
+	// identified is whether the document has a section of an identifying
+	// kind; opening holds the terms of the capitalised words of its first
+	// section when that is of another kind (see addOpenings).
+	identified bool
+	opening    []string
+	// sections is the number of the document's sections.
+	sections int
+}
+
+// addSection adds a section's content to the profile: the terms of an
+// identifying section (ident) to its weak profile, those of the names
+// (capitalised words) of its first section, when of another kind, to its
+// opening.
+func (p *docProfile) addSection(an *analyzer, ident, first bool, content string) {
+	switch {
+	case content == "":
+	case ident:
+		p.identified = true
+		for _, t := range an.terms(content) {
+			p.weak[t] = true
+		}
+	case first:
+		p.opening = nameTerms(content)
+	}
+}
+
+// addOpenings adds, in a folder where most documents have a section that
+// identifies them (contracts with preambles, filings with cover pages),
+// the names of each document's first section to its weak profile: an
+// opening names the parties too where the classifier did not recognise it
+// as a preamble ("Party A: … Party B: …"), or where the preamble follows a
+// title page. Elsewhere (articles, policies) a first
+// section is text like any other, whose names say little about which
+// document a question means.
+func (m *docMap) addOpenings() {
+	most := m.mostIdentified()
+	for i := range m.docs {
+		p := &m.docs[i]
+		if most {
+			for _, t := range p.opening {
+				p.weak[t] = true
+			}
+		}
+		p.opening = nil
+	}
 }
 
 // docMapCache holds an index's docMap.
@@ -118,6 +165,7 @@ func (ix *Index) loadDocMap(ctx context.Context, conn querier) (*docMap, error) 
 		kinds[i] = "'" + string(k) + "'"
 	}
 	rows, err := conn.QueryContext(ctx, `SELECT s.id, d.id, d.path, d.title, s.title, s.doc_title, s.doc_entity, s.doc_period,
+			s.kind IN (`+strings.Join(kinds, ",")+`),
 			CASE WHEN s.kind IN (`+strings.Join(kinds, ",")+`) THEN s.content ELSE '' END
 		FROM sections s JOIN documents d ON d.id = s.doc_id ORDER BY d.id, s.id`)
 	if err != nil {
@@ -127,27 +175,40 @@ func (ix *Index) loadDocMap(ctx context.Context, conn querier) (*docMap, error) 
 	m := &docMap{gen: gen, secDoc: map[int64]int32{}}
 	an := newAnalyzer()
 	lastDoc := int64(-1)
+	docIndex := map[int64]int32{} // document rowid → index in docs
 	for rows.Next() {
 		var sid, did int64
 		var path, dtitle, stitle, docTitle, entity, period, content string
-		if err := rows.Scan(&sid, &did, &path, &dtitle, &stitle, &docTitle, &entity, &period, &content); err != nil {
+		var ident bool
+		if err := rows.Scan(&sid, &did, &path, &dtitle, &stitle, &docTitle, &entity, &period, &ident, &content); err != nil {
 			return nil, fmt.Errorf("read the documents' profiles: %w", err)
 		}
-		if did != lastDoc {
+		first := did != lastDoc
+		if first {
 			lastDoc = did
 			m.docs = append(m.docs, newProfile(an, path, dtitle, schema.Section{DocTitle: docTitle, DocEntity: entity, DocPeriod: period}))
 		}
 		di := int32(len(m.docs) - 1)
+		docIndex[did] = di
 		m.secDoc[sid] = di
-		if content != "" {
-			for _, t := range an.terms(content) {
-				m.docs[di].weak[t] = true
-			}
-		}
+		m.docs[di].sections++
+		m.docs[di].addSection(an, ident, false, content)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("read the documents' profiles: %w", err)
 	}
+	if m.mostIdentified() {
+		// the documents' first sections, read only where addOpenings
+		// uses them
+		if err := readOpenings(ctx, conn, func(did int64, content string) {
+			if di, ok := docIndex[did]; ok {
+				m.docs[di].opening = nameTerms(content)
+			}
+		}); err != nil {
+			return nil, err
+		}
+	}
+	m.addOpenings()
 	ix.docMaps.m = m
 	return m, nil
 }
@@ -222,6 +283,7 @@ func (r *ListResolver) Resolve(ctx context.Context, question string) (Resolution
 			}
 			m.docs = append(m.docs, newProfile(an, d.Path, d.Title, first))
 			di := int32(len(m.docs) - 1)
+			m.docs[di].sections = len(secs)
 			for _, s := range secs {
 				ts := an.terms(s.Title + "\n" + s.Content)
 				slices.Sort(ts)
@@ -231,13 +293,13 @@ func (r *ListResolver) Resolve(ctx context.Context, question string) (Resolution
 					}
 					counts[t][di]++
 				}
-				if slices.Contains(identifyingForProfile, s.Kind) {
-					for _, t := range an.terms(s.Content) {
-						m.docs[di].weak[t] = true
-					}
+				ident := slices.Contains(identifyingForProfile, s.Kind)
+				if first := s.Key() == secs[0].Key(); ident || first {
+					m.docs[di].addSection(an, ident, first, s.Content)
 				}
 			}
 		}
+		m.addOpenings()
 		r.key, r.m, r.counts = key.String(), m, counts
 	}
 	terms := distinct(newAnalyzer().terms(question))
@@ -369,6 +431,7 @@ func (m *docMap) resolve(question string, terms []string, inDoc []map[int32]int,
 			naming := map[string]bool{}
 			for _, d := range docs {
 				res.Documents = append(res.Documents, m.docs[d].path)
+				res.Sections += m.docs[d].sections
 				for _, t := range terms {
 					if m.docs[d].strong[t] && (chose[t] || !m.docs[d].period[t]) {
 						naming[t] = true
@@ -392,6 +455,16 @@ func (m *docMap) resolve(question string, terms []string, inDoc []map[int32]int,
 			}
 			for t := range everywhere {
 				naming[t] = true
+			}
+			// the rest of the names the question gives that the chosen
+			// documents' profiles state ("Links" and "Investments" of
+			// "Wireless Links Inc. and Jaguar Investments, Inc.", words
+			// other documents use too): they say whose document, not
+			// which passage
+			for _, t := range nameTerms(question) {
+				if !naming[t] && !slices.ContainsFunc(docs, func(d int) bool { return !m.docs[d].strong[t] && !m.docs[d].weak[t] }) {
+					naming[t] = true
+				}
 			}
 			res.Naming = sortedKeys(naming)
 			for _, t := range terms {
@@ -448,6 +521,55 @@ func (m *docMap) narrow(docs []int, terms []string) []int {
 	for i, d := range docs {
 		if count[i] == best {
 			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// mostIdentified reports whether most documents have a section of an
+// identifying kind.
+func (m *docMap) mostIdentified() bool {
+	n := 0
+	for _, p := range m.docs {
+		if p.identified {
+			n++
+		}
+	}
+	return 2*n > len(m.docs)
+}
+
+// readOpenings calls f with each document's rowid and the content of its
+// first section.
+func readOpenings(ctx context.Context, conn querier, f func(did int64, content string)) error {
+	rows, err := conn.QueryContext(ctx, `SELECT doc_id, content FROM sections WHERE id IN (SELECT min(id) FROM sections GROUP BY doc_id)`)
+	if err != nil {
+		return fmt.Errorf("read the documents' openings: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var did int64
+		var content string
+		if err := rows.Scan(&did, &content); err != nil {
+			return fmt.Errorf("read the documents' openings: %w", err)
+		}
+		f(did, content)
+	}
+	return rows.Err()
+}
+
+// nameTerms are the terms of the capitalised words of text past its
+// first: the names it gives.
+func nameTerms(text string) []string {
+	an := newAnalyzer()
+	var out []string
+	first := true
+	for start, end := range textproc.TokenSpans(text) {
+		if first {
+			first = false
+			continue
+		}
+		if r, _ := utf8.DecodeRuneInString(text[start:end]); unicode.IsUpper(r) {
+			out = append(out, an.terms(text[start:end])...)
 		}
 	}
 	return out

@@ -199,7 +199,8 @@ func TestListResolverMatchesIndex(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !slices.Equal(got.Documents, want.Documents) || !slices.Equal(got.Naming, want.Naming) || !slices.Equal(got.Missing, want.Missing) {
+		if !slices.Equal(got.Documents, want.Documents) || !slices.Equal(got.Naming, want.Naming) || !slices.Equal(got.Missing, want.Missing) ||
+			got.Sections != want.Sections {
 			t.Errorf("%q: list resolver %+v, index %+v", q, got, want)
 		}
 	}
@@ -360,5 +361,138 @@ func TestRetrieveMarksTheNamingWords(t *testing.T) {
 		if len(s.NamedBy) > 0 {
 			t.Errorf("%q: named by %q for a question that names no document", s.Title, s.NamedBy)
 		}
+	}
+}
+
+// A name's words that another document's parties use too ("Links" of
+// "Wireless Links Inc." and of "Golden Links Corp.") name no document
+// alone, but the chosen document's profile states them: they say whose
+// document it is, not which passage, so they leave the passage query.
+func TestResolveNameWordsSharedWithOthers(t *testing.T) {
+	ctx := context.Background()
+	ix := indexDocs(t, "pdf", []testDoc{
+		{path: "/c/WLI_DISTRIBUTOR_AGREEMENT.pdf", secs: []schema.Section{
+			{Title: "Distributor Agreement", Kind: schema.KindPreamble, Page: 1, Content: `This Distributor Agreement is made between Wireless Links Inc. ("WLI") and Jaguar Investments, Inc. ("Distributor").`},
+			{Title: "Term", Page: 2, Content: "The agreement takes effect on the first day of April and runs for two years."},
+		}},
+		{path: "/c/GOLDEN_SERVICES_AGREEMENT.pdf", secs: []schema.Section{
+			{Title: "Services Agreement", Kind: schema.KindPreamble, Page: 1, Content: `This Services Agreement is made between Golden Links Corp. ("Golden") and Harbor Investments LLC ("Harbor").`},
+			{Title: "Fees", Page: 2, Content: "Harbor pays the fees monthly."},
+		}},
+		{path: "/c/handbook.md", secs: []schema.Section{{Title: "Leave", Content: "Employees accrue two days of paid leave each month."}}},
+	})
+	q := "When does the Distributor Agreement between Wireless Links Inc. and Jaguar Investments, Inc. take effect?"
+	res, err := ix.Resolve(ctx, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(res.Documents, []string{"/c/WLI_DISTRIBUTOR_AGREEMENT.pdf"}) {
+		t.Fatalf("documents %v", res.Documents)
+	}
+	an := newAnalyzer()
+	for _, w := range []string{"Links", "Investments"} {
+		if ts := an.terms(w); !slices.Contains(res.Naming, ts[0]) {
+			t.Errorf("naming terms %v lack %q", res.Naming, w)
+		}
+	}
+	if pq := PassageQuery(q, res.Naming); strings.Contains(pq, "Links") || !strings.Contains(pq, "effect") {
+		t.Errorf("passage query %q", pq)
+	}
+	// a capitalised word no chosen profile holds stays a passage word
+	res, err = ix.Resolve(ctx, "Under the Distributor Agreement between Wireless Links and Jaguar Investments, what is the Term?")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if slices.Contains(res.Naming, an.terms("Term")[0]) {
+		t.Errorf("naming terms %v take Term", res.Naming)
+	}
+}
+
+// Inside a named document every section is read for the meaning of its
+// words, not only those BM25 finds: the passage that answers may share
+// no word with the question.
+func TestNamedDocumentReadWhole(t *testing.T) {
+	ctx := context.Background()
+	ix := indexDocs(t, "md", []testDoc{
+		{path: "/p/acme.com.md", secs: []schema.Section{
+			{Title: "Segment 1", Page: 1, Content: "We collect information when you register, such as your email address."},
+			{Title: "Segment 2", Page: 2, Content: "You may change or update your account details at any time from the settings page."},
+			{Title: "Segment 3", Page: 3, Content: "Cookies remember your preferences between visits."},
+		}},
+		{path: "/p/globex.com.md", secs: []schema.Section{
+			{Title: "Segment 1", Page: 1, Content: "Globex collects information to process orders."},
+		}},
+	})
+	q := "According to the acme.com policy, can users edit their information?"
+	if res, err := ix.Resolve(ctx, q); err != nil || res.Sections != 3 {
+		t.Fatalf("resolution %+v (%v), want acme.com's 3 sections", res, err)
+	}
+	secs, err := ix.Retriever().Retrieve(ctx, schema.RetrieveRequest{Query: q})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.ContainsFunc(secs, func(s schema.Section) bool { return s.Title == "Segment 2" }) {
+		t.Errorf("sections %v lack the change-or-update passage", secTitles(secs))
+	}
+	for _, s := range secs {
+		if s.Source != "/p/acme.com.md" {
+			t.Errorf("section of another document: %s", s.Source)
+		}
+	}
+}
+
+// testDoc is a document for indexDocs.
+type testDoc struct {
+	path string
+	secs []schema.Section
+}
+
+// indexDocs is a new index holding docs, each of format.
+func indexDocs(t *testing.T, format string, docs []testDoc) *Index {
+	t.Helper()
+	ix, _ := openTest(t)
+	for _, d := range docs {
+		if err := ix.PutDocument(context.Background(), Document{Path: d.path, Hash: d.path, Format: format}, d.secs); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return ix
+}
+
+// In a folder whose documents mostly have a preamble or cover page, a
+// document's first section names it too, though the classifier took it
+// for body text ("Party A: … Party B: …"); in a folder of articles, whose
+// first sections are text like any other, it does not.
+func TestResolveOpeningNamesTheDocument(t *testing.T) {
+	ctx := context.Background()
+	preamble := func(text string) schema.Section {
+		return schema.Section{Title: "Agreement", Kind: schema.KindPreamble, Page: 1, Content: text}
+	}
+	body := func(page int, text string) schema.Section {
+		return schema.Section{Title: "Agreement", Page: page, Content: text}
+	}
+	ix := indexDocs(t, "pdf", []testDoc{
+		{path: "/c/FABRIKAM_SUPPLY.pdf", secs: []schema.Section{preamble(`This Supply Agreement is made between Fabrikam Inc. ("Supplier") and Tailspin Toys Corp. ("Buyer").`), body(2, "Supplier delivers monthly.")}},
+		{path: "/c/NORTHWIND_LICENSE.pdf", secs: []schema.Section{preamble(`This License Agreement is made between Northwind Traders Ltd. ("Licensor") and Contoso Goods LLC ("Licensee").`), body(2, "Licensee pays a royalty.")}},
+		{path: "/c/EX-10.4.pdf", secs: []schema.Section{body(1, "Party A: Beike Security Technology Co., Ltd. Party B: Wingtip Online Network Co., Ltd."), body(2, "Party A shall not use the information provided by Party B for commercial activities.")}},
+	})
+	q := "What does the agreement between Beike and Wingtip forbid?"
+	res, err := ix.Resolve(ctx, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(res.Documents, []string{"/c/EX-10.4.pdf"}) {
+		t.Errorf("documents %v, want the Beike-Wingtip agreement", res.Documents)
+	}
+	articles := indexDocs(t, "md", []testDoc{
+		{path: "/a/rivers.md", secs: []schema.Section{body(1, "The Wingtip river rises in the hills."), body(2, "Rivers carry silt.")}},
+		{path: "/a/lakes.md", secs: []schema.Section{body(1, "Lakes hold still water."), body(2, "Lakes freeze in winter.")}},
+		{path: "/a/seas.md", secs: []schema.Section{body(1, "Seas are salt water."), body(2, "Tides move the seas.")}},
+	})
+	if res, err = articles.Resolve(ctx, "Where does the Wingtip rise?"); err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Documents) != 0 {
+		t.Errorf("documents %v, want none: an article's first section names nothing", res.Documents)
 	}
 }

@@ -187,6 +187,17 @@ func (r *Retriever) retrieve(ctx context.Context, req schema.RetrieveRequest, re
 		// evidence than another subject's
 		return nil, nil
 	}
+	// every section of the named documents, when they are few: read for
+	// the meaning of their words, so that a passage that shares no word
+	// with the question ("we may share your information" for "do you
+	// allow your affiliates to access my data?") can still rank
+	var whole []schema.Section
+	if len(res.Documents) > 0 && res.Sections <= wholeDocSections {
+		whole = r.wholeDocuments(ctx, res.Documents)
+	}
+	// byMeaning are the sections that rank by the meaning of their words
+	// alone, under the relevance floor
+	byMeaning := map[string]bool{}
 	search := func(opts []vectorstores.Option, rerank bool) ([]Hit, error) {
 		var lists [][]Hit
 		var qs []string
@@ -210,6 +221,7 @@ func (r *Retriever) retrieve(ctx context.Context, req schema.RetrieveRequest, re
 				return nil, fmt.Errorf("retrieve sections for %q: %w", q, err)
 			}
 			var hits []Hit
+			seen := map[string]bool{}
 			for _, d := range docs {
 				s := SectionFromDocument(d)
 				if excluded[s.Key()] || s.RelevanceScore < widenFloor {
@@ -217,8 +229,16 @@ func (r *Retriever) retrieve(ctx context.Context, req schema.RetrieveRequest, re
 				}
 				raw, _ := d.Metadata[MetaScore].(float64)
 				hits = append(hits, Hit{Section: s, Score: raw})
+				seen[s.Key()] = true
 			}
 			if rerank {
+				for _, s := range whole {
+					if key := s.Key(); !seen[key] && !excluded[key] {
+						s.RelevanceScore = 0
+						hits = append(hits, Hit{Section: s})
+						byMeaning[key] = true
+					}
+				}
 				hits = softRerank(q, hits)
 			}
 			lists = append(lists, hits)
@@ -243,7 +263,7 @@ func (r *Retriever) retrieve(ctx context.Context, req schema.RetrieveRequest, re
 	var out, extra []schema.Section
 	for _, h := range fused {
 		switch {
-		case h.Section.RelevanceScore >= floor && len(out) < k:
+		case (h.Section.RelevanceScore >= floor || byMeaning[h.Section.Key()]) && len(out) < k:
 			out = append(out, h.Section)
 		case !prev[h.Section.Key()]:
 			extra = append(extra, h.Section)
@@ -323,6 +343,29 @@ func (r *Retriever) resolve(ctx context.Context, req schema.RetrieveRequest) (Re
 		return Resolution{}, fmt.Errorf("retrieve: %w", err)
 	}
 	return res, nil
+}
+
+// wholeDocSections is the most sections the named documents may have
+// together for every one of them to be read for meaning (softRerank), not
+// only those BM25 finds.
+const wholeDocSections = 200
+
+// wholeDocuments lists every section of the documents at paths, or none
+// when they have more than wholeDocSections together, or the retriever
+// cannot list them.
+func (r *Retriever) wholeDocuments(ctx context.Context, paths []string) []schema.Section {
+	if r.Lister == nil {
+		return nil
+	}
+	var out []schema.Section
+	for _, p := range paths {
+		secs, err := r.Lister.Sections(ctx, p)
+		if err != nil || len(out)+len(secs) > wholeDocSections {
+			return nil
+		}
+		out = append(out, secs...)
+	}
+	return out
 }
 
 // softCandidates is how many of a named document's best passages by BM25
