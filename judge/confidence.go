@@ -50,21 +50,18 @@ const DefaultMinConfidence = calibrationThreshold
 //	                   document, not which document
 //	lead_rank          1/(1+r), r the retrieval rank of the first claim's
 //	                   section (0 without a section)
-//	lead_body          1 when the first claim's section is body text or a
-//	                   table's row, not a part identifying its document
-//	                   (preamble, signature block, table of contents …)
 var baseSignals = []string{
 	"support", "question_focus", "claim_focus", "key_term_coverage",
 	"min_idf_coverage", "mean_idf_coverage", "novel_ratio", "min_support",
 	"top_relevance", "claims", "answering_share", "lead_answers", "phrase_overlap", "matched_terms",
-	"question_terms", "no_rule", "no_rule_focus", "topic_focus", "lead_rank", "lead_body",
+	"question_terms", "no_rule", "no_rule_focus", "topic_focus", "lead_rank",
 }
 
 // answerRules are the judge's rules that are signals of the model (not
 // vetoes), reported on the answer as a whole; claimRules those reported
 // on its claims.
 var (
-	answerRules = []string{RuleUnaddressed, RuleUnanswered, RulePartUnanswered, RuleConflict}
+	answerRules = []string{RuleUnaddressed, RuleUnanswered, RuleConflict}
 	claimRules  = []string{RuleNumberUnstated, RuleSupport}
 )
 
@@ -166,14 +163,11 @@ func (a *Assessment) DecisionInputs() []float64 {
 			clean = 0
 		}
 	}
-	rank, body := 0.0, 0.0
+	rank := 0.0
 	if a.LeadRank >= 0 {
 		rank = 1 / float64(1+a.LeadRank)
 	}
-	if a.LeadBody {
-		body = 1
-	}
-	x = append(x, clean, clean*a.ClaimFocus, a.TopicFocus, rank, body)
+	x = append(x, clean, clean*a.ClaimFocus, a.TopicFocus, rank)
 	return append(x, rules...)
 }
 

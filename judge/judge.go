@@ -352,11 +352,9 @@ type Assessment struct {
 	// TopicFocus is the first claim's relevance.Result.TopicFocus: its
 	// focus share over the question's terms that did not choose its
 	// document. LeadRank is the retrieval rank of that claim's section
-	// (0 the best, -1 none) and LeadBody whether the section is body text
-	// or a table's row, not a part identifying its document.
+	// (0 the best, -1 none).
 	TopicFocus float64
 	LeadRank   int
-	LeadBody   bool
 	// MinSupport is the lowest support of a non-abstaining claim;
 	// MinIDFCoverage and MeanIDFCoverage the lowest and mean IDFCoverage
 	// of a claim by its passage; NovelRatio the share of the answer's

@@ -55,12 +55,10 @@ func claimPassage(p *preparedSection, passage string) (window, before string) {
 }
 
 // sectionRank returns the retrieval rank of sections[i] (0 for the most
-// relevant; sections scoring the same share a rank) and whether it is
-// body text or a table's row rather than a part that identifies its
-// document (schema.SectionKind.Identifying); -1 and false for no section.
-func sectionRank(sections []schema.Section, i int) (int, bool) {
+// relevant; sections scoring the same share a rank), -1 for no section.
+func sectionRank(sections []schema.Section, i int) int {
 	if i < 0 || i >= len(sections) {
-		return -1, false
+		return -1
 	}
 	rank := 0
 	for _, s := range sections {
@@ -68,7 +66,7 @@ func sectionRank(sections []schema.Section, i int) (int, bool) {
 			rank++
 		}
 	}
-	return rank, !sections[i].Kind.Identifying()
+	return rank
 }
 
 // relevanceCheck runs the relevance checks on every claim and records the
@@ -146,7 +144,7 @@ func (d *Offline) relevanceCheck(ctx context.Context, a *Assessment, req schema.
 		if judged == 0 {
 			a.LeadAnswers = res.OK()
 			a.TopicFocus = res.TopicFocus
-			a.LeadRank, a.LeadBody = sectionRank(req.Sections, sec)
+			a.LeadRank = sectionRank(req.Sections, sec)
 			a.PhraseOverlap = phraseOverlap(req.Query, c.Claim.Text)
 			a.MatchedTerms, a.QuestionTerms = termCounts(req.Query, c.Claim.Text)
 		}
