@@ -27,8 +27,8 @@ func IsVeto(k IssueKind) bool { return slices.Contains(vetoKinds, k) }
 // their issue's kind does not: question.part-unanswered (an answer to one
 // part of a question the decomposition split in two, the other part
 // answered by no claim). The model cannot weigh it: the generator answers
-// part by part, and on the dev splits it fired on 8 answers, all below
-// the threshold (docs/notes/decision3.md).
+// part by part, and on the dev splits it fired on 8 answers, 2 of them
+// right, none above 0.50 (docs/notes/decision3.md).
 var vetoRules = []string{RulePartUnanswered}
 
 // veto reports whether the issue refuses an answer by itself.
