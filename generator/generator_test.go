@@ -241,7 +241,9 @@ func TestBestSentenceLeads(t *testing.T) {
 // judge refuses it, naming the rule. Here every row is a quarter's
 // figure, and the question asks for the year's.
 func TestNoSentencePassesTheJudgeRefuses(t *testing.T) {
-	secs := []schema.Section{{ID: "q", Title: "Selected Quarterly Financial Data", Page: 171, Source: "acme-10k-2015.pdf", DocEntity: "Acme Corporation",
+	// scored as retrieval scores its best section (top_relevance is an
+	// input of the decision model)
+	secs := []schema.Section{{ID: "q", Title: "Selected Quarterly Financial Data", Page: 171, Source: "acme-10k-2015.pdf", DocEntity: "Acme Corporation", RelevanceScore: 1,
 		Content: "2015 Quarter Ended March 31, June 30, September 30, December 31, (in thousands)\n\n" +
 			"Total revenue $ 618,476 $ 618,221 $ 629,884 $ 624,240 Net income $ 171,182 $ 79,460 $ 184,082 $ 137,851"}}
 	q := "What was Acme's total revenue for 2015?"

@@ -44,18 +44,24 @@ const DefaultMinConfidence = calibrationThreshold
 //	no_rule            1 when no rule of the model fires on the answer
 //	no_rule_focus      no_rule times claim_focus: a clean answer that
 //	                   states what the question asks
+//	topic_focus        claim_focus of the first claim over the question's
+//	                   focus terms that did not choose its document
+//	                   (Section.NamedBy): what the question asks about the
+//	                   document, not which document
+//	lead_rank          1/(1+r), r the retrieval rank of the first claim's
+//	                   section (0 without a section)
 var baseSignals = []string{
 	"support", "question_focus", "claim_focus", "key_term_coverage",
 	"min_idf_coverage", "mean_idf_coverage", "novel_ratio", "min_support",
 	"top_relevance", "claims", "answering_share", "lead_answers", "phrase_overlap", "matched_terms",
-	"question_terms", "no_rule", "no_rule_focus",
+	"question_terms", "no_rule", "no_rule_focus", "topic_focus", "lead_rank",
 }
 
 // answerRules are the judge's rules that are signals of the model (not
 // vetoes), reported on the answer as a whole; claimRules those reported
 // on its claims.
 var (
-	answerRules = []string{RuleUnaddressed, RuleUnanswered, RulePartUnanswered, RuleConflict}
+	answerRules = []string{RuleUnaddressed, RuleUnanswered, RuleConflict}
 	claimRules  = []string{RuleNumberUnstated, RuleSupport}
 )
 
@@ -157,7 +163,11 @@ func (a *Assessment) DecisionInputs() []float64 {
 			clean = 0
 		}
 	}
-	x = append(x, clean, clean*a.ClaimFocus)
+	rank := 0.0
+	if a.LeadRank >= 0 {
+		rank = 1 / float64(1+a.LeadRank)
+	}
+	x = append(x, clean, clean*a.ClaimFocus, a.TopicFocus, rank)
 	return append(x, rules...)
 }
 

@@ -99,7 +99,47 @@ func TestTermCounts(t *testing.T) {
 	a.Frame = &relevance.Frame{}
 	a.Claims = []ClaimAssessment{{}}
 	in := a.DecisionInputs()
-	if got := in[len(baseSignals)-4 : len(baseSignals)-2]; math.Abs(got[0]-0.3) > 1e-9 || got[1] != 1 {
+	at := slices.Index(DecisionSignals(), "matched_terms")
+	if got := in[at : at+2]; math.Abs(got[0]-0.3) > 1e-9 || got[1] != 1 {
 		t.Errorf("matched_terms, question_terms = %v, want [0.3 1]", got)
+	}
+}
+
+// topic_focus leaves out the question's words that chose the answer's
+// document (Section.NamedBy): a clause need not repeat its contract's
+// party; lead_rank says where the first claim was drawn from.
+func TestLeadSectionSignals(t *testing.T) {
+	ctx := context.Background()
+	body := schema.Section{
+		Source: "msa.md", Title: "Termination", Page: 4, RelevanceScore: 0.6,
+		Content: "Either party may terminate this Agreement on thirty days' written notice.",
+	}
+	preamble := schema.Section{
+		Source: "msa.md", Title: "Parties", Page: 1, RelevanceScore: 0.9, Kind: schema.KindPreamble,
+		Content: "This Agreement is made between Zorblat Industries and Client.",
+	}
+	q := "What notice ends the Zorblat maintenance agreement?"
+	judge := func(named []string) map[string]float64 {
+		b := body
+		b.NamedBy = named
+		v, err := NewOffline(WithMinConfidence(0)).Judge(ctx, schema.JudgeRequest{
+			Query:    q,
+			Response: "Either party may terminate this Agreement on thirty days' written notice. (See Termination, page 4)",
+			Sections: []schema.Section{preamble, b},
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v.Signals
+	}
+	plain, named := judge(nil), judge([]string{"Zorblat", "maintenance"})
+	if plain["topic_focus"] >= 1 || plain["topic_focus"] != plain["claim_focus"] {
+		t.Errorf("without NamedBy: topic_focus %v, claim_focus %v; want equal, below 1", plain["topic_focus"], plain["claim_focus"])
+	}
+	if named["topic_focus"] != 1 {
+		t.Errorf("with NamedBy: topic_focus %v, want 1 (%v)", named["topic_focus"], named)
+	}
+	if named["lead_rank"] != 0.5 {
+		t.Errorf("lead_rank %v, want 0.5 (second of two)", named["lead_rank"])
 	}
 }

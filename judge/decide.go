@@ -23,6 +23,17 @@ var vetoKinds = []IssueKind{IssueContradiction, IssueBadCitation, IssueQuoteNotF
 // IsVeto reports whether an issue of kind k refuses an answer by itself.
 func IsVeto(k IssueKind) bool { return slices.Contains(vetoKinds, k) }
 
+// vetoRules are the rules that refuse an answer by themselves although
+// their issue's kind does not: question.part-unanswered (an answer to one
+// part of a question the decomposition split in two, the other part
+// answered by no claim). The model cannot weigh it: the generator answers
+// part by part, and on the dev splits it fired on 8 answers, 2 of them
+// right, none above 0.50 (docs/notes/decision3.md).
+var vetoRules = []string{RulePartUnanswered}
+
+// veto reports whether the issue refuses an answer by itself.
+func (is Issue) veto() bool { return IsVeto(is.Kind) || slices.Contains(vetoRules, is.RuleID()) }
+
 // AllIssues returns the answer-level issues followed by every claim's,
 // without those of detectors switched off (relevance.Disable).
 func (a *Assessment) AllIssues() []Issue {
@@ -87,7 +98,7 @@ func (a *Assessment) blocking() []Issue {
 func (a *Assessment) vetoes() []Issue {
 	var out []Issue
 	for _, is := range a.AllIssues() {
-		if IsVeto(is.Kind) && (is.Kind != IssueAbstention || a.rejectAbstention) {
+		if is.veto() && (is.Kind != IssueAbstention || a.rejectAbstention) {
 			out = append(out, is)
 		}
 	}
@@ -159,7 +170,7 @@ func (d *Offline) Decide(a *Assessment) *schema.Verdict {
 func (a *Assessment) signalIssues() []Issue {
 	var out []Issue
 	for _, is := range a.AllIssues() {
-		if !IsVeto(is.Kind) {
+		if !is.veto() {
 			out = append(out, is)
 		}
 	}
@@ -347,7 +358,7 @@ func (a *Assessment) guardIssues(kinds ...IssueKind) []Issue {
 // guardCap is the most confidence another judge's verdict keeps when the
 // guards found issues: none after a veto, else the decision model's.
 func guardCap(a *Assessment, issues []Issue) float64 {
-	if slices.ContainsFunc(issues, func(is Issue) bool { return IsVeto(is.Kind) }) {
+	if slices.ContainsFunc(issues, Issue.veto) {
 		return 0
 	}
 	return a.CalibratedConfidence()

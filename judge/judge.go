@@ -349,6 +349,12 @@ type Assessment struct {
 	AnsweringShare, PhraseOverlap float64
 	MatchedTerms, QuestionTerms   int
 	LeadAnswers                   bool
+	// TopicFocus is the first claim's relevance.Result.TopicFocus: its
+	// focus share over the question's terms that did not choose its
+	// document. LeadRank is the retrieval rank of that claim's section
+	// (0 the best, -1 none).
+	TopicFocus float64
+	LeadRank   int
 	// MinSupport is the lowest support of a non-abstaining claim;
 	// MinIDFCoverage and MeanIDFCoverage the lowest and mean IDFCoverage
 	// of a claim by its passage; NovelRatio the share of the answer's

@@ -54,6 +54,21 @@ func claimPassage(p *preparedSection, passage string) (window, before string) {
 	return passage, ""
 }
 
+// sectionRank returns the retrieval rank of sections[i] (0 for the most
+// relevant; sections scoring the same share a rank), -1 for no section.
+func sectionRank(sections []schema.Section, i int) int {
+	if i < 0 || i >= len(sections) {
+		return -1
+	}
+	rank := 0
+	for _, s := range sections {
+		if s.RelevanceScore > sections[i].RelevanceScore {
+			rank++
+		}
+	}
+	return rank
+}
+
 // relevanceCheck runs the relevance checks on every claim and records the
 // answer-level finding: the answer answers the question when at least one
 // claim passes every check, and no claim is about another entity or period
@@ -112,6 +127,7 @@ func (d *Offline) relevanceCheck(ctx context.Context, a *Assessment, req schema.
 			rc.Passage, rc.Before = claimPassage(&prep[sec], c.Passage)
 			rc.Heading = relevance.HeadingContext(s)
 			rc.Document = relevance.DocumentContext(s)
+			rc.Named = strings.Join(s.NamedBy, " ")
 			rc.ReadTable(s.Content)
 			rc.Kind = s.Kind
 		}
@@ -127,6 +143,8 @@ func (d *Offline) relevanceCheck(ctx context.Context, a *Assessment, req schema.
 		}
 		if judged == 0 {
 			a.LeadAnswers = res.OK()
+			a.TopicFocus = res.TopicFocus
+			a.LeadRank = sectionRank(req.Sections, sec)
 			a.PhraseOverlap = phraseOverlap(req.Query, c.Claim.Text)
 			a.MatchedTerms, a.QuestionTerms = termCounts(req.Query, c.Claim.Text)
 		}

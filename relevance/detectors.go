@@ -1,6 +1,7 @@
 package relevance
 
 import (
+	"slices"
 	"strings"
 )
 
@@ -72,6 +73,23 @@ var (
 			}
 			if stated, ok := f.otherYears(c.Header); !ok {
 				p.Reportf("the answer's table is for %s, not %s, which the question asks about", strings.Join(stated, ", "), strings.Join(f.years(), ", "))
+			}
+		},
+	})
+	// a section headed by a year is about that year ("Fiscal 2021
+	// Activity"): the years its rows and sentences name beside it
+	// (a plan's name, an opening balance) are not what it reports
+	PeriodOtherHeading = Register(&Detector{
+		Name: "period.other-heading",
+		Doc:  "the answer's section heading names other years than the question and the answer names none it asks",
+		Run: func(p *Pass) {
+			f, c := p.Frame, p.Context
+			title, _, _ := strings.Cut(c.Heading, "\n")
+			if stated, ok := f.otherYears(title); !ok {
+				claim := NewText(c.Claim)
+				if !slices.ContainsFunc(f.years(), claim.hasPeriod) {
+					p.Reportf("the answer's section is headed for %s, not %s, which the question asks about", strings.Join(stated, ", "), strings.Join(f.years(), ", "))
+				}
 			}
 		},
 	})

@@ -139,6 +139,10 @@ type Context struct {
 	// Document is the document's context: title, file name, the
 	// organisation and period it is about.
 	Document string
+	// Named are the question's words that chose the claim's document
+	// (schema.Section.NamedBy): they say which document, not what in it
+	// answers, so Result.TopicFocus leaves them out.
+	Named string
 	// Row is true when the claim is a row of a table (see RowScope); its
 	// subject is then its label, its group's label (Scope) and the
 	// heading, not the rest of the table.
@@ -1014,6 +1018,11 @@ type Result struct {
 	MissingFocus []string
 	// ClaimFocus is Focus over the statement and heading alone.
 	ClaimFocus float64
+	// TopicFocus is ClaimFocus over the focus terms that did not choose
+	// the claim's document (Context.Named): the share of what the
+	// question asks about the document that the statement or its
+	// heading states (1 when the question asks nothing more).
+	TopicFocus float64
 }
 
 // OK reports whether no check failed.
@@ -1050,7 +1059,14 @@ func (f Frame) Check(c Context, minFocus float64, match Matcher, weight Weigher)
 	if c.Row {
 		claim = inherited(c.Claim, c.Scope)
 	}
-	res.ClaimFocus, _ = f.focus(NewText(claim+"\n"+c.Heading), match, weight)
+	stated := NewText(claim + "\n" + c.Heading)
+	res.ClaimFocus, _ = f.focus(stated, match, weight)
+	res.TopicFocus = res.ClaimFocus
+	if named := NewText(c.Named); len(named.stems) > 0 {
+		topic := f
+		topic.Focus = slices.DeleteFunc(slices.Clone(f.Focus), func(t string) bool { return named.stems[t] })
+		res.TopicFocus, _ = topic.focus(stated, match, weight)
+	}
 	p.run()
 	return res
 }
@@ -1195,6 +1211,7 @@ func (f Frame) otherYears(claim string) ([]string, bool) {
 	var stated []string
 	lo, hi := 9999, 0
 	seen := map[string]bool{}
+	fiscal := map[int]bool{} // years labelled as fiscal years ("Fiscal 2020")
 	for _, m := range reYear.FindAllStringSubmatchIndex(claim, -1) {
 		y := claim[m[2]:m[3]]
 		// a year inside a larger number ("1,2005") or a figure
@@ -1211,6 +1228,9 @@ func (f Frame) otherYears(claim string) ([]string, bool) {
 			}
 		}
 		lo, hi = min(lo, n), max(hi, n)
+		if reFiscalLabel.MatchString(claim[max(0, m[0]-16):m[0]]) {
+			fiscal[n] = true
+		}
 		if !seen[y] {
 			seen[y] = true
 			stated = append(stated, claim[m[0]:m[1]])
@@ -1228,17 +1248,22 @@ func (f Frame) otherYears(claim string) ([]string, bool) {
 	}
 	// a fiscal year may end in the next calendar year ("fiscal 2023
 	// ended January 31, 2024"); an adjacent year in a fiscal question is
-	// not a mismatch
+	// not a mismatch, unless the statement labels it a fiscal year itself
+	// ("Fiscal 2020 Activity" is not fiscal 2019)
 	if reFiscal.MatchString(f.Question) {
 		for _, a := range asked {
 			an, _ := strconv.Atoi(a)
-			if hi == an+1 {
+			if hi == an+1 && !fiscal[hi] {
 				return nil, true
 			}
 		}
 	}
 	return stated, false
 }
+
+// reFiscalLabel matches the end of a text that labels the year after it
+// a fiscal year ("Fiscal ", "FY", "fiscal year ").
+var reFiscalLabel = regexp.MustCompile(`(?i)\b(?:fiscal(?:\s+year)?|fy)\s*'?$`)
 
 // reFiscal matches a question about a fiscal year.
 var reFiscal = regexp.MustCompile(`(?i)\b(?:fiscal|financial\s+year|fy)`)
