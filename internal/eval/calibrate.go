@@ -339,12 +339,17 @@ func WriteCalibrationGo(w io.Writer, c *Calibration, command string) error {
 	}
 	fmt.Fprintf(&b, "}\n\nconst calibrationBias = %.4f\n\n", c.Bias)
 	fmt.Fprintf(&b, "// calibrationThreshold is DefaultMinConfidence: the threshold with the\n")
-	fmt.Fprintf(&b, "// highest mean utility over the sets, a wrong answer costing %g.\n", c.WrongCost)
 	if c.HeldOutThreshold > 0 {
-		fmt.Fprintf(&b, "// Scored by models fitted without their domain, the domains would\n")
-		fmt.Fprintf(&b, "// choose %g (docs/decision.md, \"Threshold\").\n", c.HeldOutThreshold)
+		// what a new user's documents will see: each domain scored by
+		// a model that never saw it (issue 39)
+		fmt.Fprintf(&b, "// highest mean utility over the domains, each scored by the model fitted\n")
+		fmt.Fprintf(&b, "// without it, a wrong answer costing %g (docs/decision.md, \"Threshold\").\n", c.WrongCost)
+		fmt.Fprintf(&b, "// The model fitted on every set would choose %g.\n", c.Threshold)
+		fmt.Fprintf(&b, "const calibrationThreshold = %g\n", c.HeldOutThreshold)
+	} else {
+		fmt.Fprintf(&b, "// highest mean utility over the sets, a wrong answer costing %g.\n", c.WrongCost)
+		fmt.Fprintf(&b, "const calibrationThreshold = %g\n", c.Threshold)
 	}
-	fmt.Fprintf(&b, "const calibrationThreshold = %g\n", c.Threshold)
 	src, err := format.Source(b.Bytes())
 	if err != nil {
 		return fmt.Errorf("calibration: format generated code: %w", err)

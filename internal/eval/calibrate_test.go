@@ -239,3 +239,16 @@ func TestLeaveOneDomainOut(t *testing.T) {
 		t.Errorf("one domain: %v %v", hs, err)
 	}
 }
+
+// With leave-one-domain-out figures the shipped threshold is the one they
+// choose: what documents the model never saw will meet.
+func TestWriteCalibrationGoHeldOutThreshold(t *testing.T) {
+	c := &Calibration{Signals: []string{"a"}, Weights: []float64{1}, WrongCost: 1, Threshold: 0.45, HeldOutThreshold: 0.55}
+	var b bytes.Buffer
+	if err := WriteCalibrationGo(&b, c, "docmind eval calibrate x.json"); err != nil {
+		t.Fatal(err)
+	}
+	if src := b.String(); !strings.Contains(src, "calibrationThreshold = 0.55") || !strings.Contains(src, "would choose 0.45") {
+		t.Errorf("generated code:\n%s", src)
+	}
+}
