@@ -890,7 +890,7 @@ func (ix *Index) lexical(ctx context.Context, query string, k int, opt SearchOpt
 		}
 		wk := termWeight(qt, n) * (k1 + 1)
 		for _, l := range qt.lists {
-			err := decodePostings(l.data, func(p posting) {
+			err := l.each(func(p posting) {
 				if int(p.id) >= len(acc.scores) {
 					grow := max(int(p.id)+1, 2*len(acc.scores))
 					acc.scores = append(acc.scores, make([]float32, grow-len(acc.scores))...)
@@ -921,7 +921,7 @@ func (ix *Index) lexical(ctx context.Context, query string, k int, opt SearchOpt
 		}
 		wk := contextWeight(qt, n, cw) * (k1 + 1)
 		for _, l := range qt.lists {
-			err := decodePostings(l.data, func(p posting) {
+			err := l.each(func(p posting) {
 				if int(p.id) >= len(acc.content) || acc.content[p.id] == 0 {
 					return
 				}

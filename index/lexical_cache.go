@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"context"
+	"fmt"
 	"slices"
 	"sync"
 )
@@ -97,6 +98,14 @@ func (lc *listCache) fill(ctx context.Context, q querier, qts []queryTerm, withB
 	if _, _, _, err := readLists(ctx, q, missing, true, appendLists(missing)); err != nil {
 		return st, err
 	}
+	// kept decoded: a search walks and seeks them without decoding
+	for _, m := range missing {
+		for i, l := range m.lists {
+			if m.lists[i], err = l.pack(); err != nil {
+				return st, fmt.Errorf("term %q: %w", m.term, err)
+			}
+		}
+	}
 	lc.mu.Lock()
 	defer lc.mu.Unlock()
 	for j, m := range missing {
@@ -106,7 +115,7 @@ func (lc *listCache) fill(ctx context.Context, q querier, qts []queryTerm, withB
 		}
 		size := len(m.term) + termOverhead
 		for _, l := range m.lists {
-			size += len(l.data) + 8*len(l.bounds) + 16*len(l.skips) + 96
+			size += len(l.data) + 8*len(l.packed) + 8*len(l.bounds) + 16*len(l.skips) + 128
 		}
 		limit := cmp.Or(lc.max, listCacheBytes)
 		if size > limit {

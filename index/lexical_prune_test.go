@@ -162,31 +162,47 @@ func TestSeekWithSkipPoints(t *testing.T) {
 			ids = append(ids, id)
 			w.add(posting{id: id, tf: 1, length: 10})
 		}
-		var lists []termList
+		var lists, packed []termList
 		for _, e := range chunkPostings(w.entry("t")) {
-			lists = append(lists, termList{first: firstID(e.data), data: e.data, skips: e.skips})
+			l := termList{first: firstID(e.data), data: e.data, skips: e.skips}
+			lists = append(lists, l)
+			p, err := l.pack()
+			if err != nil || p.packed == nil {
+				t.Fatalf("pack: %v", err)
+			}
+			packed = append(packed, p)
 		}
-		c := &listCursor{lists: lists}
-		if err := c.start(0); err != nil {
-			t.Fatal(err)
-		}
-		at := 0
-		for target := int64(1); ; target += 1 + int64(s.rng.IntN(400)) {
-			if err := c.seek(target); err != nil {
+		seed := s.rng.Uint64()
+		for _, ls := range [][]termList{lists, packed} {
+			c := &listCursor{lists: ls}
+			if err := c.start(0); err != nil {
 				t.Fatal(err)
 			}
-			for at < len(ids) && ids[at] < target {
-				at++
-			}
-			want := int64(math.MaxInt64)
-			if at < len(ids) {
-				want = ids[at]
-			}
-			if c.id != want {
-				t.Fatalf("seek(%d) = %d, want %d", target, c.id, want)
-			}
-			if at == len(ids) {
-				break
+			steps := newSynth(seed) // the same targets for both
+			at := 0
+			for target := int64(1); ; target += 1 + int64(steps.rng.IntN(400)) {
+				if steps.rng.IntN(4) == 0 { // and single steps
+					if err := c.next(); err != nil {
+						t.Fatal(err)
+					}
+					target = c.id
+				}
+				if err := c.seek(target); err != nil {
+					t.Fatal(err)
+				}
+				for at < len(ids) && ids[at] < target {
+					at++
+				}
+				want := int64(math.MaxInt64)
+				if at < len(ids) {
+					want = ids[at]
+				}
+				if c.id != want {
+					t.Fatalf("packed %v: seek(%d) = %d, want %d", ls[0].packed != nil, target, c.id, want)
+				}
+				if at == len(ids) {
+					break
+				}
 			}
 		}
 	}
