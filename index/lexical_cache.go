@@ -98,25 +98,13 @@ func (lc *listCache) fill(ctx context.Context, q querier, qts []queryTerm, withB
 	if _, _, _, err := readLists(ctx, q, missing, true, appendLists(missing)); err != nil {
 		return st, err
 	}
-	// kept decoded, each term's lists as one: a search walks and seeks
-	// them without decoding, in one MaxScore over every segment
-	for i := range missing {
-		if len(missing[i].lists) == 0 {
-			continue
-		}
-		u, ok, err := packUnion(missing[i].lists)
-		if err != nil {
-			return st, fmt.Errorf("term %q: %w", missing[i].term, err)
-		}
-		if !ok {
-			// values too large to pack (never seen): this search reads
-			// every list as it is stored, and nothing is kept
-			for i := range qts {
-				qts[i].df, qts[i].lists = 0, nil
+	// kept decoded: a search walks and seeks them without decoding
+	for _, m := range missing {
+		for i, l := range m.lists {
+			if m.lists[i], err = l.pack(); err != nil {
+				return st, fmt.Errorf("term %q: %w", m.term, err)
 			}
-			return lc.fill(ctx, q, qts, true, false)
 		}
-		missing[i].lists = []termList{u}
 	}
 	lc.mu.Lock()
 	defer lc.mu.Unlock()

@@ -50,42 +50,23 @@ type packedPosting struct {
 	tf, length uint16
 }
 
-// packUnion returns the union of a term's lists (its lists in every
-// segment, and the chunks of long ones) as one packed list in id order,
-// bounded by all their frontiers (nil, the saturation bound, if one has
-// none); ok is false when a value does not fit a packedPosting. A search
-// over such lists runs MaxScore once over the whole index instead of once
-// per segment.
-func packUnion(lists []termList) (u termList, ok bool, err error) {
-	var ps []posting
-	for i := range lists {
-		if err := lists[i].each(func(p posting) { ps = append(ps, p) }); err != nil {
-			return u, false, err
-		}
-	}
-	if len(ps) == 0 {
-		return u, false, nil
-	}
-	// segments hold disjoint sections, in id ranges that can interleave
-	slices.SortFunc(ps, func(a, b posting) int { return cmp.Compare(a.id, b.id) })
-	u.first = ps[0].id
-	u.packed = make([]packedPosting, len(ps))
-	for i, p := range ps {
-		off := p.id - u.first
+// pack returns l with its postings decoded into packed, or l as it is when
+// a value does not fit a packedPosting.
+func (l termList) pack() (termList, error) {
+	out := make([]packedPosting, 0, len(l.data)/3)
+	fits := true
+	err := decodePostings(l.data, func(p posting) {
+		off := p.id - l.first
 		if off > math.MaxUint32 || p.tf > math.MaxUint16 || p.length > math.MaxUint16 {
-			return termList{}, false, nil
+			fits = false
 		}
-		u.packed[i] = packedPosting{off: uint32(off), tf: uint16(p.tf), length: uint16(p.length)}
+		out = append(out, packedPosting{off: uint32(off), tf: uint16(p.tf), length: uint16(p.length)})
+	})
+	if err != nil || !fits {
+		return l, err
 	}
-	u.bounds = []tfLen{}
-	for _, l := range lists {
-		if l.bounds == nil {
-			u.bounds = nil
-			break
-		}
-		u.bounds = append(u.bounds, l.bounds...)
-	}
-	return u, true, nil
+	l.packed, l.data = slices.Clip(out), nil
+	return l, nil
 }
 
 // each calls fn with every posting of the list, in id order.

@@ -1,11 +1,9 @@
 package index
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"math"
-	"slices"
 	"testing"
 )
 
@@ -164,16 +162,18 @@ func TestSeekWithSkipPoints(t *testing.T) {
 			ids = append(ids, id)
 			w.add(posting{id: id, tf: 1, length: 10})
 		}
-		var lists []termList
+		var lists, packed []termList
 		for _, e := range chunkPostings(w.entry("t")) {
-			lists = append(lists, termList{first: firstID(e.data), data: e.data, skips: e.skips})
-		}
-		packed, ok, err := packUnion(lists)
-		if err != nil || !ok {
-			t.Fatalf("pack: %v %v", ok, err)
+			l := termList{first: firstID(e.data), data: e.data, skips: e.skips}
+			lists = append(lists, l)
+			p, err := l.pack()
+			if err != nil || p.packed == nil {
+				t.Fatalf("pack: %v", err)
+			}
+			packed = append(packed, p)
 		}
 		seed := s.rng.Uint64()
-		for _, ls := range [][]termList{lists, {packed}} {
+		for _, ls := range [][]termList{lists, packed} {
 			c := &listCursor{lists: ls}
 			if err := c.start(0); err != nil {
 				t.Fatal(err)
@@ -261,53 +261,4 @@ func FuzzFindInBlock(f *testing.F) {
 			}
 		}
 	})
-}
-
-// TestPackUnion: the union of a term's lists holds every posting once, in
-// id order, bounded by every list's frontier, and is unbounded (nil) when
-// one list has no bounds.
-func TestPackUnion(t *testing.T) {
-	s := newSynth(12)
-	for trial := range 100 {
-		var lists []termList
-		var all []posting
-		for seg := range 1 + s.rng.IntN(5) {
-			var w listWriter
-			for i := range 1 + s.rng.IntN(300) {
-				// segments interleave: ids i*8+seg
-				p := posting{id: int64(i*8 + seg + 1), tf: uint32(1 + s.rng.IntN(1+seg*3)), length: uint32(1 + s.rng.IntN(400))}
-				w.add(p)
-				all = append(all, p)
-			}
-			for _, e := range chunkPostings(w.entry("t")) {
-				lists = append(lists, termList{seg: int64(seg + 1), first: firstID(e.data), data: e.data, bounds: e.front, skips: e.skips})
-			}
-		}
-		if trial%10 == 0 {
-			lists[s.rng.IntN(len(lists))].bounds = nil
-		}
-		u, ok, err := packUnion(lists)
-		if err != nil || !ok {
-			t.Fatalf("packUnion: %v %v", ok, err)
-		}
-		slices.SortFunc(all, func(a, b posting) int { return cmp.Compare(a.id, b.id) })
-		var got []posting
-		if err := u.each(func(p posting) { got = append(got, p) }); err != nil || !slices.Equal(got, all) {
-			t.Fatalf("union has %d postings, want %d (%v)", len(got), len(all), err)
-		}
-		if trial%10 == 0 {
-			if u.bounds != nil {
-				t.Fatal("a list without bounds: the union has bounds")
-			}
-			continue
-		}
-		c1, c2 := 1.2*0.25, 1.2*0.75/150
-		ub := textBound(u.bounds, 1, c1, c2)
-		for _, p := range all {
-			tf := float64(p.tf)
-			if sc := tf / (tf + c1 + c2*float64(p.length)); sc > ub {
-				t.Fatalf("posting %+v scores %v above the union's bound %v", p, sc, ub)
-			}
-		}
-	}
 }
