@@ -37,11 +37,14 @@ type listCache struct {
 // cachedTerm is one term's lists as read (shared by every search that
 // uses them: never modified).
 type cachedTerm struct {
-	df    int
-	lists []termList
+	df     int
+	lists  []termList
+	packed bool // lists are decoded (termList.pack)
+	size   int  // bytes held, estimated
 }
 
-// listCacheBytes bounds the cached lists (about 4 bytes a posting).
+// listCacheBytes bounds the cached lists (about 4 bytes a posting as
+// stored, 8 decoded).
 const listCacheBytes = 64 << 20
 
 // lexStats is the corpus statistics and generation of one snapshot.
@@ -78,7 +81,7 @@ func (lc *listCache) fill(ctx context.Context, q querier, qts []queryTerm, withB
 		return st, err
 	}
 	var missing []queryTerm
-	var at []int // index in qts of each missing term
+	var at, again []int // index in qts of each missing term, of each term to pack
 	lc.mu.Lock()
 	if lc.gen != st.gen || lc.terms == nil {
 		lc.gen, lc.terms, lc.bytes = st.gen, map[string]cachedTerm{}, 0
@@ -86,48 +89,70 @@ func (lc *listCache) fill(ctx context.Context, q querier, qts []queryTerm, withB
 	for i := range qts {
 		if ct, ok := lc.terms[qts[i].term]; ok {
 			qts[i].df, qts[i].lists = ct.df, ct.lists
+			if !ct.packed {
+				again = append(again, i)
+			}
 			continue
 		}
 		missing = append(missing, queryTerm{term: qts[i].term})
 		at = append(at, i)
 	}
 	lc.mu.Unlock()
-	if len(missing) == 0 {
+	if len(missing) == 0 && len(again) == 0 {
 		return st, nil
 	}
-	if _, _, _, err := readLists(ctx, q, missing, true, appendLists(missing)); err != nil {
-		return st, err
+	if len(missing) > 0 {
+		if _, _, _, err := readLists(ctx, q, missing, true, appendLists(missing)); err != nil {
+			return st, err
+		}
 	}
-	// kept decoded: a search walks and seeks them without decoding
-	for _, m := range missing {
-		for i, l := range m.lists {
-			if m.lists[i], err = l.pack(); err != nil {
-				return st, fmt.Errorf("term %q: %w", m.term, err)
+	// A term read for the second time is kept decoded: a search walks and
+	// seeks it without decoding. Not the first time: decoding a whole list
+	// costs more than the one search that prunes most of it (a one-shot
+	// search over the index as written took twice as long).
+	for _, i := range again {
+		lists := slices.Clone(qts[i].lists)
+		for j, l := range lists {
+			if lists[j], err = l.pack(); err != nil {
+				return st, fmt.Errorf("term %q: %w", qts[i].term, err)
 			}
 		}
+		qts[i].lists = lists
 	}
 	lc.mu.Lock()
 	defer lc.mu.Unlock()
 	for j, m := range missing {
 		qts[at[j]].df, qts[at[j]].lists = m.df, m.lists
-		if lc.gen != st.gen || lc.terms == nil {
-			continue // the index changed, or the cache was emptied, meanwhile: keep nothing
-		}
-		size := len(m.term) + termOverhead
-		for _, l := range m.lists {
-			size += len(l.data) + 8*len(l.packed) + 8*len(l.bounds) + 16*len(l.skips) + 128
-		}
-		limit := cmp.Or(lc.max, listCacheBytes)
-		if size > limit {
-			continue
-		}
-		if lc.bytes+size > limit {
-			lc.terms, lc.bytes = map[string]cachedTerm{}, 0
-		}
-		lc.terms[m.term] = cachedTerm{df: m.df, lists: m.lists}
-		lc.bytes += size
+		lc.put(st.gen, m.term, cachedTerm{df: m.df, lists: m.lists})
+	}
+	for _, i := range again {
+		lc.put(st.gen, qts[i].term, cachedTerm{df: qts[i].df, lists: qts[i].lists, packed: true})
 	}
 	return st, nil
+}
+
+// put keeps a term's lists read at generation gen (lc.mu held), within
+// the budget.
+func (lc *listCache) put(gen [2]int64, term string, ct cachedTerm) {
+	if lc.gen != gen || lc.terms == nil {
+		return // the index changed, or the cache was emptied, meanwhile: keep nothing
+	}
+	ct.size = len(term) + termOverhead
+	for _, l := range ct.lists {
+		ct.size += len(l.data) + 8*len(l.packed) + 8*len(l.bounds) + 16*len(l.skips) + 128
+	}
+	limit := cmp.Or(lc.max, listCacheBytes)
+	if ct.size > limit {
+		return
+	}
+	if old, ok := lc.terms[term]; ok {
+		lc.bytes -= old.size
+	}
+	if lc.bytes+ct.size > limit {
+		lc.terms, lc.bytes = map[string]cachedTerm{}, 0
+	}
+	lc.terms[term] = ct
+	lc.bytes += ct.size
 }
 
 // appendLists is a readLists callback that appends a copy of each list to
