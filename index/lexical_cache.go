@@ -18,17 +18,21 @@ import (
 // in docs/notes/lexical.md); a process that answers many questions reads
 // the same common terms again and again.
 //
-// The lists are valid for one state of the index, its generation: the
-// newest segment's id and the number of deleted sections (as postingSets,
-// corpus.go). Segments are immutable and every write adds a segment (ids
-// only grow; a merge writes a new one) or a deletion, so a write by this
-// process or another changes the generation and empties the cache. The
+// The lists are valid for one set of segments, named by its generation:
+// the newest segment's id, the number of segments and the number of
+// deleted sections. Segments are immutable, and their ids only grow
+// (AUTOINCREMENT): a write adds a segment (a higher id), deletes sections
+// (more tombstones), or merges segments into a new one (a higher id) or,
+// when all their postings are dead, into none (fewer segments with the
+// same newest id: the segments up to a given id can only go away, so their
+// count tells the sets apart). So a write by this process or another
+// changes the generation and empties the cache. The
 // generation, the corpus statistics and any list not cached are read in
 // the search's read transaction, so a search sees one snapshot. Memory is
 // bounded by listCacheBytes; past it the cache starts over.
 type listCache struct {
 	mu    sync.Mutex
-	gen   [2]int64
+	gen   [3]int64
 	terms map[string]cachedTerm
 	bytes int
 	max   int // bytes; 0 is listCacheBytes
@@ -50,16 +54,16 @@ const listCacheBytes = 64 << 20
 // lexStats is the corpus statistics and generation of one snapshot.
 type lexStats struct {
 	n, totalLen int64
-	deleted     bool // sections deleted whose postings are still in their segments
-	gen         [2]int64
+	deleted     bool     // sections deleted whose postings are still in their segments
+	gen         [3]int64 // newest segment id, segments, deleted sections
 }
 
 func readLexStats(ctx context.Context, q querier) (lexStats, error) {
 	var st lexStats
 	var dead int64
-	err := q.QueryRowContext(ctx, `SELECT n, total_len, (SELECT coalesce(max(id), 0) FROM lex_segments), (SELECT count(*) FROM lex_deleted)
-		FROM lex_stats WHERE id = 1`).Scan(&st.n, &st.totalLen, &st.gen[0], &dead)
-	st.gen[1], st.deleted = dead, dead > 0
+	err := q.QueryRowContext(ctx, `SELECT n, total_len, (SELECT coalesce(max(id), 0) FROM lex_segments), (SELECT count(*) FROM lex_segments), (SELECT count(*) FROM lex_deleted)
+		FROM lex_stats WHERE id = 1`).Scan(&st.n, &st.totalLen, &st.gen[0], &st.gen[1], &dead)
+	st.gen[2], st.deleted = dead, dead > 0
 	return st, err
 }
 
@@ -133,7 +137,7 @@ func (lc *listCache) fill(ctx context.Context, q querier, qts []queryTerm, withB
 
 // put keeps a term's lists read at generation gen (lc.mu held), within
 // the budget.
-func (lc *listCache) put(gen [2]int64, term string, ct cachedTerm) {
+func (lc *listCache) put(gen [3]int64, term string, ct cachedTerm) {
 	if lc.gen != gen || lc.terms == nil {
 		return // the index changed, or the cache was emptied, meanwhile: keep nothing
 	}

@@ -9,8 +9,8 @@ import (
 
 // TestListCacheServesAndSeesWrites: a search's lists are kept (a second
 // search reads none from the index), and a write by another handle on the
-// same file — a new document, a deletion, a merge — is seen by the next
-// search, never hidden by the cache.
+// same file — a new document, a deletion, a merge, a segment gone without
+// a new one — is seen by the next search, never hidden by the cache.
 func TestListCacheServesAndSeesWrites(t *testing.T) {
 	ctx := context.Background()
 	ix, path := openTest(t)
@@ -64,11 +64,30 @@ func TestListCacheServesAndSeesWrites(t *testing.T) {
 		t.Fatalf("after another handle optimized: %v", got)
 	}
 
+	// a merge of segments whose postings are all dead writes no segment:
+	// the newest segment stays, an older one goes
+	put(ix, "d", "an invoice payable by the d party")
+	if got := found("invoice payable"); len(got) != 2 {
+		t.Fatalf("after adding d: %v", got)
+	}
+	var oldest int64
+	if err := ix.DB().QueryRowContext(ctx, `SELECT min(id) FROM lex_segments`).Scan(&oldest); err != nil {
+		t.Fatal(err)
+	}
+	for _, stmt := range []string{`DELETE FROM lex_blocks WHERE seg = ?`, `DELETE FROM lex_segments WHERE id = ?`} {
+		if _, err := ix.DB().ExecContext(ctx, stmt, oldest); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := found("invoice payable"); len(got) != 1 || got[0] != "d" {
+		t.Fatalf("after the oldest segment went without a new one: %v", got)
+	}
+
 	// served from the cache: the blocks are gone, the generation is not
 	if _, err := ix.DB().ExecContext(ctx, `UPDATE lex_blocks SET data = x'00'`); err != nil {
 		t.Fatal(err)
 	}
-	if got := found("invoice payable"); len(got) != 1 || got[0] != "a" {
+	if got := found("invoice payable"); len(got) != 1 || got[0] != "d" {
 		t.Fatalf("search of cached terms: %v", got)
 	}
 	if got, err := ix.SearchWith(ctx, "invoice payable", 10, SearchOptions{noCache: true}); err != nil || len(got) != 0 {
