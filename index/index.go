@@ -102,6 +102,8 @@ type Index struct {
 	phrases phraseCache
 	// postingSets caches terms' sets of sections for Corpus.GroupDocFreq.
 	postingSets postingSets
+	// lists caches the postings lists lexical search reads.
+	lists listCache
 }
 
 // Option configures Open.

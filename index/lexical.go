@@ -1,7 +1,6 @@
 package index
 
 import (
-	"bytes"
 	"context"
 	"database/sql"
 	"encoding/binary"
@@ -100,21 +99,31 @@ func decodePostings(data []byte, fn func(p posting)) error {
 var errCorruptPostings = errors.New("corrupt postings")
 
 // nextPosting reads the posting at the start of data: its id delta, term
-// frequency and length, and its size in bytes (0 when corrupt).
+// frequency and length, and its size in bytes (0 when corrupt). Most
+// values take one or two bytes (tf, lengths below 16384, deltas in lists
+// of more than a section in 16384): one byte is read inline, two without
+// a loop.
 func nextPosting(data []byte) (delta, tf, length uint64, n int) {
-	delta, n1 := binary.Uvarint(data)
-	if n1 <= 0 {
-		return 0, 0, 0, 0
+	var v [3]uint64
+	for f := range v {
+		if n < len(data) && data[n] < 0x80 {
+			v[f] = uint64(data[n])
+			n++
+			continue
+		}
+		if n+1 < len(data) && data[n+1] < 0x80 {
+			v[f] = uint64(data[n]&0x7f) | uint64(data[n+1])<<7
+			n += 2
+			continue
+		}
+		x, k := binary.Uvarint(data[n:])
+		if k <= 0 {
+			return 0, 0, 0, 0
+		}
+		v[f] = x
+		n += k
 	}
-	tf, n2 := binary.Uvarint(data[n1:])
-	if n2 <= 0 {
-		return 0, 0, 0, 0
-	}
-	length, n3 := binary.Uvarint(data[n1+n2:])
-	if n3 <= 0 {
-		return 0, 0, 0, 0
-	}
-	return delta, tf, length, n1 + n2 + n3
+	return v[0], v[1], v[2], n
 }
 
 // segmentBuilder collects the postings of one write transaction.
@@ -672,6 +681,7 @@ type SearchOptions struct {
 	// measurement knobs of the tests and benchmarks
 	exhaustive bool         // score every posting (no pruning)
 	noSnapshot bool         // read without a read transaction
+	noCache    bool         // read every list from the index (no listCache)
 	stats      *searchStats // when set, counts the work done
 }
 
@@ -947,21 +957,11 @@ func (ix *Index) lexical(ctx context.Context, query string, k int, opt SearchOpt
 	// filters (Where, Exclude) are applied to loaded sections, after
 	// scoring: with one, every section is scored
 	prunable := !opt.exhaustive && opt.Where.IsZero() && len(opt.Exclude) == 0
-	n, totalLen, deleted, err := readLists(ctx, conn, qts, prunable && !ix.noBounds, func(i int, seg int64, postings []byte, lb *listBounds) error {
-		l := termList{seg: seg, first: firstID(postings), data: bytes.Clone(postings)}
-		if lb != nil {
-			l.bounds = slices.Clone(lb.front)
-			if l.bounds == nil {
-				l.bounds = []tfLen{} // bounds stored: an empty list scores nothing
-			}
-			l.skips = slices.Clone(lb.skips)
-		}
-		qts[i].lists = append(qts[i].lists, l)
-		return nil
-	})
+	st, err := ix.lists.fill(ctx, conn, qts, prunable && !ix.noBounds, !ix.noBounds && !opt.noCache)
 	if err != nil {
 		return nil, err
 	}
+	n, totalLen, deleted := st.n, st.totalLen, st.deleted
 	if n == 0 {
 		return nil, nil
 	}
@@ -1018,7 +1018,7 @@ func (ix *Index) lexical(ctx context.Context, query string, k int, opt SearchOpt
 		}
 		wk := termWeight(qt, n) * (k1 + 1)
 		for _, l := range qt.lists {
-			err := decodePostings(l.data, func(p posting) {
+			err := l.each(func(p posting) {
 				if int(p.id) >= len(acc.scores) {
 					grow := max(int(p.id)+1, 2*len(acc.scores))
 					acc.scores = append(acc.scores, make([]float32, grow-len(acc.scores))...)
@@ -1049,7 +1049,7 @@ func (ix *Index) lexical(ctx context.Context, query string, k int, opt SearchOpt
 		}
 		wk := contextWeight(qt, n, cw) * (k1 + 1)
 		for _, l := range qt.lists {
-			err := decodePostings(l.data, func(p posting) {
+			err := l.each(func(p posting) {
 				if int(p.id) >= len(acc.content) || acc.content[p.id] == 0 {
 					return
 				}

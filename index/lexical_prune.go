@@ -38,6 +38,46 @@ type termList struct {
 	data   []byte
 	bounds []tfLen // the list's frontier; nil: none stored
 	skips  []skipPoint
+	// packed is the list decoded, when listCache keeps it so (data is
+	// then nil): walking and seeking it decodes nothing
+	packed []packedPosting
+}
+
+// packedPosting is a decoded posting: its id's offset from the list's
+// first id, tf and length (lists whose values do not fit stay encoded).
+type packedPosting struct {
+	off        uint32
+	tf, length uint16
+}
+
+// pack returns l with its postings decoded into packed, or l as it is when
+// a value does not fit a packedPosting.
+func (l termList) pack() (termList, error) {
+	out := make([]packedPosting, 0, len(l.data)/3)
+	fits := true
+	err := decodePostings(l.data, func(p posting) {
+		off := p.id - l.first
+		if off > math.MaxUint32 || p.tf > math.MaxUint16 || p.length > math.MaxUint16 {
+			fits = false
+		}
+		out = append(out, packedPosting{off: uint32(off), tf: uint16(p.tf), length: uint16(p.length)})
+	})
+	if err != nil || !fits {
+		return l, err
+	}
+	l.packed, l.data = slices.Clip(out), nil
+	return l, nil
+}
+
+// each calls fn with every posting of the list, in id order.
+func (l *termList) each(fn func(p posting)) error {
+	if l.packed != nil {
+		for _, p := range l.packed {
+			fn(posting{id: l.first + int64(p.off), tf: uint32(p.tf), length: uint32(p.length)})
+		}
+		return nil
+	}
+	return decodePostings(l.data, fn)
 }
 
 // boundSlack is the relative margin of every bound comparison.
@@ -53,6 +93,10 @@ type listCursor struct {
 	lists []termList
 	li    int    // current list
 	rest  []byte // its postings after the current one
+	// a packed list: its postings, and the current one's index
+	packed []packedPosting
+	pos    int
+	base   int64 // the list's first id
 	// the current posting; id is math.MaxInt64 at the end
 	id         int64
 	tf, length uint32
@@ -65,12 +109,31 @@ func (c *listCursor) start(li int) error {
 		c.id = math.MaxInt64
 		return nil
 	}
-	c.rest = c.lists[li].data
+	l := &c.lists[li]
+	c.rest, c.packed, c.base = l.data, l.packed, l.first
+	if c.packed != nil {
+		c.pos = 0
+		c.setPacked()
+		return nil
+	}
 	return c.next()
+}
+
+// setPacked makes packed[pos] the current posting (packed is not empty).
+func (c *listCursor) setPacked() {
+	p := c.packed[c.pos]
+	c.id, c.tf, c.length = c.base+int64(p.off), uint32(p.tf), uint32(p.length)
 }
 
 // next moves to the next posting.
 func (c *listCursor) next() error {
+	if c.packed != nil {
+		if c.pos++; c.pos < len(c.packed) {
+			c.setPacked()
+			return nil
+		}
+		return c.start(c.li + 1)
+	}
 	if len(c.rest) == 0 {
 		return c.start(c.li + 1)
 	}
@@ -98,6 +161,25 @@ func (c *listCursor) seek(d int64) error {
 		if err := c.start(j); err != nil {
 			return err
 		}
+	}
+	if c.packed != nil {
+		if c.id < d {
+			// galloping, then binary search, from the current posting
+			rest := c.packed[c.pos:]
+			target := d - c.base // > 0: the current posting is below d
+			hi := 1
+			for hi < len(rest) && int64(rest[hi].off) < target {
+				hi *= 2
+			}
+			lo := hi / 2
+			hi = min(hi, len(rest))
+			k := lo + sort.Search(hi-lo, func(i int) bool { return int64(rest[lo+i].off) >= target })
+			if c.pos += k; c.pos == len(c.packed) {
+				return c.start(c.li + 1) // the next list starts above d
+			}
+			c.setPacked()
+		}
+		return nil
 	}
 	if l := &c.lists[c.li]; len(l.skips) > 0 && c.id < d {
 		// the last skip point whose base is below d, if ahead

@@ -66,16 +66,20 @@ func TestPrunedTopKEqualsExhaustive(t *testing.T) {
 		t.Helper()
 		for i, q := range queries {
 			k := []int{10, 1, 50}[i%3]
-			want, err := ix.SearchWith(ctx, q, k, SearchOptions{exhaustive: true})
+			want, err := ix.SearchWith(ctx, q, k, SearchOptions{exhaustive: true, noCache: true})
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, err := ix.SearchWith(ctx, q, k, SearchOptions{stats: &st})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := sameHits(got, want); err != nil {
-				t.Fatalf("%s: query %q, top %d: pruned differs from exhaustive: %v", stage, q, k, err)
+			// pruned, with lists read from the index and from the cache
+			// (read by the search before, or by this one)
+			for _, opt := range []SearchOptions{{stats: &st, noCache: true}, {}, {}} {
+				got, err := ix.SearchWith(ctx, q, k, opt)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := sameHits(got, want); err != nil {
+					t.Fatalf("%s: query %q, top %d (cache %v): pruned differs from exhaustive: %v", stage, q, k, !opt.noCache, err)
+				}
 			}
 		}
 	}
@@ -88,6 +92,7 @@ func TestPrunedTopKEqualsExhaustive(t *testing.T) {
 	if _, err := ix.DB().ExecContext(ctx, `UPDATE lex_blocks SET bounds = NULL WHERE id % 2 = 0`); err != nil {
 		t.Fatal(err)
 	}
+	ix.lists = listCache{} // holds the bounds the statement removed
 	compare("half the blocks without bounds")
 	if written.scored*2 > written.postings {
 		t.Errorf("pruning scored %d of %d postings as written, want at most half", written.scored, written.postings)
@@ -157,31 +162,47 @@ func TestSeekWithSkipPoints(t *testing.T) {
 			ids = append(ids, id)
 			w.add(posting{id: id, tf: 1, length: 10})
 		}
-		var lists []termList
+		var lists, packed []termList
 		for _, e := range chunkPostings(w.entry("t")) {
-			lists = append(lists, termList{first: firstID(e.data), data: e.data, skips: e.skips})
+			l := termList{first: firstID(e.data), data: e.data, skips: e.skips}
+			lists = append(lists, l)
+			p, err := l.pack()
+			if err != nil || p.packed == nil {
+				t.Fatalf("pack: %v", err)
+			}
+			packed = append(packed, p)
 		}
-		c := &listCursor{lists: lists}
-		if err := c.start(0); err != nil {
-			t.Fatal(err)
-		}
-		at := 0
-		for target := int64(1); ; target += 1 + int64(s.rng.IntN(400)) {
-			if err := c.seek(target); err != nil {
+		seed := s.rng.Uint64()
+		for _, ls := range [][]termList{lists, packed} {
+			c := &listCursor{lists: ls}
+			if err := c.start(0); err != nil {
 				t.Fatal(err)
 			}
-			for at < len(ids) && ids[at] < target {
-				at++
-			}
-			want := int64(math.MaxInt64)
-			if at < len(ids) {
-				want = ids[at]
-			}
-			if c.id != want {
-				t.Fatalf("seek(%d) = %d, want %d", target, c.id, want)
-			}
-			if at == len(ids) {
-				break
+			steps := newSynth(seed) // the same targets for both
+			at := 0
+			for target := int64(1); ; target += 1 + int64(steps.rng.IntN(400)) {
+				if steps.rng.IntN(4) == 0 { // and single steps
+					if err := c.next(); err != nil {
+						t.Fatal(err)
+					}
+					target = c.id
+				}
+				if err := c.seek(target); err != nil {
+					t.Fatal(err)
+				}
+				for at < len(ids) && ids[at] < target {
+					at++
+				}
+				want := int64(math.MaxInt64)
+				if at < len(ids) {
+					want = ids[at]
+				}
+				if c.id != want {
+					t.Fatalf("packed %v: seek(%d) = %d, want %d", ls[0].packed != nil, target, c.id, want)
+				}
+				if at == len(ids) {
+					break
+				}
 			}
 		}
 	}
