@@ -196,12 +196,16 @@ type Line struct {
 	// no word has a letter. Unlike Height it does not depend on which
 	// letters the line has, nor on a bullet's box.
 	TypeHeight float64
+	// Conf is the mean of its words' confidences (Word.Conf), 0 to 100.
+	Conf float64
 }
 
 // Lines groups the page's words into lines, in reading order.
 func (p Page) Lines() []Line {
 	var out []Line
 	var heights [][]float64 // per line, its words' type heights
+	var confs []float64     // per line, the sum of its words' confidences
+	var counts []int
 	for i, w := range p.Words {
 		if i > 0 {
 			prev := p.Words[i-1]
@@ -215,16 +219,21 @@ func (p Page) Lines() []Line {
 				if h := TypeHeight(w.Text, w.Height); h > 0 {
 					heights[len(heights)-1] = append(heights[len(heights)-1], h)
 				}
+				confs[len(confs)-1] += w.Conf
+				counts[len(counts)-1]++
 				continue
 			}
 		}
 		out = append(out, Line{Text: w.Text, Left: w.Left, Top: w.Top, Width: w.Width, Height: w.Height, Block: w.Block, Par: w.Par})
 		heights = append(heights, nil)
+		confs = append(confs, w.Conf)
+		counts = append(counts, 1)
 		if h := TypeHeight(w.Text, w.Height); h > 0 {
 			heights[len(heights)-1] = append(heights[len(heights)-1], h)
 		}
 	}
 	for i, hs := range heights {
+		out[i].Conf = confs[i] / float64(counts[i])
 		if len(hs) > 0 {
 			slices.Sort(hs)
 			out[i].TypeHeight = hs[len(hs)/2]

@@ -110,3 +110,16 @@ func TestTesseractMessage(t *testing.T) {
 		t.Errorf("lastLine = %q", got)
 	}
 }
+
+// A line's confidence is the mean of its words'.
+func TestLineConfidence(t *testing.T) {
+	p := Page{Words: []Word{
+		{Text: "Fuel", Height: 30, Conf: 96, Block: 1, Par: 1, Line: 1},
+		{Text: "Supplies", Height: 34, Conf: 90, Block: 1, Par: 1, Line: 1},
+		{Text: "tt", Height: 20, Conf: 20, Block: 2, Par: 1, Line: 1},
+	}}
+	lines := p.Lines()
+	if len(lines) != 2 || lines[0].Conf != 93 || lines[1].Conf != 20 {
+		t.Fatalf("lines %+v, want confidences 93 and 20", lines)
+	}
+}

@@ -44,6 +44,9 @@ type line struct {
 	// bottom; fromTop is the distance from the page top.
 	y, fromTop float64
 	bold       bool
+	// unsure is true for a line OCR read with low confidence (text in a
+	// chart, a logo, a stamp): it is never a heading
+	unsure bool
 }
 
 // extract opens the document and reads metadata, outline and the lines of

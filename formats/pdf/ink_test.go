@@ -30,3 +30,22 @@ func TestInkShareFastPaths(t *testing.T) {
 		}
 	}
 }
+
+// A line OCR read with low confidence (a chart's or a logo's text) is
+// never a heading, however bold or large it reads.
+func TestUnsureLineIsNoHeading(t *testing.T) {
+	lines := []line{
+		{page: 1, text: "Fuel Supplies and Costs", size: 10, bold: true},
+		{page: 1, text: "During 2023, FedEx Express purchased jet fuel from various suppliers under contracts.", size: 10},
+		{page: 1, text: "The fuel represented by these contracts is purchased at market prices and varies.", size: 10},
+		{page: 1, text: "Seven Big Bold Words", size: 14, bold: true, unsure: true},
+		{page: 1, text: "We do not have any jet fuel hedging contracts at the end of the year.", size: 10},
+	}
+	body := bodySize(lines)
+	if !isHeadingLine(lines, 0, body) {
+		t.Fatal("a bold line over body text is no longer a heading: the test shows nothing")
+	}
+	if isHeadingLine(lines, 3, body) {
+		t.Error("a low-confidence OCR line read as a heading")
+	}
+}

@@ -466,7 +466,7 @@ func detectHeadings(lines []line) []hline {
 // rules, body being the font size of the body text.
 func isHeadingLine(lines []line, i int, body float64) bool {
 	l := lines[i]
-	if l.size == 0 || !headingShape(l.text) {
+	if l.size == 0 || l.unsure || !headingShape(l.text) {
 		return false
 	}
 	num := numberDepth(l.text) > 0

@@ -191,6 +191,7 @@ func ocrPage(ctx context.Context, inst pdfium.Pdfium, doc references.FPDF_DOCUME
 			y:       float64(pg.Height-l.Top-l.Height) * pt,
 			fromTop: float64(l.Top) * pt,
 			bold:    bold[i],
+			unsure:  l.Conf < minHeadingConf,
 		})
 	}
 	return out, nil
@@ -309,6 +310,11 @@ func boldLines(pngData []byte, pg ocr.Page) []bool {
 	}
 	return out
 }
+
+// minHeadingConf is the least mean confidence (0-100) of an OCR'd line's
+// words for it to be a heading: Tesseract reads body text and headings
+// at 90 or more, and the text of charts and logos far lower.
+const minHeadingConf = 70
 
 // minBodyLine is the least characters of a line that measures the body
 // text's ink; boldInk how much more ink than the body's median a bold line
