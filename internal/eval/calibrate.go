@@ -371,6 +371,9 @@ func WriteCalibrationTable(w io.Writer, c *Calibration) error {
 		fmt.Fprintf(&b, "threshold %.2f (the shipped default)\n", c.Threshold)
 	} else {
 		fmt.Fprintf(&b, "threshold %.2f (highest mean utility over %d sets)\n", c.Threshold, len(c.Sets))
+		if c.HeldOutThreshold > 0 {
+			fmt.Fprintf(&b, "shipped threshold %.2f (highest mean utility over the domains, each scored by the model fitted without it)\n", c.HeldOutThreshold)
+		}
 	}
 	for _, s := range c.Sets {
 		fmt.Fprintf(&b, "\n%s: %d questions, %d answerable, %d answers with signals, AURC %.4f\n", s.Name, s.Questions, s.Answerable, s.Samples, s.AURC)

@@ -135,7 +135,7 @@ func poolDomain(reps []CalibrationSetReport, t float64) DomainFigures {
 
 // WriteDomainTable prints the leave-one-domain-out figures.
 func WriteDomainTable(w io.Writer, hs []DomainHoldout) error {
-	if _, err := fmt.Fprintf(w, "\nleave one domain out (each domain scored by a model fitted without it; all sets = the model fitted on every set; both at the shipped threshold):\n"); err != nil {
+	if _, err := fmt.Fprintf(w, "\nleave one domain out (each domain scored by a model fitted without it; all sets = the model fitted on every set; both at the in-sample threshold above):\n"); err != nil {
 		return err
 	}
 	fmt.Fprintf(w, "  %-12s %-9s %9s %8s %8s %10s %8s\n", "domain", "model", "threshold", "answered", "accuracy", "answerable", "AURC")
