@@ -230,7 +230,14 @@ type candidate struct {
 	section, pos int
 	text, shown  string // as unit
 	score        float64
-	follows      bool // goes on from the lead sentence (withContinuation)
+	// own is score without the share of the words that named the
+	// document (Section.NamedBy), which every sentence of it gets: what
+	// the sentence itself says. The cutoffs that decide whether a
+	// sentence joins the lead compare own scores, so that the naming
+	// words (the same for every sentence of a document) do not lift a
+	// cover page's one-word match to near the clause that answers.
+	own     float64
+	follows bool // goes on from the lead sentence (withContinuation)
 }
 
 // Generate answers req.Query from req.Sections; see the package
@@ -337,12 +344,12 @@ func (g *Offline) answer(ctx context.Context, req schema.GenerateRequest, d *sch
 			return len(g.rules(sub, []candidate{c})[0]) == 0
 		})
 	}
-	top := cands[0].score
+	top := cands[0].own
 	for i, c := range cands {
-		if c.score < top*g.relCutoff {
-			break
+		if c.own < top*g.relCutoff {
+			continue
 		}
-		if len(picked) > 0 && (!sectionsUsed[c.section] && c.score < top*newSectionCutoff || !answers(c)) {
+		if len(picked) > 0 && (!sectionsUsed[c.section] && c.own < top*newSectionCutoff || !answers(c)) {
 			continue
 		}
 		pick(i)
@@ -424,7 +431,7 @@ func (g *Offline) candidates(sections []schema.Section, q query) []candidate {
 				continue
 			}
 			seen[key] = true
-			out = append(out, candidate{section: si, pos: u.pos, text: u.text, shown: u.shown, score: score})
+			out = append(out, candidate{section: si, pos: u.pos, text: u.text, shown: u.shown, score: score, own: score - namedShare(s, q)})
 		}
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].score > out[j].score })
@@ -662,6 +669,23 @@ func (g *Offline) score(sent string, s schema.Section, q query) float64 {
 		}
 	}
 	return score + 0.1*s.RelevanceScore
+}
+
+// namedShare is the part of a sentence's score (g.score) that the words
+// naming its section's document give every sentence of it.
+func namedShare(s schema.Section, q query) float64 {
+	if len(s.NamedBy) == 0 || q.total == 0 {
+		return 0
+	}
+	var got float64
+	seen := map[string]bool{}
+	for _, t := range textproc.Terms(strings.Join(s.NamedBy, " ")) {
+		if !seen[t] {
+			seen[t] = true
+			got += q.weights[t]
+		}
+	}
+	return got / q.total
 }
 
 var reEnumerator = regexp.MustCompile(`^(?:\d+(?:\.\d+)*\.?|\([a-z0-9]{1,4}\)|[a-z]\))\s+`)

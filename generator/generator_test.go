@@ -308,3 +308,21 @@ func TestGenerateNamingWordsAreTheDocuments(t *testing.T) {
 		t.Errorf("answer %q, want the licence clause and not the preamble", got)
 	}
 }
+
+// The naming words add the same to every sentence of the document they
+// name, so a cover page's sentence that shares one word with the
+// question besides them must not ride them into the answer beside the
+// sentence that answers (the cutoffs compare what a sentence itself says).
+func TestGenerateNamingWordsDoNotCarryACoverSentence(t *testing.T) {
+	named := []string{"Harbour Estates"}
+	secs := []schema.Section{
+		{Title: "General", Source: "he-2015.pdf", Page: 3, RelevanceScore: 0.9, NamedBy: named,
+			Content: "We own or control undeveloped land parcels totaling approximately 457.1 acres, which could support approximately 12.7 million square feet of additional development."},
+		{Title: "Registrant", Source: "he-2015.pdf", Page: 1, RelevanceScore: 0.5, NamedBy: named,
+			Content: "As of June 30, 2015, the aggregate market value of the shares held by non-affiliates of Harbour Estates, Inc. was $18,453,084,348 based upon the last reported sale price."},
+	}
+	got := generate(t, "How much undeveloped land did Harbour Estates hold for future building at the end of 2015?", secs)
+	if !strings.HasPrefix(got, "We own or control undeveloped land") || strings.Contains(got, "aggregate market value") {
+		t.Errorf("answer %q, want the land sentence alone", got)
+	}
+}
