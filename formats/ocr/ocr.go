@@ -25,6 +25,9 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/docmind/docmind/textproc"
+	"github.com/docmind/docmind/wordvec"
 )
 
 // Mode says which pages go to OCR.
@@ -398,7 +401,60 @@ func ParseTSV(data []byte) ([]Page, error) {
 			p.Words = append(p.Words, Word{Text: text, Block: n[2], Par: n[3], Line: n[4], Left: n[6], Top: n[7], Width: n[8], Height: n[9], Conf: conf})
 		}
 	}
+	for i := range pages {
+		pages[i].Words = rejoin(pages[i].Words)
+	}
 	return pages, nil
+}
+
+// rejoin mends the words Tesseract split in two where the type is kerned
+// ("Development A greement"): a word of the same line that opens with a
+// lower-case letter and is no English word (nor a function word), after
+// one that together with it makes one ("A" and "greement." are "Agreement."), becomes part of
+// it, with the two boxes' union and the lower confidence. The vocabulary
+// is the embedded word vectors' (100,000 words, package wordvec); a word
+// it lacks is left as read.
+func rejoin(words []Word) []Word {
+	out := words[:0:0]
+	for _, w := range words {
+		if n := len(out); n > 0 {
+			prev := &out[n-1]
+			if prev.Block == w.Block && prev.Par == w.Par && prev.Line == w.Line && splitOf(prev.Text, w.Text) {
+				right, bottom := max(prev.Left+prev.Width, w.Left+w.Width), max(prev.Top+prev.Height, w.Top+w.Height)
+				prev.Left, prev.Top = min(prev.Left, w.Left), min(prev.Top, w.Top)
+				prev.Width, prev.Height = right-prev.Left, bottom-prev.Top
+				prev.Text += w.Text
+				prev.Conf = min(prev.Conf, w.Conf)
+				continue
+			}
+		}
+		out = append(out, w)
+	}
+	return out
+}
+
+// splitOf reports whether b is the rest of the word a begins: b opens
+// with a lower-case letter, neither is punctuated where they meet, b
+// (without its closing punctuation) is not a word, and a and b together
+// are.
+func splitOf(a, b string) bool {
+	first, _ := utf8.DecodeRuneInString(b)
+	last, _ := utf8.DecodeLastRuneInString(a)
+	if !unicode.IsLower(first) || !unicode.IsLetter(last) {
+		return false
+	}
+	tail := strings.TrimRightFunc(b, func(r rune) bool { return !unicode.IsLetter(r) })
+	if strings.IndexFunc(tail, func(r rune) bool { return !unicode.IsLetter(r) }) >= 0 {
+		return false
+	}
+	head := a
+	if i := strings.LastIndexFunc(a, func(r rune) bool { return !unicode.IsLetter(r) }); i >= 0 {
+		_, size := utf8.DecodeRuneInString(a[i:])
+		head = a[i+size:]
+	}
+	// the vectors leave out the function words ("a", "of"), which are words
+	m := wordvec.Default()
+	return !textproc.IsStopWord(strings.ToLower(tail)) && !m.Has(tail) && m.Has(head+tail)
 }
 
 // NeedsOCR reports a page text layer that is no use: no letters or

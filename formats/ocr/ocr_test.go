@@ -43,6 +43,31 @@ func TestParseTSV(t *testing.T) {
 	}
 }
 
+// Tesseract splits a kerned word ("Development A greement.", from the
+// scanned Bioamber page of testdata); the parts that are no word but make
+// one together are joined, and words that are words stay apart.
+func TestParseTSVRejoinsSplitWords(t *testing.T) {
+	row := func(word, left, width, text string) string {
+		return "5\t1\t6\t1\t2\t" + word + "\t" + left + "\t278\t" + width + "\t33\t93\t" + text + "\n"
+	}
+	tsv := "header\n" + row("1", "1779", "186", "Development") + row("2", "1973", "18", "A") + row("3", "1998", "134", "greement.") +
+		row("4", "2145", "67", "a") + row("5", "2220", "90", "typical") + row("8", "2300", "20", "to") + row("9", "2330", "10", "a") + row("6", "2320", "30", "con") + row("7", "2360", "80", "tinuing")
+	pages, err := ParseTSV([]byte(tsv))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, w := range pages[0].Words {
+		got = append(got, w.Text)
+	}
+	if s := strings.Join(got, " "); s != "Development Agreement. a typical to a continuing" {
+		t.Errorf("words %q, want %q", s, "Development Agreement. a typical to a continuing")
+	}
+	if w := pages[0].Words[1]; w.Left != 1973 || w.Width != 1998+134-1973 {
+		t.Errorf("joined word's box %+v, want the union of the parts'", w)
+	}
+}
+
 func TestNeedsOCR(t *testing.T) {
 	for text, want := range map[string]bool{
 		"":                            true,
