@@ -495,7 +495,7 @@ var (
 	reAmountQ      = regexp.MustCompile(`\bhow\s+much\b|\bhow\s+(?:big|large|high|low)\b|\bwhat\s+(?:\w+\s+)?(?:amount|sum|price|cost|value|number)\b`)
 	reDurationQ    = regexp.MustCompile(`\bhow\s+long\b|\bfor\s+how\s+many\s+(?:years|months|weeks|days|hours)\b`)
 	reYearQ        = regexp.MustCompile(`(?i)\b(?:what|which)\s+(?:\w+\s+and\s+)?years?\b`)
-	reTimeQ        = regexp.MustCompile(`^\s*when\b|\b(?:what|which)\s+(?:\w+\s+)?(?:year|years|date|day|month|century|decade|era|time|period)\b|\bin\s+what\s+year\b|\bwhen\s+(?:did|was|were|is|does|do|will|had|has)\b`)
+	reTimeQ        = regexp.MustCompile(`^\s*when\b|\b(?:what|which)\s+(?:\w+\s+)?(?:year|years|date|day|month|century|decade|era|time|period)\b|\b(?:what|which)\s+(?:is|was|are|were)\s+the\s+(?:\w+\s+)?(?:date|day)\b[^-]|\bin\s+what\s+year\b|\bwhen\s+(?:did|was|were|is|does|do|will|had|has)\b`)
 	reAgentQ       = regexp.MustCompile(`^\s*(?:who|whom|whose)\b|\b(?:by|from|to)\s+whom\b|[,;]\s*who\b`)
 	rePlaceQ       = regexp.MustCompile(`^\s*where\b|\bwhere\s+(?:did|was|were|is|are|does|do)\b|\bin\s+what\s+(?:country|city|state|town|region|place|county|area)\b|\bwhat\s+(?:country|city|state|town|region|county)\b`)
 	reHowManyUnits = regexp.MustCompile(`\bhow\s+many\s+(?:\w+\s+)?(?:years|months|weeks|days|hours|minutes)\b`)
@@ -1373,6 +1373,7 @@ var (
 
 // states reports whether claim states an answer of the frame's type.
 func states(f Frame, claim string) bool {
+	claim = withoutLabels(claim)
 	qnums := map[string]bool{}
 	for _, n := range reNumber.FindAllString(f.Question, -1) {
 		qnums[strings.ReplaceAll(n, ",", "")] = true
@@ -1690,3 +1691,11 @@ func hasNewName(f Frame, claim string) bool {
 	}
 	return false
 }
+
+// reLabel is a number that labels a part of a document ("Item 525",
+// "Section 5.2(a)", "Exhibit 10.16"): internal/wordlists/reference_nouns.txt.
+var reLabel = regexp.MustCompile(`(?i)\b(?:` + strings.Join(wordlists.Words("reference_nouns"), "|") + `)s?\s+(?:no\.\s*)?\d[\w.]*(?:\(\w{1,4}\))*`)
+
+// withoutLabels is claim without the numbers that label parts of a
+// document: they are not values it states.
+func withoutLabels(claim string) string { return reLabel.ReplaceAllString(claim, "") }
