@@ -162,9 +162,19 @@ func TestDemoteIdentifying(t *testing.T) {
 	hit := func(title string, kind schema.SectionKind, rel float64) Hit {
 		return Hit{Section: schema.Section{Title: title, Kind: kind, RelevanceScore: rel}}
 	}
-	got := demoteIdentifying([]Hit{hit("dated", schema.KindPreamble, 0.9), hit("preamble", schema.KindPreamble, 0.6), hit("clause", "", 0.5)})
+	got := demoteIdentifying([]Hit{hit("dated", schema.KindPreamble, 0.9), hit("preamble", schema.KindPreamble, 0.6), hit("clause", "", 0.5)}, false)
 	if want := []string{"dated", "clause", "preamble"}; !slices.Equal(titles(got), want) {
 		t.Errorf("order %v, want %v", titles(got), want)
+	}
+	// a question that asks when keeps in place the preamble that states
+	// the document's date, not the one that states none
+	dated := hit("made", schema.KindPreamble, 0.6)
+	dated.Section.Content = "This Agreement is made this 23rd day of September 1998 between Alpha Inc. and Beta LLC."
+	undated := hit("parties", schema.KindPreamble, 0.6)
+	undated.Section.Content = "This Agreement is between Alpha Inc. and Beta LLC."
+	got = demoteIdentifying([]Hit{dated, undated, hit("clause", "", 0.5)}, true)
+	if want := []string{"made", "clause", "parties"}; !slices.Equal(titles(got), want) {
+		t.Errorf("asking when: order %v, want %v", titles(got), want)
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 
 	"github.com/tmc/langchaingo/vectorstores"
 
+	"github.com/docmind/docmind/facts"
 	"github.com/docmind/docmind/relevance"
 	"github.com/docmind/docmind/schema"
 )
@@ -177,6 +178,7 @@ func (r *Retriever) retrieve(ctx context.Context, req schema.RetrieveRequest, re
 		widenFloor = r.MinRelevance * widenRatio
 	}
 	queries := retrievalQueries(req)
+	asksWhen := relevance.Analyze(req.Query).Type == relevance.TypeTime
 	fetch := k + len(excluded) + len(prev)
 	if req.Report != nil {
 		req.Report.Documents = res.Documents
@@ -243,7 +245,7 @@ func (r *Retriever) retrieve(ctx context.Context, req schema.RetrieveRequest, re
 			}
 			lists = append(lists, hits)
 		}
-		return demoteIdentifying(Fuse(fetch, lists...)), nil
+		return demoteIdentifying(Fuse(fetch, lists...), asksWhen), nil
 	}
 	var fused []Hit
 	var err error
@@ -382,8 +384,12 @@ const identifyingMargin = 0.25
 // matches the question clearly better than any body section does: they
 // repeat the document's names, which is why they rank, and they answer
 // only questions about those names ("Who signed …?", "When was it
-// dated?"), which their other words then match.
-func demoteIdentifying(hits []Hit) []Hit {
+// dated?"), which their other words then match. When the question asks
+// when (asksWhen), an identifying section that states a date keeps its
+// place: a document's date ("made this 23rd day of September 1998") is
+// stated there, in words the question need not share ("When does the
+// agreement take effect?").
+func demoteIdentifying(hits []Hit, asksWhen bool) []Hit {
 	bestBody := -1.0
 	for _, h := range hits {
 		if !h.Section.Kind.Identifying() {
@@ -396,7 +402,7 @@ func demoteIdentifying(hits []Hit) []Hit {
 	out := make([]Hit, 0, len(hits))
 	var later []Hit
 	for _, h := range hits {
-		if h.Section.Kind.Identifying() && h.Section.RelevanceScore < bestBody+identifyingMargin {
+		if h.Section.Kind.Identifying() && h.Section.RelevanceScore < bestBody+identifyingMargin && !(asksWhen && statesDate(h.Section.Content)) {
 			later = append(later, h)
 			continue
 		}
@@ -426,4 +432,9 @@ func retrievalQueries(req schema.RetrieveRequest) []string {
 		}
 	}
 	return qs
+}
+
+// statesDate reports whether text states a calendar date (package facts).
+func statesDate(text string) bool {
+	return slices.ContainsFunc(facts.Extract(text), func(f facts.Fact) bool { return f.Kind == facts.Date })
 }
