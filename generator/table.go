@@ -514,13 +514,13 @@ func dropFootnoteMarks(label string, values, header []string) (string, []string)
 
 // renderRow writes a row as "Label: h1 v1; h2 v2 (in millions)" when it
 // has one value per header, else "Label v1 v2 ..." (the unit, when the
-// table states one, at the end). Footnote references are left out
+// table states one and the row's label none, at the end). Footnote references are left out
 // (dropFootnoteMarks).
 func renderRow(label string, values, header []string, unit string) string {
 	label, values = dropFootnoteMarks(label, values, header)
 	label = strings.ReplaceAll(strings.TrimRight(strings.TrimSpace(label), ":"), "\u00a0", " ")
 	tail := ""
-	if unit != "" && !strings.Contains(strings.ToLower(label), unit) && hasAmount(values) {
+	if unit != "" && tableUnit(label) == "" && hasAmount(values) { // a row may state its own ("Employees (in thousands)")
 		tail = " (" + unit + ")"
 	}
 	if len(header) > 0 && len(values) == len(header) {

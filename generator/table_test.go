@@ -195,3 +195,17 @@ func TestTableRowsGoOnUnderTheirHeader(t *testing.T) {
 		}
 	}
 }
+
+// A row whose label states its own unit keeps it: the table's "(in
+// millions)" is not added to "Employees (in thousands)".
+func TestRenderRowOwnUnit(t *testing.T) {
+	header := []string{"Apr 1, 2023", "Apr 2, 2022"}
+	if got, want := renderRow("Employees (in thousands)", []string{"125.5", "122.9"}, header, "in millions"),
+		"Employees (in thousands): Apr 1, 2023 125.5; Apr 2, 2022 122.9"; got != want {
+		t.Errorf("renderRow = %q, want %q", got, want)
+	}
+	if got, want := renderRow("Net revenue", []string{"$11,715", "$18,353"}, header, "in millions"),
+		"Net revenue: Apr 1, 2023 $11,715; Apr 2, 2022 $18,353 (in millions)"; got != want {
+		t.Errorf("renderRow = %q, want %q", got, want)
+	}
+}
