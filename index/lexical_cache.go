@@ -58,14 +58,9 @@ type lexStats struct {
 	gen         [3]int64 // newest segment id, segments, deleted sections
 }
 
-func readLexStats(ctx context.Context, q querier) (lexStats, error) {
-	var st lexStats
-	var dead int64
-	err := q.QueryRowContext(ctx, `SELECT n, total_len, (SELECT coalesce(max(id), 0) FROM lex_segments), (SELECT count(*) FROM lex_segments), (SELECT count(*) FROM lex_deleted)
-		FROM lex_stats WHERE id = 1`).Scan(&st.n, &st.totalLen, &st.gen[0], &st.gen[1], &dead)
-	st.gen[2], st.deleted = dead, dead > 0
-	return st, err
-}
+// lexStatsSQL reads a lexStats: n, total_len and the generation.
+const lexStatsSQL = `SELECT n, total_len, (SELECT coalesce(max(id), 0) FROM lex_segments), (SELECT count(*) FROM lex_segments), (SELECT count(*) FROM lex_deleted)
+		FROM lex_stats WHERE id = 1`
 
 // fill sets the df and lists of every term of qts (sorted by term,
 // distinct) from the cache, reading the others (with their bounds, which
@@ -73,14 +68,14 @@ func readLexStats(ctx context.Context, q querier) (lexStats, error) {
 // statistics. With useCache false it reads every term, with bounds if
 // withBounds, and keeps nothing (as a search did before the cache: the
 // measurements compare both).
-func (lc *listCache) fill(ctx context.Context, q querier, qts []queryTerm, withBounds, useCache bool) (lexStats, error) {
+func (lc *listCache) fill(ctx context.Context, q *reader, qts []queryTerm, withBounds, useCache bool) (lexStats, error) {
 	if !useCache {
 		var st lexStats
 		var err error
-		st.n, st.totalLen, st.deleted, err = readLists(ctx, q, qts, withBounds, appendLists(qts))
+		st.n, st.totalLen, st.deleted, err = q.lists(ctx, qts, withBounds, appendLists(qts))
 		return st, err
 	}
-	st, err := readLexStats(ctx, q)
+	st, err := q.stats(ctx)
 	if err != nil {
 		return st, err
 	}
@@ -106,7 +101,7 @@ func (lc *listCache) fill(ctx context.Context, q querier, qts []queryTerm, withB
 		return st, nil
 	}
 	if len(missing) > 0 {
-		if _, _, _, err := readLists(ctx, q, missing, true, appendLists(missing)); err != nil {
+		if _, _, _, err := q.lists(ctx, missing, true, appendLists(missing)); err != nil {
 			return st, err
 		}
 	}
@@ -161,7 +156,7 @@ func (lc *listCache) put(gen [3]int64, term string, ct cachedTerm) {
 
 // appendLists is a readLists callback that appends a copy of each list to
 // its term's lists in qts.
-func appendLists(qts []queryTerm) func(i int, seg int64, postings []byte, lb *listBounds) error {
+func appendLists(qts []queryTerm) listFunc {
 	return func(i int, seg int64, postings []byte, lb *listBounds) error {
 		qts[i].lists = append(qts[i].lists, newTermList(seg, postings, lb))
 		return nil
