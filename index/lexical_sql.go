@@ -82,7 +82,10 @@ func openReadConn(path string) (*readConn, error) {
 	defer libc.Xfree(c.tls, name)
 	pdb := c.tls.Alloc(8)
 	defer c.tls.Free(8)
-	flags := int32(sqlite3.SQLITE_OPEN_READWRITE | sqlite3.SQLITE_OPEN_FULLMUTEX | sqlite3.SQLITE_OPEN_URI)
+	// no mutex of its own: one search at a time uses a readConn (an
+	// interrupt, the one call from another goroutine, needs none; close
+	// and interrupt exclude each other by c.mu)
+	flags := int32(sqlite3.SQLITE_OPEN_READWRITE | sqlite3.SQLITE_OPEN_NOMUTEX | sqlite3.SQLITE_OPEN_URI)
 	rc := sqlite3.Xsqlite3_open_v2(c.tls, name, pdb, flags, 0)
 	c.db = readPointer(pdb)
 	if rc != sqlite3.SQLITE_OK {
@@ -278,7 +281,8 @@ func (r *rawRows) isNull(i int) bool {
 	return sqlite3.Xsqlite3_column_type(r.c.tls, r.st, int32(i)) == sqlite3.SQLITE_NULL
 }
 
-// bytes returns a copy of column i as a blob (nil when NULL or empty).
+// bytes returns column i as a blob (nil when NULL or empty), in SQLite's
+// memory: valid until the next step, never to be written.
 func (r *rawRows) bytes(i int) []byte {
 	p := sqlite3.Xsqlite3_column_blob(r.c.tls, r.st, int32(i))
 	n := sqlite3.Xsqlite3_column_bytes(r.c.tls, r.st, int32(i))
@@ -288,14 +292,14 @@ func (r *rawRows) bytes(i int) []byte {
 	return libc.GoBytes(p, int(n))
 }
 
-// text returns column i as text.
+// text returns column i as text (a copy).
 func (r *rawRows) text(i int) string {
 	p := sqlite3.Xsqlite3_column_text(r.c.tls, r.st, int32(i))
 	n := sqlite3.Xsqlite3_column_bytes(r.c.tls, r.st, int32(i))
 	if p == 0 || n == 0 {
 		return ""
 	}
-	return string(libc.GoBytes(p, int(n)))
+	return string(libc.GoBytes(p, int(n))) // GoBytes aliases SQLite's memory: string copies it
 }
 
 // readPool keeps an Index's spare readConns.
