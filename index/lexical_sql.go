@@ -114,9 +114,18 @@ func openReadConn(path string) (*readConn, error) {
 	return c, nil
 }
 
-// readPointer reads the pointer SQLite wrote at p (an out parameter).
+// ptrSize is the size of a C pointer: 8 bytes on 64-bit platforms, 4 on
+// 32-bit ones.
+const ptrSize = 4 << (^uintptr(0) >> 63)
+
+// readPointer reads the pointer SQLite wrote at p (an out parameter, of 8
+// bytes allocated).
 func readPointer(p uintptr) uintptr {
-	return uintptr(binary.LittleEndian.Uint64(libc.GoBytes(p, 8)))
+	b := libc.GoBytes(p, ptrSize)
+	if ptrSize == 8 {
+		return uintptr(binary.NativeEndian.Uint64(b))
+	}
+	return uintptr(binary.NativeEndian.Uint32(b))
 }
 
 // errorOf describes rc with the connection's last error message.
