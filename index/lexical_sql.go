@@ -60,6 +60,7 @@ type readConn struct {
 	// interrupted is set when a cancelled context interrupted the
 	// connection: it is then closed, never reused
 	interrupted atomic.Bool
+	cause       error      // the context's error, set before interrupted
 	mu          sync.Mutex // held by an interrupt and by close
 }
 
@@ -157,11 +158,13 @@ func (c *readConn) close() {
 	}
 }
 
-// interrupt stops the statement running on c (from another goroutine).
-func (c *readConn) interrupt() {
+// interrupt stops the statement running on c (from another goroutine),
+// because of cause.
+func (c *readConn) interrupt(cause error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.db != 0 {
+		c.cause = cause
 		c.interrupted.Store(true)
 		sqlite3.Xsqlite3_interrupt(c.tls, c.db)
 	}
@@ -266,8 +269,8 @@ func (r *rawRows) next() bool {
 		return false
 	default:
 		r.err = r.c.errorOf(rc)
-		if r.c.interrupted.Load() {
-			r.err = fmt.Errorf("%w (%v)", context.Canceled, r.err)
+		if r.c.interrupted.Load() && r.c.cause != nil {
+			r.err = fmt.Errorf("%w (%v)", r.c.cause, r.err)
 		}
 		return false
 	}
@@ -378,7 +381,7 @@ func (ix *Index) reader(ctx context.Context, snapshot bool) (*reader, error) {
 	}
 	r := &reader{c: c, ix: ix}
 	if ctx.Done() != nil {
-		r.stopI = context.AfterFunc(ctx, c.interrupt)
+		r.stopI = context.AfterFunc(ctx, func() { c.interrupt(ctx.Err()) })
 	}
 	if snapshot {
 		if err := c.exec(ctx, `BEGIN DEFERRED`); err != nil {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/docmind/docmind/schema"
 )
@@ -137,6 +138,11 @@ func TestSearchCancelledAndClosed(t *testing.T) {
 	cancel()
 	if _, err := ix.Search(cctx, "payable thirty days", 10); !errors.Is(err, context.Canceled) {
 		t.Fatalf("cancelled search: %v, want context.Canceled", err)
+	}
+	dctx, cancelD := context.WithDeadline(ctx, time.Now().Add(-time.Second))
+	defer cancelD()
+	if _, err := ix.Search(dctx, "payable thirty days", 10); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("search past its deadline: %v, want context.DeadlineExceeded", err)
 	}
 	for _, c := range ix.readers.spare {
 		if c.interrupted.Load() {
