@@ -95,17 +95,23 @@ func TestListCacheServesAndSeesWrites(t *testing.T) {
 	}
 }
 
-// TestListCacheBounded: the cache never holds more than its budget.
+// TestListCacheBounded: the cache never holds more than its budget, nor
+// a term larger than its share of it.
 func TestListCacheBounded(t *testing.T) {
 	ctx := context.Background()
 	ix, s := openSynthTest(t)
-	ix.lists.max = 4 << 10 // below some lists' size
+	ix.lists.max = 64 << 10 // its share per term (1 KiB) below some lists' size
 	for range 200 {
 		if _, err := ix.Search(ctx, s.query(), 10); err != nil {
 			t.Fatal(err)
 		}
 		if ix.lists.bytes > ix.lists.max {
 			t.Fatalf("cache holds %d bytes, budget %d", ix.lists.bytes, ix.lists.max)
+		}
+		for term, ct := range ix.lists.terms {
+			if ct.size > ix.lists.termLimit() {
+				t.Fatalf("term %q holds %d bytes, its share of the budget is %d", term, ct.size, ix.lists.termLimit())
+			}
 		}
 	}
 	if len(ix.lists.terms) == 0 {
@@ -119,7 +125,7 @@ func TestListCacheBounded(t *testing.T) {
 func TestListCacheKeepsWhatIsUsed(t *testing.T) {
 	ctx := context.Background()
 	ix, s := openSynthTest(t)
-	ix.lists.max = 16 << 10
+	ix.lists.max = 256 << 10 // below the lists searched: terms go
 	hot := s.words[30]
 	for i := range 300 {
 		q := s.query()
