@@ -104,6 +104,8 @@ type Index struct {
 	postingSets postingSets
 	// lists caches the postings lists lexical search reads.
 	lists listCache
+	// readers are lexical search's connections (lexical_sql.go).
+	readers readPool
 }
 
 // Option configures Open.
@@ -182,6 +184,7 @@ func (ix *Index) Path() string { return ix.path }
 
 // Close closes the database.
 func (ix *Index) Close() error {
+	ix.readers.close()
 	if err := ix.db.Close(); err != nil {
 		return fmt.Errorf("close index %s: %w", ix.path, err)
 	}

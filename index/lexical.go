@@ -810,7 +810,7 @@ func readPostings(ctx context.Context, q querier, qts []queryTerm, each func(i i
 // its bounds (nil when withBounds is false or the block has none; valid
 // only during the call), and tells whether any section is deleted
 // with its postings still in their segments (lex_deleted).
-func readLists(ctx context.Context, q querier, qts []queryTerm, withBounds bool, each func(i int, seg int64, postings []byte, lb *listBounds) error) (n, totalLen int64, deleted bool, err error) {
+func readLists(ctx context.Context, q querier, qts []queryTerm, withBounds bool, each listFunc) (n, totalLen int64, deleted bool, err error) {
 	if len(qts) == 0 {
 		return 0, 0, false, nil
 	}
@@ -818,16 +818,7 @@ func readLists(ctx context.Context, q querier, qts []queryTerm, withBounds bool,
 	for i, t := range qts {
 		args[i] = t.term
 	}
-	boundsCol := "NULL"
-	if withBounds {
-		boundsCol = "b.bounds"
-	}
-	rows, err := q.QueryContext(ctx, `WITH q(term) AS (VALUES (?)`+strings.Repeat(",(?)", len(args)-1)+`)
-		SELECT q.term, st.n, st.total_len, EXISTS (SELECT 1 FROM lex_deleted), b.seg, b.data, `+boundsCol+`
-		FROM lex_stats st CROSS JOIN lex_segments s CROSS JOIN q CROSS JOIN lex_blocks b
-		WHERE st.id = 1 AND b.seg = s.id
-			AND b.first_term = (SELECT max(first_term) FROM lex_blocks WHERE seg = s.id AND first_term <= q.term)
-			AND (b.chunk = 0 OR b.first_term = q.term)`, args...)
+	rows, err := q.QueryContext(ctx, listsSQL(len(qts), withBounds), args...)
 	if err != nil {
 		return 0, 0, false, err
 	}
@@ -840,34 +831,64 @@ func readLists(ctx context.Context, q querier, qts []queryTerm, withBounds bool,
 		if err := rows.Scan(&term, &n, &totalLen, &deleted, &seg, &data, &bounds); err != nil {
 			return 0, 0, false, err
 		}
-		i := sort.Search(len(qts), func(i int) bool { return qts[i].term >= term })
-		if i == len(qts) || qts[i].term != term || data == nil {
-			continue
-		}
-		postings, df, pos, ok, err := findInBlock(data, term)
-		if err == nil && ok {
-			qts[i].df += df
-			var b *listBounds
-			if bounds != nil {
-				rest := []byte(bounds)
-				for j := 0; j <= pos && err == nil; j++ {
-					size := math.MaxInt // an entry before the term's: only read past
-					if j == pos {
-						size = len(postings)
-					}
-					rest, err = nextBounds(rest, &lb, size)
-				}
-				b = &lb
-			}
-			if err == nil {
-				err = each(i, seg, postings, b)
-			}
-		}
-		if err != nil {
-			return 0, 0, false, fmt.Errorf("term %q: %w", term, err)
+		if err := takeList(qts, term, seg, data, bounds, &lb, each); err != nil {
+			return 0, 0, false, err
 		}
 	}
 	return n, totalLen, deleted, rows.Err()
+}
+
+// listFunc is readLists' callback: the index in qts of a term, the
+// segment of one of its lists, the list's postings and its bounds (nil
+// when not read or not stored), valid only during the call.
+type listFunc func(i int, seg int64, postings []byte, lb *listBounds) error
+
+// listsSQL is readLists' statement for n terms: one row per segment and
+// term, the block that would hold the term, with the statistics.
+func listsSQL(n int, withBounds bool) string {
+	boundsCol := "NULL"
+	if withBounds {
+		boundsCol = "b.bounds"
+	}
+	return `WITH q(term) AS (VALUES (?)` + strings.Repeat(",(?)", n-1) + `)
+		SELECT q.term, st.n, st.total_len, EXISTS (SELECT 1 FROM lex_deleted), b.seg, b.data, ` + boundsCol + `
+		FROM lex_stats st CROSS JOIN lex_segments s CROSS JOIN q CROSS JOIN lex_blocks b
+		WHERE st.id = 1 AND b.seg = s.id
+			AND b.first_term = (SELECT max(first_term) FROM lex_blocks WHERE seg = s.id AND first_term <= q.term)
+			AND (b.chunk = 0 OR b.first_term = q.term)`
+}
+
+// takeList handles one row of listsSQL: when block data holds term (one
+// of qts), it adds the term's df and calls each with its postings and
+// bounds (decoded into lb when the row has them).
+func takeList(qts []queryTerm, term string, seg int64, data, bounds []byte, lb *listBounds, each listFunc) error {
+	i := sort.Search(len(qts), func(i int) bool { return qts[i].term >= term })
+	if i == len(qts) || qts[i].term != term || data == nil {
+		return nil
+	}
+	postings, df, pos, ok, err := findInBlock(data, term)
+	if err == nil && ok {
+		qts[i].df += df
+		var b *listBounds
+		if bounds != nil {
+			rest := bounds
+			for j := 0; j <= pos && err == nil; j++ {
+				size := math.MaxInt // an entry before the term's: only read past
+				if j == pos {
+					size = len(postings)
+				}
+				rest, err = nextBounds(rest, lb, size)
+			}
+			b = lb
+		}
+		if err == nil {
+			err = each(i, seg, postings, b)
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("term %q: %w", term, err)
+	}
+	return nil
 }
 
 // findInBlock returns the postings and df of term in a block and the
@@ -927,21 +948,13 @@ func (ix *Index) lexical(ctx context.Context, query string, k int, opt SearchOpt
 	// one read transaction: the postings and the sections they point to
 	// are read from the same snapshot, so that a document replaced
 	// meanwhile is seen old or new, never as postings without sections
-	// (a deferred BEGIN on one connection: the driver's transactions are
-	// BEGIN IMMEDIATE, which would take the write lock)
-	var conn querier = ix.db
-	if !opt.noSnapshot {
-		c, err := ix.db.Conn(ctx)
-		if err != nil {
-			return nil, err
-		}
-		defer c.Close()
-		if _, err := c.ExecContext(ctx, `BEGIN DEFERRED`); err != nil {
-			return nil, err
-		}
-		defer c.ExecContext(context.WithoutCancel(ctx), `ROLLBACK`)
-		conn = c
+	// (on a connection of lexical search's own, with its statements
+	// prepared: lexical_sql.go)
+	conn, err := ix.reader(ctx, !opt.noSnapshot)
+	if err != nil {
+		return nil, err
 	}
+	defer conn.done()
 	cw := ix.contextWeight
 	if opt.SetContextWeight {
 		cw = opt.ContextWeight
@@ -991,7 +1004,7 @@ func (ix *Index) lexical(ctx context.Context, query string, k int, opt SearchOpt
 	if prunable {
 		q := &pruneQuery{k1: k1, c1: c1, c2: c2, cw: cw, n: n, stats: opt.stats}
 		if deleted {
-			if q.deleted, err = deletedSections(ctx, conn); err != nil {
+			if q.deleted, err = conn.deleted(ctx); err != nil {
 				return nil, err
 			}
 		}
@@ -1083,7 +1096,7 @@ func contextWeight(qt queryTerm, n int64, cw float64) float64 {
 // collectTop selects the k best live, non-excluded sections from the
 // accumulator and loads them. Postings of deleted sections (not yet merged
 // away) are skipped because their rows no longer exist.
-func (ix *Index) collectTop(ctx context.Context, conn querier, acc *accumulator, k int, unit float64, opt SearchOptions) ([]Hit, error) {
+func (ix *Index) collectTop(ctx context.Context, conn *reader, acc *accumulator, k int, unit float64, opt SearchOptions) ([]Hit, error) {
 	want := k + len(opt.Exclude) + 8
 	var out []Hit
 	taken := map[int64]bool{}
@@ -1092,7 +1105,7 @@ func (ix *Index) collectTop(ctx context.Context, conn querier, acc *accumulator,
 		if len(cand) == 0 {
 			return out, nil
 		}
-		secs, err := loadSections(ctx, conn, cand)
+		secs, err := conn.sections(ctx, cand)
 		if err != nil {
 			return nil, err
 		}
@@ -1183,7 +1196,7 @@ func loadSections(ctx context.Context, q querier, ids []int64) (map[int64]schema
 	for i, id := range ids {
 		args[i] = id
 	}
-	rows, err := q.QueryContext(ctx, `SELECT `+sectionColumns+` FROM sections s JOIN documents d ON d.id = s.doc_id WHERE s.id IN (?`+strings.Repeat(",?", len(ids)-1)+`)`, args...)
+	rows, err := q.QueryContext(ctx, sectionsSQL(len(ids)), args...)
 	if err != nil {
 		return nil, fmt.Errorf("load sections: %w", err)
 	}
@@ -1198,4 +1211,9 @@ func loadSections(ctx context.Context, q querier, ids []int64) (map[int64]schema
 		out[id] = s
 	}
 	return out, rows.Err()
+}
+
+// sectionsSQL loads n sections by id (the columns of sectionColumns).
+func sectionsSQL(n int) string {
+	return `SELECT ` + sectionColumns + ` FROM sections s JOIN documents d ON d.id = s.doc_id WHERE s.id IN (?` + strings.Repeat(",?", n-1) + `)`
 }

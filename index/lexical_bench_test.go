@@ -107,7 +107,7 @@ func runLexicalFloor(b *testing.B, n int, optimized bool, name string) []map[str
 				// the cold variant runs with an empty cache, and leaves
 				// the others' as it was
 				lc := &ix.lists
-				terms, gen, size := lc.terms, lc.gen, lc.bytes
+				terms, clock, gen, size := lc.terms, lc.clock, lc.gen, lc.bytes
 				if v.cold {
 					lc.terms = nil
 				}
@@ -116,7 +116,7 @@ func runLexicalFloor(b *testing.B, n int, optimized bool, name string) []map[str
 				v.lat = append(v.lat, time.Since(start))
 				v.cpu += cpuTime() - cpu0
 				if v.cold {
-					lc.terms, lc.gen, lc.bytes = terms, gen, size
+					lc.terms, lc.clock, lc.gen, lc.bytes = terms, clock, gen, size
 				}
 				if err != nil {
 					b.Fatal(err)

@@ -95,19 +95,12 @@ func TestListCacheServesAndSeesWrites(t *testing.T) {
 	}
 }
 
-// TestListCacheBounded: the cache never holds more than its budget.
+// TestListCacheBounded: the cache never holds more than its budget, nor
+// a term larger than its share of it.
 func TestListCacheBounded(t *testing.T) {
 	ctx := context.Background()
-	ix, _ := openTest(t)
-	s := newSynth(9)
-	var batch []DocumentSections
-	for d := range 20 {
-		batch = append(batch, s.doc(d))
-	}
-	if err := ix.PutDocuments(ctx, batch); err != nil {
-		t.Fatal(err)
-	}
-	ix.lists.max = 4 << 10 // below some lists' size
+	ix, s := openSynthTest(t)
+	ix.lists.max = 64 << 10 // its share per term (1 KiB) below some lists' size
 	for range 200 {
 		if _, err := ix.Search(ctx, s.query(), 10); err != nil {
 			t.Fatal(err)
@@ -115,8 +108,59 @@ func TestListCacheBounded(t *testing.T) {
 		if ix.lists.bytes > ix.lists.max {
 			t.Fatalf("cache holds %d bytes, budget %d", ix.lists.bytes, ix.lists.max)
 		}
+		for term, ct := range ix.lists.terms {
+			if ct.size > ix.lists.termLimit() {
+				t.Fatalf("term %q holds %d bytes, its share of the budget is %d", term, ct.size, ix.lists.termLimit())
+			}
+		}
 	}
 	if len(ix.lists.terms) == 0 {
 		t.Fatal("nothing cached")
 	}
+}
+
+// TestListCacheKeepsWhatIsUsed: past its budget the cache drops the terms
+// no search used since the clock hand last passed, and keeps a term that
+// every other search uses (it started over when full, dropping it too).
+func TestListCacheKeepsWhatIsUsed(t *testing.T) {
+	ctx := context.Background()
+	ix, s := openSynthTest(t)
+	ix.lists.max = 256 << 10 // below the lists searched: terms go
+	hot := s.words[30]
+	for i := range 300 {
+		q := s.query()
+		if i%2 == 0 {
+			q = hot
+		}
+		if _, err := ix.Search(ctx, q, 10); err != nil {
+			t.Fatal(err)
+		}
+		if ix.lists.bytes > ix.lists.max {
+			t.Fatalf("cache holds %d bytes, budget %d", ix.lists.bytes, ix.lists.max)
+		}
+		if len(ix.lists.clock) != len(ix.lists.terms) {
+			t.Fatalf("clock of %d terms, cache of %d", len(ix.lists.clock), len(ix.lists.terms))
+		}
+		if i%2 == 0 && i > 0 {
+			if ct, ok := ix.lists.terms[hot]; !ok || !ct.packed {
+				t.Fatalf("search %d: the term every other search uses is not kept decoded (%v)", i, ok)
+			}
+		}
+	}
+}
+
+// openSynthTest opens a new index holding 20 synthetic documents (1,000
+// sections), and returns it with the synth that drew them.
+func openSynthTest(t *testing.T) (*Index, *synth) {
+	t.Helper()
+	ix, _ := openTest(t)
+	s := newSynth(9)
+	var batch []DocumentSections
+	for d := range 20 {
+		batch = append(batch, s.doc(d))
+	}
+	if err := ix.PutDocuments(context.Background(), batch); err != nil {
+		t.Fatal(err)
+	}
+	return ix, s
 }

@@ -303,7 +303,7 @@ type pruneQuery struct {
 // pruned returns the top k of qts (read with their lists) by MaxScore;
 // ok is false when a section it found could not be loaded (the caller
 // then scores exhaustively).
-func (ix *Index) pruned(ctx context.Context, conn querier, q *pruneQuery, qts []queryTerm, k int, unit float64) (hits []Hit, ok bool, err error) {
+func (ix *Index) pruned(ctx context.Context, conn *reader, q *pruneQuery, qts []queryTerm, k int, unit float64) (hits []Hit, ok bool, err error) {
 	type segCursors struct{ text, ctx []*listCursor }
 	segs := map[int64]*segCursors{}
 	isCtx := make([]bool, len(qts))
@@ -365,7 +365,7 @@ func (ix *Index) pruned(ctx context.Context, conn querier, q *pruneQuery, qts []
 	for i, s := range best {
 		ids[i] = s.id
 	}
-	secs, err := loadSections(ctx, conn, ids)
+	secs, err := conn.sections(ctx, ids)
 	if err != nil {
 		return nil, false, err
 	}
