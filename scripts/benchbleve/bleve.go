@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"time"
 
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/analysis/lang/en"
@@ -89,12 +90,38 @@ func (b *bleveBuilder) finish(ctx context.Context) (bleve.Index, error) {
 	if err != nil {
 		return nil, err
 	}
-	if s, ok := adv.(*scorch.Scorch); ok {
+	s, ok := adv.(*scorch.Scorch)
+	if !ok {
+		return nil, fmt.Errorf("bleve: the index is not a scorch index")
+	}
+	// a force merge merges the segments persisted when it starts: wait
+	// for the in-memory ones, and merge again until one is left (as
+	// bleve's own test of ForceMerge does)
+	for i := 0; ; i++ {
+		mem, files := scorchSegments(s)
+		if mem == 0 && files <= 1 {
+			return b.ix, nil
+		}
+		if i == 100 {
+			return nil, fmt.Errorf("bleve: still %d in-memory and %d file segments after %d force merges", mem, files, i)
+		}
+		if mem > 0 {
+			time.Sleep(100 * time.Millisecond)
+			continue
+		}
 		if err := s.ForceMerge(ctx, nil); err != nil {
 			return nil, fmt.Errorf("bleve: force merge: %w", err)
 		}
 	}
-	return b.ix, nil
+}
+
+// scorchSegments returns the number of in-memory and file segments at
+// the root of the index.
+func scorchSegments(s *scorch.Scorch) (mem, files uint64) {
+	m := s.StatsMap()
+	mem, _ = m["num_root_memorysegments"].(uint64)
+	files, _ = m["num_root_filesegments"].(uint64)
+	return mem, files
 }
 
 // openBleve opens an index built before (kept with -dir).
