@@ -8,9 +8,9 @@
 #    package's BenchmarkLexicalFloor at 100k sections (and 1M with
 #    --1m: ~15 more minutes and ~2 GiB of disk), every query through both
 #    engines alternately, 5 rounds; p50/p99 wall, CPU per query, ratio;
-#  - quality: SciFact (../shared/data/scifact) nDCG@10 on its own corpus
+#  - SciFact (../shared/data/scifact) nDCG@10 on its own corpus
 #    and with distractor paragraphs of /usr/share/doc added up to 100k
-#    sections, for both engines.
+#    sections, for both engines, and the latency of its test queries.
 #
 # Writes the "measurements" report benchmarks/reports/perf-bleve.json and
 # regenerates BENCHMARKS.md. docs/notes/bleve.md says how bleve is
@@ -38,7 +38,7 @@ start=$SECONDS
   -dir "$work/indexes" -figures "$work/figures.json"
 mkdir -p benchmarks/reports
 "$work/benchtable" wrap -name perf-bleve -kind measurements \
-  -title "Lexical search vs bleve v2.6.3 (BM25) in one process, $(nproc) cores: latency on the synthetic corpus, SciFact nDCG@10 with distractors" \
+  -title "lexical search vs bleve v2.6.3 (BM25) in one process, $(nproc) cores" \
   -command "scripts/bench-bleve.sh${*:+ $*}" -seconds $((SECONDS - start)) -load "$load" \
   < "$work/figures.json" > benchmarks/reports/perf-bleve.json
 go run ./scripts/benchtable

@@ -71,7 +71,7 @@ func run() error {
 		printFigures(f)
 	}
 	if *beir != "" {
-		f, err := runSciFact(ctx, work, *beir, *docRoot, *total, log)
+		f, err := runSciFact(ctx, work, *beir, *docRoot, *total, *rounds, log)
 		if err != nil {
 			return err
 		}
