@@ -6,7 +6,7 @@
 #
 #  - latency: the synthetic corpus and 2,000 queries of the index
 #    package's BenchmarkLexicalFloor at 100k sections (and 1M with
-#    --1m: ~15 more minutes and ~2 GiB of disk), every query through both
+#    --1m: ~20 more minutes and ~3 GiB of disk), every query through both
 #    engines alternately, 5 rounds; p50/p99 wall, CPU per query, ratio;
 #  - SciFact (../shared/data/scifact) nDCG@10 on its own corpus
 #    and with distractor paragraphs of /usr/share/doc added up to 100k
