@@ -41,6 +41,12 @@ func run() error {
 	total := flag.Int("total", 100_000, "sections of the BEIR corpus with its distractors")
 	dir := flag.String("dir", "", "work folder for the indexes (default: a temporary folder, removed at the end)")
 	out := flag.String("figures", "", "write the figures to FILE as a measurements report body ({\"figures\": [...]})")
+	var sf sciFactOptions
+	flag.BoolVar(&sf.docmindOnly, "docmind-only", false, "SciFact: measure DocMind's nDCG@10 only (no bleve, no latency), e.g. to compare DocMind revisions")
+	flag.StringVar(&sf.perQuery, "perquery", "", "SciFact: write DocMind's nDCG@10 per query with distractors to FILE (query id, nDCG@10, its top 10 ids comma-separated; tab-separated, one query a line)")
+	flag.Float64Var(&sf.k1, "k1", 0, "SciFact: DocMind's BM25 k1 (0: index.DefaultK1)")
+	flag.Float64Var(&sf.b, "b", -1, "SciFact: DocMind's BM25 b (negative: index.DefaultB)")
+	flag.Float64Var(&sf.contextWeight, "context-weight", -1, "SciFact: DocMind's context field weight for the searches (negative: the index default)")
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
@@ -71,7 +77,7 @@ func run() error {
 		printFigures(f)
 	}
 	if *beir != "" {
-		f, err := runSciFact(ctx, work, *beir, *docRoot, *total, *rounds, log)
+		f, err := runSciFact(ctx, work, *beir, *docRoot, *total, *rounds, sf, log)
 		if err != nil {
 			return err
 		}

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/docmind/docmind/index"
@@ -21,6 +22,14 @@ type sciFactResult struct {
 	p50, cpu [2]float64
 }
 
+// sciFactOptions are the SciFact part's own flags.
+type sciFactOptions struct {
+	docmindOnly   bool
+	perQuery      string
+	contextWeight float64
+	k1, b         float64 // BM25's for DocMind; 0 and negative: the defaults
+}
+
 // runSciFact measures nDCG@10 on the BEIR data set in beirDir (its test
 // split), first on its own corpus, then with distractor paragraphs from
 // docRoot added until the corpus has total sections. DocMind indexes and
@@ -28,7 +37,7 @@ type sciFactResult struct {
 // (eval.BEIR.BuildIndex, eval.EvaluateBM25 with the default BM25
 // parameters); bleve indexes title + "\n" + text with the configuration
 // of newBleveMapping and takes the top 100 of a match query.
-func runSciFact(ctx context.Context, dir, beirDir, docRoot string, total, rounds int, log logf) ([]figure, error) {
+func runSciFact(ctx context.Context, dir, beirDir, docRoot string, total, rounds int, opt sciFactOptions, log logf) ([]figure, error) {
 	b, err := eval.LoadBEIR(beirDir)
 	if err != nil {
 		return nil, err
@@ -37,7 +46,7 @@ func runSciFact(ctx context.Context, dir, beirDir, docRoot string, total, rounds
 	if err != nil {
 		return nil, err
 	}
-	base, err := sciFactOnce(ctx, dir, b, qrels, rounds, log)
+	base, err := sciFactOnce(ctx, dir, b, qrels, rounds, opt, "", log)
 	if err != nil {
 		return nil, err
 	}
@@ -50,7 +59,7 @@ func runSciFact(ctx context.Context, dir, beirDir, docRoot string, total, rounds
 	for i, p := range paras {
 		b.Corpus = append(b.Corpus, eval.BEIRDoc{ID: fmt.Sprintf("distractor-%06d", i), Text: p})
 	}
-	with, err := sciFactOnce(ctx, dir, b, qrels, rounds, log)
+	with, err := sciFactOnce(ctx, dir, b, qrels, rounds, opt, opt.perQuery, log)
 	if err != nil {
 		return nil, err
 	}
@@ -59,6 +68,12 @@ func runSciFact(ctx context.Context, dir, beirDir, docRoot string, total, rounds
 	goal := ""
 	if (with.sections+500)/1000 == 100 {
 		goal = " (issue 37's goal ≥ 0.676)"
+	}
+	if opt.docmindOnly {
+		return []figure{
+			{name + " nDCG@10 " + at, fmt.Sprintf("DocMind %.3f%s", with.docmind, goal)},
+			{name + " nDCG@10 on its own corpus", fmt.Sprintf("DocMind %.3f: the distractors cost it %.3f", base.docmind, base.docmind-with.docmind)},
+		}, nil
 	}
 	return []figure{
 		{name + " nDCG@10 " + at, fmt.Sprintf("DocMind %.3f%s, bleve %.3f", with.docmind, goal, with.bleve)},
@@ -69,7 +84,7 @@ func runSciFact(ctx context.Context, dir, beirDir, docRoot string, total, rounds
 	}, nil
 }
 
-func sciFactOnce(ctx context.Context, dir string, b *eval.BEIR, qrels eval.Qrels, rounds int, log logf) (*sciFactResult, error) {
+func sciFactOnce(ctx context.Context, dir string, b *eval.BEIR, qrels eval.Qrels, rounds int, opt sciFactOptions, perQuery string, log logf) (*sciFactResult, error) {
 	res := &sciFactResult{sections: len(b.Corpus)}
 	sub := filepath.Join(dir, fmt.Sprintf("scifact-%d", len(b.Corpus)))
 	if err := os.RemoveAll(sub); err != nil {
@@ -86,12 +101,30 @@ func sciFactOnce(ctx context.Context, dir string, b *eval.BEIR, qrels eval.Qrels
 		return nil, err
 	}
 	res.dmBuild = time.Since(start)
-	rep, err := eval.EvaluateBM25(ctx, ix, b.Queries, qrels, index.DefaultK1, index.DefaultB)
+	qids := make([]string, 0, len(qrels))
+	for id := range qrels {
+		qids = append(qids, id)
+	}
+	sort.Strings(qids)
+	per, tops, err := docmindNDCG(ctx, ix, b.Queries, qrels, qids, searchOptions(opt))
 	if err != nil {
 		return nil, err
 	}
-	res.docmind = rep.NDCGAt10
-	log("scifact: %d sections, DocMind nDCG@10 %.3f (%d queries)", len(b.Corpus), rep.NDCGAt10, rep.Queries)
+	var lines strings.Builder
+	for i, qid := range qids {
+		res.docmind += per[i]
+		fmt.Fprintf(&lines, "%s\t%.4f\t%s\n", qid, per[i], strings.Join(tops[i], ","))
+	}
+	res.docmind /= float64(max(1, len(qids)))
+	log("scifact: %d sections, DocMind nDCG@10 %.3f (%d queries)", len(b.Corpus), res.docmind, len(qids))
+	if perQuery != "" {
+		if err := os.WriteFile(perQuery, []byte(lines.String()), 0o644); err != nil {
+			return nil, err
+		}
+	}
+	if opt.docmindOnly {
+		return res, nil
+	}
 
 	start = time.Now()
 	bb, err := newBleveBuilder(filepath.Join(sub, "bleve"))
@@ -111,11 +144,6 @@ func sciFactOnce(ctx context.Context, dir string, b *eval.BEIR, qrels eval.Qrels
 	}
 	defer bl.Close()
 	res.blBuild = time.Since(start)
-	qids := make([]string, 0, len(qrels))
-	for id := range qrels {
-		qids = append(qids, id)
-	}
-	sort.Strings(qids)
 	n := 0
 	for _, qid := range qids {
 		text, ok := b.Queries[qid]
@@ -155,4 +183,29 @@ func sciFactOnce(ctx context.Context, dir string, b *eval.BEIR, qrels eval.Qrels
 		res.cpu[e] = float64(cpu[e]) / 1e6 / float64(len(qs)*rounds)
 	}
 	return res, nil
+}
+
+// docmindNDCG is nDCG@10 of each query in qids, searched as
+// eval.EvaluateBM25 searches them (top 100, the default BM25 parameters),
+// and the ids of its top 10.
+func docmindNDCG(ctx context.Context, ix *index.Index, queries map[string]string, qrels eval.Qrels, qids []string, so index.SearchOptions) ([]float64, [][]string, error) {
+	out := make([]float64, len(qids))
+	tops := make([][]string, len(qids))
+	for i, qid := range qids {
+		text, ok := queries[qid]
+		if !ok {
+			return nil, nil, fmt.Errorf("qrels name query %q that queries.jsonl lacks", qid)
+		}
+		hits, err := ix.SearchWith(ctx, text, 100, so)
+		if err != nil {
+			return nil, nil, err
+		}
+		ranked := make([]string, len(hits))
+		for j, h := range hits {
+			ranked[j] = h.Section.ID
+		}
+		out[i] = eval.NDCG(ranked, qrels[qid], 10)
+		tops[i] = ranked[:min(10, len(ranked))]
+	}
+	return out, tops, nil
 }
