@@ -596,10 +596,7 @@ func (g *Offline) score(sent string, s schema.Section, q query) float64 {
 	// stated by the document, not by one of its passages: every sentence
 	// of it gets them, so that a preamble repeating the parties does not
 	// outrank the clause asked about, and a clause need not repeat them
-	named := map[string]bool{}
-	for _, t := range textproc.Terms(strings.Join(s.NamedBy, " ")) {
-		named[t] = true
-	}
+	named := namedTerms(s)
 	keys := len(q.key)
 	for t := range q.key {
 		if named[t] {
@@ -678,14 +675,20 @@ func namedShare(s schema.Section, q query) float64 {
 		return 0
 	}
 	var got float64
-	seen := map[string]bool{}
-	for _, t := range textproc.Terms(strings.Join(s.NamedBy, " ")) {
-		if !seen[t] {
-			seen[t] = true
-			got += q.weights[t]
-		}
+	for t := range namedTerms(s) {
+		got += q.weights[t]
 	}
 	return got / q.total
+}
+
+// namedTerms are the terms of the words that named s's document
+// (Section.NamedBy).
+func namedTerms(s schema.Section) map[string]bool {
+	named := map[string]bool{}
+	for _, t := range textproc.Terms(strings.Join(s.NamedBy, " ")) {
+		named[t] = true
+	}
+	return named
 }
 
 var reEnumerator = regexp.MustCompile(`^(?:\d+(?:\.\d+)*\.?|\([a-z0-9]{1,4}\)|[a-z]\))\s+`)
