@@ -495,7 +495,7 @@ var (
 	reAmountQ      = regexp.MustCompile(`\bhow\s+much\b|\bhow\s+(?:big|large|high|low)\b|\bwhat\s+(?:\w+\s+)?(?:amount|sum|price|cost|value|number)\b`)
 	reDurationQ    = regexp.MustCompile(`\bhow\s+long\b|\bfor\s+how\s+many\s+(?:years|months|weeks|days|hours)\b`)
 	reYearQ        = regexp.MustCompile(`(?i)\b(?:what|which)\s+(?:\w+\s+and\s+)?years?\b`)
-	reTimeQ        = regexp.MustCompile(`^\s*when\b|\b(?:what|which)\s+(?:\w+\s+)?(?:year|years|date|day|month|century|decade|era|time|period)\b|\b(?:what|which)\s+(?:is|was|are|were)\s+the\s+(?:\w+\s+)?(?:date|day)\b[^-]|\bin\s+what\s+year\b|\bwhen\s+(?:did|was|were|is|does|do|will|had|has)\b`)
+	reTimeQ        = regexp.MustCompile(`^\s*when\b|\b(?:what|which)\s+(?:\w+\s+)?(?:year|years|date|day|month|century|decade|era|time|period)\b|\b(?:what|which)\s+(?:is|was|are|were)\s+the\s+(?:\w+\s+)?(?:date|day)\b(?:[^-]|$)|\bin\s+what\s+year\b|\bwhen\s+(?:did|was|were|is|does|do|will|had|has)\b`)
 	reAgentQ       = regexp.MustCompile(`^\s*(?:who|whom|whose)\b|\b(?:by|from|to)\s+whom\b|[,;]\s*who\b`)
 	rePlaceQ       = regexp.MustCompile(`^\s*where\b|\bwhere\s+(?:did|was|were|is|are|does|do)\b|\bin\s+what\s+(?:country|city|state|town|region|place|county|area)\b|\bwhat\s+(?:country|city|state|town|region|county)\b`)
 	reHowManyUnits = regexp.MustCompile(`\bhow\s+many\s+(?:\w+\s+)?(?:years|months|weeks|days|hours|minutes)\b`)
