@@ -37,10 +37,6 @@ const DefaultMinConfidence = calibrationThreshold
 //	lead_answers       1 when no detector fires on the first claim
 //	phrase_overlap     share of the question's neighbouring content terms
 //	                   the first claim states side by side
-//	matched_terms      the question's distinct content terms the first
-//	                   claim states, capped at 10, scaled to 0-1
-//	question_terms     the question's distinct content terms, capped at 10,
-//	                   scaled to 0-1 (how specific the question is)
 //	no_rule            1 when no rule of the model fires on the answer
 //	no_rule_focus      no_rule times claim_focus: a clean answer that
 //	                   states what the question asks
@@ -53,8 +49,8 @@ const DefaultMinConfidence = calibrationThreshold
 var baseSignals = []string{
 	"support", "question_focus", "claim_focus", "key_term_coverage",
 	"min_idf_coverage", "mean_idf_coverage", "novel_ratio", "min_support",
-	"top_relevance", "claims", "answering_share", "lead_answers", "phrase_overlap", "matched_terms",
-	"question_terms", "no_rule", "no_rule_focus", "topic_focus", "lead_rank",
+	"top_relevance", "claims", "answering_share", "lead_answers", "phrase_overlap",
+	"no_rule", "no_rule_focus", "topic_focus", "lead_rank",
 }
 
 // answerRules are the judge's rules that are signals of the model (not
@@ -153,7 +149,6 @@ func (a *Assessment) DecisionInputs() []float64 {
 		a.Confidence(), a.Focus, a.ClaimFocus, a.KeyTermCoverage,
 		a.MinIDFCoverage, a.MeanIDFCoverage, a.NovelRatio, a.MinSupport,
 		top, float64(min(n, 3)) / 3, a.AnsweringShare, lead, a.PhraseOverlap,
-		float64(min(a.MatchedTerms, 10)) / 10, float64(min(a.QuestionTerms, 10)) / 10,
 	}
 	clean := 1.0
 	var rules []float64

@@ -6,7 +6,6 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/docmind/docmind/relevance"
 	"github.com/docmind/docmind/schema"
 )
 
@@ -82,26 +81,6 @@ func TestPhraseOverlap(t *testing.T) {
 	// a question of one content word has no pair to lose
 	if got := phraseOverlap("Who is Rollo?", "Rollo led the raiders."); got != 1 {
 		t.Errorf("one-term question: %.3f, want 1", got)
-	}
-}
-
-// The counts are of the question's distinct content terms, stemmed: a
-// word asked twice counts once, a stop word not at all.
-func TestTermCounts(t *testing.T) {
-	q := "Which river flows into the sea, and which river flows west?"
-	m, n := termCounts(q, "The Rhine flows west into a sluice at Katwijk.")
-	// river, flow, sea, west: flow and west stated
-	if m != 2 || n != 4 {
-		t.Errorf("termCounts = %d matched of %d; want 2 of 4", m, n)
-	}
-	// the signals carry them, capped at ten and scaled
-	a := &Assessment{MatchedTerms: 3, QuestionTerms: 12}
-	a.Frame = &relevance.Frame{}
-	a.Claims = []ClaimAssessment{{}}
-	in := a.DecisionInputs()
-	at := slices.Index(DecisionSignals(), "matched_terms")
-	if got := in[at : at+2]; math.Abs(got[0]-0.3) > 1e-9 || got[1] != 1 {
-		t.Errorf("matched_terms, question_terms = %v, want [0.3 1]", got)
 	}
 }
 

@@ -343,11 +343,8 @@ type Assessment struct {
 	// AnsweringShare is the share of claims that answer; LeadAnswers
 	// whether the first claim does, and PhraseOverlap the share of the
 	// question's neighbouring content terms that claim states side by
-	// side (phraseOverlap); MatchedTerms how many of the question's
-	// distinct content terms that claim states, of QuestionTerms
-	// (termCounts).
+	// side (phraseOverlap).
 	AnsweringShare, PhraseOverlap float64
-	MatchedTerms, QuestionTerms   int
 	LeadAnswers                   bool
 	// TopicFocus is the first claim's relevance.Result.TopicFocus: its
 	// focus share over the question's terms that did not choose its

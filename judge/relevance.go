@@ -146,7 +146,6 @@ func (d *Offline) relevanceCheck(ctx context.Context, a *Assessment, req schema.
 			a.TopicFocus = res.TopicFocus
 			a.LeadRank = sectionRank(req.Sections, sec)
 			a.PhraseOverlap = phraseOverlap(req.Query, c.Claim.Text)
-			a.MatchedTerms, a.QuestionTerms = termCounts(req.Query, c.Claim.Text)
 		}
 		judged++
 		a.ClaimFocus = math.Max(a.ClaimFocus, res.ClaimFocus)
@@ -365,27 +364,4 @@ func phraseOverlap(question, claim string) float64 {
 		}
 	}
 	return float64(n) / float64(len(q)-1)
-}
-
-// termCounts returns how many of the question's distinct content terms
-// the claim states, and how many the question has. Shares (the focus
-// signals) read a claim that states both words of a two-word question
-// like one that states all ten of a specific question; the counts tell
-// how much of the question the claim confirms.
-func termCounts(question, claim string) (matched, terms int) {
-	in := map[string]bool{}
-	for _, t := range textproc.Terms(claim) {
-		in[t] = true
-	}
-	seen := map[string]bool{}
-	for _, t := range textproc.Terms(question) {
-		if seen[t] {
-			continue
-		}
-		seen[t] = true
-		if in[t] {
-			matched++
-		}
-	}
-	return matched, len(seen)
 }

@@ -3,7 +3,6 @@ package eval
 import (
 	"fmt"
 	"io"
-	"math"
 	"slices"
 )
 
@@ -93,12 +92,7 @@ func LeaveOneDomainOut(sets []CalibrationSet, signals []string, opts Calibration
 		helds = append(helds, held)
 		out = append(out, h)
 	}
-	best := math.Inf(-1)
-	for k, u := range utility {
-		if u > best+1e-12 {
-			best, all.HeldOutThreshold = u, CalibrationThresholds[k]
-		}
-	}
+	all.HeldOutThreshold = bestThreshold(utility)
 	for i := range out {
 		out[i].Held = poolDomain(helds[i], all.Threshold)
 		var inAll []CalibrationSetReport

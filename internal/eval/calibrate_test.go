@@ -252,3 +252,27 @@ func TestWriteCalibrationGoHeldOutThreshold(t *testing.T) {
 		t.Errorf("generated code:\n%s", src)
 	}
 }
+
+// The threshold is chosen on the utility averaged with its neighbours: a
+// single point a question above a broad plateau does not win, and of two
+// equal peaks the choice lies between them.
+func TestBestThresholdReadsNeighbours(t *testing.T) {
+	u := make([]float64, len(CalibrationThresholds))
+	for k := range u {
+		u[k] = -0.1
+	}
+	// a plateau at 0.30-0.40, a spike at 0.80 a little higher than it
+	u[6], u[7], u[8] = 0.20, 0.20, 0.20
+	u[16] = 0.21
+	if got := bestThreshold(u); got != 0.35 {
+		t.Errorf("plateau and spike: threshold %v, want 0.35 (the plateau's middle)", got)
+	}
+	// two peaks with a dip between them (0.55, 0.65): the middle
+	for k := range u {
+		u[k] = 0
+	}
+	u[10], u[11], u[12], u[13], u[14] = 0.2, 0.2136, 0.2105, 0.2134, 0.2
+	if got := bestThreshold(u); got != 0.6 {
+		t.Errorf("two peaks: threshold %v, want 0.6", got)
+	}
+}
