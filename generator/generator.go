@@ -96,9 +96,15 @@ func (g *Offline) rules(req schema.GenerateRequest, cands []candidate) [][]strin
 		if textproc.IsRecord(c.text) { // the rows beside a sheet's row are other records
 			lo, hi = c.pos, c.pos+1
 		}
+		passage := strings.Join(ss[lo:hi], " ")
+		if c.item {
+			// an item's context is the sentence introducing its list,
+			// which its text holds, not the items beside it
+			passage = c.text
+		}
 		rc := relevance.Context{
 			Claim:    c.text,
-			Passage:  strings.Join(ss[lo:hi], " "),
+			Passage:  passage,
 			Heading:  relevance.HeadingContext(s),
 			Document: relevance.DocumentContext(s),
 			Kind:     s.Kind,
@@ -228,6 +234,9 @@ const newSectionCutoff = 0.85
 
 type candidate struct {
 	section, pos int
+	end          int    // the last sentence it covers (unit.end)
+	item         bool   // a list item read with its lead-in (unit.item)
+	lead         string // that lead-in (unit.lead)
 	text, shown  string // as unit
 	score        float64
 	// own is score without the share of the words that named the
@@ -300,6 +309,12 @@ func (g *Offline) answer(ctx context.Context, req schema.GenerateRequest, d *sch
 			return false
 		}
 		if !sectionsUsed[c.section] && len(sectionsUsed) >= g.maxSections {
+			return false
+		}
+		// a list quoted whole holds its items, and an item its list
+		if slices.ContainsFunc(picked, func(p candidate) bool {
+			return p.section == c.section && (p.end > p.pos || c.end > c.pos) && p.pos <= c.end && c.pos <= p.end
+		}) {
 			return false
 		}
 		chosen[i] = true
@@ -384,7 +399,7 @@ func (g *Offline) withContinuation(req schema.GenerateRequest, picked []candidat
 	units := withoutInstructions(s.Content, quotable(s.Content))
 	var next *unit
 	for i, u := range units {
-		if u.pos == lead.pos && u.text == lead.text && i+1 < len(units) && units[i+1].pos == lead.pos+1 {
+		if u.pos == lead.pos && u.text == lead.text && i+1 < len(units) && units[i+1].pos == lead.end+1 {
 			next = &units[i+1]
 			break
 		}
@@ -399,7 +414,7 @@ func (g *Offline) withContinuation(req schema.GenerateRequest, picked []candidat
 	if !slices.ContainsFunc(textproc.Terms(next.text), func(t string) bool { return q.weights[t] > 0 }) {
 		return picked
 	}
-	cont := candidate{section: lead.section, pos: next.pos, text: next.text, follows: true}
+	cont := candidate{section: lead.section, pos: next.pos, end: next.end, text: next.text, follows: true}
 	if len(g.rules(req, []candidate{cont})[0]) > 0 {
 		return picked
 	}
@@ -431,7 +446,7 @@ func (g *Offline) candidates(sections []schema.Section, q query) []candidate {
 				continue
 			}
 			seen[key] = true
-			out = append(out, candidate{section: si, pos: u.pos, text: u.text, shown: u.shown, score: score, own: score - namedShare(s, q)})
+			out = append(out, candidate{section: si, pos: u.pos, end: u.end, item: u.item, lead: u.lead, text: u.text, shown: u.shown, score: score, own: score - namedShare(s, q)})
 		}
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].score > out[j].score })
@@ -444,22 +459,55 @@ func (g *Offline) candidates(sections []schema.Section, q query) []candidate {
 // of a header line that stands apart from its table (rowsUnder); the
 // unit is chosen by its text.
 type unit struct {
-	pos         int
+	pos, end    int    // the sentences it covers: a list's lead-in covers its items
+	item        bool   // a list item, its text led by its list's lead-in
+	lead        string // that lead-in
 	text, shown string
 }
 
+// maxListed is the most items a list's lead-in is quoted with; a longer
+// list is quoted item by item.
+const maxListed = 12
+
 // quotable splits a section's content into sentences, and sentences
-// flattened from a table into their rows (see tableRows).
+// flattened from a table into their rows (see tableRows). A list item
+// under a sentence that introduces its list ("The company observes the
+// following paid holidays each year:", "Employees are reimbursed when
+// they:") is read and quoted with that sentence, as a row is with its
+// table's header: "Labor Day" alone says nothing of holidays.
 func quotable(content string) []unit {
 	var out []unit
 	var tc tableContext
-	for pos, sent := range textproc.Sentences(content) {
+	sents := textproc.Sentences(content)
+	leadIns := textproc.LeadIns(sents)
+	items := map[int][]string{} // a lead-in's items
+	last := map[int]int{}       // a lead-in's last item
+	for i, at := range leadIns {
+		if at >= 0 {
+			item, _ := textproc.ListItem(sents[i])
+			items[at] = append(items[at], item)
+			last[at] = i
+		}
+	}
+	for pos, sent := range sents {
+		if at := leadIns[pos]; at >= 0 {
+			item, _ := textproc.ListItem(sent)
+			out = append(out, unit{pos: pos, end: pos, item: true, lead: strings.TrimSpace(sents[at]), text: strings.TrimSpace(sents[at]) + " " + item})
+			continue
+		}
+		if list := items[pos]; len(list) > 0 && len(list) <= maxListed {
+			// chosen by what the lead-in says, quoted with its items:
+			// an item that names what the question asks is chosen by
+			// itself (with its lead-in) instead
+			out = append(out, unit{pos: pos, end: last[pos], text: strings.TrimSpace(sent), shown: strings.TrimSpace(sent) + " " + strings.Join(list, "; ")})
+			continue
+		}
 		rows, shown := tc.read(sent)
 		if rows == nil {
 			rows = []string{sent}
 		}
 		for i, r := range rows {
-			u := unit{pos: pos, text: r}
+			u := unit{pos: pos, end: pos, text: r}
 			if shown != nil {
 				u.shown = shown[i]
 			}
@@ -720,14 +768,31 @@ func render(picked []candidate, sections []schema.Section) string {
 			return a.pos < b.pos
 		})
 	}
-	lines := make([]string, len(picked))
+	var lines []string
 	for i, c := range picked {
 		text := c.text
 		if c.shown != "" {
 			text = c.shown
 		}
+		if c.item {
+			if slices.ContainsFunc(picked[:i], func(p candidate) bool { return sameList(p, c) }) {
+				continue // quoted with the first item of its list
+			}
+			// the items of one list the answer quotes, under their
+			// lead-in once
+			for _, o := range picked[i+1:] {
+				if sameList(o, c) {
+					text += "; " + strings.TrimPrefix(o.text, o.lead+" ")
+				}
+			}
+		}
 		text = reEnumerator.ReplaceAllString(text, "")
-		lines[i] = text + " (See " + sections[c.section].Citation() + ")"
+		lines = append(lines, text+" (See "+sections[c.section].Citation()+")")
 	}
 	return strings.Join(lines, "\n")
+}
+
+// sameList reports whether a and b are items of one list.
+func sameList(a, b candidate) bool {
+	return a.item && b.item && a.section == b.section && a.lead == b.lead
 }

@@ -326,3 +326,20 @@ func TestGenerateNamingWordsDoNotCarryACoverSentence(t *testing.T) {
 		t.Errorf("answer %q, want the land sentence alone", got)
 	}
 }
+
+// A list item is quoted with the sentence that introduces its list, and
+// only the items that answer: "Labor Day" alone says nothing of holidays,
+// and the items beside it are not its context. Asked for the list, the
+// lead-in is quoted with its items.
+func TestGenerateQuotesAListItemWithItsLeadIn(t *testing.T) {
+	secs := []schema.Section{{Title: "Paid Holidays", Source: "handbook.md", RelevanceScore: 1,
+		Content: "The company observes the following paid holidays each year:\n\n- New Year's Day\n- Memorial Day\n- Labor Day\n- Thanksgiving Day and the day after\n- Christmas Day\n\nEmployees who must work on a paid holiday receive an alternate day off within 30 days."}}
+	got := generate(t, "Is Labor Day a paid holiday?", secs)
+	if !strings.HasPrefix(got, "The company observes the following paid holidays each year: Labor Day (See") || strings.Contains(got, "Thanksgiving") {
+		t.Errorf("answer %q, want the Labor Day item under its lead-in alone", got)
+	}
+	got = generate(t, "Which paid holidays does the company observe each year?", secs)
+	if !strings.HasPrefix(got, "The company observes the following paid holidays each year: New Year's Day; Memorial Day; Labor Day; Thanksgiving Day and the day after; Christmas Day (See") {
+		t.Errorf("answer %q, want the lead-in with every item", got)
+	}
+}

@@ -35,6 +35,7 @@ package judge
 import (
 	"context"
 	"fmt"
+	"maps"
 	"math"
 	"regexp"
 	"slices"
@@ -419,6 +420,15 @@ func prepare(s schema.Section, withLex bool) preparedSection {
 			p.all[t] = true
 		}
 		p.terms[i] = m
+	}
+	// a list item states what the sentence introducing its list says of
+	// it ("… the following paid holidays each year:" for "- Labor Day"),
+	// and that sentence states its items (the generator quotes them so)
+	for i, at := range textproc.LeadIns(p.sentences) {
+		if at >= 0 {
+			maps.Copy(p.terms[at], p.terms[i])
+			maps.Copy(p.terms[i], p.terms[at])
+		}
 	}
 	for _, t := range textproc.Terms(s.Title) {
 		p.all[t] = true

@@ -448,3 +448,19 @@ func TestJudgeFullYearNotAQuarter(t *testing.T) {
 		t.Errorf("a quarter's question refused for the year: %s", v.Reasoning)
 	}
 }
+
+// A list item is supported with the sentence that introduces its list,
+// however far down the list it stands, and that sentence with its items.
+func TestJudgeListItemWithItsLeadIn(t *testing.T) {
+	secs := []schema.Section{{ID: "hol", Title: "Paid Holidays", Source: "handbook.md", Page: 3, RelevanceScore: 1,
+		Content: "The company observes the following paid holidays each year:\n\n- New Year's Day\n- Memorial Day\n- Independence Day\n- Labor Day\n- Christmas Day\n\nEmployees who must work on a paid holiday receive an alternate day off."}}
+	for _, answer := range []string{
+		"The company observes the following paid holidays each year: Labor Day (See Paid Holidays, page 3)",
+		"The company observes the following paid holidays each year: New Year's Day; Memorial Day; Independence Day; Labor Day; Christmas Day (See Paid Holidays, page 3)",
+	} {
+		v := judgeOf(t, "Is Labor Day a paid holiday?", answer, secs)
+		if len(v.Claims) != 1 || !v.Claims[0].Supported || v.Claims[0].Score < 1 {
+			t.Errorf("%q: claims %+v, want one claim fully supported", answer, v.Claims)
+		}
+	}
+}

@@ -104,6 +104,49 @@ const maxRecordLabel = 6
 // bulletGlyphs are the characters that mark list items.
 var bulletGlyphs = map[rune]bool{'•': true, '▪': true, '●': true, '◦': true, '■': true, '□': true, '▸': true, '►': true, '‣': true, '⁃': true, '∙': true}
 
+// ListItem returns the text of a list item (a sentence that starts with
+// a bullet or an item number, as Sentences splits them: "- Labor Day",
+// "2. submit receipts within 30 days; and", "(b) …") without its marker
+// and without a trailing conjunction or separator that joins it to the
+// next item ("; and", ", or", ";"); ok is false for any other sentence.
+func ListItem(sent string) (item string, ok bool) {
+	t := strings.TrimSpace(sent)
+	if !isBullet(t) {
+		return "", false
+	}
+	_, rest, _ := strings.Cut(t, " ")
+	rest = strings.TrimSpace(rest)
+	for _, tail := range []string{"; and", "; or", ", and", ", or", ";", ","} {
+		if strings.HasSuffix(rest, tail) {
+			rest = strings.TrimSpace(strings.TrimSuffix(rest, tail))
+			break
+		}
+	}
+	return rest, rest != ""
+}
+
+// LeadIns returns, for each of sentences, the index of the sentence that
+// introduces the list it is an item of ("The company observes the
+// following paid holidays each year:", ending in a colon, followed by
+// items one after another: ListItem), or -1 when it is no such item. A
+// list item is read with that sentence, as a table's row is with its
+// header, and that sentence with its items.
+func LeadIns(sentences []string) []int {
+	out := make([]int, len(sentences))
+	leadIn := -1
+	for i, sent := range sentences {
+		if _, ok := ListItem(sent); ok {
+			out[i] = leadIn
+			continue
+		}
+		out[i], leadIn = -1, -1
+		if strings.HasSuffix(strings.TrimSpace(sent), ":") {
+			leadIn = i
+		}
+	}
+	return out
+}
+
 func isBullet(t string) bool {
 	if strings.HasPrefix(t, "- ") || strings.HasPrefix(t, "* ") {
 		return true

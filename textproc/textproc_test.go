@@ -132,3 +132,27 @@ func TestRecordLines(t *testing.T) {
 		}
 	}
 }
+
+// A list item is the text after its bullet or number, without the
+// conjunction that joins it to the next; it is led by the sentence ending
+// in a colon right before its list, and only while items follow.
+func TestListItemsAndLeadIns(t *testing.T) {
+	text := "Employees are reimbursed when they:\n\n1. obtain prior approval;\n2. submit receipts within 30 days; and\n3. use the corporate card.\n\nMeals are reimbursed up to $60 per day.\n\n- a bullet with no lead-in"
+	sents := Sentences(text)
+	var items []string
+	for _, s := range sents {
+		if it, ok := ListItem(s); ok {
+			items = append(items, it)
+		}
+	}
+	want := []string{"obtain prior approval", "submit receipts within 30 days", "use the corporate card.", "a bullet with no lead-in"}
+	if !slices.Equal(items, want) {
+		t.Errorf("items %q, want %q", items, want)
+	}
+	if got, wantAt := LeadIns(sents), []int{-1, 0, 0, 0, -1, -1}; !slices.Equal(got, wantAt) {
+		t.Errorf("lead-ins %v of %q, want %v", got, sents, wantAt)
+	}
+	if _, ok := ListItem("Meals are reimbursed up to $60 per day."); ok {
+		t.Error("a sentence read as a list item")
+	}
+}
