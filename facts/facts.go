@@ -18,6 +18,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/docmind/docmind/internal/wordlists"
 	"github.com/docmind/docmind/textproc"
 )
 
@@ -100,11 +101,13 @@ const (
 	wordNum  = `(?:(?:` + tens + `)(?:[- ](?:` + units + `))?|` + teens + `|` + units + `|a|an)(?:\s+(?:hundred|thousand|million|billion))?`
 	digitNum = `\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+`
 	// qty is a quantity in digits, in words, or both ("thirty (30)").
-	qty       = `(?:\b(?:` + wordNum + `)\s*\(\s*(?:` + digitNum + `)\s*\)|(?:` + digitNum + `)\s*\(\s*(?:` + wordNum + `)\s*\)|(?:` + digitNum + `)|\b(?:` + wordNum + `)\b)`
-	mult      = `(?:\s*(?:million|billion|thousand|mn|bn|m|k)\b)?`
-	currCode  = `USD|EUR|GBP|CAD|AUD|CHF|JPY|INR|CNY|NZD|SGD|HKD`
-	monthName = `January|February|March|April|May|June|July|August|September|October|November|December|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec`
+	qty      = `(?:\b(?:` + wordNum + `)\s*\(\s*(?:` + digitNum + `)\s*\)|(?:` + digitNum + `)\s*\(\s*(?:` + wordNum + `)\s*\)|(?:` + digitNum + `)|\b(?:` + wordNum + `)\b)`
+	mult     = `(?:\s*(?:million|billion|thousand|mn|bn|m|k)\b)?`
+	currCode = `USD|EUR|GBP|CAD|AUD|CHF|JPY|INR|CNY|NZD|SGD|HKD`
 )
+
+// monthName is a month's capitalised name or abbreviation (months.txt).
+var monthName = wordlists.AlternationOf(wordlists.Capitalised(wordlists.MonthWords())...)
 
 var (
 	reDateISO     = regexp.MustCompile(`^\b(\d{4})-(\d{1,2})-(\d{1,2})\b`)
@@ -136,10 +139,14 @@ var multipliers = map[string]float64{
 	"billion": 1e9, "bn": 1e9,
 }
 
-var monthNumbers = map[string]int{
-	"jan": 1, "feb": 2, "mar": 3, "apr": 4, "may": 5, "jun": 6, "jul": 7, "aug": 8,
-	"sep": 9, "oct": 10, "nov": 11, "dec": 12,
-}
+// monthNumbers numbers the months by their first three letters.
+var monthNumbers = func() map[string]int {
+	m := map[string]int{}
+	for i, s := range wordlists.MonthStems() {
+		m[s] = i + 1
+	}
+	return m
+}()
 
 // Extract returns the facts in text, ordered by position. Where facts
 // overlap, the more specific one wins: a date over its numbers, money and

@@ -100,7 +100,7 @@ func asksWhatMeasureWas(q string) bool {
 // after "in", "since", "until", "circa", a month or an era's mark, in
 // parentheses, or before an era ("in 1018", "April 1191", "(1421)", "711
 // AD"); not after words that open counts as often ("and 150 farms").
-var reEarlyYear = regexp.MustCompile(`(?i)(?:\b(?:in|since|until|till|circa|c\.|ad|year|jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t|tember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\s+|\()([1-9]\d{2,3})\b|\b([1-9]\d{2,3})\s+(?:ad|bc|bce|ce)\b`)
+var reEarlyYear = regexp.MustCompile(`(?i)(?:\b(?:in|since|until|till|circa|c\.|ad|year|` + monthWords + `)\s+|\()([1-9]\d{2,3})\b|\b([1-9]\d{2,3})\s+(?:ad|bc|bce|ce)\b`)
 
 // statesYear reports whether claim states a year: one reYear reads, or
 // an earlier one the question does not state, where a year stands

@@ -359,7 +359,7 @@ func Analyze(question string) Frame {
 // ("beginning balances", "Balance at beginning of year", "Opening
 // balance").
 var (
-	reAsOf    = regexp.MustCompile(`(?i)\b(?:as\s+of|at\s+the\s+end\s+of|at\s+(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d)`)
+	reAsOf    = regexp.MustCompile(`(?i)\b(?:as\s+of|at\s+the\s+end\s+of|at\s+` + monthStems + `[a-z]*\.?\s+\d)`)
 	reOpening = regexp.MustCompile(`(?i)\b(?:beginning|opening|start)\b`)
 )
 
@@ -1626,7 +1626,7 @@ var rangeWords = wordlists.Set(`and or to through`)
 // reLabelBefore matches text that makes the number after it a day of a
 // date ("as of September 26") or the label of a reference ("Note 11",
 // "Form 10-K", "page 43"), not a quantity.
-var reLabelBefore = regexp.MustCompile(`(?i)\b(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t|tember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?|note|notes|item|items|section|sections|page|pages|part|exhibit|article|rule|schedule|chapter|figure|table|form|no)\.?\s*$`)
+var reLabelBefore = regexp.MustCompile(`(?i)\b(?:` + monthWords + `|note|notes|item|items|section|sections|page|pages|part|exhibit|article|rule|schedule|chapter|figure|table|form|no)\.?\s*$`)
 
 // reFigureBefore matches text that ends with a figure.
 var reFigureBefore = regexp.MustCompile(`\d\s*$`)

@@ -14,6 +14,8 @@ package wordlists
 
 import (
 	"embed"
+	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -58,4 +60,82 @@ func Set(lists ...string) map[string]bool {
 		}
 	}
 	return m
+}
+
+// Alternation returns a regular expression group that matches any word
+// of list name: `(?:a|b|c)`, each word quoted (regexp.QuoteMeta), the
+// longer first ("sept" before "sep"), words of one length in the list's
+// order. Every regular expression built from a list reads it this way.
+func Alternation(name string) string { return AlternationOf(Words(name)...) }
+
+// AlternationOf is Alternation of words given in code (a list derived
+// from one, such as MonthNames).
+func AlternationOf(words ...string) string {
+	ws := slices.Clone(words)
+	slices.SortStableFunc(ws, func(a, b string) int { return len(b) - len(a) })
+	for i, w := range ws {
+		ws[i] = regexp.QuoteMeta(w)
+	}
+	return "(?:" + strings.Join(ws, "|") + ")"
+}
+
+// Capitalised returns words with their first letter in upper case
+// ("January"), for the expressions that match names case-sensitively.
+func Capitalised(words []string) []string {
+	out := make([]string, len(words))
+	for i, w := range words {
+		out[i] = strings.ToUpper(w[:1]) + w[1:]
+	}
+	return out
+}
+
+// Month is a line of months.txt: a month's name and its abbreviations,
+// none for "may".
+type Month struct {
+	Name          string
+	Abbreviations []string
+}
+
+// Months returns the months of months.txt in order, January first.
+func Months() []Month {
+	var out []Month
+	for _, l := range Lines("months") {
+		f := strings.Fields(l)
+		m := Month{Name: f[0]}
+		if f[1] != "-" {
+			m.Abbreviations = f[1:]
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+// MonthNames returns the months' names in order ("january" … "december").
+func MonthNames() []string {
+	var out []string
+	for _, m := range Months() {
+		out = append(out, m.Name)
+	}
+	return out
+}
+
+// MonthWords returns every word that names a month: the names, then the
+// abbreviations ("jan", "sep", "sept"), in the months' order.
+func MonthWords() []string {
+	out := MonthNames()
+	for _, m := range Months() {
+		out = append(out, m.Abbreviations...)
+	}
+	return out
+}
+
+// MonthStems returns the first three letters of each month's name ("jan"
+// … "dec"), which expressions read a month by when any ending may follow
+// ("Sept.", "Febr").
+func MonthStems() []string {
+	var out []string
+	for _, m := range Months() {
+		out = append(out, m.Name[:3])
+	}
+	return out
 }

@@ -1,6 +1,7 @@
 package wordlists
 
 import (
+	"regexp"
 	"slices"
 	"testing"
 )
@@ -61,5 +62,38 @@ func TestSet(t *testing.T) {
 	s := Set("a b\n c", "d", "", "a")
 	if len(s) != 4 || !s["a"] || !s["b"] || !s["c"] || !s["d"] {
 		t.Errorf("Set = %v", s)
+	}
+}
+
+func TestAlternation(t *testing.T) {
+	if got := AlternationOf("sep", "sept", "a.b", "may"); got != `(?:sept|sep|a\.b|may)` {
+		t.Errorf("AlternationOf = %s", got)
+	}
+	re := regexp.MustCompile(`^` + Alternation("reference_nouns") + `$`)
+	if !re.MatchString("section") || !re.MatchString("exhibit") || re.MatchString("sections") || re.MatchString("#") {
+		t.Error("Alternation(reference_nouns) matches other than the list's words")
+	}
+}
+
+func TestMonths(t *testing.T) {
+	ms := Months()
+	if len(ms) != 12 || ms[0].Name != "january" || ms[11].Name != "december" {
+		t.Fatalf("Months = %v", ms)
+	}
+	if ms[4].Name != "may" || ms[4].Abbreviations != nil {
+		t.Errorf("may = %v, want no abbreviation", ms[4])
+	}
+	if !slices.Equal(ms[8].Abbreviations, []string{"sep", "sept"}) {
+		t.Errorf("september = %v", ms[8])
+	}
+	words := MonthWords()
+	if len(words) != 12+12 || words[12] != "jan" || !slices.Contains(words, "sept") || slices.Contains(words, "-") {
+		t.Errorf("MonthWords = %v", words)
+	}
+	if stems := MonthStems(); len(stems) != 12 || stems[4] != "may" || stems[8] != "sep" {
+		t.Errorf("MonthStems = %v", stems)
+	}
+	if got := Capitalised([]string{"jan", "may"}); !slices.Equal(got, []string{"Jan", "May"}) {
+		t.Errorf("Capitalised = %v", got)
 	}
 }
