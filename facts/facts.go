@@ -123,7 +123,7 @@ var (
 	reNumber    = regexp.MustCompile(`^\b(?:` + digitNum + `)\b`)
 	reParenNum  = regexp.MustCompile(`\(\s*(` + digitNum + `)\s*\)`)
 	rePer       = regexp.MustCompile(`(?i)^\s*(?:(?:per|a|an|each|every)\s+(?:calendar\s+)?(day|week|month|year|annum|hour|quarter)\b|(daily|weekly|monthly|quarterly|annually|yearly)\b)`)
-	reRefBefore = regexp.MustCompile(`(?i)(?:\b(?:sections?|clauses?|articles?|pages?|paragraphs?|para|exhibits?|schedules?|annex|appendix|items?|no|number|version|v|passages?|steps?|options?|chapters?|parts?|tables?|figures?|fig|questions?|phase|stage|level|route|highway|interstate)\.?|§|#)\s*$`)
+	reRefBefore = regexp.MustCompile(`(?i)(?:\b` + wordlists.Alternation("number_labels") + `\.?|§|#)\s*$`)
 )
 
 var wordValues = map[string]float64{

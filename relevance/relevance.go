@@ -1625,8 +1625,9 @@ var rangeWords = wordlists.Set(`and or to through`)
 
 // reLabelBefore matches text that makes the number after it a day of a
 // date ("as of September 26") or the label of a reference ("Note 11",
-// "Form 10-K", "page 43"), not a quantity.
-var reLabelBefore = regexp.MustCompile(`(?i)\b(?:` + monthWords + `|note|notes|item|items|section|sections|page|pages|part|exhibit|article|rule|schedule|chapter|figure|table|form|no)\.?\s*$`)
+// "Form 10-K", "page 43"), not a quantity: the months and
+// internal/wordlists/figure_labels.txt.
+var reLabelBefore = regexp.MustCompile(`(?i)\b(?:` + monthWords + `|` + wordlists.Alternation("figure_labels") + `)\.?\s*$`)
 
 // reFigureBefore matches text that ends with a figure.
 var reFigureBefore = regexp.MustCompile(`\d\s*$`)
@@ -1694,7 +1695,7 @@ func hasNewName(f Frame, claim string) bool {
 
 // reLabel is a number that labels a part of a document ("Item 525",
 // "Section 5.2(a)", "Exhibit 10.16"): internal/wordlists/reference_nouns.txt.
-var reLabel = regexp.MustCompile(`(?i)\b(?:` + strings.Join(wordlists.Words("reference_nouns"), "|") + `)s?\s+(?:no\.\s*)?\d[\w.]*(?:\(\w{1,4}\))*`)
+var reLabel = regexp.MustCompile(`(?i)\b` + wordlists.Alternation("reference_nouns") + `s?\s+(?:no\.\s*)?\d[\w.]*(?:\(\w{1,4}\))*`)
 
 // withoutLabels is claim without the numbers that label parts of a
 // document: they are not values it states.

@@ -20,7 +20,7 @@ func TestEveryListLoads(t *testing.T) {
 		// the short lists are closed classes: "before after excluding
 		// …", "pro forma / non gaap / constant currency"
 		least := 10
-		if name == "complement_markers" || name == "other_basis" {
+		if name == "complement_markers" || name == "other_basis" || name == "cross_reference_nouns" {
 			least = 3
 		}
 		if len(ws) < least {
@@ -95,5 +95,17 @@ func TestMonths(t *testing.T) {
 	}
 	if got := Capitalised([]string{"jan", "may"}); !slices.Equal(got, []string{"Jan", "May"}) {
 		t.Errorf("Capitalised = %v", got)
+	}
+}
+
+// The loader's cross-reference nouns are reference nouns: a word added
+// to them and not to reference_nouns.txt would be a label the loader
+// reads and relevance does not.
+func TestCrossReferenceNounsAreReferenceNouns(t *testing.T) {
+	ref := Set(Words("reference_nouns")...)
+	for _, w := range Words("cross_reference_nouns") {
+		if !ref[w] {
+			t.Errorf("%q is not in reference_nouns.txt", w)
+		}
 	}
 }
