@@ -20,7 +20,7 @@ import (
 // clauseOpeners open a clause of time or condition that may come before
 // the question proper ("When rock folds deep in the Earth, what does it
 // create?", "If P equals NP, what effect would this have …?").
-var clauseOpeners = wordlists.Set(`when whenever if once`)
+var clauseOpeners = wordlists.Named("clause_openers")
 
 // reWhWord matches a question word.
 var reWhWord = regexp.MustCompile(`\b(?:` + strings.ReplaceAll(question.WhWords, " ", "|") + `)\b`)
@@ -51,7 +51,7 @@ func questionProper(q string) string {
 // the phrase a question asks about is a measure when it is one of them
 // or its plural, not when it only shares a stem with one ("populous" is
 // not "population", "proceedings" not "proceeds").
-var measureWords = wordlists.Set(wordlists.Words("measure_nouns")...)
+var measureWords = wordlists.Named("measure_nouns")
 
 // isMeasureWord reports whether the lower-cased word w is a measure noun
 // or the plural of one.
@@ -61,8 +61,7 @@ func isMeasureWord(w string) bool {
 
 // phraseEnds are the words that end the noun phrase a "what was …"
 // question asks about: a preposition, or a word that opens a clause.
-var phraseEnds = wordlists.Set(question.WhWords, `of in on at for from to by with about during between among within under over
-after before since until as than that per while like via against through across into upon`)
+var phraseEnds = wordlists.Set(question.WhWords, wordlists.Joined("phrase_ends"))
 
 // reNamingQ matches a question asking what a thing is called.
 var reNamingQ = regexp.MustCompile(`\b(?:called|named|termed|known\s+as)\b`)
@@ -133,8 +132,7 @@ var reNumberGoesOn = regexp.MustCompile(`^[.,]\d`)
 var timeClauseWords = wordlists.Set(`when whenever`)
 
 // locatives are the prepositions and adverbs that say where something is.
-var locatives = wordlists.Set(`in at on into onto inside within under beneath below above near among amongst across along
-throughout toward towards around between behind beside underground underwater abroad overseas outside from`)
+var locatives = wordlists.Named("locatives")
 
 // statesPlace reports whether claim says where: a name the question does
 // not use (hasNewName), or a place in common words, a locative followed

@@ -1,13 +1,18 @@
-// Package wordlists holds the curated word lists of the offline stages as
+// Package wordlists holds the word knowledge of the offline stages as
 // embedded text files, one list a file, with one loader: the stop words
-// (stop.txt), the thesaurus (thesaurus.txt), the judge's discourse and
-// answer words, the relevance check's question-form words, measure nouns,
-// whole modifiers, complement markers, other bases and opposites, the
-// retriever's question filler words. Each file documents its list in '#'
-// comment lines; edit the files, not code. Three lists are generated from
-// WordNet (see ./gen): antonyms.txt, its antonym pairs; synonyms.txt, its
-// synsets in their words' common senses; derivations.txt, its
-// derivationally related word forms.
+// (stop.txt), the thesaurus (thesaurus.txt), the month table
+// (months.txt), the reference nouns, the question's intent words, the
+// relevance check's negations, bounds, periods, units and question-form
+// words, the judge's discourse and answer words, the retriever's question
+// filler words, the conversation rewriter's fragment words. Each file
+// documents its list in '#' comment lines, ending with the code that
+// reads it; edit the files, not code. Code reads a list as a set (Named,
+// Set), as words (Words, Joined) or as a regular expression
+// (Alternation). Three lists are generated from WordNet (see ./gen):
+// antonyms.txt, its antonym pairs; synonyms.txt, its synsets in their
+// words' common senses; derivations.txt, its derivationally related word
+// forms. docs/notes/wordlists.md lists what is here and what is still
+// written in code.
 package wordlists
 
 //go:generate go run ./gen -in ${WORDNET_SRC} -out antonyms.txt -synonyms synonyms.txt -derivations derivations.txt -senses 2
@@ -61,6 +66,20 @@ func Set(lists ...string) map[string]bool {
 	}
 	return m
 }
+
+// Named returns the set of the words of the lists named: Named("a", "b")
+// is Set of the words of a.txt and b.txt.
+func Named(names ...string) map[string]bool {
+	var ws []string
+	for _, n := range names {
+		ws = append(ws, Joined(n))
+	}
+	return Set(ws...)
+}
+
+// Joined returns the words of list name joined by spaces, for a Set that
+// adds words given in code (Set(question.WhWords, Joined("phrase_ends"))).
+func Joined(name string) string { return strings.Join(Words(name), " ") }
 
 // Alternation returns a regular expression group that matches any word
 // of list name: `(?:a|b|c)`, each word quoted (regexp.QuoteMeta), the
