@@ -122,7 +122,7 @@ var (
 	reDuration  = regexp.MustCompile(`(?i)^(` + qty + `)(?:-|\s+)(?:(business|calendar|working|consecutive)[- ])?(days?|weeks?|months?|years?|hours?|minutes?|quarters?)\b`)
 	reNumber    = regexp.MustCompile(`^\b(?:` + digitNum + `)\b`)
 	reParenNum  = regexp.MustCompile(`\(\s*(` + digitNum + `)\s*\)`)
-	rePer       = regexp.MustCompile(`(?i)^\s*(?:` + wordlists.Alternation("rate_words") + `\s+(?:calendar\s+)?(day|week|month|year|annum|hour|quarter)\b|(daily|weekly|monthly|quarterly|annually|yearly)\b)`)
+	rePer       = regexp.MustCompile(`(?i)^\s*(?:` + wordlists.Alternation("rate_words") + `\s+(?:calendar\s+)?(day|week|month|year|annum|hour|quarter)\b|(` + wordlists.Alternation("rate_adverbs") + `)\b)`)
 	reRefBefore = regexp.MustCompile(`(?i)(?:\b` + wordlists.Alternation("number_labels") + `\.?|§|#)\s*$`)
 )
 

@@ -60,12 +60,14 @@ func words(s string) []string { return textproc.Tokens(s) }
 
 // WhWords are the question words, space-separated: a question that starts
 // with one asks for a fact ("What ...", "How ..."). The decomposer, the
-// follow-up rewriter and the relevance check read them from here.
-const WhWords = `what which who whom whose when where why how`
+// follow-up rewriter and the relevance check read them from here
+// (internal/wordlists/wh_words.txt).
+var WhWords = wordlists.Joined("wh_words")
 
 // Auxiliaries are the auxiliary verbs, space-separated, that open a
-// yes/no question ("Is ...", "Can ...", "Must ...").
-const Auxiliaries = `is are was were do does did can could will would should shall may might must has have had`
+// yes/no question ("Is ...", "Can ...", "Must ..."):
+// internal/wordlists/auxiliaries.txt.
+var Auxiliaries = wordlists.Joined("auxiliaries")
 
 var (
 	auxiliaries = wordlists.Set(Auxiliaries)

@@ -23,7 +23,7 @@ import (
 var clauseOpeners = wordlists.Named("clause_openers")
 
 // reWhWord matches a question word.
-var reWhWord = regexp.MustCompile(`\b(?:` + strings.ReplaceAll(question.WhWords, " ", "|") + `)\b`)
+var reWhWord = regexp.MustCompile(`\b` + wordlists.Alternation("wh_words") + `\b`)
 
 // questionProper returns the lower-cased question q from its own question
 // word on, when it opens with a clause of time or condition and asks with

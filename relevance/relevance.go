@@ -1468,7 +1468,7 @@ func states(f Frame, claim string) bool {
 // period something recurs in ("each month", "per year", "a week").
 var (
 	frequencyWords = wordlists.Named("frequency_words")
-	reEveryPeriod  = regexp.MustCompile(`(?i)\b(?:every|each|per|a|an)\s+(?:\w+\s+)?(?:second|minute|hour|day|night|week|fortnight|month|quarter|year|decade|century|season)s?\b`)
+	reEveryPeriod  = regexp.MustCompile(`(?i)\b` + wordlists.Alternation("rate_words") + `\s+(?:\w+\s+)?` + wordlists.Alternation("recurring_periods") + `s?\b`)
 )
 
 var reHowMuch = regexp.MustCompile(`\bhow\s+much\b`)
@@ -1628,7 +1628,7 @@ var reFigureBefore = regexp.MustCompile(`\d\s*$`)
 
 // reRateAfter matches a percentage stated as a rate: per period or per
 // unit ("1.5% per month", "5% a year", "2% annually").
-var reRateAfter = regexp.MustCompile(`(?i)^\s*(?:%|percent\b|per\s+cent\b)\s*(?:per|a|an|each|every|annually|monthly|quarterly|weekly|daily|yearly)\b`)
+var reRateAfter = regexp.MustCompile(`(?i)^\s*(?:%|percent\b|per\s+cent\b)\s*(?:` + wordlists.Alternation("rate_words") + `|` + wordlists.Alternation("rate_adverbs") + `)\b`)
 
 // rePercentAfter matches what makes the number before it a percentage.
 var rePercentAfter = regexp.MustCompile(`(?i)^\s*(?:%|percent\b|per\s+cent\b|percentage\s+points?\b)`)
