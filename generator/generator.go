@@ -360,9 +360,7 @@ func (g *Offline) answer(ctx context.Context, req schema.GenerateRequest, d *sch
 	return render(picked, req.Sections)
 }
 
-// anaphors open a sentence that goes on from the one before it ("This
-// produces a catalytic cascade …", "It flows through …"): English
-// pronouns and determiners that point back, a closed class.
+// anaphors: internal/wordlists/anaphors.txt.
 var anaphors = wordlists.Named("anaphors")
 
 // withContinuation puts right after the lead sentence the sentence that

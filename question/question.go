@@ -143,10 +143,7 @@ func Intent(question string) string {
 	return IntentGeneral
 }
 
-// genericWords are content words that say what shape of answer is wanted
-// ("period", "amount", "details") or name the document itself, rather than
-// what the answer is about. They are not key terms: in "What is the
-// warranty period?" only "warranty" must be addressed.
+// genericWords: internal/wordlists/generic_words.txt.
 var genericWords = wordlists.Named("generic_words")
 
 // KeyTerms returns the content words of q that an answer must address: its

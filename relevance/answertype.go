@@ -17,9 +17,7 @@ import (
 // time, a place named by a common noun, a length, a fraction; and when a
 // question's capitalised first word is a name (writtenInLowerCase).
 
-// clauseOpeners open a clause of time or condition that may come before
-// the question proper ("When rock folds deep in the Earth, what does it
-// create?", "If P equals NP, what effect would this have …?").
+// clauseOpeners: internal/wordlists/clause_openers.txt.
 var clauseOpeners = wordlists.Named("clause_openers")
 
 // reWhWord matches a question word.
@@ -59,8 +57,7 @@ func isMeasureWord(w string) bool {
 	return measureWords[w] || measureWords[strings.TrimSuffix(w, "s")] || measureWords[strings.TrimSuffix(w, "es")]
 }
 
-// phraseEnds are the words that end the noun phrase a "what was …"
-// question asks about: a preposition, or a word that opens a clause.
+// phraseEnds: internal/wordlists/phrase_ends.txt.
 var phraseEnds = wordlists.Set(question.WhWords, wordlists.Joined("phrase_ends"))
 
 // reNamingQ matches a question asking what a thing is called.

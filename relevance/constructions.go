@@ -278,15 +278,7 @@ func (f Frame) opposite(x Text) string {
 	return f.withoutNon(x)
 }
 
-// relationWords are stop words that state an order in time or space or a
-// comparison ("same" against "different"). Stop words are never focus
-// words, but a claim that states the other end of the relation ("Before
-// the introduction of X.25 …" for "After the introduction of X.25 …",
-// "little overall relation" for "much relation", "less adept" for "more
-// adept", "younger units placed below older units" for "above") answers
-// another question.
-// Superlatives are left out: "at least two textbooks" is a bound, and a
-// sentence often lists several ranks.
+// relationWords: internal/wordlists/relation_words.txt.
 var relationWords = wordlists.Named("relation_words")
 
 // relationsOf returns the relation words of a question's folded tokens,
@@ -394,6 +386,5 @@ func implicitNegativesOf(toks []string) []string {
 	return out
 }
 
-// downward are words that state little or none of what follows them
-// ("few Commissioners had any sense of responsibility" states a lack).
+// downward: internal/wordlists/downward.txt.
 var downward = wordlists.Named("downward")

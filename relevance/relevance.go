@@ -198,8 +198,7 @@ var (
 // internal/wordlists/legal_forms.txt.
 var legalForms = wordlists.Named("legal_forms")
 
-// questionOpeners are the words a question may start with that are
-// capitalised only because they start it.
+// questionOpeners: internal/wordlists/question_openers.txt.
 var questionOpeners = wordlists.Set(question.WhWords, question.Auxiliaries, wordlists.Joined("question_openers"))
 
 // termSet returns the terms (textproc.Terms) of word list name.
@@ -432,13 +431,10 @@ func nextIsPeriodUnit(question, w string) bool {
 	return false
 }
 
-// periodQualifiers are stems of the words that say which kind of period
-// a question names ("fiscal 2023", "calendar year 2022"): part of the
-// period, not of the subject, when the question names one.
+// periodQualifiers: internal/wordlists/period_qualifiers.txt.
 var periodQualifiers = wordlists.Named("period_qualifiers")
 
-// durationVerbs are the verbs a question about a duration asks with
-// ("how long does it last / take / run").
+// durationVerbs: internal/wordlists/duration_verbs.txt.
 var durationVerbs = wordlists.Named("duration_verbs")
 
 // formWords are stems of the words that frame a question rather than name
@@ -571,13 +567,10 @@ func negated(text string) bool {
 	return false
 }
 
-// boundWords follow a negation that bounds an amount rather than negates
-// the statement ("not less than thirty days", "no later than").
+// boundWords: internal/wordlists/bound_words.txt.
 var boundWords = wordlists.Named("bound_words")
 
-// negationAdverbs may stand between a negation and the word it negates
-// ("does not often help", "was never fully adopted", "was not able to
-// be justified").
+// negationAdverbs: internal/wordlists/negation_adverbs.txt.
 var negationAdverbs = wordlists.Named("negation_adverbs")
 
 // negatedWords returns the stems of the words question negates: the first
@@ -1108,8 +1101,7 @@ func standsAlone(text string, phrase []string) bool {
 // Edit internal/wordlists/complement_markers.txt.
 var complementMarkers = wordlists.Named("complement_markers")
 
-// ofPrepositions link a measure to what it is measured on ("Cost of
-// revenues", "Provision for income taxes", "Increase in cash").
+// ofPrepositions: internal/wordlists/of_prepositions.txt.
 var ofPrepositions = wordlists.Named("of_prepositions")
 
 // measureOf are the stems of nouns that name their own measure before an
@@ -1613,8 +1605,7 @@ var scaleWords = wordlists.Named("scale_words")
 // rateWords make the period after them the unit of a rate.
 var rateWords = wordlists.Named("rate_words")
 
-// rangeWords join the numbers of a range or a list ("three and nine
-// months").
+// rangeWords: internal/wordlists/range_words.txt.
 var rangeWords = wordlists.Named("range_words")
 
 // reLabelBefore matches text that makes the number after it a day of a
@@ -1633,13 +1624,10 @@ var reRateAfter = regexp.MustCompile(`(?i)^\s*(?:%|percent\b|per\s+cent\b)\s*(?:
 // rePercentAfter matches what makes the number before it a percentage.
 var rePercentAfter = regexp.MustCompile(`(?i)^\s*(?:%|percent\b|per\s+cent\b|percentage\s+points?\b)`)
 
-// changeWords are the words that make the number after them the size of a
-// change rather than a level.
+// changeWords: internal/wordlists/change_words.txt.
 var changeWords = wordlists.Named("change_words")
 
-// partWords are the words that make the number after them a part of a
-// whole ("contributed $5.9 billion to total revenues", "accounted for
-// $2 billion of sales") rather than the whole's level.
+// partWords: internal/wordlists/part_verbs.txt.
 var partWords = wordlists.Named("part_verbs")
 
 // asksPart reports whether a lower-cased question asks about a part of a

@@ -235,8 +235,7 @@ func narrowing(lw string, q Text) bool {
 	return !q.hasToken(lw) && !wholeModifiers[lw] && !hasDigit(lw) && !legalForms[lw]
 }
 
-// wholeWords ask for the whole of a measure: "total revenue", "the
-// combined assets". A closed class.
+// wholeWords: internal/wordlists/whole_words.txt.
 var wholeWords = wordlists.Named("whole_words")
 
 // partOf reports whether scope, the label of the group of rows a row is
@@ -298,9 +297,7 @@ func (x Text) hasAll(compound string) bool {
 // internal/wordlists/part_nouns.txt.
 var partNouns = wordlists.Named("part_nouns")
 
-// genericParts qualify parts without naming one ("Reportable Segments",
-// "Operating Segments") or number a document's parts ("Item 1.
-// Business", "Note 5"): a heading made of them is about the whole.
+// genericParts: internal/wordlists/generic_parts.txt.
 var genericParts = wordlists.Named("generic_parts")
 
 // otherHead returns the head noun of a row's label when it names another
@@ -341,8 +338,7 @@ func (f Frame) otherHead(label string) string {
 // follows them. Edit internal/wordlists/quantity_of.txt.
 var quantityOf = termSet("quantity_of")
 
-// unitWords are the words of a table's unit ("(in millions, except per
-// share data)"), not of what its rows are about.
+// unitWords: internal/wordlists/unit_words.txt.
 var unitWords = wordlists.Named("unit_words")
 
 // ownLabel is a row's label without its group's ("Americas" of "Total
