@@ -94,14 +94,40 @@ type Fact struct {
 // String renders the fact as written.
 func (f Fact) String() string { return f.Text }
 
-const (
-	units    = `one|two|three|four|five|six|seven|eight|nine`
-	teens    = `ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen`
-	tens     = `twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety`
-	wordNum  = `(?:(?:` + tens + `)(?:[- ](?:` + units + `))?|` + teens + `|` + units + `|a|an)(?:\s+(?:hundred|thousand|million|billion))?`
-	digitNum = `\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+`
+// units, teens and tens are expressions for the number words of
+// internal/wordlists/number_words.txt by size; wordValues holds their
+// values.
+var units, teens, tens, wordValues = readNumberWords()
+
+var (
+	wordNum = `(?:(?:` + tens + `)(?:[- ](?:` + units + `))?|` + teens + `|` + units + `|a|an)(?:\s+(?:hundred|thousand|million|billion))?`
 	// qty is a quantity in digits, in words, or both ("thirty (30)").
-	qty      = `(?:\b(?:` + wordNum + `)\s*\(\s*(?:` + digitNum + `)\s*\)|(?:` + digitNum + `)\s*\(\s*(?:` + wordNum + `)\s*\)|(?:` + digitNum + `)|\b(?:` + wordNum + `)\b)`
+	qty = `(?:\b(?:` + wordNum + `)\s*\(\s*(?:` + digitNum + `)\s*\)|(?:` + digitNum + `)\s*\(\s*(?:` + wordNum + `)\s*\)|(?:` + digitNum + `)|\b(?:` + wordNum + `)\b)`
+)
+
+func readNumberWords() (units, teens, tens string, values map[string]float64) {
+	values = map[string]float64{"a": 1, "an": 1}
+	var bySize [3][]string
+	for _, l := range wordlists.Lines("number_words") {
+		f := strings.Fields(l)
+		v, err := strconv.ParseFloat(f[1], 64)
+		if err != nil {
+			panic("wordlists: number_words: " + l)
+		}
+		values[f[0]] = v
+		size := 2
+		if v < 10 {
+			size = 0
+		} else if v < 20 {
+			size = 1
+		}
+		bySize[size] = append(bySize[size], f[0])
+	}
+	return wordlists.AlternationOf(bySize[0]...), wordlists.AlternationOf(bySize[1]...), wordlists.AlternationOf(bySize[2]...), values
+}
+
+const (
+	digitNum = `\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+`
 	mult     = `(?:\s*(?:million|billion|thousand|mn|bn|m|k)\b)?`
 	currCode = `USD|EUR|GBP|CAD|AUD|CHF|JPY|INR|CNY|NZD|SGD|HKD`
 )
@@ -125,14 +151,6 @@ var (
 	rePer       = regexp.MustCompile(`(?i)^\s*(?:` + wordlists.Alternation("rate_words") + `\s+(?:calendar\s+)?(day|week|month|year|annum|hour|quarter)\b|(` + wordlists.Alternation("rate_adverbs") + `)\b)`)
 	reRefBefore = regexp.MustCompile(`(?i)(?:\b` + wordlists.Alternation("number_labels") + `\.?|§|#)\s*$`)
 )
-
-var wordValues = map[string]float64{
-	"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
-	"eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13,
-	"fourteen": 14, "fifteen": 15, "sixteen": 16, "seventeen": 17, "eighteen": 18,
-	"nineteen": 19, "twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60,
-	"seventy": 70, "eighty": 80, "ninety": 90,
-}
 
 var multipliers = map[string]float64{
 	"hundred": 100, "thousand": 1e3, "k": 1e3, "million": 1e6, "mn": 1e6, "m": 1e6,
