@@ -3,6 +3,7 @@ package wordlists
 import (
 	"regexp"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -26,6 +27,9 @@ func TestEveryListLoads(t *testing.T) {
 		}
 		if len(ws) < least {
 			t.Errorf("%s: %d words", name, len(ws))
+		}
+		if !strings.HasPrefix(Text(name), "# ") {
+			t.Errorf("%s: no header saying what the list is for", name)
 		}
 		for _, w := range ws {
 			if w[0] == '#' {
