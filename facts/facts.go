@@ -99,6 +99,10 @@ func (f Fact) String() string { return f.Text }
 // values.
 var units, teens, tens, wordValues = readNumberWords()
 
+// currCode is an expression for the currency codes of
+// internal/wordlists/currency_codes.txt (read in any case).
+var currCode = wordlists.Alternation("currency_codes")
+
 var (
 	wordNum = `(?:(?:` + tens + `)(?:[- ](?:` + units + `))?|` + teens + `|` + units + `|a|an)(?:\s+(?:hundred|thousand|million|billion))?`
 	// qty is a quantity in digits, in words, or both ("thirty (30)").
@@ -129,7 +133,6 @@ func readNumberWords() (units, teens, tens string, values map[string]float64) {
 const (
 	digitNum = `\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+`
 	mult     = `(?:\s*(?:million|billion|thousand|mn|bn|m|k)\b)?`
-	currCode = `USD|EUR|GBP|CAD|AUD|CHF|JPY|INR|CNY|NZD|SGD|HKD`
 )
 
 // monthName is a month's capitalised name or abbreviation (months.txt).
@@ -230,18 +233,7 @@ func canStart(text string, i int) bool {
 
 // unitWords are the words that make a number word a fact ("two years",
 // "ten percent", "five thousand dollars").
-var unitWords = func() map[string]bool {
-	m := map[string]bool{}
-	for _, w := range strings.Fields(`day days week weeks month months year years hour hours minute minutes
-		quarter quarters percent per cent percentage dollar dollars euro euros hundred thousand million
-		billion business calendar working consecutive us`) {
-		m[w] = true
-	}
-	for _, w := range strings.Split(strings.ToLower(currCode), "|") {
-		m[w] = true
-	}
-	return m
-}()
+var unitWords = wordlists.Named("fact_units", "currency_codes")
 
 // unitFollows reports whether, within the next few words of after, there
 // is a unit word, a digit in parentheses or a '%' — the only way a fact
@@ -269,7 +261,7 @@ var startWords = func() map[string]bool {
 	for w := range wordValues {
 		m[w] = true
 	}
-	for _, w := range strings.Split(strings.ToLower(currCode), "|") {
+	for _, w := range wordlists.Words("currency_codes") {
 		m[w] = true
 	}
 	return m
