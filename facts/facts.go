@@ -18,6 +18,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/docmind/docmind/internal/wordlists"
 	"github.com/docmind/docmind/textproc"
 )
 
@@ -93,18 +94,49 @@ type Fact struct {
 // String renders the fact as written.
 func (f Fact) String() string { return f.Text }
 
-const (
-	units    = `one|two|three|four|five|six|seven|eight|nine`
-	teens    = `ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen`
-	tens     = `twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety`
-	wordNum  = `(?:(?:` + tens + `)(?:[- ](?:` + units + `))?|` + teens + `|` + units + `|a|an)(?:\s+(?:hundred|thousand|million|billion))?`
-	digitNum = `\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+`
+// units, teens and tens are expressions for the number words of
+// internal/wordlists/number_words.txt by size; wordValues holds their
+// values.
+var units, teens, tens, wordValues = readNumberWords()
+
+// currCode is an expression for the currency codes of
+// internal/wordlists/currency_codes.txt (read in any case).
+var currCode = wordlists.Alternation("currency_codes")
+
+var (
+	wordNum = `(?:(?:` + tens + `)(?:[- ](?:` + units + `))?|` + teens + `|` + units + `|a|an)(?:\s+(?:hundred|thousand|million|billion))?`
 	// qty is a quantity in digits, in words, or both ("thirty (30)").
-	qty       = `(?:\b(?:` + wordNum + `)\s*\(\s*(?:` + digitNum + `)\s*\)|(?:` + digitNum + `)\s*\(\s*(?:` + wordNum + `)\s*\)|(?:` + digitNum + `)|\b(?:` + wordNum + `)\b)`
-	mult      = `(?:\s*(?:million|billion|thousand|mn|bn|m|k)\b)?`
-	currCode  = `USD|EUR|GBP|CAD|AUD|CHF|JPY|INR|CNY|NZD|SGD|HKD`
-	monthName = `January|February|March|April|May|June|July|August|September|October|November|December|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec`
+	qty = `(?:\b(?:` + wordNum + `)\s*\(\s*(?:` + digitNum + `)\s*\)|(?:` + digitNum + `)\s*\(\s*(?:` + wordNum + `)\s*\)|(?:` + digitNum + `)|\b(?:` + wordNum + `)\b)`
 )
+
+func readNumberWords() (units, teens, tens string, values map[string]float64) {
+	values = map[string]float64{"a": 1, "an": 1}
+	var bySize [3][]string
+	for _, l := range wordlists.Lines("number_words") {
+		f := strings.Fields(l)
+		v, err := strconv.ParseFloat(f[1], 64)
+		if err != nil {
+			panic("wordlists: number_words: " + l)
+		}
+		values[f[0]] = v
+		size := 2
+		if v < 10 {
+			size = 0
+		} else if v < 20 {
+			size = 1
+		}
+		bySize[size] = append(bySize[size], f[0])
+	}
+	return wordlists.AlternationOf(bySize[0]...), wordlists.AlternationOf(bySize[1]...), wordlists.AlternationOf(bySize[2]...), values
+}
+
+const (
+	digitNum = `\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+`
+	mult     = `(?:\s*(?:million|billion|thousand|mn|bn|m|k)\b)?`
+)
+
+// monthName is a month's capitalised name or abbreviation (months.txt).
+var monthName = wordlists.AlternationOf(wordlists.Capitalised(wordlists.MonthWords())...)
 
 var (
 	reDateISO     = regexp.MustCompile(`^\b(\d{4})-(\d{1,2})-(\d{1,2})\b`)
@@ -119,27 +151,23 @@ var (
 	reDuration  = regexp.MustCompile(`(?i)^(` + qty + `)(?:-|\s+)(?:(business|calendar|working|consecutive)[- ])?(days?|weeks?|months?|years?|hours?|minutes?|quarters?)\b`)
 	reNumber    = regexp.MustCompile(`^\b(?:` + digitNum + `)\b`)
 	reParenNum  = regexp.MustCompile(`\(\s*(` + digitNum + `)\s*\)`)
-	rePer       = regexp.MustCompile(`(?i)^\s*(?:(?:per|a|an|each|every)\s+(?:calendar\s+)?(day|week|month|year|annum|hour|quarter)\b|(daily|weekly|monthly|quarterly|annually|yearly)\b)`)
-	reRefBefore = regexp.MustCompile(`(?i)(?:\b(?:sections?|clauses?|articles?|pages?|paragraphs?|para|exhibits?|schedules?|annex|appendix|items?|no|number|version|v|passages?|steps?|options?|chapters?|parts?|tables?|figures?|fig|questions?|phase|stage|level|route|highway|interstate)\.?|§|#)\s*$`)
+	rePer       = regexp.MustCompile(`(?i)^\s*(?:` + wordlists.Alternation("rate_words") + `\s+(?:calendar\s+)?(day|week|month|year|annum|hour|quarter)\b|(` + wordlists.Alternation("rate_adverbs") + `)\b)`)
+	reRefBefore = regexp.MustCompile(`(?i)(?:\b` + wordlists.Alternation("number_labels") + `\.?|§|#)\s*$`)
 )
-
-var wordValues = map[string]float64{
-	"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
-	"eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13,
-	"fourteen": 14, "fifteen": 15, "sixteen": 16, "seventeen": 17, "eighteen": 18,
-	"nineteen": 19, "twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60,
-	"seventy": 70, "eighty": 80, "ninety": 90,
-}
 
 var multipliers = map[string]float64{
 	"hundred": 100, "thousand": 1e3, "k": 1e3, "million": 1e6, "mn": 1e6, "m": 1e6,
 	"billion": 1e9, "bn": 1e9,
 }
 
-var monthNumbers = map[string]int{
-	"jan": 1, "feb": 2, "mar": 3, "apr": 4, "may": 5, "jun": 6, "jul": 7, "aug": 8,
-	"sep": 9, "oct": 10, "nov": 11, "dec": 12,
-}
+// monthNumbers numbers the months by their first three letters.
+var monthNumbers = func() map[string]int {
+	m := map[string]int{}
+	for i, s := range wordlists.MonthStems() {
+		m[s] = i + 1
+	}
+	return m
+}()
 
 // Extract returns the facts in text, ordered by position. Where facts
 // overlap, the more specific one wins: a date over its numbers, money and
@@ -205,18 +233,7 @@ func canStart(text string, i int) bool {
 
 // unitWords are the words that make a number word a fact ("two years",
 // "ten percent", "five thousand dollars").
-var unitWords = func() map[string]bool {
-	m := map[string]bool{}
-	for _, w := range strings.Fields(`day days week weeks month months year years hour hours minute minutes
-		quarter quarters percent per cent percentage dollar dollars euro euros hundred thousand million
-		billion business calendar working consecutive us`) {
-		m[w] = true
-	}
-	for _, w := range strings.Split(strings.ToLower(currCode), "|") {
-		m[w] = true
-	}
-	return m
-}()
+var unitWords = wordlists.Named("fact_units", "currency_codes")
 
 // unitFollows reports whether, within the next few words of after, there
 // is a unit word, a digit in parentheses or a '%' — the only way a fact
@@ -244,7 +261,7 @@ var startWords = func() map[string]bool {
 	for w := range wordValues {
 		m[w] = true
 	}
-	for _, w := range strings.Split(strings.ToLower(currCode), "|") {
+	for _, w := range wordlists.Words("currency_codes") {
 		m[w] = true
 	}
 	return m

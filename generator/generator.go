@@ -375,10 +375,8 @@ func (g *Offline) answer(ctx context.Context, req schema.GenerateRequest, d *sch
 	return render(picked, req.Sections)
 }
 
-// anaphors open a sentence that goes on from the one before it ("This
-// produces a catalytic cascade …", "It flows through …"): English
-// pronouns and determiners that point back, a closed class.
-var anaphors = wordlists.Set(`this these that those such it its they their them he his she her`)
+// anaphors: internal/wordlists/anaphors.txt.
+var anaphors = wordlists.Named("anaphors")
 
 // withContinuation puts right after the lead sentence the sentence that
 // goes on from it in its section: one that opens with an anaphor and

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/docmind/docmind/internal/wordlists"
 )
 
 var (
@@ -21,7 +23,7 @@ var (
 // words of each into one token (with no-break spaces, turned back into
 // spaces when rows are rendered), so that a run of them is a header.
 var (
-	reMonthWord = regexp.MustCompile(`^(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?|Sep(?:t(?:ember)?)?|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)\.?$`)
+	reMonthWord = regexp.MustCompile(`^` + wordlists.AlternationOf(wordlists.Capitalised(wordlists.MonthWords())...) + `\.?$`)
 	reDayComma  = regexp.MustCompile(`^\d{1,2},$`)
 	reQuarter   = regexp.MustCompile(`^Q[1-4]$`)
 	reYearOrFY  = regexp.MustCompile(`^(?:FY)?(?:(?:19|20)\d\d|'?\d\d)$`)

@@ -808,7 +808,7 @@ func hasDigit(s string) bool { return strings.ContainsAny(s, "0123456789") }
 var reLabelNumber = regexp.MustCompile(`\b([A-Z][a-z]+\s+\d+)\b(?:[^%.,\d]|$)`)
 
 // monthNames are the months, whose number is a date's, not a label's.
-var monthNames = wordlists.Set(`january february march april may june july august september october november december`)
+var monthNames = wordlists.Set(wordlists.MonthNames()...)
 
 // missingNumbers returns the numbered labels of the question (see
 // reLabelNumber) that none of texts writes, word for word.

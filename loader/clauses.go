@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/docmind/docmind/document"
+	"github.com/docmind/docmind/internal/wordlists"
 )
 
 // Numbered clauses. Contracts (and many policies and handbooks) number
@@ -158,7 +159,7 @@ func (c *clauser) heading(bl document.Block) document.Block {
 // reNotClause is what follows a number that does not open a clause: a
 // month (a date, "1 January 2025") or, within the line, dot leaders (a
 // table of contents: "1 Introduction . . . . 1").
-var reNotClause = regexp.MustCompile(`^(?i:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b|^[^\n]{0,100}?(?:\. ?){4}|^[^\n]{0,100}?…`)
+var reNotClause = regexp.MustCompile(`^(?i:` + wordlists.AlternationOf(wordlists.MonthStems()...) + `)[a-z]*\b|^[^\n]{0,100}?(?:\. ?){4}|^[^\n]{0,100}?…`)
 
 // take reads a clause number at the start of text and, when it continues
 // the numbering, takes it as the last clause. end is where the number

@@ -6,6 +6,7 @@ import (
 	"unicode"
 
 	"github.com/docmind/docmind/formats"
+	"github.com/docmind/docmind/internal/wordlists"
 	"github.com/docmind/docmind/schema"
 )
 
@@ -259,8 +260,8 @@ func isRecitals(d *kindDoc, i int) bool {
 }
 
 // pointer is a reference to another part of a document or to another
-// document.
-var pointer = regexp.MustCompile(`(?i)\b(?:see|refer to|as described in|as discussed in|is incorporated (?:herein )?by reference|are incorporated (?:herein )?by reference|set forth in)\b[^.]{0,80}\b(?:note|section|item|part|article|exhibit|schedule|appendix|page)s?\s+[0-9A-Z]`)
+// document (internal/wordlists/cross_reference_nouns.txt).
+var pointer = regexp.MustCompile(`(?i)\b(?:see|refer to|as described in|as discussed in|is incorporated (?:herein )?by reference|are incorporated (?:herein )?by reference|set forth in)\b[^.]{0,80}\b` + wordlists.Alternation("cross_reference_nouns") + `s?\s+[0-9A-Z]`)
 
 // isCrossReference: a short section whose statements mostly send the
 // reader elsewhere.

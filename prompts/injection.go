@@ -2,8 +2,9 @@ package prompts
 
 import (
 	"regexp"
-	"slices"
 	"strings"
+
+	"github.com/docmind/docmind/internal/wordlists"
 )
 
 // A document can carry text written for the model that reads it rather
@@ -175,8 +176,11 @@ func addressesAI(low, m string) bool {
 	}
 	i := strings.Index(low, m) + len(m)
 	next := firstWord(low[i:])
-	return next == "" || slices.Contains([]string{"that", "who", "which", "and", "with", "named", "called", "designed", "built", "trained", "reading", "processing"}, next)
+	return next == "" || afterAssistant[next]
 }
+
+// afterAssistant: internal/wordlists/after_assistant.txt.
+var afterAssistant = wordlists.Named("after_assistant")
 
 func aiNoun(low string) string {
 	for _, m := range reAINoun.FindAllString(low, -1) {
@@ -207,11 +211,7 @@ func instructionWords(low string) []string {
 
 // leadIns may precede an imperative without making it a statement:
 // "Please ignore …", "Now answer …", "You must now ignore …".
-var leadIns = map[string]bool{
-	"please": true, "now": true, "kindly": true, "just": true, "also": true, "simply": true, "instead": true,
-	"always": true, "and": true, "then": true, "so": true, "first": true, "firstly": true, "finally": true,
-	"important": true, "note": true, "but": true, "immediately": true,
-}
+var leadIns = wordlists.Named("injection_lead_ins")
 
 // clauseStarts returns the indices of the words that open a clause where
 // an imperative may stand: the sentence's first word and the first word
@@ -250,31 +250,19 @@ func clauseStarts(words []string) []int {
 	return out
 }
 
-var modals = map[string]bool{"must": true, "should": true, "will": true, "shall": true, "are": true, "need": true, "have": true, "to": true}
+var modals = wordlists.Named("injection_modals")
 
 func isPunct(w string) bool { return len(w) == 1 && strings.ContainsAny(w, ",;:!?()\"“”.") }
 
-var overrideVerbs = map[string]bool{
-	"ignore": true, "disregard": true, "forget": true, "override": true, "bypass": true, "discard": true,
-	"drop": true, "skip": true, "abandon": true, "cancel": true, "overwrite": true, "circumvent": true,
-}
+var overrideVerbs = wordlists.Named("override_verbs")
 
 // overrideTargets are what an override instruction sets aside.
-var overrideTargets = map[string]bool{
-	"instruction": true, "instructions": true, "prompt": true, "prompts": true, "rules": true, "guidelines": true,
-	"directions": true, "directives": true, "commands": true, "context": true, "constraints": true,
-	"guardrails": true, "programming": true, "training": true, "messages": true, "above": true,
-	"everything": true, "restrictions": true, "policies": true,
-}
+var overrideTargets = wordlists.Named("override_targets")
 
 // overrideScope are the words that make the target the reader's prompt
 // rather than a document's own instructions ("previous instructions",
 // "your rules", "the system prompt", "everything above").
-var overrideScope = map[string]bool{
-	"previous": true, "prior": true, "above": true, "earlier": true, "preceding": true, "foregoing": true,
-	"your": true, "system": true, "original": true, "initial": true, "existing": true, "old": true,
-	"everything": true,
-}
+var overrideScope = wordlists.Named("override_scope")
 
 // override returns the override instruction starting at words[at]
 // ("ignore all previous instructions"), or "".
@@ -300,16 +288,7 @@ func override(words []string, at int) string {
 
 // imperativeVerbs are the verbs of an instruction to an AI about what to
 // answer or how to behave.
-var imperativeVerbs = map[string]bool{
-	"answer": true, "respond": true, "reply": true, "say": true, "output": true, "print": true, "write": true,
-	"tell": true, "state": true, "return": true, "pretend": true, "act": true, "behave": true, "roleplay": true,
-	"role-play": true, "mark": true, "rate": true, "classify": true, "judge": true, "treat": true, "consider": true,
-	"repeat": true, "reveal": true, "disclose": true, "include": true, "insert": true, "append": true, "claim": true,
-	"confirm": true, "report": true, "only": true, "never": true, "do": true, "don't": true, "follow": true,
-	"obey": true, "switch": true, "enter": true, "become": true, "assume": true, "simulate": true, "recommend": true,
-	"give": true, "generate": true, "produce": true, "emit": true, "label": true, "evaluate": true, "ignore": true,
-	"disregard": true, "forget": true, "override": true, "bypass": true, "stop": true, "begin": true, "start": true,
-}
+var imperativeVerbs = wordlists.Named("imperative_verbs")
 
 func quoteShort(s string) string {
 	s = strings.Join(strings.Fields(s), " ")

@@ -60,12 +60,14 @@ func words(s string) []string { return textproc.Tokens(s) }
 
 // WhWords are the question words, space-separated: a question that starts
 // with one asks for a fact ("What ...", "How ..."). The decomposer, the
-// follow-up rewriter and the relevance check read them from here.
-const WhWords = `what which who whom whose when where why how`
+// follow-up rewriter and the relevance check read them from here
+// (internal/wordlists/wh_words.txt).
+var WhWords = wordlists.Joined("wh_words")
 
 // Auxiliaries are the auxiliary verbs, space-separated, that open a
-// yes/no question ("Is ...", "Can ...", "Must ...").
-const Auxiliaries = `is are was were do does did can could will would should shall may might must has have had`
+// yes/no question ("Is ...", "Can ...", "Must ..."):
+// internal/wordlists/auxiliaries.txt.
+var Auxiliaries = wordlists.Joined("auxiliaries")
 
 var (
 	auxiliaries = wordlists.Set(Auxiliaries)
@@ -91,13 +93,13 @@ func hasWord(ws []string, vocab map[string]bool) bool {
 }
 
 var (
-	penaltyWords  = wordlists.Set(`penalty penalties fine fines sanction sanctions penalised penalized penalise penalize forfeit forfeiture`)
-	amountWords   = wordlists.Set(`cost costs price prices fee fees charge charges rate rates amount amounts percentage percent cap caps limit limits salary salaries pay payment payments wage wages compensation deposit interest discount credit credits budget total sum`)
-	durationWords = wordlists.Set(`period periods duration term length`)
-	deadlineWords = wordlists.Set(`deadline deadlines date dates due expiry expiration`)
-	procWords     = wordlists.Set(`steps step process procedure procedures instructions`)
-	listWords     = wordlists.Set(`list types kinds categories options examples`)
-	defWords      = wordlists.Set(`mean means meaning define definition defined`)
+	penaltyWords  = wordlists.Named("penalty_words")
+	amountWords   = wordlists.Named("amount_words")
+	durationWords = wordlists.Named("duration_words")
+	deadlineWords = wordlists.Named("deadline_words")
+	procWords     = wordlists.Named("procedure_words")
+	listWords     = wordlists.Named("list_words")
+	defWords      = wordlists.Named("definition_words")
 )
 
 // Intent classifies one question; see the package documentation for the
@@ -141,19 +143,8 @@ func Intent(question string) string {
 	return IntentGeneral
 }
 
-// genericWords are content words that say what shape of answer is wanted
-// ("period", "amount", "details") or name the document itself, rather than
-// what the answer is about. They are not key terms: in "What is the
-// warranty period?" only "warranty" must be addressed.
-var genericWords = wordlists.Set(`much many long often soon kind kinds type types sort mean means meaning meant define definition
-explain describe description list tell give say says said happen happens happened exist exists get gets
-document documents contract contracts agreement agreements text section sections clause clauses page pages
-info information detail details period periods amount amounts date dates time times number numbers length duration
-way ways thing things specific specifically exactly regarding concerning related relating according
-apply applies applicable require required requires need needs state states stated provide provided provides
-stipulate stipulates specify specified specifies mention mentioned mentions cover covers covered rule rules
-main key general overall current exact particular certain difference differences differ proper properly
-best way per show still yet already ever even happen otherwise instead besides anymore else`)
+// genericWords: internal/wordlists/generic_words.txt.
+var genericWords = wordlists.Named("generic_words")
 
 // KeyTerms returns the content words of q that an answer must address: its
 // words minus stop words, question words, numbers and genericWords,

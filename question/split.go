@@ -18,7 +18,7 @@ var (
 // clauseStarters open a new question: a wh-word or an auxiliary.
 var clauseStarters = wordlists.Set(WhWords, Auxiliaries)
 
-var determiners = wordlists.Set(`the a an any its their his her our this that these those`)
+var determiners = wordlists.Named("split_determiners")
 
 // Split splits a multi-part question into self-contained questions. Parts
 // are separated by '?' or ';', or joined by "and", "as well as" or "plus"

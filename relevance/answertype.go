@@ -17,13 +17,11 @@ import (
 // time, a place named by a common noun, a length, a fraction; and when a
 // question's capitalised first word is a name (writtenInLowerCase).
 
-// clauseOpeners open a clause of time or condition that may come before
-// the question proper ("When rock folds deep in the Earth, what does it
-// create?", "If P equals NP, what effect would this have …?").
-var clauseOpeners = wordlists.Set(`when whenever if once`)
+// clauseOpeners: internal/wordlists/clause_openers.txt.
+var clauseOpeners = wordlists.Named("clause_openers")
 
 // reWhWord matches a question word.
-var reWhWord = regexp.MustCompile(`\b(?:` + strings.ReplaceAll(question.WhWords, " ", "|") + `)\b`)
+var reWhWord = regexp.MustCompile(`\b` + wordlists.Alternation("wh_words") + `\b`)
 
 // questionProper returns the lower-cased question q from its own question
 // word on, when it opens with a clause of time or condition and asks with
@@ -51,7 +49,7 @@ func questionProper(q string) string {
 // the phrase a question asks about is a measure when it is one of them
 // or its plural, not when it only shares a stem with one ("populous" is
 // not "population", "proceedings" not "proceeds").
-var measureWords = wordlists.Set(wordlists.Words("measure_nouns")...)
+var measureWords = wordlists.Named("measure_nouns")
 
 // isMeasureWord reports whether the lower-cased word w is a measure noun
 // or the plural of one.
@@ -59,10 +57,8 @@ func isMeasureWord(w string) bool {
 	return measureWords[w] || measureWords[strings.TrimSuffix(w, "s")] || measureWords[strings.TrimSuffix(w, "es")]
 }
 
-// phraseEnds are the words that end the noun phrase a "what was …"
-// question asks about: a preposition, or a word that opens a clause.
-var phraseEnds = wordlists.Set(question.WhWords, `of in on at for from to by with about during between among within under over
-after before since until as than that per while like via against through across into upon`)
+// phraseEnds: internal/wordlists/phrase_ends.txt.
+var phraseEnds = wordlists.Set(question.WhWords, wordlists.Joined("phrase_ends"))
 
 // reNamingQ matches a question asking what a thing is called.
 var reNamingQ = regexp.MustCompile(`\b(?:called|named|termed|known\s+as)\b`)
@@ -100,7 +96,7 @@ func asksWhatMeasureWas(q string) bool {
 // after "in", "since", "until", "circa", a month or an era's mark, in
 // parentheses, or before an era ("in 1018", "April 1191", "(1421)", "711
 // AD"); not after words that open counts as often ("and 150 farms").
-var reEarlyYear = regexp.MustCompile(`(?i)(?:\b(?:in|since|until|till|circa|c\.|ad|year|jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t|tember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\s+|\()([1-9]\d{2,3})\b|\b([1-9]\d{2,3})\s+(?:ad|bc|bce|ce)\b`)
+var reEarlyYear = regexp.MustCompile(`(?i)(?:\b(?:in|since|until|till|circa|c\.|ad|year|` + monthWords + `)\s+|\()([1-9]\d{2,3})\b|\b([1-9]\d{2,3})\s+(?:ad|bc|bce|ce)\b`)
 
 // statesYear reports whether claim states a year: one reYear reads, or
 // an earlier one the question does not state, where a year stands
@@ -133,8 +129,7 @@ var reNumberGoesOn = regexp.MustCompile(`^[.,]\d`)
 var timeClauseWords = wordlists.Set(`when whenever`)
 
 // locatives are the prepositions and adverbs that say where something is.
-var locatives = wordlists.Set(`in at on into onto inside within under beneath below above near among amongst across along
-throughout toward towards around between behind beside underground underwater abroad overseas outside from`)
+var locatives = wordlists.Named("locatives")
 
 // statesPlace reports whether claim says where: a name the question does
 // not use (hasNewName), or a place in common words, a locative followed

@@ -27,8 +27,8 @@ import (
 // upperBoundStems and lowerBoundStems are the stems of the nouns and
 // adjectives a question names an upper or a lower bound with.
 var (
-	upperBoundStems = stemSet(`maximum maximal max ceiling cap limit upper`)
-	lowerBoundStems = stemSet(`minimum minimal min floor`)
+	upperBoundStems = stemSet(wordlists.Joined("upper_bound_nouns"))
+	lowerBoundStems = stemSet(wordlists.Joined("lower_bound_nouns"))
 )
 
 // A question may ask whether something is promised or required ("Does
@@ -37,7 +37,7 @@ var (
 // What is needed or required of an amount ("How much notice is needed?")
 // is its least, stated as a lower bound ("at least ninety days").
 var (
-	obligationStems = stemSet(`promise promised guarantee guaranteed commit committed undertake oblige obliged obligate obligated obligation require required requirement need needed necessary`)
+	obligationStems = stemSet(wordlists.Joined("obligation_words"))
 	obligationWords = wordlists.Set(`shall must`)
 )
 
@@ -45,8 +45,8 @@ var (
 // amount from above ("not exceed", "no more than", "not greater than");
 // lowerAfterNegation from below ("not less than", "no fewer than").
 var (
-	upperAfterNegation = wordlists.Set(`exceed exceeds exceeding exceeded more greater higher above later longer`)
-	lowerAfterNegation = wordlists.Set(`less fewer lower below earlier shorter`)
+	upperAfterNegation = wordlists.Named("upper_after_negation")
+	lowerAfterNegation = wordlists.Named("lower_after_negation")
 )
 
 // A question may ask how an amount is calculated ("How is the early
@@ -54,7 +54,7 @@ var (
 // formula ("a fee equal to twenty-five percent (25%) of the Monthly
 // Service Fees").
 var (
-	calculationStems = stemSet(`calculate calculated calculation compute computed computation`)
+	calculationStems = stemSet(wordlists.Joined("calculation_words"))
 	reFormula        = regexp.MustCompile(`(?i)\b(?:equals?|equal to|equalling|equaling|multiplied by|divided by|the sum of|the product of|based on)\b|(?:%|\bpercent|\bper cent)\s+of\b`)
 )
 
@@ -278,16 +278,8 @@ func (f Frame) opposite(x Text) string {
 	return f.withoutNon(x)
 }
 
-// relationWords are stop words that state an order in time or space or a
-// comparison ("same" against "different"). Stop words are never focus
-// words, but a claim that states the other end of the relation ("Before
-// the introduction of X.25 …" for "After the introduction of X.25 …",
-// "little overall relation" for "much relation", "less adept" for "more
-// adept", "younger units placed below older units" for "above") answers
-// another question.
-// Superlatives are left out: "at least two textbooks" is a bound, and a
-// sentence often lists several ranks.
-var relationWords = wordlists.Set(`before after earlier later more less fewer much little same above below`)
+// relationWords: internal/wordlists/relation_words.txt.
+var relationWords = wordlists.Named("relation_words")
 
 // relationsOf returns the relation words of a question's folded tokens,
 // not the "much" and "many" of "how much" and "how many", which ask for
@@ -380,7 +372,7 @@ func (f Frame) withoutNon(x Text) string {
 // implicitNegatives are the words that negate without "not", as written
 // (a noun made from one, "failure", "refusal", names a topic).
 // Edit internal/wordlists/implicit_negatives.txt.
-var implicitNegatives = wordlists.Set(wordlists.Words("implicit_negatives")...)
+var implicitNegatives = wordlists.Named("implicit_negatives")
 
 // implicitNegativesOf returns the words of a question's folded tokens
 // that negate without "not", not the "least" of "at least", a bound.
@@ -394,6 +386,5 @@ func implicitNegativesOf(toks []string) []string {
 	return out
 }
 
-// downward are words that state little or none of what follows them
-// ("few Commissioners had any sense of responsibility" states a lack).
-var downward = wordlists.Set(`non without few little hardly barely scarcely rarely seldom`)
+// downward: internal/wordlists/downward.txt.
+var downward = wordlists.Named("downward")

@@ -43,31 +43,35 @@ type monthsTable struct {
 func readMonths() monthsTable {
 	t := monthsTable{order: map[string]int{}, months: map[string]bool{}, abbreviations: map[string]string{}, abbreviated: map[string]string{}}
 	var alts []string
-	for i, l := range wordlists.Lines("months") {
-		f := strings.Fields(l)
-		name := f[0]
-		t.list = append(t.list, name)
-		t.order[name] = i + 1
-		if f[1] == "-" {
+	for i, m := range wordlists.Months() {
+		t.list = append(t.list, m.Name)
+		t.order[m.Name] = i + 1
+		if len(m.Abbreviations) == 0 {
 			continue
 		}
-		t.months[name] = true
-		t.abbreviations[name] = f[1]
-		for _, a := range f[1:] {
-			t.abbreviated[a] = name
+		t.months[m.Name] = true
+		t.abbreviations[m.Name] = m.Abbreviations[0]
+		for _, a := range m.Abbreviations {
+			t.abbreviated[a] = m.Name
 			alts = append(alts, strings.ToUpper(a[:1])+a[1:], strings.ToUpper(a))
 		}
 	}
-	// the longer first: "Sept" before "Sep"
-	slices.SortStableFunc(alts, func(a, b string) int { return len(b) - len(a) })
-	t.reDay = regexp.MustCompile(`\b(` + strings.Join(alts, "|") + `)\.?\s+\d{1,2}\b`)
+	t.reDay = regexp.MustCompile(`\b(` + wordlists.AlternationOf(alts...) + `)\.?\s+\d{1,2}\b`)
 	return t
 }
+
+// monthWords is an expression for a month's name or abbreviation in any
+// case ("Sept", "APRIL"); monthStems for its first three letters, which
+// an expression reads a month by when any ending may follow.
+var (
+	monthWords = wordlists.AlternationOf(wordlists.MonthWords()...)
+	monthStems = wordlists.AlternationOf(wordlists.MonthStems()...)
+)
 
 // reRelativeMonth matches a month the question names as a bound ("after
 // March", "since early June", "between May and July"): a statement about
 // another month may answer it.
-var reRelativeMonth = regexp.MustCompile(`(?i)\b(?:after|before|since|until|till|by|from|prior\s+to|following|between|through|up\s+to|beyond)\s+(?:the\s+(?:end|beginning|start|middle)\s+of\s+)?(?:(?:early|mid|late)[\s-]+)?(?:January|February|March|April|May|June|July|August|September|October|November|December)\b`)
+var reRelativeMonth = regexp.MustCompile(`(?i)\b(?:after|before|since|until|till|by|from|prior\s+to|following|between|through|up\s+to|beyond)\s+(?:the\s+(?:end|beginning|start|middle)\s+of\s+)?(?:(?:early|mid|late)[\s-]+)?` + wordlists.AlternationOf(wordlists.MonthNames()...) + `\b`)
 
 // reFiscalEnd matches a question about a reporting period, whose end a
 // company may date a few days into the next month ("the quarter ended

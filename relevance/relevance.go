@@ -196,15 +196,10 @@ var (
 // legalForms are words of company names that do not identify the company
 // ("Inc.", "Corporation"): a name matches without them. Edit
 // internal/wordlists/legal_forms.txt.
-var legalForms = wordlists.Set(wordlists.Words("legal_forms")...)
+var legalForms = wordlists.Named("legal_forms")
 
-// questionOpeners are the words a question may start with that are
-// capitalised only because they start it.
-var questionOpeners = wordlists.Set(question.WhWords, question.Auxiliaries, `in on at for by during according under the a an
-from to with after before as of approximately about roughly list name describe explain give
-within between since until among through throughout over upon into onto if while although though despite besides
-beyond across against around along below above behind beside near unlike like per via without whereas because once
-excluding including following regarding concerning given other apart except`)
+// questionOpeners: internal/wordlists/question_openers.txt.
+var questionOpeners = wordlists.Set(question.WhWords, question.Auxiliaries, wordlists.Joined("question_openers"))
 
 // termSet returns the terms (textproc.Terms) of word list name.
 func termSet(name string) map[string]bool {
@@ -359,7 +354,7 @@ func Analyze(question string) Frame {
 // ("beginning balances", "Balance at beginning of year", "Opening
 // balance").
 var (
-	reAsOf    = regexp.MustCompile(`(?i)\b(?:as\s+of|at\s+the\s+end\s+of|at\s+(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d)`)
+	reAsOf    = regexp.MustCompile(`(?i)\b(?:as\s+of|at\s+the\s+end\s+of|at\s+` + monthStems + `[a-z]*\.?\s+\d)`)
 	reOpening = regexp.MustCompile(`(?i)\b(?:beginning|opening|start)\b`)
 )
 
@@ -436,14 +431,11 @@ func nextIsPeriodUnit(question, w string) bool {
 	return false
 }
 
-// periodQualifiers are stems of the words that say which kind of period
-// a question names ("fiscal 2023", "calendar year 2022"): part of the
-// period, not of the subject, when the question names one.
-var periodQualifiers = wordlists.Set(`fiscal calendar financi year quarter month week end`)
+// periodQualifiers: internal/wordlists/period_qualifiers.txt.
+var periodQualifiers = wordlists.Named("period_qualifiers")
 
-// durationVerbs are the verbs a question about a duration asks with
-// ("how long does it last / take / run").
-var durationVerbs = wordlists.Set(`last take run remain continu endur`)
+// durationVerbs: internal/wordlists/duration_verbs.txt.
+var durationVerbs = wordlists.Named("duration_verbs")
 
 // formWords are stems of the words that frame a question rather than name
 // its subject ("how many", "what percentage", "approximately", "what
@@ -555,8 +547,7 @@ func answerType(q string) AnswerType {
 	return TypeAny
 }
 
-var negations = wordlists.Set(`not no never none neither nor without cannot can't don't doesn't didn't isn't aren't wasn't weren't won't
-wouldn't shouldn't couldn't mustn't needn't hasn't haven't hadn't nobody nothing nowhere`)
+var negations = wordlists.Named("negations")
 
 // negationAt reports whether toks[i] negates: a word of negations, but
 // not the "not" of "whether or not", which asks both ways.
@@ -576,14 +567,11 @@ func negated(text string) bool {
 	return false
 }
 
-// boundWords follow a negation that bounds an amount rather than negates
-// the statement ("not less than thirty days", "no later than").
-var boundWords = wordlists.Set(`less more later earlier fewer greater exceed exceeding exceeds only longer shorter sooner than`)
+// boundWords: internal/wordlists/bound_words.txt.
+var boundWords = wordlists.Named("bound_words")
 
-// negationAdverbs may stand between a negation and the word it negates
-// ("does not often help", "was never fully adopted", "was not able to
-// be justified").
-var negationAdverbs = wordlists.Set(`often ever always also usually generally necessarily yet even fully really actually able`)
+// negationAdverbs: internal/wordlists/negation_adverbs.txt.
+var negationAdverbs = wordlists.Named("negation_adverbs")
 
 // negatedWords returns the stems of the words question negates: the first
 // content word within five after each negation ("justified" of "wasn't
@@ -787,14 +775,14 @@ func notAssertion(toks []string, i int, about map[string]bool) bool {
 
 var (
 	additive   = wordlists.Set(`just merely simply`)
-	hedgeWords = wordlists.Set(`known clear certain sure`)
+	hedgeWords = wordlists.Named("hedge_words")
 )
 
 // auxiliaries may stand between a clause's subject and its negation.
 var auxiliaries = wordlists.Set(question.Auxiliaries, `be been being`)
 
 // determiners open a noun phrase.
-var determiners = wordlists.Set(`a an the any each every this that these those its their his her our your some no such`)
+var determiners = wordlists.Named("determiners")
 
 // inRelativeClause reports whether the negation at toks[i] is in a
 // relative clause: after "which", "who" or "whom", or after a "that" that
@@ -1111,11 +1099,10 @@ func standsAlone(text string, phrase []string) bool {
 // complementMarkers are words that make the measure after them the
 // complement of another ("Income before provision for income taxes").
 // Edit internal/wordlists/complement_markers.txt.
-var complementMarkers = wordlists.Set(wordlists.Words("complement_markers")...)
+var complementMarkers = wordlists.Named("complement_markers")
 
-// ofPrepositions link a measure to what it is measured on ("Cost of
-// revenues", "Provision for income taxes", "Increase in cash").
-var ofPrepositions = wordlists.Set(`of in for on from`)
+// ofPrepositions: internal/wordlists/of_prepositions.txt.
+var ofPrepositions = wordlists.Named("of_prepositions")
 
 // measureOf are the stems of nouns that name their own measure before an
 // ofPreposition: the measure nouns and nouns of change, not those that
@@ -1367,8 +1354,8 @@ func (x Text) Raw() string { return x.raw }
 
 var (
 	reNumber   = regexp.MustCompile(`\d[\d,]*(?:\.\d+)?`)
-	timeWords  = wordlists.Set(`century centuries decade decades era age ages year years month months week weeks day days today yesterday ago season spring summer autumn fall winter morning evening night dawn period reign during until since after before`)
-	spelledNum = wordlists.Set(`one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen nineteen twenty thirty forty fifty sixty seventy eighty ninety hundred thousand million billion trillion dozen dozens hundreds thousands millions billions several few`)
+	timeWords  = wordlists.Named("time_words")
+	spelledNum = wordlists.Named("spelled_numbers")
 )
 
 // states reports whether claim states an answer of the frame's type.
@@ -1472,9 +1459,8 @@ func states(f Frame, claim string) bool {
 // frequencyWords state how often something happens; reEveryPeriod a
 // period something recurs in ("each month", "per year", "a week").
 var (
-	frequencyWords = wordlists.Set(`once twice thrice times daily weekly fortnightly monthly quarterly annually yearly biannually biennially hourly nightly
-always never continuously regularly periodically frequently often seldom rarely occasionally`)
-	reEveryPeriod = regexp.MustCompile(`(?i)\b(?:every|each|per|a|an)\s+(?:\w+\s+)?(?:second|minute|hour|day|night|week|fortnight|month|quarter|year|decade|century|season)s?\b`)
+	frequencyWords = wordlists.Named("frequency_words")
+	reEveryPeriod  = regexp.MustCompile(`(?i)\b` + wordlists.Alternation("rate_words") + `\s+(?:\w+\s+)?` + wordlists.Alternation("recurring_periods") + `s?\b`)
 )
 
 var reHowMuch = regexp.MustCompile(`\bhow\s+much\b`)
@@ -1485,7 +1471,7 @@ var reHowMuch = regexp.MustCompile(`\bhow\s+much\b`)
 var rePerUnit = regexp.MustCompile(`\d[)\]]?\s*(?:[\p{L}]+\s+)?(?:per|an|a)\s+(?:\d[\d,]*\s+)?(?:hour|day|week|month|year|annum|capita|head|person|people|person|thousand|million|unit|share|mile|kilometre|kilometer|barrel|ton|tonne)s?\b|\bper\s+\d`)
 
 // periodUnits are the words that make a number the length of a period.
-var periodUnits = wordlists.Set(`year years month months week weeks day days hour hours minute minutes quarter quarters decade decades century centuries`)
+var periodUnits = wordlists.Named("period_units")
 
 // inName reports whether the number claim[lo:hi] is part of a name or a
 // model's designation, not a quantity: a letter stands right before it
@@ -1614,40 +1600,35 @@ var (
 )
 
 // scaleWords make a spelled number an amount ("two million").
-var scaleWords = wordlists.Set(`hundred thousand million billion trillion hundreds thousands millions billions`)
+var scaleWords = wordlists.Named("scale_words")
 
 // rateWords make the period after them the unit of a rate.
-var rateWords = wordlists.Set(`per a an each every`)
+var rateWords = wordlists.Named("rate_words")
 
-// rangeWords join the numbers of a range or a list ("three and nine
-// months").
-var rangeWords = wordlists.Set(`and or to through`)
+// rangeWords: internal/wordlists/range_words.txt.
+var rangeWords = wordlists.Named("range_words")
 
 // reLabelBefore matches text that makes the number after it a day of a
 // date ("as of September 26") or the label of a reference ("Note 11",
-// "Form 10-K", "page 43"), not a quantity.
-var reLabelBefore = regexp.MustCompile(`(?i)\b(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t|tember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?|note|notes|item|items|section|sections|page|pages|part|exhibit|article|rule|schedule|chapter|figure|table|form|no)\.?\s*$`)
+// "Form 10-K", "page 43"), not a quantity: the months and
+// internal/wordlists/figure_labels.txt.
+var reLabelBefore = regexp.MustCompile(`(?i)\b(?:` + monthWords + `|` + wordlists.Alternation("figure_labels") + `)\.?\s*$`)
 
 // reFigureBefore matches text that ends with a figure.
 var reFigureBefore = regexp.MustCompile(`\d\s*$`)
 
 // reRateAfter matches a percentage stated as a rate: per period or per
 // unit ("1.5% per month", "5% a year", "2% annually").
-var reRateAfter = regexp.MustCompile(`(?i)^\s*(?:%|percent\b|per\s+cent\b)\s*(?:per|a|an|each|every|annually|monthly|quarterly|weekly|daily|yearly)\b`)
+var reRateAfter = regexp.MustCompile(`(?i)^\s*(?:%|percent\b|per\s+cent\b)\s*(?:` + wordlists.Alternation("rate_words") + `|` + wordlists.Alternation("rate_adverbs") + `)\b`)
 
 // rePercentAfter matches what makes the number before it a percentage.
 var rePercentAfter = regexp.MustCompile(`(?i)^\s*(?:%|percent\b|per\s+cent\b|percentage\s+points?\b)`)
 
-// changeWords are the words that make the number after them the size of a
-// change rather than a level.
-var changeWords = wordlists.Set(`increase increased increases increasing decrease decreased decreases decreasing grew grow grows growth
-rose rise rises fell fall falls declined decline declines improved improvement reduced reduction dropped drop drops
-change changed changes`)
+// changeWords: internal/wordlists/change_words.txt.
+var changeWords = wordlists.Named("change_words")
 
-// partWords are the words that make the number after them a part of a
-// whole ("contributed $5.9 billion to total revenues", "accounted for
-// $2 billion of sales") rather than the whole's level.
-var partWords = wordlists.Set(`contributed contribute contributes contributing accounted attributable`)
+// partWords: internal/wordlists/part_verbs.txt.
+var partWords = wordlists.Named("part_verbs")
 
 // asksPart reports whether a lower-cased question asks about a part of a
 // whole ("how much did Cerner contribute to revenues").
@@ -1694,7 +1675,7 @@ func hasNewName(f Frame, claim string) bool {
 
 // reLabel is a number that labels a part of a document ("Item 525",
 // "Section 5.2(a)", "Exhibit 10.16"): internal/wordlists/reference_nouns.txt.
-var reLabel = regexp.MustCompile(`(?i)\b(?:` + strings.Join(wordlists.Words("reference_nouns"), "|") + `)s?\s+(?:no\.\s*)?\d[\w.]*(?:\(\w{1,4}\))*`)
+var reLabel = regexp.MustCompile(`(?i)\b` + wordlists.Alternation("reference_nouns") + `s?\s+(?:no\.\s*)?\d[\w.]*(?:\(\w{1,4}\))*`)
 
 // withoutLabels is claim without the numbers that label parts of a
 // document: they are not values it states.

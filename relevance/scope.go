@@ -188,7 +188,7 @@ func rowIndex(content, label string) int {
 
 // wholeModifiers qualify a measure without narrowing it ("Total
 // revenues"). Edit internal/wordlists/whole_modifiers.txt.
-var wholeModifiers = wordlists.Set(wordlists.Words("whole_modifiers")...)
+var wholeModifiers = wordlists.Named("whole_modifiers")
 
 // narrowedBy returns the words of scope, a table rows' group label, that
 // narrow the question's focus to a part the question does not ask about:
@@ -235,9 +235,8 @@ func narrowing(lw string, q Text) bool {
 	return !q.hasToken(lw) && !wholeModifiers[lw] && !hasDigit(lw) && !legalForms[lw]
 }
 
-// wholeWords ask for the whole of a measure: "total revenue", "the
-// combined assets". A closed class.
-var wholeWords = wordlists.Set(`total totals grand consolidated aggregate combined overall entire whole`)
+// wholeWords: internal/wordlists/whole_words.txt.
+var wholeWords = wordlists.Named("whole_words")
 
 // partOf reports whether scope, the label of the group of rows a row is
 // in, names a part of the whole the question asks about: a segment, a
@@ -281,7 +280,7 @@ func headPhrase(line string) []string {
 }
 
 // headEnds are the prepositions that end a heading's head phrase.
-var headEnds = wordlists.Set(`of in for on from by to at with under within after before during`)
+var headEnds = wordlists.Named("head_ends")
 
 // hasAll reports whether x has every word of a compound ("part-time").
 func (x Text) hasAll(compound string) bool {
@@ -296,12 +295,10 @@ func (x Text) hasAll(compound string) bool {
 
 // partNouns name a part of an organisation. Edit
 // internal/wordlists/part_nouns.txt.
-var partNouns = wordlists.Set(wordlists.Words("part_nouns")...)
+var partNouns = wordlists.Named("part_nouns")
 
-// genericParts qualify parts without naming one ("Reportable Segments",
-// "Operating Segments") or number a document's parts ("Item 1.
-// Business", "Note 5"): a heading made of them is about the whole.
-var genericParts = wordlists.Set(`reportable operating geographic geographical principal major other all each business item part section note chapter article schedule exhibit appendix`)
+// genericParts: internal/wordlists/generic_parts.txt.
+var genericParts = wordlists.Named("generic_parts")
 
 // otherHead returns the head noun of a row's label when it names another
 // thing than the question asks about, "" otherwise: "Employee stock
@@ -341,9 +338,8 @@ func (f Frame) otherHead(label string) string {
 // follows them. Edit internal/wordlists/quantity_of.txt.
 var quantityOf = termSet("quantity_of")
 
-// unitWords are the words of a table's unit ("(in millions, except per
-// share data)"), not of what its rows are about.
-var unitWords = wordlists.Set(`thousands millions billions dollars except per share data amounts unaudited ended ending`)
+// unitWords: internal/wordlists/unit_words.txt.
+var unitWords = wordlists.Named("unit_words")
 
 // ownLabel is a row's label without its group's ("Americas" of "Total
 // Revenues by Geography: Americas $31,226").
@@ -568,7 +564,7 @@ func yearsOnly(s string) bool {
 }
 
 // approximators stand before a count that they bound or round.
-var approximators = wordlists.Set(`over more than nearly almost about approximately roughly around some up to under fewer less`)
+var approximators = wordlists.Named("approximators")
 
 // completes reports whether a row's label completes one of the question's
 // compound measure names with its group's head noun: "General and

@@ -6,6 +6,7 @@ import (
 	"unicode"
 
 	dmdecomp "github.com/docmind/docmind/decomposer"
+	"github.com/docmind/docmind/internal/wordlists"
 	"github.com/docmind/docmind/textproc"
 )
 
@@ -30,7 +31,7 @@ var (
 	// reYearOnly is a period that names only a year ("fiscal 2022").
 	reYearOnly = regexp.MustCompile(`(?i)^(?:the\s+)?(?:(?:fiscal|financial|calendar)\s+(?:year\s+)?|FY\s?)?((?:19|20)\d{2})\s*[?.!]*$`)
 	// reDated is a date with a day, month and year ("May 31, 2023").
-	reDated = regexp.MustCompile(`(?i)\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d{1,2},?\s+((?:19|20)\d{2})\b|\b\d{1,2}\s+(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?,?\s+((?:19|20)\d{2})\b`)
+	reDated = regexp.MustCompile(`(?i)\b` + wordlists.AlternationOf(wordlists.MonthStems()...) + `[a-z]*\.?\s+\d{1,2},?\s+((?:19|20)\d{2})\b|\b\d{1,2}\s+` + wordlists.AlternationOf(wordlists.MonthStems()...) + `[a-z]*\.?,?\s+((?:19|20)\d{2})\b`)
 	// rePlaceLead marks a name that is a place constraint ("in the U.S."),
 	// not a new subject.
 	rePlaceLead = regexp.MustCompile(`(?i)\b(?:in|outside|across|within|throughout|inside)(?:\s+of)?(?:\s+the)?\s+$`)

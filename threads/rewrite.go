@@ -101,23 +101,20 @@ func rewriteFollowUp(prev, q string) (string, string) {
 }
 
 var (
-	connectors = wordlists.Set(`and but also so then ok okay now well`)
+	connectors = wordlists.Named("connectors")
 	// prepositions that open a constraint fragment.
-	prepositions = wordlists.Set(`for in on with under during after before within without
-		regarding concerning about to at from by if when unless per outside inside beyond past`)
+	prepositions = wordlists.Named("fragment_prepositions")
 	// questionWords are skipped before a question's topic: the wh-words and
 	// auxiliaries (package question) but "had", which the rules have never
 	// skipped, and the other words that frame a question.
-	questionWords = without(wordlists.Set(question.WhWords, question.Auxiliaries, `the a an happens happen if much many
-		long often there any my our your their its all tell me us about explain describe list please get`), "had")
+	questionWords = without(wordlists.Set(question.WhWords, question.Auxiliaries, wordlists.Joined("question_words")), "had")
 	// leadVerbs start a full question; a fragment has none of them. Only
 	// "when" is both a lead verb and a preposition.
-	leadVerbs = wordlists.Set(question.WhWords, question.Auxiliaries, `tell explain describe list`)
+	leadVerbs = wordlists.Set(question.WhWords, question.Auxiliaries, wordlists.Joined("lead_verbs"))
 	// verbsAfterDemonstrative mark "this"/"that" used as a pronoun.
-	verbsAfterDemonstrative = wordlists.Set(`is was applies apply happens happen mean means cost
-		costs include includes cover covers change changes work works`)
+	verbsAfterDemonstrative = wordlists.Named("verbs_after_demonstrative")
 	// expletive "it": "is it possible to ...".
-	expletiveAfterIt = wordlists.Set(`possible necessary required true allowed permitted ok okay likely important`)
+	expletiveAfterIt = wordlists.Named("expletive_after_it")
 )
 
 // without deletes words from set m and returns it.
