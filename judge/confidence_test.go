@@ -122,3 +122,15 @@ func TestLeadSectionSignals(t *testing.T) {
 		t.Errorf("lead_rank %v, want 0.5 (second of two)", named["lead_rank"])
 	}
 }
+
+// A confidence just under the threshold is not written as the threshold.
+func TestBelowThresholdNeverReadsAsTheThreshold(t *testing.T) {
+	for _, c := range []struct {
+		conf, min float64
+		want      string
+	}{{0.598, 0.60, "0.598"}, {0.5999, 0.60, "0.599"}, {0.41, 0.60, "0.41"}, {0.547, 0.55, "0.547"}} {
+		if got := belowThreshold(c.conf, c.min); got != c.want {
+			t.Errorf("belowThreshold(%v, %v) = %q, want %q", c.conf, c.min, got, c.want)
+		}
+	}
+}

@@ -159,7 +159,7 @@ func (d *Offline) Decide(a *Assessment) *schema.Verdict {
 	}
 	v.Findings = a.findings(all, true)
 	if low && conf > 0 {
-		v.Findings = append(v.Findings, schema.Finding{Rule: RuleLowConfidence, Detail: fmt.Sprintf("confidence %.2f is below %.2f", conf, minConf)})
+		v.Findings = append(v.Findings, schema.Finding{Rule: RuleLowConfidence, Detail: fmt.Sprintf("confidence %s is below %.2f", belowThreshold(conf, minConf), minConf)})
 	}
 	a.applyConflicts(v)
 	return v
@@ -274,7 +274,7 @@ func (a *Assessment) reasoning(issues []Issue, conf, minConf float64) string {
 			return "Grounded: the answer only says the documents do not address the question."
 		}
 		if conf < minConf {
-			return fmt.Sprintf("Not grounded: confidence %.2f is below %.2f although no claim was contradicted.", conf, minConf)
+			return fmt.Sprintf("Not grounded: confidence %s is below %.2f although no claim was contradicted.", belowThreshold(conf, minConf), minConf)
 		}
 		claims := "all %d claims are"
 		if n == 1 {
@@ -463,4 +463,14 @@ func cloneVerdict(v *schema.Verdict) *schema.Verdict {
 // another judge's verdict; see (*Offline).ApplyGuards.
 func ApplyGuards(ctx context.Context, req schema.JudgeRequest, v *schema.Verdict, opts ...Option) (*schema.Verdict, error) {
 	return NewOffline(opts...).ApplyGuards(ctx, req, v)
+}
+
+// belowThreshold writes a confidence under the threshold min with two
+// decimals, or three when two would round it up to the threshold's
+// ("confidence 0.598 is below 0.60", not "0.60 is below 0.60").
+func belowThreshold(conf, min float64) string {
+	if s := fmt.Sprintf("%.2f", conf); s != fmt.Sprintf("%.2f", min) {
+		return s
+	}
+	return fmt.Sprintf("%.3f", math.Floor(conf*1000)/1000)
 }
