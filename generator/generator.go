@@ -97,7 +97,7 @@ func (g *Offline) rules(req schema.GenerateRequest, cands []candidate) [][]strin
 			lo, hi = c.pos, c.pos+1
 		}
 		passage := strings.Join(ss[lo:hi], " ")
-		if c.item {
+		if c.lead != "" {
 			// an item's context is the sentence introducing its list,
 			// which its text holds, not the items beside it
 			passage = c.text
@@ -235,8 +235,7 @@ const newSectionCutoff = 0.85
 type candidate struct {
 	section, pos int
 	end          int    // the last sentence it covers (unit.end)
-	item         bool   // a list item read with its lead-in (unit.item)
-	lead         string // that lead-in (unit.lead)
+	lead         string // a list item's lead-in (unit.lead)
 	text, shown  string // as unit
 	score        float64
 	// own is score without the share of the words that named the
@@ -444,7 +443,7 @@ func (g *Offline) candidates(sections []schema.Section, q query) []candidate {
 				continue
 			}
 			seen[key] = true
-			out = append(out, candidate{section: si, pos: u.pos, end: u.end, item: u.item, lead: u.lead, text: u.text, shown: u.shown, score: score, own: score - namedShare(s, q)})
+			out = append(out, candidate{section: si, pos: u.pos, end: u.end, lead: u.lead, text: u.text, shown: u.shown, score: score, own: score - namedShare(s, q)})
 		}
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].score > out[j].score })
@@ -458,8 +457,7 @@ func (g *Offline) candidates(sections []schema.Section, q query) []candidate {
 // unit is chosen by its text.
 type unit struct {
 	pos, end    int    // the sentences it covers: a list's lead-in covers its items
-	item        bool   // a list item, its text led by its list's lead-in
-	lead        string // that lead-in
+	lead        string // a list item's lead-in, which leads its text
 	text, shown string
 }
 
@@ -490,7 +488,8 @@ func quotable(content string) []unit {
 	for pos, sent := range sents {
 		if at := leadIns[pos]; at >= 0 {
 			item, _ := textproc.ListItem(sent)
-			out = append(out, unit{pos: pos, end: pos, item: true, lead: strings.TrimSpace(sents[at]), text: strings.TrimSpace(sents[at]) + " " + item})
+			lead := strings.TrimSpace(sents[at])
+			out = append(out, unit{pos: pos, end: pos, lead: lead, text: lead + " " + item})
 			continue
 		}
 		if list := items[pos]; len(list) > 0 && len(list) <= maxListed {
@@ -772,7 +771,7 @@ func render(picked []candidate, sections []schema.Section) string {
 		if c.shown != "" {
 			text = c.shown
 		}
-		if c.item {
+		if c.lead != "" {
 			if slices.ContainsFunc(picked[:i], func(p candidate) bool { return sameList(p, c) }) {
 				continue // quoted with the first item of its list
 			}
@@ -792,5 +791,5 @@ func render(picked []candidate, sections []schema.Section) string {
 
 // sameList reports whether a and b are items of one list.
 func sameList(a, b candidate) bool {
-	return a.item && b.item && a.section == b.section && a.lead == b.lead
+	return a.lead != "" && a.section == b.section && a.lead == b.lead
 }

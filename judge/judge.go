@@ -424,10 +424,15 @@ func prepare(s schema.Section, withLex bool) preparedSection {
 	// a list item states what the sentence introducing its list says of
 	// it ("… the following paid holidays each year:" for "- Labor Day"),
 	// and that sentence states its items (the generator quotes them so)
-	for i, at := range textproc.LeadIns(p.sentences) {
+	leadIns := textproc.LeadIns(p.sentences)
+	for i, at := range leadIns {
+		if at >= 0 {
+			maps.Copy(p.terms[i], p.terms[at]) // the lead-in's own terms: it is no item
+		}
+	}
+	for i, at := range leadIns {
 		if at >= 0 {
 			maps.Copy(p.terms[at], p.terms[i])
-			maps.Copy(p.terms[i], p.terms[at])
 		}
 	}
 	for _, t := range textproc.Terms(s.Title) {
