@@ -146,16 +146,31 @@ k-th most confident answer (ties share their group's risk): without ties, the
 mean of the prefix risks scaled by A/N, the area under risk vs coverage from
 0 to A/N. Lower is better.
 
+first_pass tells retrieval, drafting and the decision apart. The run's first
+attempt is read as it goes: the sections its retrieve node handed the
+generator and the draft its generate node wrote. For each answerable question,
+evidence_handed_on says whether those sections hold its evidence (as eval
+evidence counts a hit: the gold document's page, a gold span, the gold
+paragraph; unset when the row locates none) and first_draft_correct whether
+the draft meets the row's rules, whatever the judge then decided (unset
+without answers or facts). first_pass {answerable, located, evidence_handed_on
+(share of located), draft_correct (share of answerable), with_evidence and
+without_evidence {questions, draft_correct, answerable_correct, answered,
+answered_accuracy}} gives the answerable questions' figures on the questions
+whose evidence was handed on and on the others (answered_accuracy there counts
+answerable questions only).
+
 --json prints the report: match, questions, answerable, unanswerable, answered,
 coverage, answered_accuracy, answerable_correct, answered_correctly, correct,
 wrong_answers, aurc, risk_coverage [{threshold, coverage, accuracy,
 answered}], citation_page_accuracy, citation_checked, abstention_precision,
 abstention_recall, abstention {tp,fp,fn,tn}, mean_retries, mean_retry_count,
 llm_calls_per_question, tokens_per_question, latency_p50_ms, latency_p95_ms,
-errors, by_kind and by_type {tag: {questions, right}}, and results [{id,
-question, kind, type, answerable, abstained, answered, confidence, signals,
-reasoning, refused_answer, grounded, correct, missing_facts,
-missed_answers, page_correct, retries, retry_count, usage, latency_ms,
+errors, by_kind and by_type {tag: {questions, right}}, first_pass, and
+results [{id, question, kind, type, answerable, abstained, answered,
+confidence, signals, reasoning, refused_answer, grounded, correct,
+missing_facts, missed_answers, page_correct, evidence_handed_on,
+first_draft_correct, retries, retry_count, usage, latency_ms,
 answer, error}]: reasoning is the last verdict's, and refused_answer, for
 a question the pipeline abstained on, the answer that verdict refused.
 
@@ -185,7 +200,8 @@ the figure) when a figure misses its threshold.`,
 			c.Ask = func(ctx context.Context, q string) (*schema.State, error) {
 				rctx, cancel := pf.runContext(ctx)
 				defer cancel()
-				st, err := p.Run(rctx, q)
+				// the run's first pass too (eval.FirstPass), beside its end
+				st, err := p.Runner().Run(rctx, schema.NewState(strings.TrimSpace(q)), eval.RecordFirstPass(ctx))
 				return st, runError(rctx, err)
 			}
 			c.Stdout = a.stdout

@@ -265,16 +265,16 @@ func (c qaEval) Run(ctx context.Context) (*eval.QAReport, error) {
 	if err != nil {
 		return nil, err
 	}
+	var gold map[string]eval.GoldRow
 	if c.Gold != "" {
-		gold, err := eval.LoadGold(c.Gold)
-		if err != nil {
+		if gold, err = eval.LoadGold(c.Gold); err != nil {
 			return nil, err
 		}
 		if err := eval.MergeGold(rows, gold); err != nil {
 			return nil, fmt.Errorf("%w (%s against %s)", err, c.File, c.Gold)
 		}
 	}
-	opts := eval.QAOptions{Match: c.Match}
+	opts := eval.QAOptions{Match: c.Match, Targets: eval.EvidenceTargets(rows, gold)}
 	if c.Progress != nil {
 		opts.Progress = func(done, total int, r eval.QAResult) {
 			fmt.Fprintf(c.Progress, "\rqa %d/%d %-12s", done, total, r.ID)
@@ -379,6 +379,20 @@ func writeQATable(w io.Writer, rep *eval.QAReport) error {
 			fmt.Fprintf(tw, "  %s\t%d/%d right\n", k, m[k].Right, m[k].Questions)
 		}
 		return tw.Flush()
+	}
+	if fp := rep.FirstPass; fp != nil {
+		fmt.Fprintf(w, "\nfirst pass (answerable questions: %d; evidence located for %d, handed on for %.3f; first draft right %.3f):\n", fp.Answerable, fp.Located, fp.EvidenceHandedOn, fp.DraftCorrect)
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+		fmt.Fprintln(tw, "evidence	questions	first draft right	answered right	answered	accuracy among answered	")
+		for _, row := range []struct {
+			name string
+			s    eval.SubsetScore
+		}{{"handed on", fp.WithEvidence}, {"not handed on", fp.WithoutEvidence}} {
+			fmt.Fprintf(tw, "%s\t%d\t%.3f\t%.3f\t%d\t%.3f\t\n", row.name, row.s.Questions, row.s.DraftCorrect, row.s.AnswerableCorrect, row.s.Answered, row.s.AnsweredAccuracy)
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
 	}
 	if err := breakdown("kind", rep.ByKind); err != nil {
 		return err

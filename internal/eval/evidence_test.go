@@ -166,3 +166,57 @@ func TestSelectSplit(t *testing.T) {
 		t.Error("a question of no split set: no error")
 	}
 }
+
+// eval qa reads each run's first pass as it goes (RecordFirstPass): the
+// clock's evidence is handed on and its first draft quotes the answer;
+// the repairs' evidence ranks 13th, so neither is; the council's row
+// locates no evidence (facts only) but its draft is scored; the
+// unanswerable row is not. Without RecordFirstPass nothing is reported.
+func TestQAFirstPass(t *testing.T) {
+	dir := filepath.Join("testdata", "evidence")
+	rows, err := LoadQA(filepath.Join(dir, "qa.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := offlineRunner(t, filepath.Join(dir, "docs"))
+	ask := func(ctx context.Context, q string) (*schema.State, error) {
+		return run.Run(ctx, schema.NewState(q), RecordFirstPass(ctx))
+	}
+	rep, err := RunQA(context.Background(), ask, rows, QAOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, r := range rep.Results {
+		got[r.ID] = fmt.Sprintf("%s %s", show(r.EvidenceHandedOn), show(r.FirstDraftCorrect))
+	}
+	want := map[string]string{"clock": "true true", "repairs": "false false", "council": "- true", "bells": "- -"}
+	if !maps.Equal(got, want) {
+		t.Errorf("evidence handed on, first draft right: %v, want %v", got, want)
+	}
+	fp := rep.FirstPass
+	if fp == nil {
+		t.Fatal("no first-pass figures")
+	}
+	if fp.Answerable != 3 || fp.Located != 2 || fp.EvidenceHandedOn != 0.5 || fp.DraftCorrect != 2.0/3 {
+		t.Errorf("first pass %+v, want 3 answerable, 2 located, 0.5 handed on, 2/3 drafts right", fp)
+	}
+	if w := fp.WithEvidence; w.Questions != 1 || w.DraftCorrect != 1 {
+		t.Errorf("with evidence %+v, want the clock's right draft", w)
+	}
+	if w := fp.WithoutEvidence; w.Questions != 1 || w.DraftCorrect != 0 || w.AnswerableCorrect != 0 {
+		t.Errorf("without evidence %+v, want the repairs' wrong draft", w)
+	}
+
+	plain := func(ctx context.Context, q string) (*schema.State, error) { return run.Run(ctx, schema.NewState(q)) }
+	if rep, err := RunQA(context.Background(), plain, rows, QAOptions{}); err != nil || rep.FirstPass != nil {
+		t.Errorf("without a recorded first pass: %+v, %v; want no first-pass figures", rep.FirstPass, err)
+	}
+}
+
+func show(b *bool) string {
+	if b == nil {
+		return "-"
+	}
+	return fmt.Sprint(*b)
+}

@@ -201,13 +201,21 @@ type QAResult struct {
 	// first two sentences).
 	MissedAnswers bool `json:"missed_answers,omitempty"`
 	// PageCorrect is set for answerable questions that were answered.
-	PageCorrect *bool        `json:"page_correct,omitempty"`
-	Retries     int          `json:"retries"`
-	RetryCount  int          `json:"retry_count"`
-	Usage       schema.Usage `json:"usage"`
-	LatencyMS   float64      `json:"latency_ms"`
-	Answer      string       `json:"answer"`
-	Err         string       `json:"error,omitempty"`
+	PageCorrect *bool `json:"page_correct,omitempty"`
+	// EvidenceHandedOn is, for an answerable question whose row locates
+	// its evidence, whether the sections the first pass handed the
+	// generator hold it (as eval evidence counts a hit); FirstDraftCorrect
+	// is, for an answerable question with gold answers or facts, whether
+	// the first pass's draft matches them, whatever the judge decided. Both
+	// are unset when the AskFunc reports no first pass (FirstPass).
+	EvidenceHandedOn  *bool        `json:"evidence_handed_on,omitempty"`
+	FirstDraftCorrect *bool        `json:"first_draft_correct,omitempty"`
+	Retries           int          `json:"retries"`
+	RetryCount        int          `json:"retry_count"`
+	Usage             schema.Usage `json:"usage"`
+	LatencyMS         float64      `json:"latency_ms"`
+	Answer            string       `json:"answer"`
+	Err               string       `json:"error,omitempty"`
 	// match is the rule the answers were matched with.
 	match MatchRule
 }
@@ -269,7 +277,11 @@ type QAReport struct {
 	Errors         int                  `json:"errors"`
 	ByKind         map[string]KindScore `json:"by_kind,omitempty"`
 	ByType         map[string]KindScore `json:"by_type,omitempty"`
-	Results        []QAResult           `json:"results"`
+	// FirstPass splits the answerable questions by whether the first
+	// pass handed on their evidence (FirstPassScore); nil when the AskFunc
+	// reports no first pass.
+	FirstPass *FirstPassScore `json:"first_pass,omitempty"`
+	Results   []QAResult      `json:"results"`
 }
 
 // RiskCoveragePoint is the risk–coverage curve at one confidence
@@ -301,6 +313,10 @@ type QAOptions struct {
 	// Match is the rule every row's answers are matched with (MatchLead
 	// when empty).
 	Match MatchRule
+	// Targets, when not nil, are the rows' evidence targets, in order
+	// (EvidenceTargets with the gold file's paragraphs); else the rows'
+	// own (EvidenceTargets(rows, nil)).
+	Targets []EvidenceTarget
 }
 
 // RunQA asks every question in turn (sequentially, so latencies are not
@@ -310,6 +326,10 @@ func RunQA(ctx context.Context, ask AskFunc, rows []QARow, opts QAOptions) (*QAR
 	if ask == nil {
 		return nil, errors.New("qa eval: no pipeline to ask")
 	}
+	targets := opts.Targets
+	if len(targets) != len(rows) {
+		targets = EvidenceTargets(rows, nil)
+	}
 	results := make([]QAResult, 0, len(rows))
 	for i, row := range rows {
 		if err := ctx.Err(); err != nil {
@@ -318,13 +338,17 @@ func RunQA(ctx context.Context, ask AskFunc, rows []QARow, opts QAOptions) (*QAR
 		if opts.Match != "" {
 			row.Match = opts.Match
 		}
+		var fp FirstPass
 		start := time.Now()
-		st, err := ask(ctx, row.Question)
+		st, err := ask(WithFirstPass(ctx, &fp), row.Question)
 		took := time.Since(start)
 		if err != nil && ctx.Err() != nil {
 			return nil, fmt.Errorf("qa eval stopped after %d of %d questions: %w", i, len(rows), ctx.Err())
 		}
 		res := ScoreQA(row, st, err)
+		if err == nil {
+			scoreFirstPass(&res, row, &fp, targets[i])
+		}
 		res.LatencyMS = float64(took) / float64(time.Millisecond)
 		results = append(results, res)
 		if opts.Progress != nil {
@@ -592,6 +616,7 @@ func summarizeQA(results []QAResult) *QAReport {
 	rep.AbstentionRecall = rep.Abstention.Recall()
 	slices.Sort(lat)
 	rep.LatencyP50Ms, rep.LatencyP95Ms = percentile(lat, 50), percentile(lat, 95)
+	rep.FirstPass = summarizeFirstPass(results)
 	if len(rep.ByKind) == 0 {
 		rep.ByKind = nil
 	}

@@ -186,6 +186,10 @@ var figures = map[string][]figure{
 		{label: "refusals that were right (precision)", path: []string{"abstention_precision"}, pct: true},
 		{label: "unanswerable questions refused (recall)", path: []string{"abstention_recall"}, pct: true},
 		{label: "citation page right", path: []string{"citation_page_accuracy"}, pct: true, of: []string{"citation_checked"}},
+		{label: "answerable: evidence handed on by the first pass", path: []string{"first_pass", "evidence_handed_on"}, pct: true, of: []string{"first_pass", "located"}},
+		{label: "answerable: first draft right, whatever the judge decided", path: []string{"first_pass", "draft_correct"}, pct: true},
+		{label: "evidence handed on: answered correctly", path: []string{"first_pass", "with_evidence", "answerable_correct"}, pct: true, of: []string{"first_pass", "with_evidence", "questions"}},
+		{label: "evidence handed on: accuracy of the answers given", path: []string{"first_pass", "with_evidence", "answered_accuracy"}, pct: true, of: []string{"first_pass", "with_evidence", "answered"}},
 		{label: "latency p50", path: []string{"latency_p50_ms"}, unit: "ms"},
 	},
 	"eval evidence": {

@@ -1,0 +1,178 @@
+package eval
+
+import (
+	"context"
+	"slices"
+
+	"github.com/docmind/docmind/chains"
+	"github.com/docmind/docmind/schema"
+)
+
+// The first pass. An answerable question the pipeline gets wrong was lost
+// at one of three steps: retrieval did not hand the generator the passage
+// that answers, the generator drafted from the wrong sentence, or the
+// decision refused a right draft (or accepted a wrong one). The final
+// state shows only the last attempt, whose sections a retry chose after
+// the judge had excluded the first ones. So eval qa also reads the first
+// attempt as it runs: the sections the first retrieve node handed on and
+// the draft the first generate node wrote from them, and reports each
+// question's figures split by whether its evidence was handed on
+// (FirstPassScore).
+
+// FirstPass is what a run's first attempt handed the generator and what
+// the generator drafted from it.
+type FirstPass struct {
+	Sections  []schema.Section
+	Draft     string
+	retrieved bool
+	drafted   bool
+}
+
+type firstPassKey struct{}
+
+// WithFirstPass returns ctx carrying fp, for the AskFunc that runs the
+// question to fill (through RecordFirstPass). RunQA passes one per
+// question.
+func WithFirstPass(ctx context.Context, fp *FirstPass) context.Context {
+	return context.WithValue(ctx, firstPassKey{}, fp)
+}
+
+// RecordFirstPass returns the run option that fills the FirstPass ctx
+// carries (WithFirstPass) with the sections of the run's first retrieve
+// node and the response of its first generate node. With none it records
+// nothing.
+func RecordFirstPass(ctx context.Context) chains.RunOption {
+	fp, _ := ctx.Value(firstPassKey{}).(*FirstPass)
+	return chains.AfterEachStep(func(_ context.Context, st chains.Step) error {
+		if fp == nil || st.State == nil {
+			return nil
+		}
+		switch {
+		case st.Node == schema.NodeRetrieve && !fp.retrieved:
+			fp.Sections, fp.retrieved = slices.Clone(st.State.RetrievedSections), true
+		case st.Node == schema.NodeGenerate && !fp.drafted && st.State.GeneratedResponse != nil:
+			fp.Draft, fp.drafted = *st.State.GeneratedResponse, true
+		}
+		return nil
+	})
+}
+
+// FirstPassScore is the answerable questions' figures split by whether
+// the first pass handed on their evidence. Located counts the answerable
+// questions whose evidence the row locates (EvidenceTarget.Located) and
+// whose first pass was seen; EvidenceHandedOn is the share of them whose
+// evidence was among the sections the generator got. DraftCorrect is the
+// share of the answerable questions whose first draft matches the gold
+// (the rule of QAReport.Match, facts included), whatever the judge
+// decided: what a perfect decision on the first pass could answer.
+type FirstPassScore struct {
+	Answerable       int         `json:"answerable"`
+	Located          int         `json:"located"`
+	EvidenceHandedOn float64     `json:"evidence_handed_on"`
+	DraftCorrect     float64     `json:"draft_correct"`
+	WithEvidence     SubsetScore `json:"with_evidence"`
+	WithoutEvidence  SubsetScore `json:"without_evidence"`
+}
+
+// SubsetScore is the figures of a subset of the answerable questions:
+// how many, the share whose first draft matches the gold, the share
+// answered correctly, how many were answered and the accuracy among them.
+type SubsetScore struct {
+	Questions         int     `json:"questions"`
+	DraftCorrect      float64 `json:"draft_correct"`
+	AnswerableCorrect float64 `json:"answerable_correct"`
+	Answered          int     `json:"answered"`
+	AnsweredAccuracy  float64 `json:"answered_accuracy"`
+	drafts, correct   int
+}
+
+func (s *SubsetScore) add(r QAResult) {
+	s.Questions++
+	if r.FirstDraftCorrect != nil && *r.FirstDraftCorrect {
+		s.drafts++
+	}
+	if r.Correct {
+		s.correct++
+	}
+	if r.Answered {
+		s.Answered++
+	}
+}
+
+func (s *SubsetScore) finish() {
+	s.DraftCorrect = ratio(s.drafts, s.Questions)
+	s.AnswerableCorrect = ratio(s.correct, s.Questions)
+	s.AnsweredAccuracy = ratio(s.correct, s.Answered)
+}
+
+// scoreFirstPass fills r's first-pass fields from fp: whether the
+// sections handed on hold the evidence of target (when it locates it),
+// and whether the draft matches the row's gold.
+func scoreFirstPass(r *QAResult, row QARow, fp *FirstPass, target EvidenceTarget) {
+	if !r.Answerable || !fp.retrieved {
+		return
+	}
+	if target.Located() {
+		m := newEvidenceMatcher(target)
+		ok := slices.ContainsFunc(fp.Sections, m.evidence)
+		r.EvidenceHandedOn = &ok
+	}
+	if fp.drafted && (len(row.Answers) > 0 || len(row.Facts) > 0) {
+		ok := draftMatches(row, fp.Draft)
+		r.FirstDraftCorrect = &ok
+	}
+}
+
+// draftMatches reports whether answer holds the row's facts (unless the
+// row is AnswersOnly) and matches one of its answers under row.Match:
+// the test of a correct answer without the judge's acceptance.
+func draftMatches(row QARow, answer string) bool {
+	if !row.AnswersOnly || len(row.Answers) == 0 {
+		text := NormalizeForMatch(answer)
+		for _, f := range row.Facts {
+			if !containsSeq(text, NormalizeForMatch(f)) {
+				return false
+			}
+		}
+	}
+	return len(row.Answers) == 0 || row.Match.Matches(answer, row.Answers)
+}
+
+// summarizeFirstPass returns the first-pass figures of results, nil when
+// no answerable result has them.
+func summarizeFirstPass(results []QAResult) *FirstPassScore {
+	var fs FirstPassScore
+	var all SubsetScore
+	handed := 0
+	seen := false
+	for _, r := range results {
+		if !r.Answerable {
+			continue
+		}
+		fs.Answerable++
+		all.add(r)
+		if r.EvidenceHandedOn == nil && r.FirstDraftCorrect == nil {
+			continue
+		}
+		seen = true
+		if r.EvidenceHandedOn == nil {
+			continue
+		}
+		fs.Located++
+		if *r.EvidenceHandedOn {
+			handed++
+			fs.WithEvidence.add(r)
+		} else {
+			fs.WithoutEvidence.add(r)
+		}
+	}
+	if !seen {
+		return nil
+	}
+	all.finish()
+	fs.WithEvidence.finish()
+	fs.WithoutEvidence.finish()
+	fs.EvidenceHandedOn = ratio(handed, fs.Located)
+	fs.DraftCorrect = all.DraftCorrect
+	return &fs
+}
