@@ -153,7 +153,8 @@ evidence_handed_on says whether those sections hold its evidence (as eval
 evidence counts a hit: the gold document's page, a gold span, the gold
 paragraph; unset when the row locates none) and first_draft_correct whether
 the draft meets the row's rules, whatever the judge then decided (unset
-without answers or facts). first_pass {answerable, located, evidence_handed_on
+without answers or facts), and first_confidence is the first verdict's
+confidence. first_pass {answerable, located, evidence_handed_on
 (share of located), draft_correct (share of answerable), with_evidence and
 without_evidence {questions, draft_correct, answerable_correct, answered,
 answered_accuracy}} gives the answerable questions' figures on the questions
@@ -170,7 +171,7 @@ errors, by_kind and by_type {tag: {questions, right}}, first_pass, and
 results [{id, question, kind, type, answerable, abstained, answered,
 confidence, signals, reasoning, refused_answer, grounded, correct,
 missing_facts, missed_answers, page_correct, evidence_handed_on,
-first_draft_correct, retries, retry_count, usage, latency_ms,
+first_draft_correct, first_confidence, retries, retry_count, usage, latency_ms,
 answer, error}]: reasoning is the last verdict's, and refused_answer, for
 a question the pipeline abstained on, the answer that verdict refused.
 

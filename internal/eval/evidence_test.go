@@ -189,6 +189,9 @@ func TestQAFirstPass(t *testing.T) {
 	got := map[string]string{}
 	for _, r := range rep.Results {
 		got[r.ID] = fmt.Sprintf("%s %s", show(r.EvidenceHandedOn), show(r.FirstDraftCorrect))
+		if r.Answerable && (r.FirstConfidence == nil || r.Answered && r.RetryCount == 0 && *r.FirstConfidence != r.Confidence) {
+			t.Errorf("%s: first confidence %v, want the first verdict's (%v when answered at once)", r.ID, r.FirstConfidence, r.Confidence)
+		}
 	}
 	want := map[string]string{"clock": "true true", "repairs": "false false", "council": "- true", "bells": "- -"}
 	if !maps.Equal(got, want) {

@@ -22,10 +22,13 @@ import (
 // FirstPass is what a run's first attempt handed the generator and what
 // the generator drafted from it.
 type FirstPass struct {
-	Sections  []schema.Section
-	Draft     string
-	retrieved bool
-	drafted   bool
+	Sections []schema.Section
+	Draft    string
+	// Confidence is the first verdict's confidence_score.
+	Confidence float64
+	retrieved  bool
+	drafted    bool
+	judged     bool
 }
 
 type firstPassKey struct{}
@@ -39,8 +42,8 @@ func WithFirstPass(ctx context.Context, fp *FirstPass) context.Context {
 
 // RecordFirstPass returns the run option that fills the FirstPass ctx
 // carries (WithFirstPass) with the sections of the run's first retrieve
-// node and the response of its first generate node. With none it records
-// nothing.
+// node, the response of its first generate node and the confidence of its
+// first verdict. With none it records nothing.
 func RecordFirstPass(ctx context.Context) chains.RunOption {
 	fp, _ := ctx.Value(firstPassKey{}).(*FirstPass)
 	return chains.AfterEachStep(func(_ context.Context, st chains.Step) error {
@@ -52,6 +55,8 @@ func RecordFirstPass(ctx context.Context) chains.RunOption {
 			fp.Sections, fp.retrieved = slices.Clone(st.State.RetrievedSections), true
 		case st.Node == schema.NodeGenerate && !fp.drafted && st.State.GeneratedResponse != nil:
 			fp.Draft, fp.drafted = *st.State.GeneratedResponse, true
+		case st.Node == schema.NodeJudge && !fp.judged && st.State.JudgeVerdict != nil:
+			fp.Confidence, fp.judged = st.State.JudgeVerdict.ConfidenceScore, true
 		}
 		return nil
 	})
@@ -120,6 +125,10 @@ func scoreFirstPass(r *QAResult, row QARow, fp *FirstPass, target EvidenceTarget
 	if fp.drafted && (len(row.Answers) > 0 || len(row.Facts) > 0) {
 		ok := draftMatches(row, fp.Draft)
 		r.FirstDraftCorrect = &ok
+	}
+	if fp.judged {
+		c := fp.Confidence
+		r.FirstConfidence = &c
 	}
 }
 

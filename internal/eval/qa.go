@@ -208,14 +208,18 @@ type QAResult struct {
 	// is, for an answerable question with gold answers or facts, whether
 	// the first pass's draft matches them, whatever the judge decided. Both
 	// are unset when the AskFunc reports no first pass (FirstPass).
-	EvidenceHandedOn  *bool        `json:"evidence_handed_on,omitempty"`
-	FirstDraftCorrect *bool        `json:"first_draft_correct,omitempty"`
-	Retries           int          `json:"retries"`
-	RetryCount        int          `json:"retry_count"`
-	Usage             schema.Usage `json:"usage"`
-	LatencyMS         float64      `json:"latency_ms"`
-	Answer            string       `json:"answer"`
-	Err               string       `json:"error,omitempty"`
+	EvidenceHandedOn  *bool `json:"evidence_handed_on,omitempty"`
+	FirstDraftCorrect *bool `json:"first_draft_correct,omitempty"`
+	// FirstConfidence is, for an answerable question, the first verdict's
+	// confidence_score (the draft of FirstDraftCorrect's), when the run
+	// reported its first pass.
+	FirstConfidence *float64     `json:"first_confidence,omitempty"`
+	Retries         int          `json:"retries"`
+	RetryCount      int          `json:"retry_count"`
+	Usage           schema.Usage `json:"usage"`
+	LatencyMS       float64      `json:"latency_ms"`
+	Answer          string       `json:"answer"`
+	Err             string       `json:"error,omitempty"`
 	// match is the rule the answers were matched with.
 	match MatchRule
 }
