@@ -123,7 +123,8 @@ func scoreFirstPass(r *QAResult, row QARow, fp *FirstPass, target EvidenceTarget
 		r.EvidenceHandedOn = &ok
 	}
 	if fp.drafted && (len(row.Answers) > 0 || len(row.Facts) > 0) {
-		ok := draftMatches(row, fp.Draft)
+		facts, missed := row.misses(fp.Draft)
+		ok := len(facts) == 0 && !missed
 		r.FirstDraftCorrect = &ok
 	}
 	if fp.judged {
@@ -132,27 +133,11 @@ func scoreFirstPass(r *QAResult, row QARow, fp *FirstPass, target EvidenceTarget
 	}
 }
 
-// draftMatches reports whether answer holds the row's facts (unless the
-// row is AnswersOnly) and matches one of its answers under row.Match:
-// the test of a correct answer without the judge's acceptance.
-func draftMatches(row QARow, answer string) bool {
-	if !row.AnswersOnly || len(row.Answers) == 0 {
-		text := NormalizeForMatch(answer)
-		for _, f := range row.Facts {
-			if !containsSeq(text, NormalizeForMatch(f)) {
-				return false
-			}
-		}
-	}
-	return len(row.Answers) == 0 || row.Match.Matches(answer, row.Answers)
-}
-
 // summarizeFirstPass returns the first-pass figures of results, nil when
 // no answerable result has them.
 func summarizeFirstPass(results []QAResult) *FirstPassScore {
 	var fs FirstPassScore
 	var all SubsetScore
-	handed := 0
 	seen := false
 	for _, r := range results {
 		if !r.Answerable {
@@ -169,7 +154,6 @@ func summarizeFirstPass(results []QAResult) *FirstPassScore {
 		}
 		fs.Located++
 		if *r.EvidenceHandedOn {
-			handed++
 			fs.WithEvidence.add(r)
 		} else {
 			fs.WithoutEvidence.add(r)
@@ -181,7 +165,7 @@ func summarizeFirstPass(results []QAResult) *FirstPassScore {
 	all.finish()
 	fs.WithEvidence.finish()
 	fs.WithoutEvidence.finish()
-	fs.EvidenceHandedOn = ratio(handed, fs.Located)
+	fs.EvidenceHandedOn = ratio(fs.WithEvidence.Questions, fs.Located)
 	fs.DraftCorrect = all.DraftCorrect
 	return &fs
 }

@@ -404,17 +404,7 @@ func ScoreQA(row QARow, st *schema.State, err error) QAResult {
 	if !r.Answerable || r.Abstained {
 		return r
 	}
-	if !row.AnswersOnly || len(row.Answers) == 0 {
-		answer := NormalizeForMatch(r.Answer)
-		for _, f := range row.Facts {
-			if !containsSeq(answer, NormalizeForMatch(f)) {
-				r.MissingFacts = append(r.MissingFacts, f)
-			}
-		}
-	}
-	if len(row.Answers) > 0 {
-		r.MissedAnswers = !row.Match.Matches(r.Answer, row.Answers)
-	}
+	r.MissingFacts, r.MissedAnswers = row.misses(r.Answer)
 	r.Correct = r.Grounded && len(r.MissingFacts) == 0 && !r.MissedAnswers
 	if row.Page > 0 {
 		pages := append([]int{row.Page}, row.OtherPages...)
@@ -422,6 +412,25 @@ func ScoreQA(row QARow, st *schema.State, err error) QAResult {
 		r.PageCorrect = &ok
 	}
 	return r
+}
+
+// misses returns the row's facts that answer does not hold (none are
+// asked of an AnswersOnly row with answers) and whether the row has gold
+// answers and none matches answer under row.Match: an answer meets the
+// row's rules when both are empty.
+func (row QARow) misses(answer string) (facts []string, missedAnswers bool) {
+	if !row.AnswersOnly || len(row.Answers) == 0 {
+		text := NormalizeForMatch(answer)
+		for _, f := range row.Facts {
+			if !containsSeq(text, NormalizeForMatch(f)) {
+				facts = append(facts, f)
+			}
+		}
+	}
+	if len(row.Answers) > 0 {
+		missedAnswers = !row.Match.Matches(answer, row.Answers)
+	}
+	return facts, missedAnswers
 }
 
 // MatchRule is how an answer is matched with a row's gold answers.
