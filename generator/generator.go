@@ -27,6 +27,7 @@ import (
 	"github.com/docmind/docmind/relevance"
 	"github.com/docmind/docmind/schema"
 	"github.com/docmind/docmind/textproc"
+	"github.com/docmind/docmind/textproc/tables"
 )
 
 // NotAddressed is the answer when no section addresses the question. It
@@ -466,14 +467,14 @@ type unit struct {
 const maxListed = 12
 
 // quotable splits a section's content into sentences, and sentences
-// flattened from a table into their rows (see tableRows). A list item
+// flattened from a table into their rows (see tables.Rows). A list item
 // under a sentence that introduces its list ("The company observes the
 // following paid holidays each year:", "Employees are reimbursed when
 // they:") is read and quoted with that sentence, as a row is with its
 // table's header: "Labor Day" alone says nothing of holidays.
 func quotable(content string) []unit {
 	var out []unit
-	var tc tableContext
+	var tc tables.Reader
 	sents := textproc.Sentences(content)
 	leadIns := textproc.LeadIns(sents)
 	items := map[int][]string{} // a lead-in's items
@@ -499,7 +500,7 @@ func quotable(content string) []unit {
 			out = append(out, unit{pos: pos, end: last[pos], text: strings.TrimSpace(sent), shown: strings.TrimSpace(sent) + " " + strings.Join(list, "; ")})
 			continue
 		}
-		rows, shown := tc.read(sent)
+		rows, shown := tc.Read(sent)
 		if rows == nil {
 			rows = []string{sent}
 		}

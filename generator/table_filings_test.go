@@ -11,6 +11,7 @@ import (
 	_ "github.com/docmind/docmind/formats/pdf"
 	"github.com/docmind/docmind/loader"
 	"github.com/docmind/docmind/textproc"
+	"github.com/docmind/docmind/textproc/tables"
 )
 
 // reFragment is a stray piece of a table: a value cut from its row
@@ -51,9 +52,9 @@ func TestNoTableFragmentsInFilings(t *testing.T) {
 		}
 		n := 0
 		for _, s := range secs {
-			var tc tableContext
+			var tc tables.Reader
 			for _, sent := range textproc.Sentences(s.Content) {
-				rows, shown := tc.read(sent)
+				rows, shown := tc.Read(sent)
 				for _, r := range append(rows, shown...) {
 					if reFragment.MatchString(r) {
 						n++

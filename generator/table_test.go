@@ -1,86 +1,13 @@
 package generator
 
 import (
-	"reflect"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/docmind/docmind/schema"
+	"github.com/docmind/docmind/textproc/tables"
 )
-
-func TestTableRows(t *testing.T) {
-	got := tableRows("In millions 2022 2021 2020 U.S. federal $ 517.3 $ 887.6 $ 554.1 Deferred tax provision (345.7) (428.3) 6.4 Provision for income taxes $ 1,648.0 $ 1,582.7 $ 1,410.2")
-	want := []string{
-		"U.S. federal: 2022 $517.3; 2021 $887.6; 2020 $554.1 (in millions)",
-		"Deferred tax provision: 2022 (345.7); 2021 (428.3); 2020 6.4 (in millions)",
-		"Provision for income taxes: 2022 $1,648.0; 2021 $1,582.7; 2020 $1,410.2 (in millions)",
-	}
-	if !reflect.DeepEqual(got, want) {
-		t.Fatalf("rows:\n got %q\nwant %q", got, want)
-	}
-	// columns between the years: the header runs from year to year
-	got = tableRows("Year Ended May 31, Percent Change (Dollars in millions) 2023 Actual Constant 2022 Americas $ 31,226 32% 32% $ 23,679 EMEA 12,109 1% 8% 12,011")
-	want = []string{
-		"Americas: 2023 $31,226; Actual 32%; Constant 32%; 2022 $23,679 (in millions)",
-		"EMEA: 2023 12,109; Actual 1%; Constant 8%; 2022 12,011 (in millions)",
-	}
-	if !reflect.DeepEqual(got, want) {
-		t.Errorf("rows:\n got %q\nwant %q", got, want)
-	}
-	// a header on its own line before the table
-	above := headerLine("Year Ended May 31, Percent Change (Dollars in millions) 2023 Actual Constant 2022")
-	got = rowsUnder("Total Revenues by Geography: Americas $ 31,226 32% 32% $ 23,679 EMEA 12,109 1% 8% 12,011", above, "")
-	want = []string{
-		"Total Revenues by Geography: Americas: 2023 $31,226; Actual 32%; Constant 32%; 2022 $23,679",
-		"EMEA: 2023 12,109; Actual 1%; Constant 8%; 2022 12,011",
-	}
-	if !reflect.DeepEqual(got, want) {
-		t.Errorf("rows under a header line:\n got %q\nwant %q", got, want)
-	}
-	// a table with a header of its own keeps it
-	if rows := rowsUnder("2022 2021 Revenue $ 1,645 $ 1,582 Net income 812 790", above, ""); rows != nil {
-		t.Errorf("rows with their own header relabelled: %q", rows)
-	}
-	if h := headerLine("Total revenues grew 18% from 2022 to 2023."); h != nil {
-		t.Errorf("a sentence read as a header line: %q", h)
-	}
-	// but a row label after the years is not a column
-	got = tableRows("2022 2021 Revenue $ 1,645 $ 1,582 Net income 812 790 Margin 49 50")
-	want = []string{"Revenue: 2022 $1,645; 2021 $1,582", "Net income: 2022 812; 2021 790", "Margin: 2022 49; 2021 50"}
-	if !reflect.DeepEqual(got, want) {
-		t.Errorf("rows:\n got %q\nwant %q", got, want)
-	}
-	// values before their labels (Oracle's 2023 10-K, page 15)
-	got = tableRows("27,000 Cloud services and license support operations 39,000 Services 35,000 Sales and marketing 47,000 Research and development 3,000 Hardware 13,000 General and administrative")
-	want = []string{"Cloud services and license support operations 27,000", "Services 39,000", "Sales and marketing 35,000", "Research and development 47,000", "Hardware 3,000", "General and administrative 13,000"}
-	if !reflect.DeepEqual(got, want) {
-		t.Errorf("value-first rows:\n got %q\nwant %q", got, want)
-	}
-	// a table cut after a row's label, and before the next row's values,
-	// is still read label first: its rows do not have one count of values
-	got = tableRows("4,362 Marketing, general, and administrative 1,303 1,752 Restructuring and other charges 64 (1,211) Operating expenses 5,476 4,903 Operating income")
-	want = []string{"Marketing, general, and administrative 1,303 1,752", "Restructuring and other charges 64 (1,211)", "Operating expenses 5,476 4,903"}
-	if !reflect.DeepEqual(got, want) {
-		t.Errorf("label-first rows after a cut:\n got %q\nwant %q", got, want)
-	}
-	// nor when the text after the last values is a footnote (Oracle's 2022
-	// 10-K, page 90)
-	got = tableRows("$ 49 $ 13 Total restructuring plans $ 262 $ 278 Other 108 59 Restructuring costs recorded to each of the operating segments presented primarily related to employee severance costs.")
-	want = []string{"Total restructuring plans $262 $278", "Other 108 59"}
-	if !reflect.DeepEqual(got, want) {
-		t.Errorf("rows before a footnote:\n got %q\nwant %q", got, want)
-	}
-	for _, prose := range []string{
-		"The fee is 1.5% per month on amounts unpaid after 30 days.",
-		// many figures, but mostly words: one sentence of a filing
-		"The amount of revenues recognized during the year ended May 31, 2023 and 2022 that were included in the opening deferred revenues balance as of May 31, 2022 and 2021, respectively, was approximately $8.3 billion and $8.8 billion, and our remaining performance obligations were $67.9 billion, of which we expect to recognize approximately 35% as revenues over the next twelve months.",
-	} {
-		if rows := tableRows(prose); rows != nil {
-			t.Errorf("prose split into rows: %q", rows)
-		}
-	}
-}
 
 // The organisation and period of a document are what each of its
 // sentences is about: a heading that happens to repeat the question's
@@ -158,7 +85,7 @@ func TestProseIsNoTable(t *testing.T) {
 		"It is approximately 220 miles (350 km) northwest of Los Angeles, 170 miles (270 km) south of the state capital, Sacramento, or 185 miles (300 km) south of San Francisco.",
 		"As of 2005, there were about 667,000 firms employing 1 million contractors (200,000 general contractors, 38,000 heavy, and 432,000 specialty); the average contractor employed fewer than 10 employees.",
 	} {
-		if rows := tableRows(s); rows != nil {
+		if rows := tables.Rows(s); rows != nil {
 			t.Errorf("prose read as a table: %q -> %q", s, rows)
 		}
 		if units := quotable(s); len(units) != 1 || units[0].text != s {
@@ -166,7 +93,7 @@ func TestProseIsNoTable(t *testing.T) {
 		}
 	}
 	// a table's rows begin with their labels, whatever the text ends with
-	if rows := tableRows("In millions 2022 2021 Revenue $ 1,645 $ 1,582 Net income 812 790 Operating expenses 833 792."); len(rows) != 3 {
+	if rows := tables.Rows("In millions 2022 2021 Revenue $ 1,645 $ 1,582 Net income 812 790 Operating expenses 833 792."); len(rows) != 3 {
 		t.Errorf("table rows: %q", rows)
 	}
 }
@@ -193,19 +120,5 @@ func TestTableRowsGoOnUnderTheirHeader(t *testing.T) {
 		if strings.HasPrefix(r, "Gross margin") || strings.HasPrefix(r, "Diluted EPS") {
 			t.Errorf("a table after prose took the header of the one before it: %q", r)
 		}
-	}
-}
-
-// A row whose label states its own unit keeps it: the table's "(in
-// millions)" is not added to "Employees (in thousands)".
-func TestRenderRowOwnUnit(t *testing.T) {
-	header := []string{"Apr 1, 2023", "Apr 2, 2022"}
-	if got, want := renderRow("Employees (in thousands)", []string{"125.5", "122.9"}, header, "in millions"),
-		"Employees (in thousands): Apr 1, 2023 125.5; Apr 2, 2022 122.9"; got != want {
-		t.Errorf("renderRow = %q, want %q", got, want)
-	}
-	if got, want := renderRow("Net revenue", []string{"$11,715", "$18,353"}, header, "in millions"),
-		"Net revenue: Apr 1, 2023 $11,715; Apr 2, 2022 $18,353 (in millions)"; got != want {
-		t.Errorf("renderRow = %q, want %q", got, want)
 	}
 }

@@ -1,4 +1,4 @@
-package generator
+package tables
 
 import (
 	"slices"
@@ -131,7 +131,7 @@ func TestNegativePercentsAndParentheses(t *testing.T) {
 // A header that states the day once before the years ("December 31,
 // 2022 2021 2020") labels the columns by their years.
 func TestDateBeforeYearsHeader(t *testing.T) {
-	got := tableRows("December 31, 2022 2021 2020 Conventional franchised 21,720 21,685 21,331 Developmental licensed 8,024 7,991 7,663 Total Systemwide restaurants 40,275 40,031 39,198")
+	got := Rows("December 31, 2022 2021 2020 Conventional franchised 21,720 21,685 21,331 Developmental licensed 8,024 7,991 7,663 Total Systemwide restaurants 40,275 40,031 39,198")
 	want := []string{
 		"Conventional franchised: 2022 21,720; 2021 21,685; 2020 21,331",
 		"Developmental licensed: 2022 8,024; 2021 7,991; 2020 7,663",
@@ -148,12 +148,12 @@ type rowCase struct {
 	want       []string
 }
 
-// checkRows checks the rows tableRows reads from each case's text, none
+// checkRows checks the rows Rows reads from each case's text, none
 // with a no-break space (mergeHeads's) left in.
 func checkRows(t *testing.T, cases []rowCase) {
 	t.Helper()
 	for _, tt := range cases {
-		got := tableRows(tt.text)
+		got := Rows(tt.text)
 		if !slices.Equal(got, tt.want) {
 			t.Errorf("%s:\n got %q\nwant %q", tt.name, got, tt.want)
 		}
@@ -172,7 +172,7 @@ func TestDatedContentsStayATable(t *testing.T) {
 	text := "Consolidated Statements of Operations for the years ended September 25, 2021, September 26, 2020 and September 28, 2019 29 " +
 		"Consolidated Balance Sheets as of September 25, 2021 and September 26, 2020 31 Notes to Consolidated Financial Statements 34 " +
 		"Reports of Independent Registered Public Accounting Firm 52"
-	if rows := tableRows(text); rows == nil {
+	if rows := Rows(text); rows == nil {
 		t.Errorf("read as prose: %q", text)
 	}
 }

@@ -1,4 +1,11 @@
-package generator
+// Package tables reads tables that text extraction flattened into running
+// text ("In millions 2022 2021 Revenue $ 1,645 $ 1,582 Net income 812 790",
+// as a PDF's text layer gives a financial statement) back into rows, each
+// rendered with its column headers and unit: "Revenue: 2022 $1,645; 2021
+// $1,582 (in millions)". The generator quotes such rows instead of the run
+// of figures; the loader makes each a section of its own (a table row is a
+// retrievable unit).
+package tables
 
 import (
 	"regexp"
@@ -74,9 +81,9 @@ func mergeHeads(toks []string) []string {
 // "(dollars in thousands, except per share data)", "In millions".
 var reUnit = regexp.MustCompile(`(?i)\((?:[a-z$ ]*\s)?in (millions|billions|thousands)\b[^)]{0,60}\)|\bin (millions|billions|thousands)\b`)
 
-// tableUnit is the unit a table's text states, as "in millions"; "" when
+// Unit is the unit a table's text states, as "in millions"; "" when
 // it states none.
-func tableUnit(text string) string {
+func Unit(text string) string {
 	m := reUnit.FindStringSubmatch(text)
 	if m == nil {
 		return ""
@@ -93,17 +100,17 @@ const minCellShare = 0.2
 // nil.
 func isCell(tok string) bool { return reCell.MatchString(tok) }
 
-// tableRows splits text flattened from a table ("In millions 2022 2021
+// Rows splits text flattened from a table ("In millions 2022 2021
 // Revenue $ 1,645 $ 1,582 Net income 812 790") into one line per row,
 // each with its column headers when the row has one value per column:
 // "Revenue: 2022 $ 1,645; 2021 $ 1,582". It returns nil when the text does
 // not look like a table (fewer than two rows of values).
-func tableRows(text string) []string {
+func Rows(text string) []string {
 	rows, header := bestRows(text)
-	return renderRows(rows, header, tableUnit(text))
+	return renderRows(rows, header, Unit(text))
 }
 
-// rowsUnder renders the rows of tableRows(text) under above, the header
+// rowsUnder renders the rows of Rows(text) under above, the header
 // of a line just before the text (headerLine) or of the table the text
 // goes on from, when the text has no header of its own: the same rows,
 // labelled by a header that stands apart ("2015 2014" on the line before
@@ -117,36 +124,36 @@ func rowsUnder(text string, above []string, aboveUnit string) []string {
 	if header != nil {
 		return nil
 	}
-	unit := tableUnit(text)
+	unit := Unit(text)
 	if unit == "" {
 		unit = aboveUnit
 	}
 	return renderRows(rows, above, unit)
 }
 
-// tableContext follows the tables of a section's sentences in order: the
+// Reader follows the tables of a section's sentences in order: the
 // header of a header line, for the table after it, or of a table, for the
 // rows that go on from it in the next paragraphs (a table the PDF reader
 // split at a page or column break), with its unit. Prose ends it.
-type tableContext struct {
+type Reader struct {
 	header []string
 	unit   string
 }
 
-// read returns the next sentence's rows (tableRows; nil when it is not a
+// Read returns the next sentence's rows (Rows; nil when it is not a
 // table) and, when they have no header of their own, the same rows under
 // the header they go on from (rowsUnder; else nil).
-func (tc *tableContext) read(sent string) (rows, shown []string) {
-	rows = tableRows(sent)
+func (tc *Reader) Read(sent string) (rows, shown []string) {
+	rows = Rows(sent)
 	shown = rowsUnder(sent, tc.header, tc.unit)
 	switch h := headerLine(sent); {
 	case h != nil:
-		tc.header, tc.unit = h, tableUnit(sent)
+		tc.header, tc.unit = h, Unit(sent)
 	case rows == nil:
 		tc.header, tc.unit = nil, ""
 	default:
 		if _, own := bestRows(sent); own != nil {
-			tc.header, tc.unit = own, tableUnit(sent)
+			tc.header, tc.unit = own, Unit(sent)
 		}
 	}
 	return rows, shown
@@ -522,7 +529,7 @@ func renderRow(label string, values, header []string, unit string) string {
 	label, values = dropFootnoteMarks(label, values, header)
 	label = strings.ReplaceAll(strings.TrimRight(strings.TrimSpace(label), ":"), "\u00a0", " ")
 	tail := ""
-	if unit != "" && tableUnit(label) == "" && hasAmount(values) { // a row may state its own ("Employees (in thousands)")
+	if unit != "" && Unit(label) == "" && hasAmount(values) { // a row may state its own ("Employees (in thousands)")
 		tail = " (" + unit + ")"
 	}
 	if len(header) > 0 && len(values) == len(header) {
