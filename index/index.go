@@ -52,7 +52,9 @@ const SchemaVersion = 1
 // run), instead of mixing sections read two ways. Version 3: terms fold
 // accents (textproc.Fold), so "Herve" finds "Hervé". Version 4: sections
 // carry their kind (schema.SectionKind: preamble, signature block, …).
-const ReadingVersion = 4
+// Version 5: each headed row of a table flattened into text is also a
+// section of its own (kind table-row, loader.SectionOptions.NoTableRows).
+const ReadingVersion = 5
 
 // FileName is the database file name used inside an index directory.
 const FileName = "docmind.db"

@@ -36,6 +36,10 @@ type SectionOptions struct {
 	// -> 0.663) and lowered recall@1 (0.337 -> 0.298) and the offline
 	// answers (jaccard eval qa, 12 -> 9 correct of 220).
 	Clauses bool
+	// NoTableRows leaves out the sections of kind table-row: by default
+	// each headed row of a table flattened into text is also a section of
+	// its own (see withRows).
+	NoTableRows bool
 }
 
 func (o SectionOptions) normalised() SectionOptions {
@@ -99,6 +103,9 @@ func Sections(doc *document.Document, opts SectionOptions) []schema.Section {
 		}
 	}
 	ClassifyKinds(out, doc.Format)
+	if !opts.NoTableRows {
+		out = withRows(out)
+	}
 	return out
 }
 

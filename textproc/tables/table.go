@@ -138,6 +138,10 @@ func rowsUnder(text string, above []string, aboveUnit string) []string {
 type Reader struct {
 	header []string
 	unit   string
+	// heads is true while the sentences read are column headers standing
+	// one to a line ("September 25, 2021", "September 26, 2020"), which
+	// build header up.
+	heads bool
 }
 
 // Read returns the next sentence's rows (Rows; nil when it is not a
@@ -146,17 +150,118 @@ type Reader struct {
 func (tc *Reader) Read(sent string) (rows, shown []string) {
 	rows = Rows(sent)
 	shown = rowsUnder(sent, tc.header, tc.unit)
+	tc.advance(sent, rows != nil)
+	return rows, shown
+}
+
+// advance moves tc past sent, whose rows (when isTable) were just read.
+func (tc *Reader) advance(sent string, isTable bool) {
+	if h := columnHead(sent); h != "" {
+		// a column's header alone on its line: the columns of the table
+		// below, one line each (a balance sheet's dates)
+		if !tc.heads {
+			tc.header = nil
+		}
+		tc.header, tc.heads = append(slices.Clip(tc.header), h), true
+		return
+	}
+	tc.heads = false
+	if !isTable && unitLine(sent) {
+		// "(In millions, except per share amounts)" above the columns
+		tc.header, tc.unit = nil, Unit(sent)
+		return
+	}
 	switch h := headerLine(sent); {
 	case h != nil:
 		tc.header, tc.unit = h, Unit(sent)
-	case rows == nil:
+	case !isTable:
 		tc.header, tc.unit = nil, ""
 	default:
 		if _, own := bestRows(sent); own != nil {
 			tc.header, tc.unit = own, Unit(sent)
 		}
 	}
-	return rows, shown
+}
+
+// continued reads a sentence with too few values to be read as a table
+// (bestRows) as rows that go on from the table before it, under its
+// header: "Non-current assets: Marketable securities 127,877 100,887
+// Property, plant and equipment, net 39,440 36,766" after a balance
+// sheet's current assets. Every row must have one value per column and a
+// label that is no sentence; nil otherwise.
+func continued(sent string, header []string) []tableRow {
+	if strings.HasSuffix(strings.TrimSpace(sent), ".") {
+		return nil
+	}
+	toks := mergeHeads(strings.Fields(sent))
+	if rs := runs(toks); len(rs) == 0 || !rs[len(rs)-1].cells {
+		return nil
+	}
+	rows := splitRows(toks)
+	for _, r := range rows {
+		if len(r.values) != len(header) || strings.IndexFunc(r.label, unicode.IsLetter) < 0 || strings.Contains(r.label, ". ") {
+			return nil
+		}
+	}
+	return rows
+}
+
+// columnHead returns the column header a line is when it is nothing else:
+// a year, a date or a quarter ("September 25, 2021"); "" otherwise.
+func columnHead(sent string) string {
+	toks := mergeHeads(strings.Fields(sent))
+	if len(toks) == 1 && reYear.MatchString(toks[0]) {
+		return toks[0]
+	}
+	return ""
+}
+
+// maxUnitLine is the most words of a line that states a table's unit and
+// nothing else.
+const maxUnitLine = 16
+
+// unitLine reports whether a line states a table's unit and nothing else:
+// "(In millions, except number of shares which are reflected in thousands
+// and par value)".
+func unitLine(sent string) bool {
+	t := strings.TrimSpace(sent)
+	return strings.HasPrefix(t, "(") && strings.HasSuffix(t, ")") && len(strings.Fields(t)) <= maxUnitLine && Unit(t) != ""
+}
+
+// Row is one row of a table read from text, rendered as Rows renders it.
+type Row struct {
+	Text string
+	// Headed is true when every value of the row stands under a column
+	// header ("Total revenue: 2015 $2,490,821; 2014 $2,396,998"), the
+	// header of its own table or of the one it goes on from.
+	Headed bool
+}
+
+// ReadRows is Read for a reader that wants each row once: the next
+// sentence's rows, under the header they go on from when they have none
+// of their own, with whether each is headed.
+func (tc *Reader) ReadRows(sent string) []Row {
+	rows, header := bestRows(sent)
+	unit := Unit(sent)
+	if rows == nil && len(tc.header) > 0 && !tc.heads {
+		rows = continued(sent, tc.header)
+	}
+	if rows != nil && header == nil && len(tc.header) > 0 {
+		header = tc.header
+		if unit == "" {
+			unit = tc.unit
+		}
+	}
+	tc.advance(sent, rows != nil)
+	out := make([]Row, 0, len(rows))
+	for _, r := range rows {
+		label, values := dropFootnoteMarks(r.label, r.values, header)
+		out = append(out, Row{
+			Text:   renderRow(r.label, r.values, header, unit),
+			Headed: len(header) > 0 && len(values) == len(header) && strings.IndexFunc(label, unicode.IsLetter) >= 0,
+		})
+	}
+	return out
 }
 
 // renderRows renders rows under header (renderRow), the values in unit

@@ -91,3 +91,53 @@ func TestRenderRowOwnUnit(t *testing.T) {
 		t.Errorf("renderRow = %q, want %q", got, want)
 	}
 }
+
+// A balance sheet as the PDF reader gives it: the unit on a line of its
+// own, each column's date on a line of its own, the rows flattened, and
+// the rows after a page's paragraph break too few to be read as a table
+// alone. ReadRows reads every row under the two dates, in the unit.
+func TestReadRowsUnderHeadersOnTheirOwnLines(t *testing.T) {
+	sents := []string{
+		"(In millions, except number of shares which are reflected in thousands and par value)",
+		"September 25, 2021",
+		"September 26, 2020",
+		"ASSETS: Current assets: Cash and cash equivalents $ 34,940 $ 38,016 Marketable securities 27,699 52,927 Inventories 6,580 4,061 Total current assets 134,836 143,713",
+		"Non-current assets: Marketable securities 127,877 100,887 Property, plant and equipment, net 39,440 36,766",
+		"See accompanying Notes to Consolidated Financial Statements.",
+		"Total assets 351,002 323,888",
+	}
+	var r Reader
+	var got []Row
+	for _, s := range sents {
+		got = append(got, r.ReadRows(s)...)
+	}
+	want := []Row{
+		{"ASSETS: Current assets: Cash and cash equivalents: September 25, 2021 $34,940; September 26, 2020 $38,016 (in millions)", true},
+		{"Marketable securities: September 25, 2021 27,699; September 26, 2020 52,927 (in millions)", true},
+		{"Inventories: September 25, 2021 6,580; September 26, 2020 4,061 (in millions)", true},
+		{"Total current assets: September 25, 2021 134,836; September 26, 2020 143,713 (in millions)", true},
+		{"Non-current assets: Marketable securities: September 25, 2021 127,877; September 26, 2020 100,887 (in millions)", true},
+		{"Property, plant and equipment, net: September 25, 2021 39,440; September 26, 2020 36,766 (in millions)", true},
+	}
+	// prose ends the table: the row after it has no header to go on from
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("rows:\n got %+v\nwant %+v", got, want)
+	}
+	// the generator's reading (Read) labels the flattened rows the same way
+	var g Reader
+	var shown []string
+	for _, s := range sents[:4] {
+		_, sh := g.Read(s)
+		shown = append(shown, sh...)
+	}
+	if len(shown) != 4 || shown[0] != want[0].Text {
+		t.Errorf("Read under the header lines: %q", shown)
+	}
+	// rows whose values do not each stand under a header are not headed
+	var u Reader
+	for _, row := range u.ReadRows("Revenue $ 1,645 $ 1,582 $ 1,400 Net income 812 790 700 Margin 49 50 51") {
+		if row.Headed {
+			t.Errorf("a row with no header read as headed: %q", row.Text)
+		}
+	}
+}

@@ -1,0 +1,78 @@
+package loader
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/docmind/docmind/document"
+	"github.com/docmind/docmind/formats"
+	"github.com/docmind/docmind/schema"
+)
+
+// A statement of income flattened into one paragraph (as the PDF reader
+// gives FedEx's) yields, beside the section that holds it, one section of
+// kind table-row per headed row: the row with its column headers and
+// unit, under the section's title and on its page. Prose gives none, a
+// row that two overlapping chunks hold is one section, and NoTableRows
+// turns them off.
+func TestTableRowSections(t *testing.T) {
+	table := "CONSOLIDATED STATEMENTS OF INCOME (IN MILLIONS, EXCEPT PER SHARE AMOUNTS) Years ended May 31, 2023 2022 2021 " +
+		"REVENUE $ 90,155 $ 93,512 $ 83,959 Salaries and employee benefits 31,019 32,058 30,173 Purchased transportation 21,790 24,118 21,674 " +
+		"OPERATING INCOME 4,912 6,245 5,857 NET INCOME $ 3,972 $ 3,826 $ 5,231"
+	doc := &document.Document{Source: "fedex.pdf", Format: formats.PDF, Pages: 3, Blocks: []document.Block{
+		{Kind: document.Heading, Level: 1, Text: "Financial Statements", Page: 2},
+		{Kind: document.Paragraph, Text: "Revenue fell 4% in fiscal 2023, to $90.2 billion, as volumes declined in 2023 and 2022 across 3 segments.", Page: 2},
+		{Kind: document.Paragraph, Text: table, Page: 3},
+	}}
+	secs := Sections(doc, SectionOptions{})
+	var rows []schema.Section
+	keys := map[string]bool{}
+	ids := map[string]bool{}
+	for _, s := range secs {
+		if keys[s.Key()] || ids[s.ID] {
+			t.Errorf("section %q repeats a key or ID", s.Content)
+		}
+		keys[s.Key()], ids[s.ID] = true, true
+		if s.Kind == schema.KindTableRow {
+			rows = append(rows, s)
+		}
+	}
+	want := []string{
+		"REVENUE: 2023 $90,155; 2022 $93,512; 2021 $83,959 (in millions)",
+		"Salaries and employee benefits: 2023 31,019; 2022 32,058; 2021 30,173 (in millions)",
+		"Purchased transportation: 2023 21,790; 2022 24,118; 2021 21,674 (in millions)",
+		"OPERATING INCOME: 2023 4,912; 2022 6,245; 2021 5,857 (in millions)",
+		"NET INCOME: 2023 $3,972; 2022 $3,826; 2021 $5,231 (in millions)",
+	}
+	if len(rows) != len(want) {
+		var got []string
+		for _, r := range rows {
+			got = append(got, r.Content)
+		}
+		t.Fatalf("row sections:\n%s\nwant %d", strings.Join(got, "\n"), len(want))
+	}
+	for i, r := range rows {
+		if r.Content != want[i] || r.Title != "Financial Statements" || r.Page != 2 || r.PageEnd != 3 || r.Source != "fedex.pdf" {
+			t.Errorf("row %d = %q (%q, page %d), want %q", i, r.Content, r.Title, r.Page, want[i])
+		}
+	}
+	// a row carries the pages of the section it is read from (here 2–3:
+	// the section's text runs over both)
+	// overlapping chunks of one long table: each row once
+	long := document.Block{Kind: document.Paragraph, Text: strings.Repeat(table+" ", 8), Page: 3}
+	doc.Blocks = []document.Block{doc.Blocks[0], long}
+	n := 0
+	for _, s := range Sections(doc, SectionOptions{ChunkSize: 400, Overlap: 150}) {
+		if s.Kind == schema.KindTableRow {
+			n++
+		}
+	}
+	if n != len(want) {
+		t.Errorf("%d row sections from overlapping chunks of a repeated table, want %d", n, len(want))
+	}
+	for _, s := range Sections(doc, SectionOptions{NoTableRows: true}) {
+		if s.Kind == schema.KindTableRow {
+			t.Fatalf("NoTableRows: a row section %q", s.Content)
+		}
+	}
+}
