@@ -2,6 +2,7 @@ package loader
 
 import (
 	"strconv"
+	"strings"
 
 	"github.com/docmind/docmind/schema"
 	"github.com/docmind/docmind/textproc"
@@ -27,37 +28,59 @@ import (
 const rowChunk = 1 << 20
 
 // withRows returns secs (a document's sections, in order) with, after each
-// body section, the headed rows of the tables it holds (tables.Row.Headed:
-// a row whose values do not each stand under a column header says too
-// little to stand alone). A row that overlapping chunks both hold, or
-// that a table repeats on the same page, is added once.
+// body section, its row sections (rowReader.rows).
 func withRows(secs []schema.Section) []schema.Section {
 	var out []schema.Section
-	seen := map[string]bool{}
-	n := 0
+	var rr rowReader
 	for _, s := range secs {
 		out = append(out, s)
-		if s.Kind != schema.KindBody {
+		out = append(out, rr.rows(s)...)
+	}
+	return out
+}
+
+// rowReader reads the row sections of one document's sections, in order.
+type rowReader struct {
+	seen map[string]bool // page and text of the rows read
+	n    int             // the rows read
+}
+
+// rows returns the row sections of s when it is body text: a section for
+// each headed row of the tables it holds, flattened (tables.Reader) or
+// with cell separators (tables.PipeRows). A row whose values do not each
+// stand under a column header says too little to stand alone; a row that
+// overlapping chunks both hold, or that a table repeats on the same page,
+// is read once.
+func (rr *rowReader) rows(s schema.Section) []schema.Section {
+	if s.Kind != schema.KindBody {
+		return nil
+	}
+	var found []tables.Row
+	var tr tables.Reader
+	for _, sent := range textproc.Sentences(s.Content) {
+		found = append(found, tr.ReadRows(sent)...)
+	}
+	if strings.Contains(s.Content, "|") {
+		found = append(found, tables.PipeRows(s.Content)...)
+	}
+	var out []schema.Section
+	for _, r := range found {
+		key := strconv.Itoa(s.Page) + "\x00" + r.Text
+		if !r.Headed || rr.seen[key] {
 			continue
 		}
-		var tr tables.Reader
-		for _, sent := range textproc.Sentences(s.Content) {
-			for _, r := range tr.ReadRows(sent) {
-				key := strconv.Itoa(s.Page) + "\x00" + r.Text
-				if !r.Headed || seen[key] {
-					continue
-				}
-				seen[key] = true
-				row := s
-				row.Path = append([]string(nil), s.Path...)
-				row.Content = r.Text
-				row.Kind = schema.KindTableRow
-				row.Chunk = rowChunk + n
-				row.ID = sectionID(s.Source, "row\x1f"+s.ID, n)
-				n++
-				out = append(out, row)
-			}
+		if rr.seen == nil {
+			rr.seen = map[string]bool{}
 		}
+		rr.seen[key] = true
+		row := s
+		row.Path = append([]string(nil), s.Path...)
+		row.Content = r.Text
+		row.Kind = schema.KindTableRow
+		row.Chunk = rowChunk + rr.n
+		row.ID = sectionID(s.Source, "row\x1f"+s.ID, rr.n)
+		rr.n++
+		out = append(out, row)
 	}
 	return out
 }

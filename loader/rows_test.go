@@ -1,11 +1,16 @@
 package loader
 
 import (
+	"context"
+	"os"
+	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/docmind/docmind/document"
 	"github.com/docmind/docmind/formats"
+	"github.com/docmind/docmind/formats/html"
 	"github.com/docmind/docmind/schema"
 )
 
@@ -73,6 +78,53 @@ func TestTableRowSections(t *testing.T) {
 	for _, s := range Sections(doc, SectionOptions{NoTableRows: true}) {
 		if s.Kind == schema.KindTableRow {
 			t.Fatalf("NoTableRows: a row section %q", s.Content)
+		}
+	}
+}
+
+// Tables with cells give row sections too, through the real readers: an
+// HTML filing's statement (spacer and "$" cells) and a Markdown table,
+// which is read as a stream.
+func TestTableRowSectionsFromCells(t *testing.T) {
+	dir := t.TempDir()
+	page := `<html><body><h2>Consolidated Statements of Operations</h2>
+<p>(in thousands, except per share amounts)</p>
+<table>
+<tr><td></td><td colspan="3">Year Ended December 31,</td></tr>
+<tr><td></td><td>2015</td><td></td><td>2014</td></tr>
+<tr><td>Total revenue</td><td>$</td><td>2,490,821</td><td></td><td>$</td><td>2,396,998</td></tr>
+<tr><td>Net income</td><td></td><td>648,748</td><td></td><td></td><td>499,129</td></tr>
+</table></body></html>`
+	md := "# Results\n\nRevenue grew in 2022.\n\n| In millions | 2022 | 2021 |\n|---|---|---|\n| Revenue | $ 1,645 | $ 1,582 |\n| Net income | 812 | 790 |\n"
+	for name, body := range map[string]string{"ops.html": page, "results.md": md} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	l := New(WithParser(formats.HTML, ParserFunc(html.Parse)))
+	want := map[string][]string{
+		"ops.html": {
+			"Total revenue: 2015 $2,490,821; 2014 $2,396,998 (in thousands)",
+			"Net income: 2015 648,748; 2014 499,129 (in thousands)",
+		},
+		"results.md": {
+			"Revenue: 2022 $1,645; 2021 $1,582 (in millions)",
+			"Net income: 2022 812; 2021 790 (in millions)",
+		},
+	}
+	for name, rows := range want {
+		secs, err := l.LoadFile(context.Background(), filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, s := range secs {
+			if s.Kind == schema.KindTableRow {
+				got = append(got, s.Content)
+			}
+		}
+		if !reflect.DeepEqual(got, rows) {
+			t.Errorf("%s: row sections %q, want %q", name, got, rows)
 		}
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/docmind/docmind/document"
+	"github.com/docmind/docmind/formats"
 	"github.com/docmind/docmind/schema"
 	"github.com/docmind/docmind/textproc"
 )
@@ -37,8 +38,9 @@ type SectionOptions struct {
 	// answers (jaccard eval qa, 12 -> 9 correct of 220).
 	Clauses bool
 	// NoTableRows leaves out the sections of kind table-row: by default
-	// each headed row of a table flattened into text is also a section of
-	// its own (see withRows).
+	// each headed row of a table of figures (flattened into text, or with
+	// its cells apart) is also a section of its own (see withRows). A
+	// spreadsheet's rows are sections already and get none.
 	NoTableRows bool
 }
 
@@ -103,7 +105,8 @@ func Sections(doc *document.Document, opts SectionOptions) []schema.Section {
 		}
 	}
 	ClassifyKinds(out, doc.Format)
-	if !opts.NoTableRows {
+	if !opts.NoTableRows && doc.Format != formats.XLSX && doc.Format != formats.CSV {
+		// a spreadsheet's rows are sections already, with their headers
 		out = withRows(out)
 	}
 	return out

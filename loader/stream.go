@@ -253,6 +253,7 @@ type sectionStream struct {
 	chunks  int
 
 	sections int
+	rows     rowReader
 }
 
 func (s *sectionStream) block(b document.Block) error {
@@ -313,7 +314,16 @@ func (s *sectionStream) chunk(c chunk) error {
 	sec := makeSection(s.doc, s.docTitle, s.g, s.key, s.chunks, c)
 	s.chunks++
 	s.sections++
-	return s.emit(s.kinds.next(sec))
+	sec = s.kinds.next(sec)
+	if err := s.emit(sec); err != nil || s.opts.NoTableRows {
+		return err
+	}
+	for _, row := range s.rows.rows(sec) {
+		if err := s.emit(row); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // endGroup emits the rest of the group being read and starts an empty

@@ -652,3 +652,140 @@ func renderRow(label string, values, header []string, unit string) string {
 func hasAmount(values []string) bool {
 	return slices.ContainsFunc(values, func(v string) bool { return !strings.HasSuffix(v, "%") && !strings.HasSuffix(v, "%)") })
 }
+
+// PipeRows reads the tables whose cells the text keeps apart (one row a
+// line, cells joined by " | ", as the HTML, DOCX, PowerPoint and Markdown
+// readers write them) into rows rendered as Rows renders a flattened
+// table's: "Total revenue: 2015 $2,490,821; 2014 $2,396,998 (in
+// thousands)". A row is a label then values only (amounts, percentages,
+// dashes; a "$", ")" or "%" cell joins the value beside it, and empty
+// cells are dropped); a row of years, dates or column words with no
+// amount is the header of the rows under it; a table's unit is stated in
+// it or on the line above it. Rows of words (a table of terms) are not
+// read: they are no figures.
+func PipeRows(text string) []Row {
+	var out []Row
+	var header []string
+	unit, above := "", ""
+	for _, line := range strings.Split(text, "\n") {
+		if !strings.Contains(line, "|") {
+			if strings.TrimSpace(line) != "" {
+				header, above, unit = nil, line, ""
+			}
+			continue
+		}
+		if unit == "" {
+			if unit = Unit(line); unit == "" {
+				unit = Unit(above)
+			}
+		}
+		label, values, lead := pipeCells(line)
+		switch {
+		case len(values) == 0 && label == "":
+			// a Markdown delimiter row ("|---|---|") or an empty one
+		case len(values) > 0 && label != "" && !lead && !allYears(values):
+			_, vs := dropFootnoteMarks(label, values, header)
+			out = append(out, Row{
+				Text:   renderRow(label, values, header, unit),
+				Headed: len(header) > 0 && len(vs) == len(header) && strings.IndexFunc(label, unicode.IsLetter) >= 0,
+			})
+		default:
+			if h := pipeHeader(line); len(h) > 0 {
+				header = h
+			}
+		}
+	}
+	return out
+}
+
+// allYears reports whether every value is a year: the values of a header
+// row ("In millions | 2022 | 2021"), not of a row of amounts.
+func allYears(values []string) bool {
+	for _, v := range values {
+		if len(v) != 4 || !reYear.MatchString(v) {
+			return false
+		}
+	}
+	return true
+}
+
+// pipeCells splits a row of a table with cell separators into its label
+// (the first cell, when it is no value) and its values; lead is true when
+// a cell of words stands after a value (the row is no label-then-values
+// row).
+func pipeCells(line string) (label string, values []string, lead bool) {
+	dollar := false
+	for i, c := range cellsOf(line) {
+		switch {
+		case c == "" || strings.Trim(c, "-: ") == "" && strings.Contains(c, "-"):
+			continue
+		case c == "$":
+			dollar = true
+			continue
+		case reValueTail.MatchString(c) && len(values) > 0:
+			values[len(values)-1] += c
+			continue
+		}
+		v := strings.ReplaceAll(c, " ", "")
+		if strings.HasPrefix(v, "$") {
+			dollar, v = true, v[1:]
+		}
+		if isCell(v) {
+			if dollar {
+				v = "$" + v
+			}
+			values = append(values, v)
+			dollar = false
+			continue
+		}
+		dollar = false
+		if i == 0 {
+			label = c
+			continue
+		}
+		lead = true
+	}
+	return label, values, lead
+}
+
+// pipeHeader returns the column headers of a header row of a table with
+// cell separators: its cells after the first (the label column's head,
+// often empty), each a year, a date or a few column words; nil when a
+// cell is an amount or a sentence.
+func pipeHeader(line string) []string {
+	var out []string
+	for i, c := range cellsOf(line) {
+		toks := mergeHeads(strings.Fields(c))
+		if c == "" || i == 0 && !(len(toks) == 1 && reYear.MatchString(toks[0])) {
+			continue
+		}
+		if len(toks) == 1 && reYear.MatchString(toks[0]) {
+			out = append(out, toks[0])
+			continue
+		}
+		if isCell(strings.ReplaceAll(c, " ", "")) || len(toks) > 4 || strings.HasSuffix(c, ".") {
+			return nil
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// cellsOf splits a row of a table with cell separators into its cells,
+// spaces collapsed, the first being the label column's (a Markdown row's
+// outer bars, "| a | b |", enclose no cells).
+func cellsOf(line string) []string {
+	t := strings.TrimSpace(line)
+	md := strings.HasPrefix(t, "|")
+	parts := strings.Split(t, "|")
+	if md {
+		parts = parts[1:]
+		if n := len(parts); n > 0 && strings.TrimSpace(parts[n-1]) == "" {
+			parts = parts[:n-1]
+		}
+	}
+	for i, p := range parts {
+		parts[i] = strings.Join(strings.Fields(p), " ")
+	}
+	return parts
+}

@@ -141,3 +141,38 @@ func TestReadRowsUnderHeadersOnTheirOwnLines(t *testing.T) {
 		}
 	}
 }
+
+// Tables whose cells the text keeps apart (HTML, DOCX, Markdown): the
+// spacer, "$" and ")" cells of a filing's HTML table are folded into the
+// values, the row of years is the header, the unit comes from the line
+// above; a table of words gives no rows.
+func TestPipeRows(t *testing.T) {
+	html := "(in thousands, except per share amounts)\n" +
+		" | Year Ended December 31, | \n" +
+		" | 2015 | | 2014 | | 2013\n" +
+		"Revenue | | | | | \n" +
+		"Base rent | $ | 1,964,732 | | $ | 1,886,339 | | $ | 1,675,412\n" +
+		"Total revenue | | 2,490,821 | | 2,396,998 | | 2,135,539\n" +
+		"Net loss | | (1,234 | ) | 5 | % | —"
+	want := []Row{
+		{"Base rent: 2015 $1,964,732; 2014 $1,886,339; 2013 $1,675,412 (in thousands)", true},
+		{"Total revenue: 2015 2,490,821; 2014 2,396,998; 2013 2,135,539 (in thousands)", true},
+		{"Net loss: 2015 (1,234); 2014 5%; 2013 — (in thousands)", true},
+	}
+	if got := PipeRows(html); !reflect.DeepEqual(got, want) {
+		t.Errorf("HTML table rows:\n got %+v\nwant %+v", got, want)
+	}
+	md := "| In millions | 2022 | 2021 |\n|---|---|---|\n| Revenue | $ 1,645 | $ 1,582 |\n| Net income | 812 | 790 |\n| Margin | 49% |"
+	want = []Row{
+		{"Revenue: 2022 $1,645; 2021 $1,582 (in millions)", true},
+		{"Net income: 2022 812; 2021 790 (in millions)", true},
+		{"Margin 49%", false},
+	}
+	if got := PipeRows(md); !reflect.DeepEqual(got, want) {
+		t.Errorf("Markdown table rows:\n got %+v\nwant %+v", got, want)
+	}
+	words := "| Severity | Description | Standard tier | Enterprise tier |\n|---|---|---|---|\n| Severity 1 | Platform unavailable or data loss | 1 hour | 30 minutes |"
+	if got := PipeRows(words); len(got) != 0 {
+		t.Errorf("a table of words read as figures: %+v", got)
+	}
+}
