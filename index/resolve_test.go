@@ -172,8 +172,12 @@ func TestDemoteIdentifying(t *testing.T) {
 	dated.Section.Content = "This Agreement is made this 23rd day of September 1998 between Alpha Inc. and Beta LLC."
 	undated := hit("parties", schema.KindPreamble, 0.6)
 	undated.Section.Content = "This Agreement is between Alpha Inc. and Beta LLC."
-	got = demoteIdentifying([]Hit{dated, undated, hit("clause", "", 0.5)}, true)
-	if want := []string{"made", "clause", "parties"}; !slices.Equal(titles(got), want) {
+	// a signature block's date is when someone signed, not the
+	// document's date: it follows the body text still
+	signed := hit("signed", schema.KindSignature, 0.6)
+	signed.Section.Content = "By: /s/ Tom Roe Date: January 13, 2005"
+	got = demoteIdentifying([]Hit{signed, dated, undated, hit("clause", "", 0.5)}, true)
+	if want := []string{"made", "clause", "signed", "parties"}; !slices.Equal(titles(got), want) {
 		t.Errorf("asking when: order %v, want %v", titles(got), want)
 	}
 }

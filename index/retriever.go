@@ -388,7 +388,9 @@ const identifyingMargin = 0.25
 // when (asksWhen), an identifying section that states a date keeps its
 // place: a document's date ("made this 23rd day of September 1998") is
 // stated there, in words the question need not share ("When does the
-// agreement take effect?").
+// agreement take effect?"). A signature block's date does not keep it:
+// it is when someone signed, and a question about the signing matches
+// the block by its words.
 func demoteIdentifying(hits []Hit, asksWhen bool) []Hit {
 	bestBody := -1.0
 	for _, h := range hits {
@@ -402,7 +404,7 @@ func demoteIdentifying(hits []Hit, asksWhen bool) []Hit {
 	out := make([]Hit, 0, len(hits))
 	var later []Hit
 	for _, h := range hits {
-		if h.Section.Kind.Identifying() && h.Section.RelevanceScore < bestBody+identifyingMargin && !(asksWhen && statesDate(h.Section.Content)) {
+		if h.Section.Kind.Identifying() && h.Section.RelevanceScore < bestBody+identifyingMargin && !(asksWhen && h.Section.Kind != schema.KindSignature && statesDate(h.Section.Content)) {
 			later = append(later, h)
 			continue
 		}
