@@ -435,7 +435,14 @@ func (g *Offline) candidates(sections []schema.Section, q query) []candidate {
 			if len(textproc.Tokens(u.text)) < 4 {
 				continue
 			}
-			key := strings.Join(textproc.Tokens(u.text), " ")
+			// what the answer would write: a row quoted from a table-row
+			// section and the same row read under its header in the
+			// section that holds the table read the same
+			shown := u.text
+			if u.shown != "" {
+				shown = u.shown
+			}
+			key := strings.Join(textproc.Tokens(shown), " ")
 			if seen[key] {
 				continue
 			}

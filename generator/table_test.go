@@ -122,3 +122,24 @@ func TestTableRowsGoOnUnderTheirHeader(t *testing.T) {
 		}
 	}
 }
+
+// A row is quoted once although two sections state it: the table-row
+// section the loader reads from a table (loader, table rows) and the
+// section that holds the table, where the row is read under a header
+// line that stands apart (Apple's 2022 10-K, page 3 of a scan read by
+// OCR).
+func TestRowQuotedOnce(t *testing.T) {
+	doc := func(s schema.Section) schema.Section {
+		s.Source, s.Title, s.Page = "apple-2022.pdf", "(dollars in millions):", 3
+		s.DocEntity, s.DocPeriod = "Apple Inc.", "fiscal year ended September 24, 2022"
+		return s
+	}
+	secs := []schema.Section{
+		doc(schema.Section{ID: "table", Content: "2022 2021 2020\n\nProvision for income taxes $ 19,300 $ 14,527 $ 9,680 Effective tax rate 16.2% 13.3% 14.4% Statutory federal income tax rate 21% 21% 21%"}),
+		doc(schema.Section{ID: "row", Kind: schema.KindTableRow, Chunk: 1 << 20, Content: "Effective tax rate: 2022 16.2%; 2021 13.3%; 2020 14.4%"}),
+	}
+	a := generate(t, "What was Apple's effective tax rate for fiscal 2022?", secs)
+	if n := strings.Count(a, "Effective tax rate: 2022 16.2%"); n != 1 {
+		t.Errorf("the row is quoted %d times:\n%s", n, a)
+	}
+}
