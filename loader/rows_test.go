@@ -56,13 +56,13 @@ func TestTableRowSections(t *testing.T) {
 		}
 		t.Fatalf("row sections:\n%s\nwant %d", strings.Join(got, "\n"), len(want))
 	}
+	// a row carries the pages of the section it is read from (here 2–3:
+	// the section's text runs over both)
 	for i, r := range rows {
 		if r.Content != want[i] || r.Title != "Financial Statements" || r.Page != 2 || r.PageEnd != 3 || r.Source != "fedex.pdf" {
 			t.Errorf("row %d = %q (%q, page %d), want %q", i, r.Content, r.Title, r.Page, want[i])
 		}
 	}
-	// a row carries the pages of the section it is read from (here 2–3:
-	// the section's text runs over both)
 	// overlapping chunks of one long table: each row once
 	long := document.Block{Kind: document.Paragraph, Text: strings.Repeat(table+" ", 8), Page: 3}
 	doc.Blocks = []document.Block{doc.Blocks[0], long}

@@ -255,13 +255,20 @@ func (tc *Reader) ReadRows(sent string) []Row {
 	tc.advance(sent, rows != nil)
 	out := make([]Row, 0, len(rows))
 	for _, r := range rows {
-		label, values := dropFootnoteMarks(r.label, r.values, header)
-		out = append(out, Row{
-			Text:   renderRow(r.label, r.values, header, unit),
-			Headed: len(header) > 0 && len(values) == len(header) && strings.IndexFunc(label, unicode.IsLetter) >= 0,
-		})
+		out = append(out, newRow(r.label, r.values, header, unit))
 	}
 	return out
+}
+
+// newRow is a row rendered under header in unit (renderRow), headed when
+// its label has a letter and, footnote marks aside, it has one value per
+// column.
+func newRow(label string, values, header []string, unit string) Row {
+	l, vs := dropFootnoteMarks(label, values, header)
+	return Row{
+		Text:   renderRow(label, values, header, unit),
+		Headed: len(header) > 0 && len(vs) == len(header) && strings.IndexFunc(l, unicode.IsLetter) >= 0,
+	}
 }
 
 // renderRows renders rows under header (renderRow), the values in unit
@@ -684,11 +691,7 @@ func PipeRows(text string) []Row {
 		case len(values) == 0 && label == "":
 			// a Markdown delimiter row ("|---|---|") or an empty one
 		case len(values) > 0 && label != "" && !lead && !allYears(values):
-			_, vs := dropFootnoteMarks(label, values, header)
-			out = append(out, Row{
-				Text:   renderRow(label, values, header, unit),
-				Headed: len(header) > 0 && len(vs) == len(header) && strings.IndexFunc(label, unicode.IsLetter) >= 0,
-			})
+			out = append(out, newRow(label, values, header, unit))
 		default:
 			if h := pipeHeader(line); len(h) > 0 {
 				header = h
