@@ -350,12 +350,16 @@ threshold, on the reports (what a report from a changed build scores under
 today's weights; an answer under a threshold counts as refused, where a run
 at that threshold would retry retrieval and may find another answer).
 
-The report prints the weights and, for each set, its AURC under the model
-and its answered, accuracy among answered, share of answerable questions
-answered correctly and utility at every threshold; --json prints {signals,
-weights, bias, wrong_cost, threshold, shipped, sets [{name, questions,
-answerable, samples, aurc, points [{threshold, answered, correct,
-answered_accuracy, answerable_correct, utility}]}], leave_one_domain_out, held_out_threshold}.
+The report prints the weights; how well each signal, and the model's
+confidence, tells each set's right answers from its wrong ones (the ROC
+area: 0.5 tells nothing, under 0.5 marks wrong answers); and, for each
+set, its AURC under the model and its answered, accuracy among answered,
+share of answerable questions answered correctly and utility at every
+threshold; --json prints {signals, weights, bias, wrong_cost, threshold,
+shipped, sets [{name, questions, answerable, samples, aurc, points
+[{threshold, answered, correct, answered_accuracy, answerable_correct,
+utility}], separation {SIGNAL: area, confidence: area}}],
+leave_one_domain_out, held_out_threshold}.
 
 Leave one domain out: when the reports fall in two domains or more (each
 report is its own domain unless --domain groups it), each domain is scored

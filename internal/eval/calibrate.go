@@ -97,6 +97,13 @@ type CalibrationSetReport struct {
 	// threshold.
 	AURC   float64          `json:"aurc"`
 	Points []ThresholdPoint `json:"points"`
+	// Separation is, per signal and for the model's confidence
+	// ("confidence"), how well it tells the set's right answers from its
+	// wrong ones: the probability that a right answer scores higher than
+	// a wrong one (ties count half; the area under the ROC curve). 0.5 is
+	// no separation, under 0.5 a signal that marks wrong answers. Absent
+	// when the set has no right or no wrong answer with signals.
+	Separation map[string]float64 `json:"separation,omitempty"`
 }
 
 // ThresholdPoint is a set's outcome when answers under Threshold are
@@ -316,6 +323,7 @@ func (c *Calibration) setReport(s CalibrationSet, samples int) CalibrationSetRep
 		rescored = append(rescored, QAResult{Answered: true, Confidence: p, Correct: r.Correct})
 	}
 	rep.AURC = AURC(RiskCoverage(rescored), len(rescored))
+	rep.Separation = c.separation(s, rescored)
 	for _, t := range CalibrationThresholds {
 		pt := ThresholdPoint{Threshold: t}
 		for _, a := range rescored {
@@ -375,6 +383,46 @@ func WriteCalibrationGo(w io.Writer, c *Calibration, command string) error {
 	return err
 }
 
+// separation returns each signal's and the confidence's separation of the
+// set's right and wrong answers (CalibrationSetReport.Separation); nil
+// when the set lacks right or wrong answers with signals.
+func (c *Calibration) separation(s CalibrationSet, rescored []QAResult) map[string]float64 {
+	var right, wrong []int // indices of answered results with signals
+	for i, r := range s.Results {
+		if !r.Answered || r.Signals == nil {
+			continue
+		}
+		if r.Correct {
+			right = append(right, i)
+		} else {
+			wrong = append(wrong, i)
+		}
+	}
+	if len(right) == 0 || len(wrong) == 0 {
+		return nil
+	}
+	out := make(map[string]float64, len(c.Signals)+1)
+	auc := func(v func(i int) float64) float64 {
+		var sum float64
+		for _, i := range right {
+			for _, j := range wrong {
+				switch a, b := v(i), v(j); {
+				case a > b:
+					sum++
+				case a == b:
+					sum += 0.5
+				}
+			}
+		}
+		return round3(sum / float64(len(right)*len(wrong)))
+	}
+	for _, name := range c.Signals {
+		out[name] = auc(func(i int) float64 { return s.Results[i].Signals[name] })
+	}
+	out["confidence"] = auc(func(i int) float64 { return rescored[i].Confidence })
+	return out
+}
+
 // WriteCalibrationTable prints the fitted weights and each set's figures
 // at every candidate threshold, the chosen one marked.
 func WriteCalibrationTable(w io.Writer, c *Calibration) error {
@@ -392,6 +440,7 @@ func WriteCalibrationTable(w io.Writer, c *Calibration) error {
 			fmt.Fprintf(&b, "shipped threshold %.2f (highest mean utility over the domains, each scored by the model fitted without it)\n", c.HeldOutThreshold)
 		}
 	}
+	writeSeparation(&b, c)
 	for _, s := range c.Sets {
 		fmt.Fprintf(&b, "\n%s: %d questions, %d answerable, %d answers with signals, AURC %.4f\n", s.Name, s.Questions, s.Answerable, s.Samples, s.AURC)
 		fmt.Fprintf(&b, "  threshold  answered  accuracy  answerable_correct  utility\n")
@@ -405,4 +454,39 @@ func WriteCalibrationTable(w io.Writer, c *Calibration) error {
 	}
 	_, err := w.Write(b.Bytes())
 	return err
+}
+
+// writeSeparation prints each signal's separation of right and wrong
+// answers per set (CalibrationSetReport.Separation), the model's
+// confidence last: a signal near 0.5 on a set tells nothing there,
+// whatever its weight.
+func writeSeparation(b *bytes.Buffer, c *Calibration) {
+	var sets []CalibrationSetReport
+	for _, s := range c.Sets {
+		if s.Separation != nil {
+			sets = append(sets, s)
+		}
+	}
+	if len(sets) == 0 {
+		return
+	}
+	fmt.Fprintf(b, "\nseparation of right and wrong answers (ROC area; 0.5 tells nothing, under 0.5 marks wrong answers):\n  %-22s", "signal")
+	for _, s := range sets {
+		fmt.Fprintf(b, " %10s", clipName(s.Name, 10))
+	}
+	b.WriteString("\n")
+	for _, name := range append(slices.Clone(c.Signals), "confidence") {
+		fmt.Fprintf(b, "  %-22s", name)
+		for _, s := range sets {
+			fmt.Fprintf(b, " %10.2f", s.Separation[name])
+		}
+		b.WriteString("\n")
+	}
+}
+
+func clipName(s string, n int) string {
+	if len(s) > n {
+		return s[:n]
+	}
+	return s
 }

@@ -276,3 +276,45 @@ func TestBestThresholdReadsNeighbours(t *testing.T) {
 		t.Errorf("two peaks: threshold %v, want 0.6", got)
 	}
 }
+
+// Each set reports how well each signal, and the model's confidence,
+// tells its right answers from its wrong ones: in set "a" correctness
+// follows signal a only, so a separates (well above 0.5) and b does not
+// (near 0.5); a set without a wrong answer has no separation.
+func TestCalibrationSeparation(t *testing.T) {
+	a := synthetic("a", 600, []float64{8, 0}, -4, 7)
+	c, err := FitCalibration([]CalibrationSet{a}, []string{"a", "b"}, CalibrationOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sep := c.Sets[0].Separation
+	if sep["a"] < 0.8 || math.Abs(sep["b"]-0.5) > 0.07 || sep["confidence"] < 0.8 {
+		t.Errorf("separation = %v, want a and confidence above 0.8, b near 0.5", sep)
+	}
+	// ties count half: a signal constant over the set separates at 0.5
+	for i := range a.Results {
+		a.Results[i].Signals["b"] = 1
+	}
+	c, err = ShippedCalibration([]CalibrationSet{a}, []string{"a", "b"}, []float64{1, 1}, 0, 0.5, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := c.Sets[0].Separation["b"]; got != 0.5 {
+		t.Errorf("constant signal separates at %v, want 0.5", got)
+	}
+	var b bytes.Buffer
+	if err := WriteCalibrationTable(&b, c); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "separation of right and wrong answers") {
+		t.Errorf("table lacks the separation block:\n%s", b.String())
+	}
+	right := CalibrationSet{Name: "r", Results: []QAResult{{ID: "1", Answerable: true, Answered: true, Correct: true, Signals: map[string]float64{"a": 1, "b": 0}}}}
+	c, err = ShippedCalibration([]CalibrationSet{right}, []string{"a", "b"}, []float64{1, 1}, 0, 0.5, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Sets[0].Separation != nil {
+		t.Errorf("a set without wrong answers: separation %v, want none", c.Sets[0].Separation)
+	}
+}
