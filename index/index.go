@@ -54,7 +54,9 @@ const SchemaVersion = 1
 // carry their kind (schema.SectionKind: preamble, signature block, …).
 // Version 5: each headed row of a table flattened into text is also a
 // section of its own (kind table-row, loader.SectionOptions.NoTableRows).
-const ReadingVersion = 5
+// Version 6: a row section cites the page its row is on, not every page of
+// the section it is read from.
+const ReadingVersion = 6
 
 // FileName is the database file name used inside an index directory.
 const FileName = "docmind.db"

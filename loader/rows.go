@@ -2,6 +2,8 @@ package loader
 
 import (
 	"strconv"
+
+	"github.com/docmind/docmind/document"
 	"strings"
 
 	"github.com/docmind/docmind/schema"
@@ -28,13 +30,14 @@ import (
 const rowChunk = 1 << 20
 
 // withRows returns secs (a document's sections, in order) with, after each
-// body section, its row sections (rowReader.rows).
-func withRows(secs []schema.Section) []schema.Section {
+// body section, its row sections (rowReader.rows); turns are where each
+// section's text goes on to another page.
+func withRows(doc *document.Document, secs []schema.Section, turns [][]pageTurn) []schema.Section {
 	var out []schema.Section
 	var rr rowReader
-	for _, s := range secs {
+	for i, s := range secs {
 		out = append(out, s)
-		out = append(out, rr.rows(s)...)
+		out = append(out, rr.rows(doc, s, turns[i])...)
 	}
 	return out
 }
@@ -51,22 +54,41 @@ type rowReader struct {
 // stand under a column header says too little to stand alone; a row that
 // overlapping chunks both hold, or that a table repeats on the same page,
 // is read once.
-func (rr *rowReader) rows(s schema.Section) []schema.Section {
+func (rr *rowReader) rows(doc *document.Document, s schema.Section, turns []pageTurn) []schema.Section {
 	if s.Kind != schema.KindBody {
 		return nil
 	}
-	var found []tables.Row
+	type found struct {
+		row           tables.Row
+		page, pageEnd int // of the sentence it was read from
+	}
+	var rows []found
 	var tr tables.Reader
+	cursor := 0
 	for _, sent := range textproc.Sentences(s.Content) {
-		found = append(found, tr.ReadRows(sent)...)
+		// the pages of the sentence: a row of a section that runs over
+		// two pages cites the page it is on
+		page, pageEnd := s.Page, s.PageEnd
+		if len(turns) > 0 {
+			if i := strings.Index(s.Content[cursor:], sent); i >= 0 {
+				off := cursor + i
+				cursor = off + len(sent)
+				page, pageEnd = pageAt(s.Page, turns, off), pageAt(s.Page, turns, max(off, cursor-1))
+			}
+		}
+		for _, r := range tr.ReadRows(sent) {
+			rows = append(rows, found{r, page, pageEnd})
+		}
 	}
 	if strings.Contains(s.Content, "|") {
-		found = append(found, tables.PipeRows(s.Content)...)
+		for _, r := range tables.PipeRows(s.Content) {
+			rows = append(rows, found{r, s.Page, s.PageEnd})
+		}
 	}
 	var out []schema.Section
-	for _, r := range found {
-		key := strconv.Itoa(s.Page) + "\x00" + r.Text
-		if !r.Headed || rr.seen[key] {
+	for _, f := range rows {
+		key := strconv.Itoa(f.page) + "\x00" + f.row.Text
+		if !f.row.Headed || rr.seen[key] {
 			continue
 		}
 		if rr.seen == nil {
@@ -75,10 +97,17 @@ func (rr *rowReader) rows(s schema.Section) []schema.Section {
 		rr.seen[key] = true
 		row := s
 		row.Path = append([]string(nil), s.Path...)
-		row.Content = r.Text
+		row.Content = f.row.Text
 		row.Kind = schema.KindTableRow
 		row.Chunk = rowChunk + rr.n
 		row.ID = sectionID(s.Source, "row\x1f"+s.ID, rr.n)
+		if f.page != s.Page || f.pageEnd != max(s.PageEnd, s.Page) {
+			row.Page, row.PageEnd = f.page, 0
+			if f.pageEnd > f.page {
+				row.PageEnd = f.pageEnd
+			}
+			labelPages(doc, &row)
+		}
 		rr.n++
 		out = append(out, row)
 	}

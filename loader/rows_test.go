@@ -17,7 +17,7 @@ import (
 // A statement of income flattened into one paragraph (as the PDF reader
 // gives FedEx's) yields, beside the section that holds it, one section of
 // kind table-row per headed row: the row with its column headers and
-// unit, under the section's title and on its page. Prose gives none, a
+// unit, under the section's title, citing the page the row is on. Prose gives none, a
 // row that two overlapping chunks hold is one section, and NoTableRows
 // turns them off.
 func TestTableRowSections(t *testing.T) {
@@ -56,11 +56,20 @@ func TestTableRowSections(t *testing.T) {
 		}
 		t.Fatalf("row sections:\n%s\nwant %d", strings.Join(got, "\n"), len(want))
 	}
-	// a row carries the pages of the section it is read from (here 2–3:
-	// the section's text runs over both)
+	// a row cites the page it is on: the section runs over pages 2–3,
+	// its table is on page 3
 	for i, r := range rows {
-		if r.Content != want[i] || r.Title != "Financial Statements" || r.Page != 2 || r.PageEnd != 3 || r.Source != "fedex.pdf" {
-			t.Errorf("row %d = %q (%q, page %d), want %q", i, r.Content, r.Title, r.Page, want[i])
+		if r.Content != want[i] || r.Title != "Financial Statements" || r.Page != 3 || r.PageEnd != 0 || r.Source != "fedex.pdf" {
+			t.Errorf("row %d = %q (%q, pages %d–%d), want %q on page 3", i, r.Content, r.Title, r.Page, r.PageEnd, want[i])
+		}
+	}
+	// the same when the section is packed into chunks and when it is read
+	// as a stream
+	for _, opts := range []SectionOptions{{ChunkSize: 400, Overlap: 0}} {
+		for _, s := range Sections(doc, opts) {
+			if s.Kind == schema.KindTableRow && (s.Page != 3 || s.PageEnd != 0) {
+				t.Errorf("chunked: row %q on pages %d–%d, want 3", s.Content, s.Page, s.PageEnd)
+			}
 		}
 	}
 	// overlapping chunks of one long table: each row once
@@ -75,6 +84,24 @@ func TestTableRowSections(t *testing.T) {
 	if n != len(want) {
 		t.Errorf("%d row sections from overlapping chunks of a repeated table, want %d", n, len(want))
 	}
+	// a table on page 3 and again on page 4, in overlapping chunks that
+	// start on either page: each row once on each page, citing it
+	p4 := long
+	p4.Page = 4
+	doc.Blocks = []document.Block{doc.Blocks[0], long, p4}
+	onPage := map[int]int{}
+	for _, s := range Sections(doc, SectionOptions{ChunkSize: 400, Overlap: 150}) {
+		if s.Kind == schema.KindTableRow {
+			onPage[s.Page]++
+			if s.PageEnd != 0 {
+				t.Errorf("row %q cites pages %d–%d, want one page", s.Content, s.Page, s.PageEnd)
+			}
+		}
+	}
+	if onPage[3] != len(want) || onPage[4] != len(want) || len(onPage) != 2 {
+		t.Errorf("rows by page %v, want %d on each of pages 3 and 4", onPage, len(want))
+	}
+	doc.Blocks = []document.Block{doc.Blocks[0], long}
 	for _, s := range Sections(doc, SectionOptions{NoTableRows: true}) {
 		if s.Kind == schema.KindTableRow {
 			t.Fatalf("NoTableRows: a row section %q", s.Content)

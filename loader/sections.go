@@ -94,6 +94,7 @@ func Sections(doc *document.Document, opts SectionOptions) []schema.Section {
 	opts = opts.normalised()
 	docTitle := DocTitle(doc)
 	var out []schema.Section
+	var turns [][]pageTurn // of each section of out
 	seen := map[string]int{}
 	for _, g := range groupBlocks(doc, opts) {
 		if len(g.blocks) == 0 {
@@ -102,12 +103,13 @@ func Sections(doc *document.Document, opts SectionOptions) []schema.Section {
 		pathKey := groupKey(g.path, seen)
 		for i, c := range chunkGroup(g, opts) {
 			out = append(out, makeSection(doc, docTitle, g, pathKey, i, c))
+			turns = append(turns, c.turns)
 		}
 	}
 	ClassifyKinds(out, doc.Format)
 	if !opts.NoTableRows && doc.Format != formats.XLSX && doc.Format != formats.CSV {
 		// a spreadsheet's rows are sections already, with their headers
-		out = withRows(out)
+		out = withRows(doc, out, turns)
 	}
 	return out
 }
@@ -131,9 +133,17 @@ func makeSection(doc *document.Document, docTitle string, g group, pathKey strin
 	if c.pageEnd > c.page {
 		s.PageEnd = c.pageEnd
 	}
-	if l, ok := doc.PageLabels[c.page]; ok && c.page > 0 {
+	labelPages(doc, &s)
+	return s
+}
+
+// labelPages sets s's printed page label from its pages (Page, PageEnd)
+// where doc prints labels.
+func labelPages(doc *document.Document, s *schema.Section) {
+	s.PageLabel, s.PagePrinted = "", false
+	if l, ok := doc.PageLabels[s.Page]; ok && s.Page > 0 {
 		s.PageLabel = l
-		s.PagePrinted = doc.PrintedPages[c.page]
+		s.PagePrinted = doc.PrintedPages[s.Page]
 		if s.PageEnd > 0 {
 			le, ok := doc.PageLabels[s.PageEnd]
 			if s.PagePrinted && ok && doc.PrintedPages[s.PageEnd] {
@@ -144,7 +154,6 @@ func makeSection(doc *document.Document, docTitle string, g group, pathKey strin
 			}
 		}
 	}
-	return s
 }
 
 // groupKey is the key of a heading path in section ids: the path, and
@@ -228,6 +237,27 @@ func sectionID(source, pathKey string, chunk int) string {
 type chunk struct {
 	text          string
 	page, pageEnd int
+	// turns are where the text goes on to another page, in order.
+	turns []pageTurn
+}
+
+// pageTurn is the byte offset in a chunk's text where its text from page
+// Page starts.
+type pageTurn struct {
+	off, page int
+}
+
+// pageAt returns the page of the text at byte offset off of a chunk that
+// starts on page first and turns pages at turns.
+func pageAt(first int, turns []pageTurn, off int) int {
+	p := first
+	for _, t := range turns {
+		if t.off > off {
+			break
+		}
+		p = t.page
+	}
+	return p
 }
 
 // unit is a sentence (or a piece of an over-long one) of a block.
@@ -264,9 +294,17 @@ func chunkGroup(g group, opts SectionOptions) []chunk {
 func joinBlocks(blocks []document.Block) chunk {
 	texts := make([]string, len(blocks))
 	c := chunk{page: blocks[0].Page}
+	off := 0
 	for i, bl := range blocks {
 		texts[i] = bl.Text
 		c.pageEnd = max(c.pageEnd, bl.Page)
+		if i > 0 {
+			off += 2
+			if bl.Page != blocks[i-1].Page {
+				c.turns = append(c.turns, pageTurn{off, bl.Page})
+			}
+		}
+		off += len(bl.Text)
 	}
 	c.text = strings.Join(texts, "\n\n")
 	return c
@@ -365,6 +403,9 @@ func joinUnits(us []unit) chunk {
 			default:
 				sb.WriteString(" ")
 			}
+		}
+		if i > 0 && u.page != us[i-1].page {
+			c.turns = append(c.turns, pageTurn{sb.Len(), u.page})
 		}
 		sb.WriteString(u.text)
 		c.pageEnd = max(c.pageEnd, u.page)

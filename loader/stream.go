@@ -318,7 +318,7 @@ func (s *sectionStream) chunk(c chunk) error {
 	if err := s.emit(sec); err != nil || s.opts.NoTableRows {
 		return err
 	}
-	for _, row := range s.rows.rows(sec) {
+	for _, row := range s.rows.rows(s.doc, sec, c.turns) {
 		if err := s.emit(row); err != nil {
 			return err
 		}
