@@ -2,10 +2,9 @@ package loader
 
 import (
 	"strconv"
-
-	"github.com/docmind/docmind/document"
 	"strings"
 
+	"github.com/docmind/docmind/document"
 	"github.com/docmind/docmind/schema"
 	"github.com/docmind/docmind/textproc"
 	"github.com/docmind/docmind/textproc/tables"
@@ -101,13 +100,11 @@ func (rr *rowReader) rows(doc *document.Document, s schema.Section, turns []page
 		row.Kind = schema.KindTableRow
 		row.Chunk = rowChunk + rr.n
 		row.ID = sectionID(s.Source, "row\x1f"+s.ID, rr.n)
-		if f.page != s.Page || f.pageEnd != max(s.PageEnd, s.Page) {
-			row.Page, row.PageEnd = f.page, 0
-			if f.pageEnd > f.page {
-				row.PageEnd = f.pageEnd
-			}
-			labelPages(doc, &row)
+		row.Page, row.PageEnd = f.page, 0
+		if f.pageEnd > f.page {
+			row.PageEnd = f.pageEnd
 		}
+		labelPages(doc, &row)
 		rr.n++
 		out = append(out, row)
 	}

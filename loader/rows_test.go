@@ -2,6 +2,7 @@ package loader
 
 import (
 	"context"
+	"io"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -17,9 +18,9 @@ import (
 // A statement of income flattened into one paragraph (as the PDF reader
 // gives FedEx's) yields, beside the section that holds it, one section of
 // kind table-row per headed row: the row with its column headers and
-// unit, under the section's title, citing the page the row is on. Prose gives none, a
-// row that two overlapping chunks hold is one section, and NoTableRows
-// turns them off.
+// unit, under the section's title, citing the page the row is on. Prose
+// gives none, a row that two overlapping chunks hold is one section, and
+// NoTableRows turns them off.
 func TestTableRowSections(t *testing.T) {
 	table := "CONSOLIDATED STATEMENTS OF INCOME (IN MILLIONS, EXCEPT PER SHARE AMOUNTS) Years ended May 31, 2023 2022 2021 " +
 		"REVENUE $ 90,155 $ 93,512 $ 83,959 Salaries and employee benefits 31,019 32,058 30,173 Purchased transportation 21,790 24,118 21,674 " +
@@ -63,14 +64,31 @@ func TestTableRowSections(t *testing.T) {
 			t.Errorf("row %d = %q (%q, pages %d–%d), want %q on page 3", i, r.Content, r.Title, r.Page, r.PageEnd, want[i])
 		}
 	}
-	// the same when the section is packed into chunks and when it is read
-	// as a stream
-	for _, opts := range []SectionOptions{{ChunkSize: 400, Overlap: 0}} {
-		for _, s := range Sections(doc, opts) {
-			if s.Kind == schema.KindTableRow && (s.Page != 3 || s.PageEnd != 0) {
-				t.Errorf("chunked: row %q on pages %d–%d, want 3", s.Content, s.Page, s.PageEnd)
+	// the same when the section is packed into chunks
+	for _, s := range Sections(doc, SectionOptions{ChunkSize: 400, Overlap: 0}) {
+		if s.Kind == schema.KindTableRow && (s.Page != 3 || s.PageEnd != 0) {
+			t.Errorf("chunked: row %q on pages %d–%d, want 3", s.Content, s.Page, s.PageEnd)
+		}
+	}
+	// and when a paged text file is read as a stream: the rows the stream
+	// gives are those of the whole file, on the table's page
+	paged := "Financial Statements\n\n" + doc.Blocks[1].Text + "\n\f" + table + "\n"
+	checkStreamMatches(t, "paged-table.txt", []byte(paged))
+	got, _, err := streamed("paged-table.txt", []byte(paged), SectionOptions{}, func(r io.Reader) io.Reader { return r })
+	if err != nil {
+		t.Fatal(err)
+	}
+	streamedRows := 0
+	for _, s := range got {
+		if s.Kind == schema.KindTableRow {
+			streamedRows++
+			if s.Page != 2 || s.PageEnd != 0 {
+				t.Errorf("text file: row %q on pages %d–%d, want 2", s.Content, s.Page, s.PageEnd)
 			}
 		}
+	}
+	if streamedRows != len(want) {
+		t.Errorf("text file: %d rows, want %d", streamedRows, len(want))
 	}
 	// overlapping chunks of one long table: each row once
 	long := document.Block{Kind: document.Paragraph, Text: strings.Repeat(table+" ", 8), Page: 3}
