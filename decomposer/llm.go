@@ -13,6 +13,7 @@ import (
 	"github.com/docmind/docmind/prompts"
 	"github.com/docmind/docmind/question"
 	"github.com/docmind/docmind/schema"
+	"github.com/docmind/docmind/textproc"
 )
 
 // DefaultMaxTokens bounds the decomposer's reply when LLMOptions.MaxTokens
@@ -134,6 +135,7 @@ func parseDecomposition(js, query string) (*schema.Decomposition, error) {
 		Constraints stringish `json:"constraints"`
 		Temporals   stringish `json:"temporals"`
 		KeyTerms    stringish `json:"key_terms"`
+		SearchTerms stringish `json:"search_terms"`
 	}
 	if err := json.Unmarshal([]byte(js), &raw); err != nil {
 		return nil, fmt.Errorf("decomposition JSON: %w", err)
@@ -159,7 +161,47 @@ func parseDecomposition(js, query string) (*schema.Decomposition, error) {
 	if len(d.KeyTerms) == 0 {
 		d.KeyTerms = nil
 	}
+	d.SearchTerms = searchTerms(raw.SearchTerms, query)
 	return d, nil
+}
+
+// maxSearchTerms bounds the search terms kept from a reply, and
+// maxSearchTermWords the words of one: they are words and short phrases,
+// not another question.
+const (
+	maxSearchTerms     = 8
+	maxSearchTermWords = 4
+)
+
+// searchTerms returns the model's search terms that add a content word
+// to the question (by stem), lower case, at most maxSearchTerms of them;
+// nil when none does. A term of more than maxSearchTermWords words is not
+// a search term, and numbers are the question's to state.
+func searchTerms(in []string, query string) []string {
+	stated := map[string]bool{}
+	for _, st := range textproc.Terms(query) {
+		stated[st] = true
+	}
+	var out []string
+	for _, t := range clean(in) {
+		words := textproc.Tokens(t)
+		if len(words) == 0 || len(words) > maxSearchTermWords {
+			continue
+		}
+		adds := false
+		for _, st := range textproc.Terms(t) {
+			if !stated[st] && textproc.HasLetter(st) {
+				adds = true
+			}
+		}
+		if adds {
+			out = append(out, strings.Join(words, " "))
+		}
+		if len(out) == maxSearchTerms {
+			break
+		}
+	}
+	return out
 }
 
 // stringish accepts a JSON array of strings, a single string or null.

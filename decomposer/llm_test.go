@@ -54,6 +54,14 @@ func TestLLMDecomposer(t *testing.T) {
 		{name: "cut off twice falls back to the rules", replies: []openaitest.Reply{{Content: `{"intent":"amount","sub_queries":[{"intent":"x"}, "wh`, FinishReason: "length"}, {Content: `{"intent":"amount","sub_queries":["wh`, FinishReason: "length"}}, calls: 2,
 			fallback: decomposer.NewOffline(), want: schema.Decomposition{Intent: "penalty", SubQueries: []string{q}, KeyTerms: []string{"late", "payment", "penalties"},
 				Fallback: "decomposition: the model's reply was cut off at 1024 tokens, twice; used the rule-based decomposition instead"}},
+		{name: "search terms that add a word to the question", replies: []openaitest.Reply{{Content: `{"intent":"amount","sub_queries":["What are the late payment penalties?"],"entities":[],"constraints":[],"temporals":[],"key_terms":["late","payment","penalties"],` +
+			`"search_terms":["Late Fee","penalty","overdue  interest","penalties for late payment","","charges imposed on any amount not paid when due","late fee","1.5%","fine","surcharge","arrears","collection costs","delinquent","default interest","interest rate"]}`}}, calls: 1,
+			// "penalty" and "penalties for late payment" restate the
+			// question (by stem),
+			// a long clause is no search term, duplicates and numbers go,
+			// and eight are kept
+			want: schema.Decomposition{Intent: "amount", SubQueries: []string{q}, Entities: []string{}, Constraints: []string{}, Temporals: []string{}, KeyTerms: []string{"late", "payment", "penalties"},
+				SearchTerms: []string{"late fee", "overdue interest", "fine", "surcharge", "arrears", "collection costs", "delinquent", "default interest"}}},
 		{name: "model error aborts", replies: []openaitest.Reply{{Status: 400, Message: "model not found"}}, calls: 1, wantErr: true},
 	}
 	for _, tc := range tests {

@@ -414,8 +414,13 @@ func demoteIdentifying(hits []Hit, asksWhen bool) []Hit {
 }
 
 // retrievalQueries lists the distinct queries for a request: the question
-// and its sub-queries when there are several. (Retries differ by the
-// excluded sections, not by the query.)
+// and its sub-queries when there are several, and the question with the
+// decomposition's search terms (a model's words for what the question
+// asks in the documents' wording), whose ranking is fused with the
+// question's: a passage that says "repurchase" for the question's
+// "buyback" ranks, and one a wrong search term brings has only that
+// list's vote. (Retries differ by the excluded sections, not by the
+// query.)
 func retrievalQueries(req schema.RetrieveRequest) []string {
 	var qs []string
 	seen := map[string]bool{}
@@ -432,6 +437,9 @@ func retrievalQueries(req schema.RetrieveRequest) []string {
 		for _, q := range d.SubQueries {
 			add(q)
 		}
+	}
+	if d := req.Decomposition; d != nil && len(d.SearchTerms) > 0 {
+		add(req.Query + " " + strings.Join(d.SearchTerms, " "))
 	}
 	return qs
 }

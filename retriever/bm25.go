@@ -473,7 +473,7 @@ func (r *BM25) floorFor(attempt int) float64 {
 }
 
 // questionQueries returns the question, enriched with the
-// decomposition's key terms, entities and constraints, and the
+// decomposition's key terms, entities, constraints and search terms, and the
 // decomposition's distinct sub-queries. A question left with no terms of
 // its own and a single sub-query is replaced by that sub-query.
 func (r *BM25) questionQueries(question string, d *schema.Decomposition) (main *query, subs []*query) {
@@ -482,7 +482,7 @@ func (r *BM25) questionQueries(question string, d *schema.Decomposition) (main *
 	if d == nil {
 		return main, nil
 	}
-	for _, list := range [][]string{d.KeyTerms, d.Entities, d.Constraints} {
+	for _, list := range [][]string{d.KeyTerms, d.Entities, d.Constraints, d.SearchTerms} {
 		for _, e := range list {
 			main.add(e, extraWeight)
 		}

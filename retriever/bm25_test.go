@@ -300,3 +300,25 @@ func TestConcurrentRetrieve(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// A model's search terms (schema.Decomposition.SearchTerms) stand for the
+// question's words in the documents' wording: the things "the provider
+// builds for us" are the contract's "Deliverables".
+func TestSearchTermsFindAParaphrase(t *testing.T) {
+	r := NewBM25(contractSections(t))
+	const q = "Who owns the stuff the provider builds for us?"
+	dec := &schema.Decomposition{SubQueries: []string{q}, KeyTerms: []string{"owns", "stuff", "provider", "builds"}}
+	top := func(res []schema.Section) string {
+		if len(res) == 0 {
+			return ""
+		}
+		return res[0].Title
+	}
+	if got := retrieve(t, r, schema.RetrieveRequest{Query: q, Decomposition: dec}); top(got) == "Ownership of Deliverables" {
+		t.Fatalf("the question's own words already find the clause (%s): the case tests nothing", titles(got))
+	}
+	dec.SearchTerms = []string{"ownership", "deliverables", "intellectual property"}
+	if got := retrieve(t, r, schema.RetrieveRequest{Query: q, Decomposition: dec}); top(got) != "Ownership of Deliverables" {
+		t.Errorf("with search terms the top sections are %s, want Ownership of Deliverables first", titles(got))
+	}
+}

@@ -40,6 +40,12 @@ type Decomposition struct {
 	// KeyTerms are the content words an answer must address. They are not
 	// part of the seed contract and are omitted from JSON when empty.
 	KeyTerms []string `json:"key_terms,omitempty"`
+	// SearchTerms are words a passage that answers is likely to use where
+	// the question's own words differ: synonyms and the documents' formal
+	// terms ("terminate" for "cancel"). Only a model gives them;
+	// retrieval searches with them beside the question, so that a
+	// paraphrased question still finds its passage. Omitted when empty.
+	SearchTerms []string `json:"search_terms,omitempty"`
 	// Fallback is set when this is not the decomposition the model gave:
 	// it says why the model's was replaced (for example "the model's
 	// reply could not be parsed after a repair attempt: …") and by what.
@@ -451,6 +457,7 @@ func (s *State) Clone() *State {
 		d.Constraints = cloneStrings(d.Constraints)
 		d.Temporals = cloneStrings(d.Temporals)
 		d.KeyTerms = cloneStrings(d.KeyTerms)
+		d.SearchTerms = cloneStrings(d.SearchTerms)
 		c.Decomposition = &d
 	}
 	c.RetrievedSections = append([]Section{}, s.RetrievedSections...)

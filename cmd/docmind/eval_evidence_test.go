@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -109,5 +110,76 @@ func TestEvalEvidenceLLMMode(t *testing.T) {
 	}
 	if got := generations.Load(); got != 2 {
 		t.Errorf("generations = %d, want 2 (the real run's two answers; the first pass generates nothing)", got)
+	}
+}
+
+// A model's search terms find a paraphrased question's passage: "buyback
+// capacity" is written "authorized for repurchase" in the report, among
+// sections that repeat the question's other words. Without search terms
+// the first pass of LLM mode does not hand the passage on; with the
+// decomposition's "repurchase" and "authorized" it is (their ranking is
+// fused with the question's).
+func TestEvalEvidenceLLMSearchTerms(t *testing.T) {
+	dir := t.TempDir()
+	docs := filepath.Join(dir, "docs")
+	if err := os.Mkdir(docs, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	var report strings.Builder
+	report.WriteString("# Northwind Traders Annual Report\n\n")
+	for _, s := range [][2]string{
+		{"Stock Program Overview", "The stock program lets employees buy stock at a discount. The stock program capacity is set by the board each year, and the program remained open to all staff during the year."},
+		{"Employee Stock Purchase Plan", "Under the employee stock program, employees may contribute up to 10% of pay. Capacity under the plan remained unchanged, and the stock program had 4,000 participants."},
+		{"Stock Options", "Options granted under the stock program vest over four years. The capacity of the option pool remained at 12 million options under the program."},
+		{"Restricted Stock Units", "Restricted stock units under the stock program vest annually. Program capacity for units remained sufficient for the year."},
+		{"Warehouse Capacity", "Warehouse capacity remained at 2.3 million square feet. The distribution program added two sites, and stock levels remained high."},
+		{"Inventory", "Stock on hand remained at 45 days of sales. The inventory program reduced stock capacity needs."},
+		{"Share Repurchases", "In March the Board authorized the repurchase of up to $5.0 billion of the Company's common shares. As of December 31, $2.1 billion remained authorized for repurchase."},
+		{"Dividends", "The Company paid quarterly dividends of $0.25 per share."},
+	} {
+		fmt.Fprintf(&report, "## %s\n\n%s\n\n", s[0], s[1])
+	}
+	if err := os.WriteFile(filepath.Join(docs, "annual-report.md"), []byte(report.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	const q = "How much buyback capacity remained under the stock program at year end?"
+	qa := filepath.Join(dir, "qa.jsonl")
+	row := `{"id":"buyback","question":"` + q + `","answers":["$2.1 billion remained authorized for repurchase"],"source":"annual-report.md"}` + "\n"
+	if err := os.WriteFile(qa, []byte(row), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	handedOn := func(terms []string) bool {
+		t.Helper()
+		srv := openaitest.New(t)
+		dec, err := json.Marshal(map[string]any{
+			"intent": "amount", "sub_queries": []string{q}, "entities": []string{}, "constraints": []string{},
+			"temporals": []string{"year end"}, "key_terms": []string{"buyback", "capacity", "stock", "program"}, "search_terms": terms,
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		srv.Always(openaitest.RouteDecomposition, openaitest.Reply{Content: string(dec)})
+		srv.Always(openaitest.RouteGenerate, openaitest.Reply{Content: "The provided documents do not address this question."})
+		srv.Always(openaitest.RouteVerdict, openaitest.Reply{Content: `{"claims":[],"is_hallucinated":false,"confidence_score":0.9,"reasoning":"the answer abstains","irrelevant_sections":[]}`})
+		r := runCLI(t, llmEnv(srv), "eval", "evidence", "--docs", docs, qa, "--json")
+		if r.code != exitOK {
+			t.Fatalf("search terms %q: exit %d; stderr:\n%s", terms, r.code, r.stderr)
+		}
+		var rep struct {
+			Results []struct {
+				HandedOn bool   `json:"handed_on"`
+				Err      string `json:"error"`
+			} `json:"results"`
+		}
+		if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil || len(rep.Results) != 1 || rep.Results[0].Err != "" {
+			t.Fatalf("search terms %q: %v\n%s", terms, err, r.stdout)
+		}
+		return rep.Results[0].HandedOn
+	}
+	if handedOn([]string{}) {
+		t.Fatal("without search terms the first pass hands the evidence on: the case tests nothing")
+	}
+	if !handedOn([]string{"repurchase", "authorized", "share repurchase program"}) {
+		t.Error("with search terms the first pass does not hand the evidence on")
 	}
 }

@@ -200,7 +200,11 @@ func wrote(cp checkpoint.Checkpoint) string {
 		return "query: " + shorten(st.Query, 70)
 	case schema.NodeDecompose:
 		if d := st.Decomposition; d != nil {
-			return fmt.Sprintf("intent %s; %d sub-queries; entities %v", d.Intent, len(d.SubQueries), d.Entities)
+			out := fmt.Sprintf("intent %s; %d sub-queries; entities %v", d.Intent, len(d.SubQueries), d.Entities)
+			if len(d.SearchTerms) > 0 {
+				out += fmt.Sprintf("; search terms %v", d.SearchTerms)
+			}
+			return out
 		}
 	case schema.NodeRetrieve:
 		cites := make([]string, len(st.RetrievedSections))
