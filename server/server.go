@@ -217,7 +217,7 @@ func (s *Server) routes() {
 	s.handle("/app.js", route{http.MethodGet: s.serveWeb})
 	s.handle("/app.css", route{http.MethodGet: s.serveWeb})
 	s.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		writeError(w, http.StatusNotFound, fmt.Sprintf("no endpoint %s (see /api/v1/ and /v1/ in the README, section \"Serving\")", r.URL.Path))
+		writeError(w, http.StatusNotFound, fmt.Sprintf("no endpoint %s (the endpoints under /api/v1/ and /v1/ are listed in docs/serving.md)", r.URL.Path))
 	})
 }
 
