@@ -189,9 +189,13 @@ type Summary struct {
 	PeakRSS int64 `json:"peak_rss_bytes"`
 }
 
-// MarshalJSON writes the summary with its duration in milliseconds.
+// MarshalJSON writes the summary with its duration in milliseconds, and
+// results as an array even when empty.
 func (s Summary) MarshalJSON() ([]byte, error) {
 	type plain Summary // without this method
+	if s.Results == nil {
+		s.Results = []Result{} // "results": [], not null, when no file was seen
+	}
 	return json.Marshal(struct {
 		plain
 		DurationMS float64 `json:"duration_ms"`

@@ -41,3 +41,20 @@ func TestSummaryReportsRateAndPeakRSS(t *testing.T) {
 		}
 	}
 }
+
+// An ingest of an empty folder has no results: "results" is the empty
+// array docs/json.md shows, not null (docmind ingest --json empty/ printed
+// "results": null, which a script iterating over it fails on).
+func TestSummaryJSONResultsIsAnArray(t *testing.T) {
+	sum, err := Run(context.Background(), openIndex(t, filepath.Join(t.TempDir(), "ix.db")), []string{t.TempDir()}, Options{Parser: textParser(0)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := json.Marshal(sum)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), `"results":[]`) {
+		t.Errorf("JSON of an empty ingest: %s, want \"results\":[]", b)
+	}
+}

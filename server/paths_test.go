@@ -145,6 +145,15 @@ func TestMCPNeedsTheToken(t *testing.T) {
 	status, _, b = call(t, ts, "POST", "/mcp", init, "Accept", "application/json, text/event-stream", "Authorization", "Bearer wrong")
 	wantError(t, status, b, 401, "wrong token")
 
+	// the MCP SDK's own errors are plain text; the server's contract is one
+	// JSON object {"error": "..."} for every error, /mcp included
+	status, _, b = call(t, ts, "POST", "/mcp", `{bad`, "Accept", "application/json, text/event-stream", "Authorization", "Bearer s3cret")
+	wantError(t, status, b, 400, "malformed")
+	status, _, b = call(t, ts, "PUT", "/mcp", "", "Authorization", "Bearer s3cret")
+	wantError(t, status, b, 405, "Method Not Allowed")
+	status, _, b = call(t, ts, "GET", "/mcp", "", "Accept", "text/event-stream", "Authorization", "Bearer s3cret")
+	wantError(t, status, b, 400, "Mcp-Session-Id")
+
 	client := mcp.NewClient(&mcp.Implementation{Name: "docmind-test", Version: "1"}, nil)
 	if cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: ts.URL + "/mcp", MaxRetries: -1}, nil); err == nil {
 		cs.Close()

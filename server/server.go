@@ -209,17 +209,79 @@ func (s *Server) routes() {
 	s.handle("/v1/models/{id}", route{http.MethodGet: s.model})
 	s.handle("/v1/chat/completions", route{http.MethodPost: s.chatCompletions})
 	if s.cfg.MCP != nil {
-		s.mux.Handle("/mcp", s.cfg.MCP)
-		s.mux.Handle("/mcp/", s.cfg.MCP)
+		h := jsonErrors(s.cfg.MCP)
+		s.mux.Handle("/mcp", h)
+		s.mux.Handle("/mcp/", h)
 	}
 	// the web page: "/{$}" is / alone; other paths fall through to 404
 	s.handle("/{$}", route{http.MethodGet: s.serveWeb})
 	s.handle("/app.js", route{http.MethodGet: s.serveWeb})
 	s.handle("/app.css", route{http.MethodGet: s.serveWeb})
 	s.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		writeError(w, http.StatusNotFound, fmt.Sprintf("no endpoint %s (see /api/v1/ and /v1/ in the README, section \"Serving\")", r.URL.Path))
+		writeError(w, http.StatusNotFound, fmt.Sprintf("no endpoint %s (the endpoints under /api/v1/ and /v1/ are listed in docs/serving.md)", r.URL.Path))
 	})
 }
+
+// jsonErrors makes the plain-text errors of h (the MCP SDK's http.Error:
+// a malformed body, a wrong method, a missing session) the server's one
+// JSON object {"error": "..."} with the same status; every other response,
+// streams included, passes through untouched.
+func jsonErrors(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ew := &errorWriter{ResponseWriter: w}
+		h.ServeHTTP(ew, r)
+		if ew.status != 0 {
+			writeError(w, ew.status, ew.body.String())
+		}
+	})
+}
+
+// errorWriter holds back a plain-text error response (status 400 or more)
+// for jsonErrors to rewrite.
+type errorWriter struct {
+	http.ResponseWriter
+	status      int // the held-back error's status; 0: passing through
+	wroteHeader bool
+	body        strings.Builder
+}
+
+func (e *errorWriter) WriteHeader(code int) {
+	if e.wroteHeader {
+		return
+	}
+	e.wroteHeader = true
+	if code >= 400 && strings.HasPrefix(e.Header().Get("Content-Type"), "text/plain") {
+		e.status = code
+		return
+	}
+	e.ResponseWriter.WriteHeader(code)
+}
+
+func (e *errorWriter) Write(b []byte) (int, error) {
+	if !e.wroteHeader {
+		e.WriteHeader(http.StatusOK)
+	}
+	if e.status != 0 {
+		if e.body.Len() < 4096 {
+			e.body.Write(b)
+		}
+		return len(b), nil
+	}
+	return e.ResponseWriter.Write(b)
+}
+
+// Flush passes a stream's events on (an error is never flushed).
+func (e *errorWriter) Flush() {
+	if e.status != 0 {
+		return
+	}
+	if f, ok := e.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+// Unwrap lets http.ResponseController reach the connection.
+func (e *errorWriter) Unwrap() http.ResponseWriter { return e.ResponseWriter }
 
 // route maps methods to the handlers of one path.
 type route map[string]http.HandlerFunc

@@ -407,6 +407,12 @@ func TestAskBadRequests(t *testing.T) {
 	}
 	status, _, b = call(t, ts, "GET", "/api/v2/nothing", "")
 	wantError(t, status, b, 404, "no endpoint /api/v2/nothing")
+	// the 404 points at the page that lists the endpoints, which exists
+	// (it once named a README section "Serving" the README does not have)
+	wantError(t, status, b, 404, "docs/serving.md")
+	if _, err := os.Stat(filepath.Join("..", "docs", "serving.md")); err != nil {
+		t.Errorf("the 404 names docs/serving.md: %v", err)
+	}
 }
 
 func TestRunsListShowAndErrors(t *testing.T) {

@@ -561,7 +561,11 @@ func (m *Manager) Fork(ctx context.Context, runID, from string, opts ForkOptions
 			}
 		}
 	}
-	if step < 1 {
+	last := 0
+	for _, cp := range cps {
+		last = max(last, cp.Step)
+	}
+	if step < 1 || step > last {
 		return nil, fmt.Errorf("fork run %s from %q: no such node or step in the run (nodes: %s)", src.ID, from, nodeList(cps))
 	}
 	var prefix []checkpoint.Checkpoint

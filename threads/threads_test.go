@@ -355,6 +355,14 @@ func TestForkFromJudgeWithAnotherJudge(t *testing.T) {
 			if _, err := m.Fork(ctx, src.Run.ID, "nonsense", ForkOptions{}); err == nil {
 				t.Fatal("fork from an unknown node succeeded")
 			}
+			// A step past the run's last says so (it once blamed retention,
+			// which had removed nothing).
+			for _, from := range []string{"9", "999"} {
+				_, err := m.Fork(ctx, src.Run.ID, from, ForkOptions{})
+				if err == nil || !strings.Contains(err.Error(), "no such node or step") || strings.Contains(err.Error(), "retention") {
+					t.Fatalf("fork from step %s: %v", from, err)
+				}
+			}
 		})
 	}
 }
