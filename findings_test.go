@@ -71,3 +71,35 @@ func TestDisabledRuleDoesNotDecide(t *testing.T) {
 		t.Errorf("a rule switched off still decides: notes %q, findings %+v", note, st.JudgeVerdict.Findings)
 	}
 }
+
+// A question that names nothing to look for ("a b": two letters, which
+// the contract's "(a)" and "(b)" enumerators state) is refused by
+// question.empty, however well the drawn sentence is supported; a
+// question with one real word is not refused by it.
+func TestQuestionThatAsksNothingIsRefused(t *testing.T) {
+	p, err := docmind.New(docmind.WithSections(contract(t)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		q     string
+		fires bool
+	}{
+		{"a b", true},
+		{"What is it?", true},
+		{"What are the late payment penalties?", false},
+	} {
+		st, err := p.Run(context.Background(), tc.q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		v := st.JudgeVerdict
+		fired := v != nil && slices.ContainsFunc(v.Findings, func(f schema.Finding) bool { return f.Rule == "question.empty" })
+		if fired != tc.fires {
+			t.Errorf("%q: question.empty fired = %v, want %v (findings %+v)", tc.q, fired, tc.fires, v)
+		}
+		if tc.fires && st.Answered() {
+			t.Errorf("%q: answered %q; want a refusal", tc.q, st.Answer())
+		}
+	}
+}

@@ -29,7 +29,10 @@ func IsVeto(k IssueKind) bool { return slices.Contains(vetoKinds, k) }
 // answered by no claim). The model cannot weigh it: the generator answers
 // part by part, and on the dev splits it fired on 8 answers, 2 of them
 // right, none above 0.50 (docs/notes/decision3.md).
-var vetoRules = []string{RulePartUnanswered}
+//
+// question.empty (the question names nothing to address: "a b") is true
+// by construction: no answer can be checked against such a question.
+var vetoRules = []string{RulePartUnanswered, RuleAsksNothing}
 
 // veto reports whether the issue refuses an answer by itself.
 func (is Issue) veto() bool { return IsVeto(is.Kind) || slices.Contains(vetoRules, is.RuleID()) }

@@ -79,6 +79,10 @@ func (d *Offline) relevanceCheck(ctx context.Context, a *Assessment, req schema.
 	}
 	frame := relevance.Analyze(req.Query)
 	a.Frame = &frame
+	if frame.AsksNothing() && relevance.Enabled(RuleAsksNothing) {
+		a.Issues = append(a.Issues, Issue{Kind: IssueOffQuestion, Claim: -1, Rule: RuleAsksNothing,
+			Detail: "the question names nothing an answer could address: no word, name, period or number to look for"})
+	}
 	// a multi-part question is answered part by part: a claim answers it
 	// when it answers one of its parts
 	frames := []relevance.Frame{frame}

@@ -1680,3 +1680,20 @@ var reLabel = regexp.MustCompile(`(?i)\b` + wordlists.Alternation("reference_nou
 // withoutLabels is claim without the numbers that label parts of a
 // document: they are not values it states.
 func withoutLabels(claim string) string { return reLabel.ReplaceAllString(claim, "") }
+
+// AsksNothing reports whether the question names nothing an answer could
+// address: no content word of more than one letter (a lone letter is an
+// enumerator, a variable or an initial: "(b)" answers "a b" in any
+// contract), no name, period or number. No answer can be checked against
+// such a question, whatever the documents say.
+func (f Frame) AsksNothing() bool {
+	if len(f.Entities) > 0 || len(f.Periods) > 0 || strings.ContainsFunc(f.Question, unicode.IsDigit) {
+		return false
+	}
+	for _, w := range f.FocusWords {
+		if len([]rune(w)) > 1 {
+			return false
+		}
+	}
+	return true
+}
