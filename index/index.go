@@ -531,6 +531,17 @@ func DefaultDirIn(getenv func(string) string) (string, error) {
 // a folder (`ask --docs DIR`): the same folder maps to the same index, so
 // repeated runs only re-parse changed files.
 func CacheDirForIn(docsDir string, getenv func(string) string) (string, error) {
+	return cacheDirFor(docsDir, "", getenv)
+}
+
+// ServedCacheDirForIn is the per-folder index directory of `docmind serve
+// --docs DIR`, beside CacheDirForIn's: a server also indexes the files
+// uploaded to it, which a one-shot `ask --docs DIR` must not answer from.
+func ServedCacheDirForIn(docsDir string, getenv func(string) string) (string, error) {
+	return cacheDirFor(docsDir, "serve", getenv)
+}
+
+func cacheDirFor(docsDir, purpose string, getenv func(string) string) (string, error) {
 	abs, err := filepath.Abs(docsDir)
 	if err != nil {
 		return "", fmt.Errorf("index cache for %s: %w", docsDir, err)
@@ -539,7 +550,7 @@ func CacheDirForIn(docsDir string, getenv func(string) string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("index cache for %s: %w", docsDir, err)
 	}
-	return filepath.Join(c, "docmind", "folders", StableID(abs, "", 0, 0)), nil
+	return filepath.Join(c, "docmind", "folders", StableID(abs, purpose, 0, 0)), nil
 }
 
 // userCacheDir is os.UserCacheDir reading the environment through getenv.

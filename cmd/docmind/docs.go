@@ -26,6 +26,8 @@ import (
 // sectioning and BM25 as docmind ingest — into an index kept for that
 // folder under the user's cache directory (index.CacheDirForIn), so that a
 // second run only re-reads changed files; files that are gone are pruned.
+// A server (served) keeps its own cache of the folder, which also holds
+// the files uploaded to it (index.ServedCacheDirForIn).
 // When the cache cannot be used (no cache directory, read-only, an index
 // this version cannot read) it builds the index in a temporary directory
 // removed when the command ends. Skipped files are reported on stderr;
@@ -34,7 +36,7 @@ import (
 // With a question (a one-shot ask), the index is handed over as soon as
 // it answers the question, while the rest of the folder is still read:
 // see ingestDocs.
-func (a *app) docsIndex(ctx context.Context, docs string, follow bool, question string) (*index.Index, error) {
+func (a *app) docsIndex(ctx context.Context, docs string, follow bool, question string, served bool) (*index.Index, error) {
 	abs, err := filepath.Abs(docs)
 	if err != nil {
 		return nil, fmt.Errorf("documents %s: %w", docs, err)
@@ -54,7 +56,11 @@ func (a *app) docsIndex(ctx context.Context, docs string, follow bool, question 
 		}
 	}
 	var cacheErr error
-	if dir, err := index.CacheDirForIn(abs, a.getenv); err == nil {
+	cacheDir := index.CacheDirForIn
+	if served {
+		cacheDir = index.ServedCacheDirForIn
+	}
+	if dir, err := cacheDir(abs, a.getenv); err == nil {
 		ix, sum, stop, err := a.ingestDocs(ctx, dir, abs, follow, question)
 		if err == nil {
 			// the cache's last use, which docmind gc's --cache-days reads

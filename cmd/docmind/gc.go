@@ -35,7 +35,9 @@ It also deletes the per-folder index caches (built by --docs) not used for
 --cache-days days (default 30; 0 keeps them): a cache is rebuilt from its
 folder when next needed. Files uploaded to docmind serve are kept unless
 --upload-days N is given: then uploads older than N days are deleted, with
-their documents in the default index and the per-folder caches. A server
+their documents in the default index and the per-folder caches (a served
+folder's uploads, in DATA_DIR/uploads/ID, with their documents in that
+folder's served cache). A server
 running meanwhile drops such documents from its index when it next starts.`,
 		Args: exactArgs(0, "no arguments"),
 		RunE: func(c *cobra.Command, _ []string) error {
@@ -140,11 +142,27 @@ func (a *app) gcFiles(ctx context.Context, tf *threadFlags, cacheDays, uploadDay
 	if err != nil && !os.IsNotExist(err) {
 		return out, err
 	}
+	isOld := func(fi os.FileInfo) bool {
+		return fi.Mode().IsRegular() && now.Sub(fi.ModTime()) > time.Duration(uploadDays)*24*time.Hour
+	}
 	var old []string
+	var folders []string // the uploads of served folders: DATA_DIR/uploads/CACHE
 	for _, e := range entries {
 		fi, err := e.Info()
-		if err == nil && fi.Mode().IsRegular() && now.Sub(fi.ModTime()) > time.Duration(uploadDays)*24*time.Hour {
+		switch {
+		case err != nil:
+		case fi.IsDir():
+			folders = append(folders, e.Name())
+		case isOld(fi):
 			old = append(old, filepath.Join(uploads, e.Name()))
+		}
+	}
+	// a served folder's old uploads leave its cache, then the folder
+	for _, name := range folders {
+		n, err := a.gcFolderUploads(ctx, filepath.Join(uploads, name), caches, isOld)
+		out.Uploads += n
+		if err != nil {
+			return out, err
 		}
 	}
 	if len(old) == 0 {
@@ -179,4 +197,51 @@ func (a *app) gcFiles(ctx context.Context, tf *threadFlags, cacheDays, uploadDay
 		out.Uploads++
 	}
 	return out, nil
+}
+
+// gcFolderUploads deletes the old uploads (isOld) of a served folder,
+// kept in dir (DATA_DIR/uploads/CACHE), from the folder cache of that name
+// among caches, then the files, and returns how many it deleted. A cache
+// that is gone (deleted by --cache-days) leaves only the files to delete.
+func (a *app) gcFolderUploads(ctx context.Context, dir string, caches []string, isOld func(os.FileInfo) bool) (int, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return 0, err
+	}
+	var old []string
+	for _, e := range entries {
+		if fi, err := e.Info(); err == nil && isOld(fi) {
+			old = append(old, filepath.Join(dir, e.Name()))
+		}
+	}
+	if len(old) == 0 {
+		return 0, nil
+	}
+	for _, c := range caches {
+		if filepath.Base(c) != filepath.Base(dir) {
+			continue
+		}
+		if _, err := os.Stat(index.PathInDir(c)); err != nil {
+			break
+		}
+		ix, err := index.Open(ctx, index.PathInDir(c))
+		if err != nil {
+			return 0, fmt.Errorf("open the index %s to delete old uploads: %w", c, err)
+		}
+		for _, p := range old {
+			if _, err := ix.DeleteDocument(ctx, p); err != nil {
+				ix.Close()
+				return 0, fmt.Errorf("delete an old upload from %s: %w", c, err)
+			}
+		}
+		ix.Close()
+	}
+	n := 0
+	for _, p := range old {
+		if err := os.Remove(p); err != nil && !os.IsNotExist(err) {
+			return n, err
+		}
+		n++
+	}
+	return n, nil
 }

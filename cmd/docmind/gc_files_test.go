@@ -80,3 +80,43 @@ func TestGCRetainsCachesAndUploads(t *testing.T) {
 		t.Error("the new upload's document left the default index")
 	}
 }
+
+// TestGCServedFolderUploads: the uploads of a served folder, kept in
+// DATA_DIR/uploads/CACHE, leave that folder cache and the disk when
+// older than --upload-days; newer ones stay in both.
+func TestGCServedFolderUploads(t *testing.T) {
+	cache, data := t.TempDir(), t.TempDir()
+	env := []string{"XDG_CACHE_HOME=" + cache, "DOCMIND_DATA_DIR=" + data}
+	served := filepath.Join(cache, "docmind", "folders", "0123456789abcdef")
+	uploads := filepath.Join(data, "uploads", filepath.Base(served))
+	if err := os.MkdirAll(uploads, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	oldFile, newFile := filepath.Join(uploads, "old.md"), filepath.Join(uploads, "new.md")
+	os.WriteFile(oldFile, []byte("# Old\n\nAn old upload about invoices.\n"), 0o600)
+	os.WriteFile(newFile, []byte("# New\n\nA new upload about invoices.\n"), 0o600)
+	if r := runCLI(t, env, "ingest", "--index", served, oldFile, newFile); r.code != 0 {
+		t.Fatalf("ingest: %d %s", r.code, r.stderr)
+	}
+	long := time.Now().Add(-40 * 24 * time.Hour)
+	os.Chtimes(oldFile, long, long)
+	r := runCLI(t, env, "gc", "--json", "--upload-days", "30")
+	var out fileGC
+	if err := json.Unmarshal([]byte(r.stdout), &out); r.code != 0 || err != nil || out != (fileGC{Uploads: 1}) {
+		t.Fatalf("gc --upload-days 30: %d %v %+v\n%s", r.code, err, out, r.stderr)
+	}
+	if _, err := os.Stat(oldFile); !os.IsNotExist(err) {
+		t.Errorf("the old upload is still there: %v", err)
+	}
+	ix, err := index.Open(context.Background(), index.PathInDir(served))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	if _, ok, _ := ix.Document(context.Background(), oldFile); ok {
+		t.Error("the old upload's document is still in the folder's cache")
+	}
+	if _, ok, _ := ix.Document(context.Background(), newFile); !ok {
+		t.Error("the new upload's document left the folder's cache")
+	}
+}

@@ -30,7 +30,9 @@ type pipelineFlags struct {
 	question string
 	index    string
 	// createIndex creates the index when there is none (serve, whose
-	// documents can be uploaded) instead of failing.
+	// documents can be uploaded) instead of failing. With --docs it also
+	// keeps the folder's index in the served cache
+	// (index.ServedCacheDirForIn), which holds the uploads too.
 	createIndex bool
 	store       string
 	embed       embedFlags
@@ -231,7 +233,7 @@ func (a *app) documentSource(ctx context.Context, pf *pipelineFlags) (docSource,
 	if pf.embed.model != "" {
 		fmt.Fprintln(a.stderr, "docmind: --embed-model applies to the index; --docs answers with BM25 only")
 	}
-	ix, err := a.docsIndex(ctx, pf.docs, pf.followSymlinks, pf.question)
+	ix, err := a.docsIndex(ctx, pf.docs, pf.followSymlinks, pf.question, pf.createIndex)
 	if err != nil {
 		return docSource{}, err
 	}

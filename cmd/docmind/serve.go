@@ -148,13 +148,20 @@ func (a *app) serve(c *cobra.Command, pf *pipelineFlags, tf *threadFlags, sf *se
 			return err
 		}
 	}
+	// the uploads of a served folder are its cache's: kept apart from the
+	// default index's (DATA_DIR/uploads), so that starting a server on one
+	// index never reconciles away another's uploads
+	uploads := filepath.Join(dir, "uploads")
+	if pf.docs != "" && src.index != nil {
+		uploads = filepath.Join(uploads, filepath.Base(filepath.Dir(src.index.Path())))
+	}
 	queue := sf.maxQueue
 	if queue == 0 {
 		queue = -1 // none wait
 	}
 	h, err := server.New(server.Config{
 		Manager: m, Index: src.index, ShowSource: relativeTo(ctx, src), MCP: mcpHandler,
-		UploadDir: filepath.Join(dir, "uploads"),
+		UploadDir: uploads,
 		Token:     sf.token, CORSOrigin: sf.cors,
 		MaxRuns: sf.maxRuns, MaxQueue: queue, RunTimeout: pf.timeout,
 		Logger:             a.logger(),

@@ -262,24 +262,8 @@ func TestServeWithoutIndexStartsEmpty(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var body bytes.Buffer
-	mw := multipart.NewWriter(&body)
-	fw, err := mw.CreateFormFile("file", "master-services-agreement.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	fw.Write(contract)
-	mw.Close()
-	resp, err := http.Post(base+"/api/v1/documents", mw.FormDataContentType(), &body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	io.Copy(io.Discard, resp.Body)
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusCreated {
-		t.Fatalf("upload: %d", resp.StatusCode)
-	}
-	resp, err = http.Post(base+"/api/v1/ask", "application/json", strings.NewReader(`{"question": "What are the late payment penalties?"}`))
+	uploadNoAuth(t, base, "master-services-agreement.md", contract)
+	resp, err := http.Post(base+"/api/v1/ask", "application/json", strings.NewReader(`{"question": "What are the late payment penalties?"}`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -342,5 +326,92 @@ func TestServeTokenKeptBesideTheIndex(t *testing.T) {
 	r := runCLI(t, nil, append([]string{"serve", "--addr", "127.0.0.1:0"}, args...)...)
 	if r.code == 0 || !strings.Contains(r.stderr, "is not a private regular file") {
 		t.Errorf("serve with a readable token file: exit %d\n%s", r.code, r.stderr)
+	}
+}
+
+// TestServedFolderKeepsItsUploads: a file uploaded to `serve --docs DIR`
+// is answered by that server, not by a one-shot `ask --docs DIR` (whose
+// cache is the folder's alone), and a server started on another index
+// does not reconcile it away: the next `serve --docs DIR` still has it.
+func TestServedFolderKeepsItsUploads(t *testing.T) {
+	docs, data, cache := t.TempDir(), t.TempDir(), t.TempDir()
+	contract, err := os.ReadFile(filepath.Join(testenv.RepoRoot(t), "examples", "contract", "master-services-agreement.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(docs, "msa.md"), contract, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	env := []string{"XDG_CACHE_HOME=" + cache, "DOCMIND_DATA_DIR=" + data}
+	const q = "How long are zebra records kept?"
+	ask := func(sv *served) string {
+		t.Helper()
+		resp, err := http.Post(sv.base+"/api/v1/ask", "application/json", strings.NewReader(`{"question": "`+q+`"}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var out struct {
+			FinalOutput string `json:"final_output"`
+		}
+		if err := json.NewDecoder(resp.Body).Decode(&out); err != nil {
+			t.Fatal(err)
+		}
+		return out.FinalOutput
+	}
+	stop := func(sv *served) {
+		t.Helper()
+		sv.cmd.Process.Signal(syscall.SIGTERM)
+		if err := sv.cmd.Wait(); err != nil {
+			t.Fatalf("serve did not stop cleanly: %v", err)
+		}
+	}
+
+	sv := startServe(t, env, "--docs", docs, "--no-auth")
+	go io.Copy(io.Discard, sv.stderr)
+	uploadNoAuth(t, sv.base, "records.md", []byte("# Records Retention\n\nZebra records are kept for seventeen (17) years after the zebra leaves the reserve.\n"))
+	if got := ask(sv); !strings.Contains(got, "seventeen (17) years") {
+		t.Fatalf("the server does not answer from its upload: %q", got)
+	}
+	stop(sv)
+
+	// a one-shot ask over the folder answers from the folder alone
+	r := runCLI(t, env, "ask", "--json", "--docs", docs, q)
+	if r.code != exitFallback || strings.Contains(r.stdout, "records.md") || strings.Contains(r.stdout, "seventeen") {
+		t.Errorf("ask --docs answered from the server's upload: exit %d\n%s", r.code, r.stdout)
+	}
+
+	// a server on the default index leaves the folder's uploads alone
+	other := startServe(t, env, "--no-auth")
+	go io.Copy(io.Discard, other.stderr)
+	stop(other)
+	sv = startServe(t, env, "--docs", docs, "--no-auth")
+	go io.Copy(io.Discard, sv.stderr)
+	if got := ask(sv); !strings.Contains(got, "seventeen (17) years") {
+		t.Errorf("after a server on another index, the folder's upload is gone: %q", got)
+	}
+	stop(sv)
+}
+
+// uploadNoAuth uploads one file to a server started with --no-auth and
+// fails the test unless it is indexed (201).
+func uploadNoAuth(t *testing.T, base, name string, content []byte) {
+	t.Helper()
+	var body bytes.Buffer
+	mw := multipart.NewWriter(&body)
+	fw, err := mw.CreateFormFile("file", name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fw.Write(content)
+	mw.Close()
+	resp, err := http.Post(base+"/api/v1/documents", mw.FormDataContentType(), &body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusCreated {
+		t.Fatalf("upload %s: %d", name, resp.StatusCode)
 	}
 }
