@@ -120,3 +120,46 @@ func TestGCServedFolderUploads(t *testing.T) {
 		t.Error("the new upload's document left the folder's cache")
 	}
 }
+
+// Each served index has its own upload folder: DATA_DIR/uploads for the
+// default index, uploads/ID for a folder cache (its name) or an index
+// elsewhere (from its path); two indexes never share one.
+func TestUploadDirPerIndex(t *testing.T) {
+	cache, data, other := t.TempDir(), t.TempDir(), t.TempDir()
+	env := map[string]string{"XDG_CACHE_HOME": cache}
+	getenv := func(k string) string { return env[k] }
+	open := func(dir string) *index.Index {
+		t.Helper()
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		ix, err := index.Open(context.Background(), index.PathInDir(dir))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { ix.Close() })
+		return ix
+	}
+	def, err := index.DefaultDirIn(getenv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	served, err := index.ServedCacheDirForIn(t.TempDir(), getenv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{
+		"default": uploadDir(data, open(def), getenv),
+		"served":  uploadDir(data, open(served), getenv),
+		"other":   uploadDir(data, open(other), getenv),
+	}
+	if want := filepath.Join(data, "uploads"); got["default"] != want {
+		t.Errorf("default index: %s, want %s", got["default"], want)
+	}
+	if want := filepath.Join(data, "uploads", filepath.Base(served)); got["served"] != want {
+		t.Errorf("served folder: %s, want %s", got["served"], want)
+	}
+	if filepath.Dir(got["other"]) != filepath.Join(data, "uploads") || got["other"] == got["served"] {
+		t.Errorf("an index elsewhere: %s (served folder %s)", got["other"], got["served"])
+	}
+}

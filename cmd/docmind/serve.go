@@ -17,6 +17,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/docmind/docmind"
+	"github.com/docmind/docmind/index"
 	"github.com/docmind/docmind/mcpserver"
 	"github.com/docmind/docmind/server"
 )
@@ -148,13 +149,7 @@ func (a *app) serve(c *cobra.Command, pf *pipelineFlags, tf *threadFlags, sf *se
 			return err
 		}
 	}
-	// the uploads of a served folder are its cache's: kept apart from the
-	// default index's (DATA_DIR/uploads), so that starting a server on one
-	// index never reconciles away another's uploads
-	uploads := filepath.Join(dir, "uploads")
-	if pf.docs != "" && src.index != nil {
-		uploads = filepath.Join(uploads, filepath.Base(filepath.Dir(src.index.Path())))
-	}
+	uploads := uploadDir(dir, src.index, a.getenv)
 	queue := sf.maxQueue
 	if queue == 0 {
 		queue = -1 // none wait
@@ -283,4 +278,29 @@ func relativeTo(ctx context.Context, src docSource) func(string) string {
 		}
 		return shown
 	}
+}
+
+// uploadDir is where a server on ix keeps its uploads: DATA_DIR/uploads
+// for the default index, DATA_DIR/uploads/ID for another (a served --docs
+// folder's cache, whose folder name is ID, or an --index elsewhere, ID
+// from its path), so that starting a server on one index never
+// reconciles away another's uploads.
+func uploadDir(data string, ix *index.Index, getenv func(string) string) string {
+	uploads := filepath.Join(data, "uploads")
+	if ix == nil {
+		return uploads
+	}
+	dir, err := filepath.Abs(filepath.Dir(ix.Path()))
+	if err != nil {
+		return uploads
+	}
+	if def, err := index.DefaultDirIn(getenv); err == nil {
+		if abs, err := filepath.Abs(def); err == nil && abs == dir {
+			return uploads
+		}
+	}
+	if folders, err := index.CacheDirForIn(".", getenv); err == nil && filepath.Dir(dir) == filepath.Dir(folders) {
+		return filepath.Join(uploads, filepath.Base(dir))
+	}
+	return filepath.Join(uploads, index.StableID(dir, "uploads", 0, 0))
 }
