@@ -131,11 +131,30 @@ type TextStream struct {
 func (s *TextStream) Sections(ctx context.Context, r io.Reader, emit func(schema.Section) error) (pages int, err error) {
 	doc := &document.Document{Source: s.source, Format: formats.Text}
 	t := textLines{b: newBuilder(doc, s.paged)}
-	ss := &sectionStream{doc: doc, opts: s.opts.normalised(), emit: emit, seen: map[string]int{}, clauses: clauser{off: !s.opts.Clauses}}
-	ss.p = packer{opts: ss.opts, emit: ss.chunk}
+	newStream := func() *sectionStream {
+		ss := &sectionStream{doc: doc, opts: s.opts.normalised(), emit: emit, seen: map[string]int{}, clauses: clauser{off: !s.opts.Clauses}}
+		ss.p = packer{opts: ss.opts, emit: ss.chunk}
+		return ss
+	}
+	ss := newStream()
+	// the headings read while the file has no other block, kept up to
+	// maxHeadingsOnly: a file of headings alone is read as paragraphs
+	// (headingsOnly)
+	var heads []document.Block
+	headBytes, body := 0, false
 	// Hand the blocks of each paragraph on as soon as it is added.
 	drain := func() error {
 		for _, bl := range doc.Blocks {
+			switch {
+			case body:
+			case bl.Kind != document.Heading:
+				body, heads = true, nil
+			case headBytes+len(bl.Text) <= maxHeadingsOnly:
+				heads = append(heads, bl)
+				headBytes += len(bl.Text)
+			default:
+				headBytes, heads = maxHeadingsOnly+1, nil
+			}
 			if err := ss.block(bl); err != nil {
 				return err
 			}
@@ -157,6 +176,19 @@ func (s *TextStream) Sections(ctx context.Context, r io.Reader, emit func(schema
 	}
 	if err := ss.endGroup(); err != nil {
 		return 0, err
+	}
+	if ss.sections == 0 && !body && len(heads) > 0 {
+		doc.Title = "" // as ParseText's: its first block is no heading
+		ss = newStream()
+		for _, bl := range heads {
+			bl.Kind, bl.Level = document.Paragraph, 0
+			if err := ss.block(bl); err != nil {
+				return 0, err
+			}
+		}
+		if err := ss.endGroup(); err != nil {
+			return 0, err
+		}
 	}
 	if ss.sections == 0 {
 		return 0, errNoText

@@ -118,6 +118,16 @@ func TestStreamMatchesWholeText(t *testing.T) {
 	checkStreamMatches(t, "one-line.txt", []byte(oneLine.Replace(string(genText(rng, 1<<20)))))
 	checkStreamMatches(t, "no-sentences.txt", []byte(strings.Repeat("word and another ", 40<<10)))
 	checkStreamMatches(t, "one-word.txt", []byte(strings.Repeat("xé日本語", 30<<10)))
+	// lines the heading heuristics read as headings, and nothing else
+	checkStreamMatches(t, "note.txt", []byte("Café – 5 €\n"))
+	var heads strings.Builder
+	for i := range 20000 {
+		fmt.Fprintf(&heads, "Item Number %d Alpha\n\n", i)
+		if i == 2000 || i == 19999 {
+			// under maxHeadingsOnly (read as paragraphs), then over it
+			checkStreamMatches(t, fmt.Sprintf("headings-only-%d.txt", i), []byte(heads.String()))
+		}
+	}
 }
 
 // TestLongLinesAndParagraphsAreSplit: a line with no break and a

@@ -44,10 +44,36 @@ func ParseText(source, text string) *document.Document {
 		t.line(line)
 	}
 	t.end()
+	headingsOnly(doc)
 	if len(doc.Blocks) > 0 && doc.Blocks[0].Kind == document.Heading {
 		doc.Title = doc.Blocks[0].Text
 	}
 	return doc
+}
+
+// maxHeadingsOnly bounds the text of a file of headings alone that
+// headingsOnly reads as paragraphs: the stream holds it until the file
+// ends (TextStream.Sections).
+const maxHeadingsOnly = 64 << 10
+
+// headingsOnly makes the lines of a text that the heading heuristics read
+// as headings, and nothing else, its paragraphs: a short note ("Café – 5
+// €") is text to answer from, not a title over nothing. A longer file of
+// such lines (over maxHeadingsOnly) stays without text.
+func headingsOnly(doc *document.Document) {
+	n := 0
+	for _, b := range doc.Blocks {
+		if b.Kind != document.Heading {
+			return
+		}
+		n += len(b.Text)
+	}
+	if n > maxHeadingsOnly {
+		return
+	}
+	for i := range doc.Blocks {
+		doc.Blocks[i].Kind, doc.Blocks[i].Level = document.Paragraph, 0
+	}
 }
 
 // Long lines and paragraphs are split, so that a file without line

@@ -1,6 +1,7 @@
 package loader
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/docmind/docmind/document"
@@ -72,5 +73,23 @@ func TestParseTextWithoutFormFeedsHasNoPages(t *testing.T) {
 		if b.Page != 0 || b.Kind != document.Paragraph {
 			t.Errorf("block %#v", b)
 		}
+	}
+}
+
+// A text whose lines all read as headings is text: a short note is read
+// as a paragraph (it was skipped as "no text content"), titled by its
+// file's name; a long file of such lines (over maxHeadingsOnly) is not.
+func TestHeadingsOnlyTextIsText(t *testing.T) {
+	doc := ParseText("note.txt", "Café – 5 €\n")
+	if !hasText(doc) || len(doc.Blocks) != 1 || doc.Blocks[0].Kind != document.Paragraph || doc.Title != "" {
+		t.Fatalf("note: %+v", doc)
+	}
+	secs := Sections(doc, SectionOptions{})
+	if len(secs) != 1 || secs[0].Content != "Café – 5 €" || secs[0].Title != "note" {
+		t.Errorf("note's sections: %+v", secs)
+	}
+	long := strings.Repeat("Item Number Alpha Beta\n\n", maxHeadingsOnly/20)
+	if doc := ParseText("long.txt", long); hasText(doc) {
+		t.Errorf("a long file of headings alone has text: %d blocks, first %+v", len(doc.Blocks), doc.Blocks[0])
 	}
 }
