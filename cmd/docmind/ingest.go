@@ -70,7 +70,8 @@ func (a *app) ingestCmd() *cobra.Command {
 		Long: `Reads the files and folders given (recursively) into the persistent index.
 Unchanged files (same content hash) are skipped, changed ones replaced
 atomically, and with --prune documents whose files are gone are removed.
-Encrypted, damaged, binary and empty files are listed with the reason.
+Encrypted, damaged, binary and empty files are listed with the reason;
+when every file given is skipped, ingest exits 1 after the summary.
 Interrupting an ingest leaves the index as it was before the file in progress.
 
 Scanned PDF pages (no usable text layer) and images (PNG, JPEG, TIFF) are
@@ -155,10 +156,16 @@ OCR and how to install it. See docs/formats.md.`,
 			}
 			printOCRNotice(a.stderr, sum)
 			if asJSON {
-				return writeJSON(a.stdout, sum)
+				err = writeJSON(a.stdout, sum)
+			} else {
+				printIngestSummary(a.stdout, sum, where)
 			}
-			printIngestSummary(a.stdout, sum, where)
-			return nil
+			if err == nil && !opt.Prune && sum.Skipped > 0 && sum.Indexed+sum.Unchanged+sum.Removed == 0 {
+				// as ask --docs does: what was asked for cannot be answered
+				// from (with --prune a path that is gone names what to remove)
+				err = fmt.Errorf("nothing indexed: %d %s skipped (reasons above)", sum.Skipped, plural(sum.Skipped, "file", "files"))
+			}
+			return err
 		},
 	}
 	indexFlag(cmd, &indexDir)

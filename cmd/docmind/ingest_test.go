@@ -114,6 +114,15 @@ func TestIngestReportsBadFilesAndKeepsGoodOnes(t *testing.T) {
 	if r.code != exitOK || !strings.Contains(r.stdout, "twenty-five (25) days") {
 		t.Errorf("exit %d:\n%s%s", r.code, r.stdout, r.stderr)
 	}
+	// only bad files: the summary with the reasons, then one error line
+	// and exit 1 (as ask --docs on such a folder)
+	for _, args := range [][]string{{"ingest", filepath.Join(dir, "broken.pdf")}, {"ingest", "--json", filepath.Join(dir, "empty.txt"), filepath.Join(dir, "image.txt")}} {
+		r = runCLI(t, env, args...)
+		lines := strings.Split(strings.TrimSpace(r.stderr), "\n")
+		if r.code != exitError || !strings.Contains(r.stdout, "skipped") || strings.Count(r.stderr, "docmind: ") != 1 || !strings.HasPrefix(lines[len(lines)-1], "docmind: nothing indexed: ") {
+			t.Errorf("%v: exit %d\nstdout:\n%s\nstderr:\n%s", args, r.code, r.stdout, r.stderr)
+		}
+	}
 }
 
 func TestIngestSharedFixtures(t *testing.T) {
