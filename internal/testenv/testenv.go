@@ -62,13 +62,17 @@ func SharedPath(tb testing.TB, elem ...string) string {
 // LlamaServer returns the URL of the real llama.cpp llama-server named by
 // DOCMIND_LLAMA_SERVER (e.g. http://127.0.0.1:40123, as
 // scripts/llama-server.sh start prints it), without a trailing slash. The
-// test is skipped when the variable is unset, and fails when the server
-// does not answer GET /health with 200: a server that was asked for must
-// be there.
+// test is skipped when the variable is unset (it fails instead with
+// CI_REQUIRE_LLAMA=1: CI starts a server and must not skip silently), and
+// fails when the server does not answer GET /health with 200: a server
+// that was asked for must be there.
 func LlamaServer(tb testing.TB) string {
 	tb.Helper()
 	u := strings.TrimRight(strings.TrimSpace(os.Getenv("DOCMIND_LLAMA_SERVER")), "/")
 	if u == "" {
+		if os.Getenv("CI_REQUIRE_LLAMA") == "1" {
+			tb.Fatal("DOCMIND_LLAMA_SERVER is not set and CI_REQUIRE_LLAMA=1 (scripts/llama-server.sh build, then start, and export the URL it prints)")
+		}
 		tb.Skip("DOCMIND_LLAMA_SERVER is not set (a real llama-server: scripts/llama-server.sh build, then start, and export the URL it prints)")
 	}
 	c := &http.Client{Timeout: 10 * time.Second}

@@ -6,6 +6,16 @@
 // scripts/llama-server.sh can run a real llama-server for DocMind's
 // protocol tests in seconds on a CPU.
 //
+// Beside the model it writes OUT.logit-bias: llama-server --logit-bias
+// arguments (TOKEN_ID+BIAS or TOKEN_ID-BIAS, one a line) that make greedy
+// decoding prefer the tokens that end JSON values wherever the grammar of
+// a json_schema request allows them. The weights stay random and say nothing; with the
+// biases a schema reply ends within a couple of hundred tokens (every
+// string ".", every array of one item, one-digit numbers) instead of
+// running on to max_tokens, so DocMind parses the model's decomposition
+// and verdict rather than falling back. A plain-text reply, which no
+// grammar constrains, is a run of `."` up to its token limit.
+//
 //	go run ./scripts/tinygguf -vocab ggml-vocab-qwen2.gguf -out tiny.gguf
 package main
 
@@ -87,12 +97,17 @@ func run(vocabPath, outPath string, p params) error {
 	}
 	nVocab, template := 0, false
 	var keep []kv
+	var tokens []string
+	eos := -1
 	for _, e := range kvs {
 		switch {
 		case e.key == "tokenizer.ggml.tokens":
 			nVocab = int(binary.LittleEndian.Uint64(e.raw[8:16]))
+			tokens = stringArray(e.raw)
 		case e.key == "tokenizer.chat_template":
 			template = true
+		case e.key == "tokenizer.ggml.eos_token_id" && binary.LittleEndian.Uint32(e.raw) == tUint32:
+			eos = int(binary.LittleEndian.Uint32(e.raw[4:]))
 		}
 		// Keep the tokenizer; the architecture and its hyperparameters
 		// are this model's own.
@@ -102,6 +117,10 @@ func run(vocabPath, outPath string, p params) error {
 	}
 	if nVocab == 0 {
 		return fmt.Errorf("%s has no tokenizer.ggml.tokens", vocabPath)
+	}
+	bias, err := biasLines(tokens, eos)
+	if err != nil {
+		return fmt.Errorf("%s: %w", vocabPath, err)
 	}
 	const arch = "qwen2"
 	meta := []kv{
@@ -217,9 +236,73 @@ func run(vocabPath, outPath string, p params) error {
 	if err := os.Rename(outPath+".tmp", outPath); err != nil {
 		return err
 	}
-	fmt.Fprintf(os.Stderr, "tinygguf: wrote %s (%s, %d layers, n_embd %d, %d tokens, %d tensors)\n",
-		outPath, arch, p.layers, p.embd, nVocab, len(tensors))
+	if err := os.WriteFile(outPath+".logit-bias", []byte(strings.Join(bias, "\n")+"\n"), 0o644); err != nil {
+		return err
+	}
+	fmt.Fprintf(os.Stderr, "tinygguf: wrote %s (%s, %d layers, n_embd %d, %d tokens, %d tensors) and %s.logit-bias\n",
+		outPath, arch, p.layers, p.embd, nVocab, len(tensors), outPath)
 	return nil
+}
+
+// jsonBias is what greedy decoding should prefer where a grammar allows
+// it, highest first. `."` (one token) ends a string with a full stop in
+// it: a string that ends empty would leave the verdict's claim empty,
+// which DocMind rejects. '"' opens the string that must come, '{' the
+// object (a verdict's first claim) rather than ending its array, ']' and
+// '}' end what they can (']' above ',': an array ends after its first
+// item), ',' and ':' move on rather than a space or another digit, '['
+// opens an array rather than a space, '-' never starts a number (the
+// verdict's confidence must not be negative), and once the grammar is
+// complete the end of text comes rather than trailing spaces. Inside a
+// string only `."` wins, so every string ends at once.
+var jsonBias = []struct {
+	text string
+	bias int
+}{{`."`, 40}, {`"`, 30}, {"{", 25}, {"]", 20}, {"}", 20}, {",", 10}, {":", 10}, {"[", 10}, {"-", -100}}
+
+// eosBias is the end of text's: below every positive bias of jsonBias,
+// so it only wins where none of those tokens is allowed.
+const eosBias = 5
+
+// biasLines returns the --logit-bias arguments for the tokens of jsonBias
+// (each a token of its own in the vocabulary) and the end of text.
+func biasLines(tokens []string, eos int) ([]string, error) {
+	id := map[string]int{}
+	for i, t := range tokens {
+		if _, ok := id[t]; !ok {
+			id[t] = i
+		}
+	}
+	var lines []string
+	for _, b := range jsonBias {
+		i, ok := id[b.text]
+		if !ok {
+			return nil, fmt.Errorf("the vocabulary has no token %q", b.text)
+		}
+		lines = append(lines, fmt.Sprintf("%d%+d", i, b.bias))
+	}
+	if eos >= 0 {
+		lines = append(lines, fmt.Sprintf("%d%+d", eos, eosBias))
+	}
+	return lines, nil
+}
+
+// stringArray decodes an encoded array of strings (type, element type,
+// count, then each string); nil for anything else.
+func stringArray(raw []byte) []string {
+	r := &reader{b: raw}
+	if r.u32() != tArray || r.u32() != tString {
+		return nil
+	}
+	n := r.u64()
+	var out []string
+	for i := uint64(0); i < n && r.err == nil; i++ {
+		out = append(out, string(r.next(int(r.u64()))))
+	}
+	if r.err != nil {
+		return nil
+	}
+	return out
 }
 
 func writeString(w io.Writer, s string) {
