@@ -6,7 +6,6 @@ import (
 	"io"
 	"runtime/debug"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 
 	"github.com/docmind/docmind/mcpserver"
@@ -49,7 +48,7 @@ standard error.`,
 				return err
 			}
 			fmt.Fprintln(a.stderr, "docmind: serving MCP on stdio")
-			err = srv.Run(ctx, &mcp.IOTransport{Reader: io.NopCloser(a.stdin), Writer: nopWriteCloser{a.stdout}})
+			err = srv.Run(ctx, guardedStdio(a.stdin, a.stdout, a.stderr))
 			if errors.Is(err, io.EOF) {
 				// the client closed its end: a normal end of the session
 				return nil
@@ -61,12 +60,6 @@ standard error.`,
 	tf.registerData(cmd)
 	return cmd
 }
-
-// nopWriteCloser is a writer whose Close does nothing (stdout stays open
-// for the exit path).
-type nopWriteCloser struct{ io.Writer }
-
-func (nopWriteCloser) Close() error { return nil }
 
 // version is the module version the binary was built from, or "dev".
 func version() string {

@@ -1,9 +1,11 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"os"
 	"os/exec"
 	"strings"
@@ -252,5 +254,77 @@ func TestDocsMCPConfig(t *testing.T) {
 	s := cfg.MCPServers["docmind"]
 	if s.Command != "docmind" || strings.Join(s.Args, " ") != "mcp --docs /path/to/folder" {
 		t.Errorf("configuration should run docmind mcp --docs /path/to/folder, got %+v", s)
+	}
+}
+
+// A line that is not a JSON-RPC message gets JSON-RPC's error with a null
+// id (parse error for a line that is not JSON, invalid request for one
+// that is), one line on stderr, and the session goes on: it ended at the
+// first such line, unanswered.
+func TestMCPStdioSurvivesBadLines(t *testing.T) {
+	cmd := exec.Command(binPath, "mcp", "--docs", "examples/contract")
+	cmd.Dir = testenv.RepoRoot(t)
+	cmd.Env = []string{"HOME=" + t.TempDir(), "PATH=" + os.Getenv("PATH"), "XDG_CACHE_HOME=" + cacheDir(t), "DOCMIND_DATA_DIR=" + t.TempDir()}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	io.WriteString(stdin, "{bad\n"+
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`+"\n"+
+		"{}\n\n"+
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n"+
+		`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`+"\n")
+	type reply struct {
+		ID    any `json:"id"`
+		Error *struct {
+			Code int `json:"code"`
+		} `json:"error"`
+		Result json.RawMessage `json:"result"`
+	}
+	lines := bufio.NewScanner(stdout)
+	lines.Buffer(make([]byte, 1<<20), 1<<20)
+	var got []reply
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for len(got) < 4 && lines.Scan() {
+			var r reply
+			if err := json.Unmarshal(lines.Bytes(), &r); err != nil {
+				t.Errorf("stdout line is not JSON: %q", lines.Text())
+			}
+			got = append(got, r)
+		}
+	}()
+	select {
+	case <-done:
+	case <-time.After(2 * time.Minute):
+		t.Fatalf("no four replies in time; stderr:\n%s", stderr.String())
+	}
+	if len(got) != 4 {
+		t.Fatalf("%d replies, want 4; stderr:\n%s", len(got), stderr.String())
+	}
+	if got[0].Error == nil || got[0].Error.Code != -32700 || got[0].ID != nil ||
+		got[1].Error == nil || got[1].Error.Code != -32600 || got[1].ID != nil {
+		t.Errorf("the bad lines' replies: %+v %+v", got[0], got[1])
+	}
+	if got[2].ID != float64(1) || got[2].Result == nil || got[3].ID != float64(2) || !strings.Contains(string(got[3].Result), `"ask"`) {
+		t.Errorf("the session did not go on: %+v %+v", got[2], got[3])
+	}
+	stdin.Close()
+	if err := cmd.Wait(); err != nil {
+		t.Errorf("exit: %v; stderr:\n%s", err, stderr.String())
+	}
+	if n := strings.Count(stderr.String(), "docmind: mcp: line "); n != 2 {
+		t.Errorf("%d stderr lines about ignored lines, want 2:\n%s", n, stderr.String())
 	}
 }
