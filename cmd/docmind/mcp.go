@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"runtime/debug"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -48,7 +49,7 @@ standard error.`,
 				return err
 			}
 			fmt.Fprintln(a.stderr, "docmind: serving MCP on stdio")
-			err = srv.Run(ctx, guardedStdio(a.stdin, a.stdout, a.stderr))
+			err = srv.Run(ctx, guardedStdio(ctx, a.stdin, a.stdout, a.stderr, a.mcpConfig(&pf, m, src).RunTimeout+30*time.Second))
 			if errors.Is(err, io.EOF) {
 				// the client closed its end: a normal end of the session
 				return nil

@@ -328,3 +328,25 @@ func TestMCPStdioSurvivesBadLines(t *testing.T) {
 		t.Errorf("%d stderr lines about ignored lines, want 2:\n%s", n, stderr.String())
 	}
 }
+
+// A script that writes its requests and closes stdin gets every answer
+// (the SDK ended the session at the end of input, dropping them); a
+// request it cancels is not waited for.
+func TestMCPStdioAnswersBeforeTheInputEnds(t *testing.T) {
+	in := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}` + "\n" +
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n" +
+		`{"jsonrpc":"2.0","id":"late","method":"tools/call","params":{"name":"ask","arguments":{"question":"What are the late payment penalties?"}}}` + "\n" +
+		`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"ask","arguments":{"question":"What is the governing law?"}}}` + "\n" +
+		`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":3}}` + "\n"
+	start := time.Now()
+	r := runCLIInput(t, []string{"DOCMIND_DATA_DIR=" + t.TempDir()}, in, "mcp", "--docs", "examples/contract")
+	if r.code != exitOK {
+		t.Fatalf("exit %d; stderr:\n%s", r.code, r.stderr)
+	}
+	if !strings.Contains(r.stdout, `"id":1,"result"`) || !strings.Contains(r.stdout, `"id":"late","result"`) || !strings.Contains(r.stdout, "1.5%") {
+		t.Errorf("answers missing:\n%s", r.stdout)
+	}
+	if d := time.Since(start); d > time.Minute {
+		t.Errorf("took %s: waited for the cancelled request", d)
+	}
+}
