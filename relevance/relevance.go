@@ -1677,9 +1677,17 @@ func hasNewName(f Frame, claim string) bool {
 // "Section 5.2(a)", "Exhibit 10.16"): internal/wordlists/reference_nouns.txt.
 var reLabel = regexp.MustCompile(`(?i)\b` + wordlists.Alternation("reference_nouns") + `s?\s+(?:no\.\s*)?\d[\w.]*(?:\(\w{1,4}\))*`)
 
+// reSubsection is a number that names a subsection by its lettered part
+// without a noun before it: a statute's or a rule's ("401(k)", "501(c)(3)",
+// "15(d)"), a clause's ("3.05(f)"). A figure is not written so: an amount
+// with a footnote's letter has its sign or separators ("$1,412(a)").
+var reSubsection = regexp.MustCompile(`(^|[^\w$.,])\d+(?:\.\d+)*\([a-z]{1,4}\)(?:\(\w{1,4}\))*`)
+
 // withoutLabels is claim without the numbers that label parts of a
-// document: they are not values it states.
-func withoutLabels(claim string) string { return reLabel.ReplaceAllString(claim, "") }
+// document or name a subsection: they are not values it states.
+func withoutLabels(claim string) string {
+	return reSubsection.ReplaceAllString(reLabel.ReplaceAllString(claim, ""), "${1}")
+}
 
 // AsksNothing reports whether the question names nothing an answer could
 // address: no content word of more than one letter (a lone letter is an
