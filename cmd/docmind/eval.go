@@ -373,7 +373,7 @@ mean).`,
 		Example: `  scripts/calibrate.sh
   docmind eval calibrate contract.json squad2.json filings.json --out judge/calibration.go
   docmind eval calibrate contract.json cuad.json policyqa.json filings.json squad2.json --domain contracts=contract,cuad`,
-		Args: cobra.MinimumNArgs(1),
+		Args: minArgs(1, "at least one REPORT.json"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var sets []eval.CalibrationSet
 			for _, f := range args {

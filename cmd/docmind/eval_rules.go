@@ -101,7 +101,7 @@ each set are those without them: measure a group of rules together (single
 ablations miss rules that stand in for each other).`,
 		Example: `  docmind eval rules --json > rules.json
   docmind eval rules --sets contract,filings --rules period.unstated,scope.row-group`,
-		Args: cobra.NoArgs,
+		Args: exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
 			sp, err := splits.Parse(split)
