@@ -108,6 +108,20 @@ ablations miss rules that stand in for each other).`,
 			if err != nil {
 				return usageError{cmd: cmdPath(cmd), err: fmt.Errorf("--split: %w", err)}
 			}
+			var names []string
+			for _, spec := range ruleSetSpecs(shared) {
+				names = append(names, spec.name)
+			}
+			for _, name := range only {
+				if !containsString(names, name) {
+					return usageError{cmd: cmdPath(cmd), err: fmt.Errorf("--sets: no set %q (use %s)", name, strings.Join(names, ", "))}
+				}
+			}
+			for name := range every {
+				if !containsString(names, name) {
+					return usageError{cmd: cmdPath(cmd), err: fmt.Errorf("--every: no set %q (use %s)", name, strings.Join(names, ", "))}
+				}
+			}
 			var sets []eval.RuleSet
 			for _, spec := range ruleSetSpecs(shared) {
 				if len(only) > 0 && !containsString(only, spec.name) {

@@ -256,6 +256,8 @@ func TestUsageErrorsCobraDetects(t *testing.T) {
 		{[]string{"rules", "--json", "--markdown"}, "--json and --markdown cannot be used together"},
 		{[]string{"eval", "rules", "extra"}, "rules expects no arguments"},
 		{[]string{"eval", "calibrate"}, "calibrate expects at least one REPORT.json"},
+		{[]string{"eval", "rules", "--sets", "contracts"}, `--sets: no set "contracts" (use contract, contract-heldout,`},
+		{[]string{"eval", "rules", "--sets", "contract", "--every", "contrct=2"}, `--every: no set "contrct"`},
 	}
 	for _, c := range cases {
 		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
