@@ -40,7 +40,12 @@ reports, per task and overall, response-level precision, recall and F1
 (hallucinated = positive) and span-level F1 (character overlap).
 
 Offline, the judge's thresholds are chosen by cross-validation split by source
-(--cv folds): each fold is scored with settings tuned on the other folds only.`,
+(--cv folds): each fold is scored with settings tuned on the other folds only.
+
+A response the judge fails on (an LLM error) counts as hallucinated and in
+errors; the table names the first failure. When the judge fails on every
+response (a rejected key, a server that is down) there is no figure: the
+command fails (exit 1) with that error.`,
 		Example: `  docmind eval judge --ragtruth ../shared/data/ragtruth/ragtruth_qa.jsonl --json`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			c.Files = append(c.Files, args...)
@@ -373,7 +378,7 @@ mean).`,
 		Example: `  scripts/calibrate.sh
   docmind eval calibrate contract.json squad2.json filings.json --out judge/calibration.go
   docmind eval calibrate contract.json cuad.json policyqa.json filings.json squad2.json --domain contracts=contract,cuad`,
-		Args: cobra.MinimumNArgs(1),
+		Args: minArgs(1, "at least one REPORT.json"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var sets []eval.CalibrationSet
 			for _, f := range args {

@@ -101,12 +101,26 @@ each set are those without them: measure a group of rules together (single
 ablations miss rules that stand in for each other).`,
 		Example: `  docmind eval rules --json > rules.json
   docmind eval rules --sets contract,filings --rules period.unstated,scope.row-group`,
-		Args: cobra.NoArgs,
+		Args: exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
 			sp, err := splits.Parse(split)
 			if err != nil {
 				return usageError{cmd: cmdPath(cmd), err: fmt.Errorf("--split: %w", err)}
+			}
+			var names []string
+			for _, spec := range ruleSetSpecs(shared) {
+				names = append(names, spec.name)
+			}
+			for _, name := range only {
+				if !containsString(names, name) {
+					return usageError{cmd: cmdPath(cmd), err: fmt.Errorf("--sets: no set %q (use %s)", name, strings.Join(names, ", "))}
+				}
+			}
+			for name := range every {
+				if !containsString(names, name) {
+					return usageError{cmd: cmdPath(cmd), err: fmt.Errorf("--every: no set %q (use %s)", name, strings.Join(names, ", "))}
+				}
 			}
 			var sets []eval.RuleSet
 			for _, spec := range ruleSetSpecs(shared) {

@@ -82,6 +82,25 @@ type judgeEvalResult struct {
 	Configured []eval.TaskScore
 	// CV is set when cross-validation ran.
 	CV *eval.CVResult
+	// Failed counts the responses the configured judge failed on (they
+	// count as hallucinated); FirstError is the first such failure.
+	Failed     int
+	FirstError string
+}
+
+// judgeFailures counts the outcomes whose judge call failed and returns
+// the first failure's message.
+func judgeFailures(outcomes []eval.JudgeOutcome) (int, string) {
+	n, first := 0, ""
+	for _, o := range outcomes {
+		if o.Err != "" {
+			if n == 0 {
+				first = o.Err
+			}
+			n++
+		}
+	}
+	return n, first
 }
 
 // Headline returns the figures thresholds apply to: cross-validated when
@@ -140,7 +159,14 @@ func (c judgeEval) Run(ctx context.Context) (*judgeEvalResult, error) {
 	if c.Progress != nil {
 		fmt.Fprintf(c.Progress, "\r%-60s\r", "")
 	}
-	res := &judgeEvalResult{Judge: cands[0].Name, Configured: eval.Score(cands[0].Outcomes, eval.VerdictDecision)}
+	failed, firstErr := judgeFailures(cands[0].Outcomes)
+	if failed > 0 && failed == len(cands[0].Outcomes) {
+		// No verdict at all (a rejected key, a server that is down): the
+		// figures would be those of a judge calling every response
+		// hallucinated.
+		return nil, fmt.Errorf("eval judge: the judge failed on every response (%d of %d): %s", failed, failed, firstErr)
+	}
+	res := &judgeEvalResult{Judge: cands[0].Name, Configured: eval.Score(cands[0].Outcomes, eval.VerdictDecision), Failed: failed, FirstError: firstErr}
 	if c.CVFolds > 1 {
 		cv, err := eval.CrossValidate(cands, c.CVFolds, c.Seed)
 		if err != nil {
@@ -216,6 +242,10 @@ func writeJudgeTable(w io.Writer, r *judgeEvalResult) error {
 	}
 	if err := block("judge "+r.Judge+" (its own verdicts)", r.Configured); err != nil {
 		return err
+	}
+	if r.Failed > 0 {
+		fmt.Fprintf(w, "errors: the judge failed on %d of %d responses, counted as hallucinated (first: %s)\n",
+			r.Failed, eval.Overall(r.Configured).Responses, r.FirstError)
 	}
 	if r.CV == nil {
 		return nil

@@ -33,8 +33,27 @@ func TestJudgeCommand(t *testing.T) {
 		}
 	}
 
+	// A judge that failed on every response (a rejected key, a server
+	// down) gave no verdict: no figures, one error naming the failure.
 	out.Reset()
-	_, err = judgeEval{Files: []string{file}, Judges: []eval.NamedJudge{{Name: "none", Judge: evaltest.ScriptedJudge{}}}, Stdout: &out, JSON: true, MinF1: 0.9}.Run(context.Background())
+	_, err = judgeEval{Files: []string{file}, Judges: []eval.NamedJudge{{Name: "none", Judge: evaltest.ScriptedJudge{}}}, Stdout: &out, JSON: true}.Run(context.Background())
+	if err == nil || !strings.Contains(err.Error(), "the judge failed on every response (4 of 4): unscripted response") || out.Len() != 0 {
+		t.Errorf("judge failing everywhere: err = %v, stdout %q", err, out.String())
+	}
+
+	// A judge that failed on one response: it counts as hallucinated, and
+	// the table says so.
+	partial := evaltest.TinyJudge()
+	delete(partial, "The late fee is 1.5% per month.")
+	out.Reset()
+	if _, err := (judgeEval{Files: []string{file}, Judges: []eval.NamedJudge{{Name: "partial", Judge: partial}}, Stdout: &out}).Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if want := "errors: the judge failed on 1 of 4 responses, counted as hallucinated (first: unscripted response)"; !strings.Contains(out.String(), want) {
+		t.Errorf("table lacks %q:\n%s", want, out.String())
+	}
+	out.Reset()
+	_, err = judgeEval{Files: []string{file}, Judges: []eval.NamedJudge{{Name: "partial", Judge: partial}}, Stdout: &out, JSON: true, MinF1: 0.9}.Run(context.Background())
 	var te *thresholdError
 	if !errors.As(err, &te) || !strings.Contains(err.Error(), "--min-f1") {
 		t.Errorf("missed threshold: err = %v", err)
@@ -51,8 +70,8 @@ func TestJudgeCommand(t *testing.T) {
 	if err := json.Unmarshal(raw["qa"], &qa); err != nil {
 		t.Fatal(err)
 	}
-	// Failed judge: everything predicted hallucinated; qa has 1 of 2.
-	if qa["responses"] != 2 || qa["precision"] != 0.5 || qa["recall"] != 1 || qa["f1"] != 0.667 {
+	// The failed response is predicted hallucinated; qa has 1 of 2.
+	if qa["responses"] != 2 || qa["precision"] != 0.5 || qa["recall"] != 1 || qa["f1"] != 0.667 || qa["errors"] != 1 {
 		t.Errorf("qa json = %v", qa)
 	}
 	for _, k := range []string{"span_f1", "hallucinated"} {

@@ -643,3 +643,25 @@ func TestEvalRelevanceLLMMode(t *testing.T) {
 		t.Errorf("a model that accepts everything: accepted %v; u1 and u6 should pass the deterministic checks", got)
 	}
 }
+
+// eval judge with a key the server rejects: every verdict failed, so the
+// command fails with one line naming the failure instead of reporting the
+// figures of a judge that called every response hallucinated (exit 0).
+func TestEvalJudgeRejectedKey(t *testing.T) {
+	srv := openaitest.New(t)
+	srv.Always(openaitest.RouteVerdict, openaitest.Reply{Status: 401, Message: "invalid key"})
+	for _, asJSON := range []bool{false, true} {
+		args := []string{"eval", "judge", "--ragtruth", filepath.Join("internal", "eval", "testdata", "ragtruth_tiny.jsonl")}
+		if asJSON {
+			args = append(args, "--json")
+		}
+		r := runCLI(t, llmEnv(srv), args...)
+		if r.code != exitError || r.stdout != "" {
+			t.Fatalf("--json=%v: exit %d, stdout %q; want exit 1 and no report\nstderr:\n%s", asJSON, r.code, r.stdout, r.stderr)
+		}
+		lines := strings.Split(strings.TrimSpace(r.stderr), "\n")
+		if last := lines[len(lines)-1]; !strings.HasPrefix(last, "docmind: eval judge: the judge failed on every response (4 of 4): ") || !strings.HasSuffix(last, "rejected the API key (401)") {
+			t.Errorf("--json=%v: stderr:\n%s", asJSON, r.stderr)
+		}
+	}
+}

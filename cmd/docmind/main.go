@@ -93,7 +93,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	app := &app{stdin: stdin, stdout: stdout, stderr: stderr, getenv: getenv}
 	root := app.rootCmd()
 	root.SetArgs(args)
-	err := root.ExecuteContext(ctx)
+	err := unknownSubcommand(root, args)
+	if err == nil {
+		err = root.ExecuteContext(ctx)
+	}
 	for _, c := range app.closers {
 		c()
 	}
@@ -110,7 +113,7 @@ func reportError(ctx context.Context, err error, stderr io.Writer) int {
 	switch {
 	case errors.As(err, &ue):
 		fmt.Fprintf(stderr, "docmind: %s\n", oneLine(err))
-		fmt.Fprintf(stderr, "Run 'docmind %s --help' for usage.\n", ue.cmd)
+		fmt.Fprintf(stderr, "Run '%s --help' for usage.\n", strings.TrimSpace("docmind "+ue.cmd))
 		return exitUsage
 	case errors.Is(err, context.Canceled) || ctx.Err() != nil:
 		// Once the run is cancelled, whatever error it ended with (SQLite
@@ -125,7 +128,7 @@ func reportError(ctx context.Context, err error, stderr io.Writer) int {
 
 // usageError marks a mistake in how the command was called (exit 2).
 type usageError struct {
-	cmd string
+	cmd string // the command's path below docmind ("" for docmind itself)
 	err error
 }
 

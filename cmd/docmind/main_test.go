@@ -237,6 +237,50 @@ func TestAskBadInput(t *testing.T) {
 	}
 }
 
+// A command line that calls no command, or calls one the wrong way in a
+// way cobra itself detects (an unknown subcommand, a stray argument, two
+// exclusive flags), is a usage error: exit 2 and one line naming the
+// mistake. Cobra printed a group's help and exited 0 for an unknown
+// subcommand of index, runs or eval, and exited 1 for the others.
+func TestUsageErrorsCobraDetects(t *testing.T) {
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"bogus"}, `unknown command "bogus" for "docmind"`},
+		{[]string{"index", "stat"}, `unknown command "stat" for "docmind index"`},
+		{[]string{"runs", "-v", "list"}, `unknown command "list" for "docmind runs"`},
+		{[]string{"eval", "bogus", "--json"}, `unknown command "bogus" for "docmind eval"`},
+		{[]string{"completion", "tcsh"}, `unknown command "tcsh" for "docmind completion"`},
+		{[]string{"rules", "extra"}, "rules expects no arguments"},
+		{[]string{"rules", "--json", "--markdown"}, "--json and --markdown cannot be used together"},
+		{[]string{"eval", "rules", "extra"}, "rules expects no arguments"},
+		{[]string{"eval", "calibrate"}, "calibrate expects at least one REPORT.json"},
+		{[]string{"eval", "rules", "--sets", "contracts"}, `--sets: no set "contracts" (use contract, contract-heldout,`},
+		{[]string{"eval", "rules", "--sets", "contract", "--every", "contrct=2"}, `--every: no set "contrct"`},
+	}
+	for _, c := range cases {
+		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
+			r := runCLI(t, nil, c.args...)
+			if r.code != exitUsage {
+				t.Fatalf("exit %d, want %d; stdout:\n%s\nstderr:\n%s", r.code, exitUsage, r.stdout, r.stderr)
+			}
+			assertOneLineError(t, r, c.want)
+			if r.stdout != "" {
+				t.Errorf("stdout should be empty on a usage error, got:\n%s", r.stdout)
+			}
+		})
+	}
+	// A group alone, or with --help, still shows its help; shell
+	// completion still works.
+	for _, args := range [][]string{{"index"}, {"runs", "--help"}, {"eval", "bogus", "-h"}, {"help", "index"}, {"__complete", "index", ""}} {
+		r := runCLI(t, nil, args...)
+		if r.code != exitOK || r.stdout == "" {
+			t.Errorf("docmind %s: exit %d, stdout %q, stderr %q; want its help (or completions) and exit 0", strings.Join(args, " "), r.code, r.stdout, r.stderr)
+		}
+	}
+}
+
 func TestOfflineNoticeOnStderr(t *testing.T) {
 	r := runCLI(t, nil, "ask", "--docs", "examples/contract", "--json", "What are the late payment penalties?")
 	if !strings.Contains(r.stderr, "offline") || strings.Count(strings.TrimSpace(r.stderr), "\n") != 0 {

@@ -87,5 +87,52 @@ func exactArgs(n int, what string) cobra.PositionalArgs {
 	}
 }
 
+// minArgs is cobra.MinimumNArgs with a usage error and a readable message.
+func minArgs(n int, what string) cobra.PositionalArgs {
+	return func(c *cobra.Command, args []string) error {
+		if len(args) < n {
+			return usageError{cmd: cmdPath(c), err: fmt.Errorf("%s expects %s, got %d argument(s)", c.Name(), what, len(args))}
+		}
+		return nil
+	}
+}
+
+// unknownSubcommand returns the usage error for a command line that names
+// a command group (docmind, index, runs, eval, completion) followed by a
+// word that is none of its subcommands, e.g. "docmind index stat". Cobra
+// would print the group's help and exit 0 for a group below docmind, and
+// fail with exit 1 for docmind itself; either way a script would not learn
+// that it called a command that does not exist.
+func unknownSubcommand(root *cobra.Command, args []string) error {
+	if len(args) > 0 && (args[0] == cobra.ShellCompRequestCmd || args[0] == cobra.ShellCompNoDescRequestCmd) {
+		return nil // shell completion: cobra answers it
+	}
+	// cobra adds its help and completion commands when it executes
+	root.InitDefaultHelpCmd()
+	root.InitDefaultCompletionCmd(args...)
+	c, rest, err := root.Find(args)
+	if err != nil {
+		// docmind WORD: cobra's "unknown command" message, with its
+		// suggestions
+		return usageError{cmd: "", err: err}
+	}
+	if c.Runnable() || !c.HasSubCommands() {
+		return nil
+	}
+	for _, a := range rest {
+		if a == "-h" || a == "--help" || a == "--" {
+			return nil
+		}
+	}
+	// A group's only flags (--help, --verbose) take no value, so any
+	// other word is meant as a subcommand.
+	for _, a := range rest {
+		if !strings.HasPrefix(a, "-") {
+			return usageError{cmd: cmdPath(c), err: fmt.Errorf("unknown command %q for %q", a, c.CommandPath())}
+		}
+	}
+	return nil
+}
+
 // joinArgs joins arguments into a question, so that unquoted questions work.
 func joinArgs(args []string) string { return strings.TrimSpace(strings.Join(args, " ")) }

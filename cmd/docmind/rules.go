@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -58,8 +59,11 @@ detail}] in --json) and the candidates the generator passed over
 
 --json prints {"rules": [{rule, family, doc}]}, sorted by rule.
 --markdown prints the page docs/rules.md is generated from.`,
-		Args: cobra.NoArgs,
+		Args: exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if asJSON && markdown {
+				return usageError{cmd: cmdPath(cmd), err: errors.New("--json and --markdown cannot be used together")}
+			}
 			r := listRules()
 			switch {
 			case asJSON:
@@ -79,7 +83,6 @@ detail}] in --json) and the candidates the generator passed over
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the rules as JSON")
 	cmd.Flags().BoolVar(&markdown, "markdown", false, "print the rules as the Markdown page docs/rules.md")
-	cmd.MarkFlagsMutuallyExclusive("json", "markdown")
 	return cmd
 }
 

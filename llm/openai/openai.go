@@ -235,6 +235,9 @@ func (m *Model) GenerateContent(ctx context.Context, messages []llms.MessageCont
 	}
 	resp, err := m.client.CreateChatCompletion(ctx, req)
 	if err != nil {
+		if bad := info.badReply(ctx, err); bad != nil {
+			return nil, bad
+		}
 		return nil, m.wrapErr(ctx, err, info)
 	}
 	if len(resp.Choices) == 0 {
@@ -557,6 +560,41 @@ type respInfo struct {
 	retryAfter time.Duration
 	// limit caps the bytes read of a successful reply (0: no cap).
 	limit int64
+	// status and contentType are those of a successful (2xx) reply.
+	status      int
+	contentType string
+}
+
+// badReply returns the error for a successful (2xx) reply whose body is
+// empty or not JSON, or nil when err is not that. go-openai returns the
+// JSON decoder's error as it is: "invalid character 'h' in literal true",
+// or io.EOF for an empty body, which read as a connection closed before
+// any reply and was retried. A server answering so is most likely not the
+// API (a web page at a base URL without /v1), so it is not retried.
+func (r *respInfo) badReply(ctx context.Context, err error) error {
+	r.mu.Lock()
+	status, ct := r.status, r.contentType
+	r.mu.Unlock()
+	if status == 0 || ctx.Err() != nil {
+		return nil
+	}
+	var syn *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	what := ""
+	switch {
+	case err == io.EOF: // the decoder's own: nothing came
+		what = "an empty body"
+	case errors.As(err, &syn):
+		what = "a body that is not JSON"
+	case errors.As(err, &typ):
+		what = "JSON that is not a chat completion"
+	default:
+		return nil
+	}
+	if ct != "" {
+		what += " (" + ct + ")"
+	}
+	return fmt.Errorf("the server replied HTTP %d with %s: is the base URL the API's (it usually ends in /v1)?", status, what)
 }
 
 // Reply caps: a server that ignores max_tokens (or a broken one) could
@@ -630,6 +668,11 @@ func (d headerDoer) Do(req *http.Request) (*http.Response, error) {
 		return resp, err
 	}
 	info, ok := req.Context().Value(respInfoKey{}).(*respInfo)
+	if ok && resp.StatusCode < http.StatusMultipleChoices {
+		info.mu.Lock()
+		info.status, info.contentType = resp.StatusCode, resp.Header.Get("Content-Type")
+		info.mu.Unlock()
+	}
 	switch {
 	case !ok:
 	case resp.StatusCode >= http.StatusBadRequest:

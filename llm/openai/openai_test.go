@@ -3,9 +3,12 @@ package openai_test
 import (
 	"context"
 	"errors"
+	"io"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -263,5 +266,43 @@ func TestUsageRecordedThroughMeter(t *testing.T) {
 	want := (1000*0.15 + 500*0.60) / 1e6
 	if got.Calls != 1 || got.TotalTokens != 1500 || got.CostUSD < want*0.999 || got.CostUSD > want*1.001 {
 		t.Errorf("meter = %+v, want 1 call, 1500 tokens, $%.6f", got, want)
+	}
+}
+
+// A 2xx reply that is empty or not JSON (a web page where the API was
+// expected) says so in one line and is not retried. go-openai's decoder
+// error read "invalid character 'h' in literal true (expecting 'r')", and
+// an empty body, io.EOF, read as a connection closed before any reply and
+// was retried as one.
+func TestReplyThatIsNotAChatCompletion(t *testing.T) {
+	for _, c := range []struct{ name, ctype, body, want string }{
+		{"html", "text/html", "<html><body>Welcome</body></html>", "the server replied HTTP 200 with a body that is not JSON (text/html): is the base URL the API's (it usually ends in /v1)?"},
+		{"text", "text/plain", "this is not json", "the server replied HTTP 200 with a body that is not JSON (text/plain)"},
+		{"empty", "application/json", "", "the server replied HTTP 200 with an empty body (application/json)"},
+		{"wrong JSON", "application/json", `{"choices": "none"}`, "the server replied HTTP 200 with JSON that is not a chat completion (application/json)"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var calls atomic.Int32
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				calls.Add(1)
+				w.Header().Set("Content-Type", c.ctype)
+				_, _ = io.WriteString(w, c.body)
+			}))
+			defer srv.Close()
+			m, err := openai.New(openai.WithBaseURL(srv.URL+"/v1"), openai.WithAPIKey("sk-test"), openai.WithModel("gpt-4o-mini"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = llm.WithRetry(m, llm.RetryPolicy{MaxAttempts: 4, BaseDelay: time.Millisecond}).Call(context.Background(), "hi")
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("err = %v, want it to contain %q", err, c.want)
+			}
+			if k, _, _ := llm.Classify(err); k == llm.KindNetwork {
+				t.Errorf("classified as a network failure: %v", err)
+			}
+			if n := calls.Load(); n != 1 {
+				t.Errorf("%d calls, want 1 (not retried)", n)
+			}
+		})
 	}
 }
