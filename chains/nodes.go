@@ -140,6 +140,11 @@ func NewRetrieve(r schema.Retriever) *NodeChain {
 			}
 		}
 		st.RetrievedSections = kept
+		// what a refusal will point at: the first pass's best, which
+		// retrieval ranked for the question as asked, then what later
+		// passes add (a retry excludes the sections the judge rejected,
+		// so its own best are the next best, not the best)
+		st.ClosestPassages = schema.MergePassages(st.ClosestPassages, schema.ClosestPassages(kept, ClosestOnRefusal), ClosestOnRefusal)
 		return nil
 	}}
 }
@@ -205,8 +210,9 @@ const ClosestOnRefusal = 3
 
 // NewOutput returns the output node: final_output is the generated response
 // when the verdict says should_return, else schema.FallbackMessage, and
-// then closest_passages names the passages retrieval ranked highest, not
-// verified, so that a refusal still says where to look.
+// then closest_passages names the passages retrieval ranked highest (the
+// first pass's first), not verified, so that a refusal still says where to
+// look. An answer clears them.
 func NewOutput() *NodeChain {
 	return &NodeChain{name: schema.NodeOutput, apply: func(_ context.Context, st *schema.State) error {
 		out := schema.FallbackMessage
@@ -214,8 +220,11 @@ func NewOutput() *NodeChain {
 			out = *st.GeneratedResponse
 		}
 		st.FinalOutput = &out
-		st.ClosestPassages = nil
-		if out == schema.FallbackMessage {
+		switch {
+		case out != schema.FallbackMessage:
+			st.ClosestPassages = nil
+		case len(st.ClosestPassages) == 0:
+			// a state checkpointed before the retrieve node kept them
 			st.ClosestPassages = schema.ClosestPassages(st.RetrievedSections, ClosestOnRefusal)
 		}
 		return nil

@@ -297,9 +297,12 @@ type State struct {
 	// ExcludedSections accumulates the keys of sections rejected on earlier
 	// passes, so that a retry never hands back the same sections.
 	ExcludedSections []string `json:"excluded_sections,omitempty"`
-	// ClosestPassages, set by the output node when the answer is refused
-	// (final_output is the fallback message), are the passages the last
-	// retrieval ranked highest: where to look, NOT verified by the judge.
+	// ClosestPassages, kept when the answer is refused (final_output is
+	// the fallback message), are the passages retrieval ranked highest:
+	// the first pass's best for the question as asked, then those later
+	// passes added, up to three. Where to look, NOT verified by the judge.
+	// The retrieve node gathers them as the run goes; the output node
+	// clears them when it gives an answer.
 	ClosestPassages []Passage `json:"closest_passages,omitempty"`
 }
 
@@ -314,6 +317,25 @@ type Passage struct {
 	PageRef string `json:"page_ref"`
 	// Excerpt is the section's opening, at most about 200 characters.
 	Excerpt string `json:"excerpt,omitempty"`
+}
+
+// MergePassages returns have followed by the passages of more it does not
+// hold (by source, title and page), up to n in all.
+func MergePassages(have, more []Passage, n int) []Passage {
+	out := slices.Clone(have)
+	seen := map[string]bool{}
+	for _, p := range out {
+		seen[p.Source+"\x00"+p.Title+"\x00"+p.PageRef] = true
+	}
+	for _, p := range more {
+		k := p.Source + "\x00" + p.Title + "\x00" + p.PageRef
+		if len(out) >= n || seen[k] {
+			continue
+		}
+		seen[k] = true
+		out = append(out, p)
+	}
+	return out
 }
 
 // ClosestPassages returns up to n passages of secs, best relevance first,
