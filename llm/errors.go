@@ -141,7 +141,15 @@ func (e *Error) line() string {
 		}
 		return fmt.Sprintf("call to %s canceled", ep)
 	default:
-		return fmt.Sprintf("call to %s failed: %s", ep, oneLine(e.Err.Error(), 200))
+		msg := oneLine(e.Err.Error(), 200)
+		// A provider's error may already name the endpoint ("HOST: cause",
+		// "HOST returned no choices"): name it once.
+		if rest, ok := strings.CutPrefix(msg, ep+": "); ok {
+			msg = rest
+		} else if strings.HasPrefix(msg, ep+" ") {
+			return msg
+		}
+		return fmt.Sprintf("call to %s failed: %s", ep, msg)
 	}
 }
 

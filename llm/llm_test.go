@@ -288,3 +288,19 @@ func TestGenerateStructuredTruncated(t *testing.T) {
 		})
 	}
 }
+
+// An error that already names the endpoint is not prefixed with it again
+// ("call to HOST failed: HOST: …").
+func TestErrorNamesTheEndpointOnce(t *testing.T) {
+	for _, c := range []struct{ err, want string }{
+		{"example.com:8080: unexpected end of stream", "call to example.com:8080 failed: unexpected end of stream"},
+		{"example.com:8080 returned no choices", "example.com:8080 returned no choices"},
+		{"decoder: bad value", "call to example.com:8080 failed: decoder: bad value"},
+		{"example.com:80801: other host", "call to example.com:8080 failed: example.com:80801: other host"},
+	} {
+		e := &llm.Error{Endpoint: "example.com:8080", Kind: llm.KindOther, Err: errors.New(c.err)}
+		if got := e.Error(); got != c.want {
+			t.Errorf("%q: got %q, want %q", c.err, got, c.want)
+		}
+	}
+}

@@ -290,8 +290,13 @@ func replacePronouns(words, topic []string) []string {
 // State.Notes and State.Usage.ByNode.
 const StageRewrite = "rewrite"
 
+// RewritePromptName is the name under which a run's prompt versions
+// record the LLM rewriting prompt: not "rewrite", the retry's query
+// rewrite (prompts.NameRewrite), which the same run may use too.
+const RewritePromptName = "followup-rewrite"
+
 // RewritePromptVersion is the version of the LLM rewriting prompt, recorded
-// in the run's prompt versions as "rewrite".
+// in the run's prompt versions as RewritePromptName.
 const RewritePromptVersion = "rewrite/v1"
 
 const rewriteSystemPrompt = `You rewrite a follow-up question from a conversation about a set of documents into one standalone question.
@@ -361,7 +366,7 @@ func (l *LLM) ask(ctx context.Context, history []Turn, q string) (string, error)
 		fmt.Fprintf(&b, "%d. %s\n", i+1, t.standalone())
 	}
 	fmt.Fprintf(&b, "\nFollow-up question: %s\n\nStandalone question:", q)
-	schema.RecordPromptVersion(ctx, "rewrite", RewritePromptVersion)
+	schema.RecordPromptVersion(ctx, RewritePromptName, RewritePromptVersion)
 	resp, err := l.Model.GenerateContent(ctx, []llms.MessageContent{
 		llms.TextParts(llms.ChatMessageTypeSystem, rewriteSystemPrompt),
 		llms.TextParts(llms.ChatMessageTypeHuman, b.String()),

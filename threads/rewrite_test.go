@@ -9,6 +9,7 @@ import (
 
 	"github.com/docmind/docmind/checkpoint"
 	"github.com/docmind/docmind/llm/openaitest"
+	"github.com/docmind/docmind/prompts"
 	"github.com/docmind/docmind/schema"
 )
 
@@ -102,7 +103,7 @@ func TestLLMRewriter(t *testing.T) {
 		t.Fatalf("answer %q", second.Answer())
 	}
 	// The rewrite's tokens and prompt version are part of the run.
-	if second.Run.Tokens == 0 || second.State.Usage.ByNode["rewrite"].Calls != 1 || second.State.PromptVersions["rewrite"] != RewritePromptVersion {
+	if second.Run.Tokens == 0 || second.State.Usage.ByNode["rewrite"].Calls != 1 || second.State.PromptVersions[RewritePromptName] != RewritePromptVersion {
 		t.Fatalf("usage %+v, tokens %d, prompts %v", second.State.Usage, second.Run.Tokens, second.State.PromptVersions)
 	}
 	// When the model fails, the rules rewrite the question.
@@ -258,5 +259,30 @@ func TestFollowUpNotesWhatCarried(t *testing.T) {
 		if !strings.Contains(note, want) {
 			t.Errorf("note %q lacks %q", note, want)
 		}
+	}
+}
+
+// The follow-up rewrite and the retry's query rewrite (prompt "rewrite")
+// record their prompt versions under different names: one run may use
+// both, and one overwrote the other.
+func TestRewritePromptVersionsDoNotCollide(t *testing.T) {
+	srv := openaitest.New(t)
+	srv.Script(openaitest.RouteGenerate, openaitest.Reply{Content: "What are the late payment penalties for enterprise clients?"})
+	model, err := newLLMModel(srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	meter := &schema.Meter{}
+	ctx := schema.ContextWithMeter(context.Background(), meter)
+	if _, err := (&LLM{Model: model}).Rewrite(ctx, []Turn{{Question: "What are the late payment penalties?"}}, "and for enterprise clients?"); err != nil {
+		t.Fatal(err)
+	}
+	retry := prompts.MustGet(prompts.NameRewrite)
+	if _, err := retry.Messages(ctx, prompts.RewriteData{Query: "q", Unsupported: []string{"c"}, Reasoning: "r"}); err != nil {
+		t.Fatal(err)
+	}
+	got := meter.PromptVersions()
+	if RewritePromptName == prompts.NameRewrite || got[RewritePromptName] != RewritePromptVersion || got[prompts.NameRewrite] != retry.Version() {
+		t.Fatalf("prompt versions %v, want %s=%s and %s=%s", got, RewritePromptName, RewritePromptVersion, prompts.NameRewrite, retry.Version())
 	}
 }

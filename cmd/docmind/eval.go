@@ -180,6 +180,11 @@ first_draft_correct, first_confidence, retries, retry_count, usage, latency_ms,
 answer, error}]: reasoning is the last verdict's, and refused_answer, for
 a question the pipeline abstained on, the answer that verdict refused.
 
+A question whose run fails (an LLM error) counts as missed and in errors; the
+table names the first failure. When every question fails (a rejected key, a
+server that is down) there is no figure: the command fails (exit 1) with that
+error.
+
 The --min-* and --max-aurc flags fail the command (exit 1, one line naming
 the figure) when a figure misses its threshold.`,
 		Example: `  docmind eval qa --docs examples/contract internal/eval/testdata/qa/contract.jsonl --json

@@ -45,9 +45,12 @@ Each question runs through the configured pipeline twice:
   a real run  the whole pipeline as "eval qa" runs it: handed_on is the
               first pass as it was handed to the generator, any_pass every
               retrieval pass of the run (retries too)
-A question whose run fails counts as a miss (errors). With an LLM the first
-pass costs one more decomposition call a question, and a model that reads
-the question differently the second time makes the two runs differ.
+A question whose run fails counts as a miss (errors; the table names the
+first failure). When every question fails (a rejected key, a server that is
+down) there is no figure: the command fails (exit 1) with that error. With an
+LLM the first pass costs one more decomposition call a question, and a model
+that reads the question differently the second time makes the two runs
+differ.
 
 --json prints {questions, measured, skipped, depth, first_pass [{k,
 evidence, document}], handed_on {evidence, document}, any_pass {evidence,
@@ -151,6 +154,11 @@ func (c evidenceEval) Run(ctx context.Context) (*eval.EvidenceReport, error) {
 	if err != nil {
 		return nil, err
 	}
+	if failed, first := failures(rep.Results, func(r eval.EvidenceResult) string { return r.Err }); failed > 0 && failed == len(rep.Results) {
+		// Nothing was retrieved (a rejected key, a server that is down):
+		// the figures would be those of a retriever that found nothing.
+		return nil, fmt.Errorf("eval evidence: every question failed (%d of %d): %s", failed, failed, first)
+	}
 	if err := writeReport(c.Stdout, c.JSON, rep, func(w io.Writer) error { return writeEvidenceTable(w, rep) }); err != nil {
 		return rep, fmt.Errorf("eval evidence: %w", err)
 	}
@@ -179,8 +187,8 @@ func writeEvidenceTable(w io.Writer, rep *eval.EvidenceReport) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	if rep.Errors > 0 {
-		fmt.Fprintf(w, "errors: %d\n", rep.Errors)
+	if failed, first := failures(rep.Results, func(r eval.EvidenceResult) string { return r.Err }); failed > 0 {
+		fmt.Fprintf(w, "errors: %d of %d questions failed, counted as misses (first: %s)\n", failed, rep.Measured, first)
 	}
 	if len(rep.ByType) > 0 {
 		fmt.Fprintln(w, "\nby type:")

@@ -170,8 +170,8 @@ ablations miss rules that stand in for each other).`,
 		},
 	}
 	f := cmd.Flags()
-	// a plain flag until the README's "JSON output" section lists this
-	// command (addJSONFlag requires it): the shape is in --help
+	// a plain flag until docs/json.md lists this command (addJSONFlag
+	// requires a golden file): the shape is in --help
 	f.BoolVar(&asJSON, "json", false, "print the figures as JSON (shape in --help)")
 	f.StringVar(&shared, "shared", "../shared", "`DIR` of the shared data (data/ and fixtures/)")
 	f.StringSliceVar(&only, "sets", nil, "measure only these sets (contract, contract-heldout, filings, squad2, cuad, policyqa)")

@@ -103,6 +103,21 @@ func judgeFailures(outcomes []eval.JudgeOutcome) (int, string) {
 	return n, first
 }
 
+// failures counts the results whose run failed (errOf is not "") and
+// returns the first failure's message.
+func failures[R any](results []R, errOf func(R) string) (int, string) {
+	n, first := 0, ""
+	for _, r := range results {
+		if e := errOf(r); e != "" {
+			if n == 0 {
+				first = e
+			}
+			n++
+		}
+	}
+	return n, first
+}
+
 // Headline returns the figures thresholds apply to: cross-validated when
 // available, otherwise the configured judge's.
 func (r *judgeEvalResult) Headline() []eval.TaskScore {
@@ -317,6 +332,12 @@ func (c qaEval) Run(ctx context.Context) (*eval.QAReport, error) {
 	if err != nil {
 		return nil, err
 	}
+	if failed, first := failures(rep.Results, func(r eval.QAResult) string { return r.Err }); failed > 0 && failed == len(rep.Results) {
+		// No question was answered or refused (a rejected key, a server
+		// that is down): the figures would be those of a pipeline that
+		// missed every question.
+		return nil, fmt.Errorf("eval qa: every question failed (%d of %d): %s", failed, failed, first)
+	}
 	if err := writeReport(c.Stdout, c.JSON, rep, func(w io.Writer) error { return writeQATable(w, rep) }); err != nil {
 		return rep, fmt.Errorf("eval qa: %w", err)
 	}
@@ -388,8 +409,8 @@ func writeQATable(w io.Writer, rep *eval.QAReport) error {
 	fmt.Fprintf(tw, "LLM calls / question\t%.2f\n", rep.LLMCallsPerQ)
 	fmt.Fprintf(tw, "tokens / question\t%.0f\n", rep.TokensPerQ)
 	fmt.Fprintf(tw, "latency p50 / p95\t%.2f ms / %.2f ms\n", rep.LatencyP50Ms, rep.LatencyP95Ms)
-	if rep.Errors > 0 {
-		fmt.Fprintf(tw, "errors\t%d\n", rep.Errors)
+	if failed, first := failures(rep.Results, func(r eval.QAResult) string { return r.Err }); failed > 0 {
+		fmt.Fprintf(tw, "errors\t%d of %d questions failed, counted as missed (first: %s)\n", failed, rep.Questions, first)
 	}
 	if err := tw.Flush(); err != nil {
 		return err

@@ -174,6 +174,65 @@ func TestQACommand(t *testing.T) {
 	}
 }
 
+// Runs that fail (an LLM error) count as missed; when every question's run
+// failed (a rejected key, a server down) there is no report, only one
+// error naming the first failure. eval evidence does the same.
+func TestQAAndEvidenceCommandsWhenRunsFail(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "qa.jsonl")
+	rows := `{"id":"a","question":"late fee?","facts":["1.5%"],"source":"c.md","page":8}
+{"id":"b","question":"warranty?","answerable":false}
+{"id":"c","question":"cap?","facts":["20%"],"source":"c.md","page":6}
+`
+	if err := os.WriteFile(file, []byte(rows), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	boom := errors.New("decompose: example.com rejected the API key (401)")
+	failAll := func(context.Context, string) (*schema.State, error) { return nil, boom }
+	failSome := func(_ context.Context, q string) (*schema.State, error) {
+		if q == "cap?" {
+			return nil, boom
+		}
+		return evaltest.State(schema.FallbackMessage, true, evaltest.OnePass), nil
+	}
+	for _, asJSON := range []bool{false, true} {
+		var out bytes.Buffer
+		_, err := qaEval{File: file, Ask: failAll, Stdout: &out, JSON: asJSON}.Run(context.Background())
+		if err == nil || err.Error() != "eval qa: every question failed (3 of 3): "+boom.Error() || out.Len() != 0 {
+			t.Errorf("qa, every run failed, --json=%v: err = %v, stdout %q", asJSON, err, out.String())
+		}
+	}
+	var out bytes.Buffer
+	rep, err := qaEval{File: file, Ask: failSome, Stdout: &out}.Run(context.Background())
+	if err != nil || rep.Errors != 1 {
+		t.Fatalf("qa, one run failed: err = %v, report %+v", err, rep)
+	}
+	if want := "errors                   1 of 3 questions failed, counted as missed (first: " + boom.Error() + ")"; !strings.Contains(out.String(), want) {
+		t.Errorf("qa table lacks %q:\n%s", want, out.String())
+	}
+
+	probeAll := func(context.Context, string) (eval.EvidenceRun, error) { return eval.EvidenceRun{}, boom }
+	probeSome := func(_ context.Context, q string) (eval.EvidenceRun, error) {
+		if q == "cap?" {
+			return eval.EvidenceRun{}, boom
+		}
+		return eval.EvidenceRun{}, nil
+	}
+	for _, asJSON := range []bool{false, true} {
+		out.Reset()
+		_, err := evidenceEval{File: file, Probe: probeAll, Stdout: &out, JSON: asJSON}.Run(context.Background())
+		if err == nil || err.Error() != "eval evidence: every question failed (2 of 2): "+boom.Error() || out.Len() != 0 {
+			t.Errorf("evidence, every run failed, --json=%v: err = %v, stdout %q", asJSON, err, out.String())
+		}
+	}
+	out.Reset()
+	if _, err := (evidenceEval{File: file, Probe: probeSome, Stdout: &out}).Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if want := "errors: 1 of 2 questions failed, counted as misses (first: " + boom.Error() + ")"; !strings.Contains(out.String(), want) {
+		t.Errorf("evidence table lacks %q:\n%s", want, out.String())
+	}
+}
+
 func TestQACommandGoldAndNewThresholds(t *testing.T) {
 	dir := t.TempDir()
 	qa := filepath.Join(dir, "qa.jsonl")

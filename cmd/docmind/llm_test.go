@@ -665,3 +665,36 @@ func TestEvalJudgeRejectedKey(t *testing.T) {
 		}
 	}
 }
+
+// eval qa and eval evidence with a key the server rejects: every run
+// failed, so the command fails with one line naming the failure instead of
+// reporting the figures of a pipeline that missed every question (exit 0).
+func TestEvalQARejectedKey(t *testing.T) {
+	srv := openaitest.New(t)
+	for _, route := range []string{openaitest.RouteGenerate, openaitest.RouteDecomposition, openaitest.RouteVerdict} {
+		srv.Always(route, openaitest.Reply{Status: 401, Message: "invalid key"})
+	}
+	evidence := filepath.Join("internal", "eval", "testdata", "evidence")
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"eval", "qa", "--docs", "examples/contract", filepath.Join("internal", "eval", "testdata", "qa", "contract_heldout.jsonl")}, "eval qa: every question failed (20 of 20): "},
+		{[]string{"eval", "evidence", "--docs", filepath.Join(evidence, "docs"), filepath.Join(evidence, "qa.jsonl")}, "eval evidence: every question failed (2 of 2): "},
+	} {
+		for _, asJSON := range []bool{false, true} {
+			args := tc.args
+			if asJSON {
+				args = append(append([]string(nil), args...), "--json")
+			}
+			r := runCLI(t, llmEnv(srv), args...)
+			if r.code != exitError || r.stdout != "" {
+				t.Fatalf("%v: exit %d, stdout %q; want exit 1 and no report\nstderr:\n%s", args, r.code, r.stdout, r.stderr)
+			}
+			lines := strings.Split(strings.TrimSpace(r.stderr), "\n")
+			if last := lines[len(lines)-1]; !strings.HasPrefix(last, "docmind: "+tc.want) || !strings.HasSuffix(last, "rejected the API key (401)") {
+				t.Errorf("%v: stderr:\n%s", args, r.stderr)
+			}
+		}
+	}
+}

@@ -58,6 +58,7 @@ standard error.`,
 		},
 	}
 	pf.register(cmd)
+	hideStoreFlag(cmd)
 	tf.registerData(cmd)
 	return cmd
 }

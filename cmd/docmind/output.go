@@ -11,8 +11,8 @@ import (
 
 // Output for scripts is defined here, in one place: every command that
 // prints JSON registers its flag with addJSONFlag, which records the
-// command's shape (the README documents each one, section "JSON output",
-// and TestJSONOutputShapes holds a golden file of each), and prints through
+// command's shape (docs/json.md documents each one, generated from the golden
+// file TestJSONOutputShapes holds of each), and prints through
 // writeJSON. Fields are snake_case and durations are in milliseconds
 // (*_ms); a question's outcome is always a stateOutput.
 
@@ -23,14 +23,14 @@ const jsonShapeAnnotation = "docmind/json"
 // addJSONFlag registers --json on cmd: print what (a phrase: "the final
 // state") as JSON instead of text.
 func addJSONFlag(cmd *cobra.Command, v *bool, what string) {
-	cmd.Flags().BoolVar(v, "json", false, "print "+what+" as JSON (README, \"JSON output\")")
+	cmd.Flags().BoolVar(v, "json", false, "print "+what+" as JSON (docs/json.md)")
 	annotateJSON(cmd, "--json", what)
 }
 
 // addJSONLinesFlag registers --jsonl on cmd: print what as JSON lines, one
 // object per line.
 func addJSONLinesFlag(cmd *cobra.Command, v *bool, what string) {
-	cmd.Flags().BoolVar(v, "jsonl", false, "print "+what+" as JSON lines, one object per line (README, \"JSON output\")")
+	cmd.Flags().BoolVar(v, "jsonl", false, "print "+what+" as JSON lines, one object per line (docs/json.md)")
 	annotateJSON(cmd, "--jsonl", what)
 }
 

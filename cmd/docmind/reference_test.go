@@ -218,3 +218,29 @@ func skipValue(dec *json.Decoder) error {
 	}
 	return nil
 }
+
+// The --json and --jsonl flags point to the page that documents their
+// shapes, docs/json.md (the README has no section of them).
+func TestJSONFlagHelpNamesJSONPage(t *testing.T) {
+	if _, err := os.Stat(filepath.Join(testenv.RepoRoot(t), "docs", "json.md")); err != nil {
+		t.Fatal(err)
+	}
+	var walk func(c *cobra.Command)
+	n := 0
+	walk = func(c *cobra.Command) {
+		if flag := c.Annotations[jsonFlagAnnotation]; flag != "" {
+			n++
+			f := c.Flags().Lookup(strings.TrimPrefix(flag, "--"))
+			if f == nil || !strings.HasSuffix(f.Usage, "(docs/json.md)") {
+				t.Errorf("%s %s: help does not name docs/json.md: %+v", c.CommandPath(), flag, f)
+			}
+		}
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+	}
+	walk((&app{getenv: func(string) string { return "" }}).rootCmd())
+	if n == 0 {
+		t.Fatal("no command has a --json flag")
+	}
+}

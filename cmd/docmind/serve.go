@@ -97,6 +97,7 @@ is refused and why.`,
 		},
 	}
 	pf.register(cmd)
+	hideStoreFlag(cmd)
 	tf.registerData(cmd)
 	f := cmd.Flags()
 	f.StringVar(&sf.addr, "addr", "127.0.0.1:8080", "address to listen on (host:port); a non-loopback host needs a token (not --no-auth)")

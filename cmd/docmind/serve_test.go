@@ -142,6 +142,27 @@ func TestServeHelpNamesEveryWayIn(t *testing.T) {
 	}
 }
 
+// serve and mcp read the SQLite index only: their help does not offer
+// --store (it listed a flag they always refuse), and passing it, or
+// $DOCMIND_STORE, is still refused in one line.
+func TestServeAndMCPDoNotOfferStore(t *testing.T) {
+	for _, name := range []string{"serve", "mcp"} {
+		help := runInProcess(t, nil, name, "--help").stdout
+		if strings.Contains(help, "--store") || !strings.Contains(help, "--index") {
+			t.Errorf("%s --help lists --store (or no --index):\n%s", name, help)
+		}
+		for _, r := range []result{
+			runInProcess(t, nil, name, "--store", "weaviate://127.0.0.1:1/Docs"),
+			runInProcess(t, map[string]string{"DOCMIND_STORE": "weaviate://127.0.0.1:1/Docs"}, name),
+		} {
+			if r.code != exitUsage || r.stdout != "" {
+				t.Fatalf("%s with a store: exit %d, want %d; stdout %q, stderr:\n%s", name, r.code, exitUsage, r.stdout, r.stderr)
+			}
+			assertOneLineError(t, r, name+" serves the SQLite index only")
+		}
+	}
+}
+
 // TestServeAnswersAndShutsDownGracefully starts docmind serve on a free
 // loopback port, asks over the JSON API, and sends SIGTERM while an event
 // stream is running: the stream finishes with its result, the process

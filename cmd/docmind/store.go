@@ -17,6 +17,15 @@ func storeFlag(cmd *cobra.Command, dst *string) {
 	cmd.Flags().StringVar(dst, "store", "", "document store instead of the SQLite index: weaviate://HOST:PORT/COLLECTION[?replication=N&shards=N] (default: $DOCMIND_STORE)")
 }
 
+// hideStoreFlag leaves --store out of the help of a command that serves
+// the SQLite index only (serve, mcp). The flag stays registered, so that
+// passing it gets openPipeline's one-line refusal, as $DOCMIND_STORE does.
+func hideStoreFlag(cmd *cobra.Command) {
+	if err := cmd.Flags().MarkHidden("store"); err != nil {
+		panic(err) // registered by pipelineFlags.register
+	}
+}
+
 // storeURL is --store, else $DOCMIND_STORE ("" for the SQLite index).
 func (a *app) storeURL(flag string) string {
 	if flag != "" {

@@ -306,3 +306,23 @@ func TestReplyThatIsNotAChatCompletion(t *testing.T) {
 		})
 	}
 }
+
+// A failed call names the endpoint once. A 2xx reply without choices read
+// "call to HOST failed: HOST returned no choices" through llm.WithRetry
+// (the policy names the endpoint, and so did the adapter's error).
+func TestErrorNamesTheEndpointOnce(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, `{"id":"x","object":"chat.completion","model":"gpt-4o-mini","choices":[]}`)
+	}))
+	defer srv.Close()
+	m, err := openai.New(openai.WithBaseURL(srv.URL+"/v1"), openai.WithAPIKey("sk-test"), openai.WithModel("gpt-4o-mini"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	host := m.Endpoint()
+	_, err = llm.WithRetry(m, llm.RetryPolicy{MaxAttempts: 2, BaseDelay: time.Millisecond, Endpoint: host}).Call(context.Background(), "hi")
+	if err == nil || err.Error() != host+" returned no choices" {
+		t.Fatalf("err = %v, want %q", err, host+" returned no choices")
+	}
+}
