@@ -166,18 +166,24 @@ answered_accuracy}} gives the answerable questions' figures on the questions
 whose evidence was handed on and on the others (answered_accuracy there counts
 answerable questions only).
 
+refusals says where a refusal sends the user. For each answerable question
+that was refused and whose row locates its evidence, closest_hold_evidence
+says whether the passages the refusal points at (closest_passages) hold it,
+as eval evidence counts a hit. refusals {refused, located,
+closest_hold_evidence (share of located)}.
+
 --json prints the report: match, questions, answerable, unanswerable, answered,
 coverage, answered_accuracy, answerable_correct, answered_correctly, correct,
 wrong_answers, aurc, risk_coverage [{threshold, coverage, accuracy,
 answered}], citation_page_accuracy, citation_checked, abstention_precision,
 abstention_recall, abstention {tp,fp,fn,tn}, mean_retries, mean_retry_count,
 llm_calls_per_question, tokens_per_question, latency_p50_ms, latency_p95_ms,
-errors, by_kind and by_type {tag: {questions, right}}, first_pass, and
-results [{id, question, kind, type, answerable, abstained, answered,
+errors, by_kind and by_type {tag: {questions, right}}, first_pass,
+refusals, and results [{id, question, kind, type, answerable, abstained, answered,
 confidence, signals, reasoning, refused_answer, grounded, correct,
 missing_facts, missed_answers, page_correct, evidence_handed_on,
-first_draft_correct, first_confidence, retries, retry_count, usage, latency_ms,
-answer, error}]: reasoning is the last verdict's, and refused_answer, for
+first_draft_correct, first_confidence, closest_hold_evidence, retries,
+retry_count, usage, latency_ms, answer, error}]: reasoning is the last verdict's, and refused_answer, for
 a question the pipeline abstained on, the answer that verdict refused.
 
 A question whose run fails (an LLM error) counts as missed and in errors; the

@@ -445,6 +445,9 @@ func writeQATable(w io.Writer, rep *eval.QAReport) error {
 			return err
 		}
 	}
+	if rs := rep.Refusals; rs != nil && rs.Located > 0 {
+		fmt.Fprintf(w, "\nrefusals of answerable questions: %d; evidence located for %d, among their closest passages for %.3f\n", rs.Refused, rs.Located, rs.ClosestHoldEvidence)
+	}
 	if err := breakdown("kind", rep.ByKind); err != nil {
 		return err
 	}

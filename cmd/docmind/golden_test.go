@@ -166,6 +166,7 @@ func TestJSONOutputShapes(t *testing.T) {
 	qa := filepath.Join(t.TempDir(), "qa.jsonl")
 	if err := os.WriteFile(qa, []byte(`{"id":"late","question":"What are the late payment penalties?","facts":["1.5%"],"source":"master-services-agreement.md","page":8}
 {"id":"warranty","question":"What is the warranty period?","answerable":false}
+{"id":"acme","question":"What are the late payment penalties for Acme Corp?","facts":["1.5%"],"source":"master-services-agreement.md","page":8,"why":"a name the documents never write: refused even at --min-confidence 0, so the report shows refusals"}
 `), 0o644); err != nil {
 		t.Fatal(err)
 	}

@@ -223,3 +223,50 @@ func show(b *bool) string {
 	}
 	return fmt.Sprint(*b)
 }
+
+// A refusal of an answerable question is scored by whether the passages
+// it points at hold the evidence: a passage is read as the section the
+// run retrieved under its id (here one running onto the gold page), else
+// from the passage itself; an answered question is not scored.
+func TestRefusalClosestPassages(t *testing.T) {
+	target := EvidenceTarget{Source: "msa.pdf", Pages: []int{8}}
+	fp := &FirstPass{seen: map[string]schema.Section{
+		"s1": {ID: "s1", Title: "Fees", Source: "docs/msa.pdf", Page: 7, PageEnd: 8},
+	}}
+	refused := func(ps ...schema.Passage) *schema.State {
+		st := schema.NewState("q")
+		st.ClosestPassages = ps
+		return st
+	}
+	cases := []struct {
+		name     string
+		answered bool
+		st       *schema.State
+		want     string
+	}{
+		{"the section retrieved under the passage's id runs onto the gold page", false, refused(schema.Passage{SectionID: "s1", Title: "Fees", Source: "docs/msa.pdf", Page: 7}), "true"},
+		{"a passage the run did not report, on the gold page", false, refused(schema.Passage{SectionID: "zz", Title: "Late Fees", Source: "docs/msa.pdf", Page: 8}), "true"},
+		{"passages elsewhere", false, refused(schema.Passage{Title: "Term", Source: "docs/msa.pdf", Page: 3}, schema.Passage{Title: "Fees", Source: "docs/sow.pdf", Page: 8}), "false"},
+		{"no passages", false, refused(), "false"},
+		{"answered", true, refused(schema.Passage{Title: "Late Fees", Source: "docs/msa.pdf", Page: 8}), "-"},
+	}
+	var results []QAResult
+	for _, c := range cases {
+		r := QAResult{ID: c.name, Answerable: true, Answered: c.answered}
+		scoreClosest(&r, c.st, fp, target)
+		if got := show(r.ClosestHoldEvidence); got != c.want {
+			t.Errorf("%s: closest_hold_evidence %s, want %s", c.name, got, c.want)
+		}
+		results = append(results, r)
+	}
+	unlocated := QAResult{ID: "facts only", Answerable: true}
+	scoreClosest(&unlocated, refused(), fp, EvidenceTarget{})
+	results = append(results, unlocated, QAResult{ID: "unanswerable"})
+	rs := summarizeRefusals(results)
+	if rs == nil || rs.Refused != 5 || rs.Located != 4 || rs.ClosestHoldEvidence != 0.5 {
+		t.Errorf("refusals %+v, want 5 refused, 4 located, 0.5 holding the evidence", rs)
+	}
+	if summarizeRefusals(results[4:5]) != nil {
+		t.Error("no refusal: want no figures")
+	}
+}

@@ -29,6 +29,9 @@ type FirstPass struct {
 	retrieved  bool
 	drafted    bool
 	judged     bool
+	// seen holds every section a retrieve node of the run handed on, by
+	// key: where a refusal's closest passages are read from
+	seen map[string]schema.Section
 }
 
 type firstPassKey struct{}
@@ -49,6 +52,16 @@ func RecordFirstPass(ctx context.Context) chains.RunOption {
 	return chains.AfterEachStep(func(_ context.Context, st chains.Step) error {
 		if fp == nil || st.State == nil {
 			return nil
+		}
+		if st.Node == schema.NodeRetrieve {
+			if fp.seen == nil {
+				fp.seen = map[string]schema.Section{}
+			}
+			for _, s := range st.State.RetrievedSections {
+				if _, ok := fp.seen[s.Key()]; !ok {
+					fp.seen[s.Key()] = s
+				}
+			}
 		}
 		switch {
 		case st.Node == schema.NodeRetrieve && !fp.retrieved:
@@ -168,4 +181,57 @@ func summarizeFirstPass(results []QAResult) *FirstPassScore {
 	fs.EvidenceHandedOn = ratio(fs.WithEvidence.Questions, fs.Located)
 	fs.DraftCorrect = all.DraftCorrect
 	return &fs
+}
+
+// scoreClosest sets r.ClosestHoldEvidence for an answerable question that
+// was refused and whose row locates its evidence: whether the passages
+// the refusal points at (closest_passages) hold it, as eval evidence
+// counts a hit. A passage is read as the section the run retrieved under
+// its id; one the run did not report is read from the passage itself
+// (title, document, page, excerpt).
+func scoreClosest(r *QAResult, st *schema.State, fp *FirstPass, target EvidenceTarget) {
+	if !r.Answerable || r.Answered || st == nil || !target.Located() {
+		return
+	}
+	m := newEvidenceMatcher(target)
+	ok := slices.ContainsFunc(st.ClosestPassages, func(p schema.Passage) bool {
+		s, found := fp.seen[p.SectionID]
+		if p.SectionID == "" || !found {
+			s = schema.Section{Title: p.Title, Source: p.Source, Page: p.Page, Content: p.Excerpt}
+		}
+		return m.evidence(s)
+	})
+	r.ClosestHoldEvidence = &ok
+}
+
+// RefusalScore is what the refusals of answerable questions point at:
+// Refused counts them, Located those whose row locates the evidence, and
+// ClosestHoldEvidence is the share of those whose closest_passages hold
+// it (the place a user who got the refusal is sent to read).
+type RefusalScore struct {
+	Refused             int     `json:"refused"`
+	Located             int     `json:"located"`
+	ClosestHoldEvidence float64 `json:"closest_hold_evidence"`
+}
+
+// summarizeRefusals returns the refusal figures of results, nil when no
+// answerable question was refused.
+func summarizeRefusals(results []QAResult) *RefusalScore {
+	var rs RefusalScore
+	hold := 0
+	for _, r := range results {
+		if !r.Answerable || r.Answered || r.Err != "" {
+			continue
+		}
+		rs.Refused++
+		if r.ClosestHoldEvidence != nil {
+			rs.Located++
+			hold += b2i(*r.ClosestHoldEvidence)
+		}
+	}
+	if rs.Refused == 0 {
+		return nil
+	}
+	rs.ClosestHoldEvidence = ratio(hold, rs.Located)
+	return &rs
 }

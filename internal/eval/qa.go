@@ -213,13 +213,17 @@ type QAResult struct {
 	// FirstConfidence is, for an answerable question, the first verdict's
 	// confidence_score (the draft of FirstDraftCorrect's), when the run
 	// reported its first pass.
-	FirstConfidence *float64     `json:"first_confidence,omitempty"`
-	Retries         int          `json:"retries"`
-	RetryCount      int          `json:"retry_count"`
-	Usage           schema.Usage `json:"usage"`
-	LatencyMS       float64      `json:"latency_ms"`
-	Answer          string       `json:"answer"`
-	Err             string       `json:"error,omitempty"`
+	FirstConfidence *float64 `json:"first_confidence,omitempty"`
+	// ClosestHoldEvidence is, for an answerable question that was refused
+	// and whose row locates its evidence, whether the passages the refusal
+	// points at (closest_passages) hold it; unset otherwise.
+	ClosestHoldEvidence *bool        `json:"closest_hold_evidence,omitempty"`
+	Retries             int          `json:"retries"`
+	RetryCount          int          `json:"retry_count"`
+	Usage               schema.Usage `json:"usage"`
+	LatencyMS           float64      `json:"latency_ms"`
+	Answer              string       `json:"answer"`
+	Err                 string       `json:"error,omitempty"`
 	// match is the rule the answers were matched with.
 	match MatchRule
 }
@@ -285,7 +289,10 @@ type QAReport struct {
 	// pass handed on their evidence (FirstPassScore); nil when the AskFunc
 	// reports no first pass.
 	FirstPass *FirstPassScore `json:"first_pass,omitempty"`
-	Results   []QAResult      `json:"results"`
+	// Refusals is what the refusals of answerable questions point at
+	// (RefusalScore); nil when none was refused.
+	Refusals *RefusalScore `json:"refusals,omitempty"`
+	Results  []QAResult    `json:"results"`
 }
 
 // RiskCoveragePoint is the risk–coverage curve at one confidence
@@ -352,6 +359,7 @@ func RunQA(ctx context.Context, ask AskFunc, rows []QARow, opts QAOptions) (*QAR
 		res := ScoreQA(row, st, err)
 		if err == nil {
 			scoreFirstPass(&res, row, &fp, targets[i])
+			scoreClosest(&res, st, &fp, targets[i])
 		}
 		res.LatencyMS = float64(took) / float64(time.Millisecond)
 		results = append(results, res)
@@ -630,6 +638,7 @@ func summarizeQA(results []QAResult) *QAReport {
 	slices.Sort(lat)
 	rep.LatencyP50Ms, rep.LatencyP95Ms = percentile(lat, 50), percentile(lat, 95)
 	rep.FirstPass = summarizeFirstPass(results)
+	rep.Refusals = summarizeRefusals(results)
 	if len(rep.ByKind) == 0 {
 		rep.ByKind = nil
 	}

@@ -190,6 +190,7 @@ var figures = map[string][]figure{
 		{label: "answerable: first draft right, whatever the judge decided", path: []string{"first_pass", "draft_correct"}, pct: true},
 		{label: "evidence handed on: answered correctly", path: []string{"first_pass", "with_evidence", "answerable_correct"}, pct: true, of: []string{"first_pass", "with_evidence", "questions"}},
 		{label: "evidence handed on: accuracy of the answers given", path: []string{"first_pass", "with_evidence", "answered_accuracy"}, pct: true, of: []string{"first_pass", "with_evidence", "answered"}},
+		{label: "refused answerable: evidence among the closest passages", path: []string{"refusals", "closest_hold_evidence"}, pct: true, of: []string{"refusals", "located"}},
 		{label: "latency p50", path: []string{"latency_p50_ms"}, unit: "ms"},
 	},
 	"eval evidence": {
