@@ -239,9 +239,10 @@ func TestAskBadInput(t *testing.T) {
 
 // A command line that calls no command, or calls one the wrong way in a
 // way cobra itself detects (an unknown subcommand, a stray argument, two
-// exclusive flags), is a usage error: exit 2 and one line naming the
-// mistake. Cobra printed a group's help and exited 0 for an unknown
-// subcommand of index, runs or eval, and exited 1 for the others.
+// exclusive flags, an unknown help topic), is a usage error: exit 2 and
+// one line naming the mistake. Cobra printed a group's help and exited 0
+// for an unknown subcommand of index, runs or eval, printed "Unknown help
+// topic" and exited 0 for docmind help bogus, and exited 1 for the others.
 func TestUsageErrorsCobraDetects(t *testing.T) {
 	cases := []struct {
 		args []string
@@ -256,6 +257,8 @@ func TestUsageErrorsCobraDetects(t *testing.T) {
 		{[]string{"rules", "--json", "--markdown"}, "--json and --markdown cannot be used together"},
 		{[]string{"eval", "rules", "extra"}, "rules expects no arguments"},
 		{[]string{"eval", "calibrate"}, "calibrate expects at least one REPORT.json"},
+		{[]string{"help", "bogus"}, `unknown help topic "bogus"`},
+		{[]string{"help", "-v", "index", "stat"}, `unknown help topic "index stat"`},
 		{[]string{"eval", "rules", "--sets", "contracts"}, `--sets: no set "contracts" (use contract, contract-heldout,`},
 		{[]string{"eval", "rules", "--sets", "contract", "--every", "contrct=2"}, `--every: no set "contrct"`},
 	}
@@ -273,7 +276,7 @@ func TestUsageErrorsCobraDetects(t *testing.T) {
 	}
 	// A group alone, or with --help, still shows its help; shell
 	// completion still works.
-	for _, args := range [][]string{{"index"}, {"runs", "--help"}, {"eval", "bogus", "-h"}, {"help", "index"}, {"__complete", "index", ""}} {
+	for _, args := range [][]string{{"index"}, {"runs", "--help"}, {"eval", "bogus", "-h"}, {"help", "index"}, {"help"}, {"help", "runs", "ls"}, {"__complete", "index", ""}} {
 		r := runCLI(t, nil, args...)
 		if r.code != exitOK || r.stdout == "" {
 			t.Errorf("docmind %s: exit %d, stdout %q, stderr %q; want its help (or completions) and exit 0", strings.Join(args, " "), r.code, r.stdout, r.stderr)

@@ -110,19 +110,39 @@ func unknownSubcommand(root *cobra.Command, args []string) error {
 	// cobra adds its help and completion commands when it executes
 	root.InitDefaultHelpCmd()
 	root.InitDefaultCompletionCmd(args...)
+	return unknownCommand(root, args)
+}
+
+// unknownCommand is unknownSubcommand once cobra's help and completion
+// commands are added.
+func unknownCommand(root *cobra.Command, args []string) error {
 	c, rest, err := root.Find(args)
 	if err != nil {
 		// docmind WORD: cobra's "unknown command" message, with its
 		// suggestions
 		return usageError{cmd: "", err: err}
 	}
-	if c.Runnable() || !c.HasSubCommands() {
-		return nil
-	}
 	for _, a := range rest {
 		if a == "-h" || a == "--help" || a == "--" {
 			return nil
 		}
+	}
+	if c.Name() == "help" && c.Parent() == root {
+		// docmind help TOPIC: cobra prints "Unknown help topic" and
+		// exits 0 for a topic that names no command
+		if unknownCommand(root, rest) != nil {
+			var topic []string
+			for _, a := range rest {
+				if !strings.HasPrefix(a, "-") {
+					topic = append(topic, a)
+				}
+			}
+			return usageError{cmd: "", err: fmt.Errorf("unknown help topic %q", strings.Join(topic, " "))}
+		}
+		return nil
+	}
+	if c.Runnable() || !c.HasSubCommands() {
+		return nil
 	}
 	// A group's only flags (--help, --verbose) take no value, so any
 	// other word is meant as a subcommand.
