@@ -45,6 +45,9 @@ running meanwhile drops such documents from its index when it next starts.`,
 			if keepRuns == 0 {
 				return usageError{cmd: cmdPath(c), err: fmt.Errorf("--keep-runs must be positive, or negative to keep every step")}
 			}
+			if maxRuns < 0 {
+				return usageError{cmd: cmdPath(c), err: fmt.Errorf("--max-runs must be 0 (keep all final states) or more, got %d", maxRuns)}
+			}
 			if cacheDays < 0 || uploadDays < 0 {
 				return usageError{cmd: cmdPath(c), err: fmt.Errorf("--cache-days and --upload-days must be 0 (keep) or more")}
 			}

@@ -284,6 +284,36 @@ func TestUsageErrorsCobraDetects(t *testing.T) {
 	}
 }
 
+// A negative count or number of days is a usage error (exit 2, one line
+// naming the flag): runs ls --limit -3 listed every run and gc --max-runs
+// -3 kept every run, as if the flag were 0. gc --keep-runs keeps its
+// documented meaning for a negative value (every step of every run).
+func TestNegativeCountsAreUsageErrors(t *testing.T) {
+	for _, args := range [][]string{
+		{"runs", "ls", "--limit", "-3"},
+		{"gc", "--max-runs", "-3"},
+		{"gc", "--cache-days", "-1"},
+		{"gc", "--upload-days", "-1"},
+	} {
+		t.Run(strings.Join(args, " "), func(t *testing.T) {
+			r := runCLI(t, []string{"XDG_CACHE_HOME=" + t.TempDir()}, args...)
+			if r.code != exitUsage {
+				t.Fatalf("exit %d, want %d; stdout:\n%s\nstderr:\n%s", r.code, exitUsage, r.stdout, r.stderr)
+			}
+			assertOneLineError(t, r, args[len(args)-2])
+			if r.stdout != "" {
+				t.Errorf("stdout should be empty on a usage error, got:\n%s", r.stdout)
+			}
+		})
+	}
+	for _, args := range [][]string{{"runs", "ls", "--limit", "0", "--json"}, {"gc", "--keep-runs", "-1", "--max-runs", "0", "--json"}} {
+		// a cache folder of its own: gc deletes old caches there
+		if r := runCLI(t, []string{"XDG_CACHE_HOME=" + t.TempDir()}, args...); r.code != exitOK {
+			t.Errorf("docmind %s: exit %d, stderr %q; want exit 0", strings.Join(args, " "), r.code, r.stderr)
+		}
+	}
+}
+
 func TestOfflineNoticeOnStderr(t *testing.T) {
 	r := runCLI(t, nil, "ask", "--docs", "examples/contract", "--json", "What are the late payment penalties?")
 	if !strings.Contains(r.stderr, "offline") || strings.Count(strings.TrimSpace(r.stderr), "\n") != 0 {

@@ -43,6 +43,9 @@ func (a *app) runsLsCmd() *cobra.Command {
 		Short: "List runs: id, thread, time, question, outcome, retries, tokens",
 		Args:  exactArgs(0, "no arguments"),
 		RunE: func(c *cobra.Command, _ []string) error {
+			if limit < 0 {
+				return usageError{cmd: cmdPath(c), err: fmt.Errorf("--limit must be 0 (all) or more, got %d", limit)}
+			}
 			var want checkpoint.Status
 			if status != "" {
 				st, err := checkpoint.ParseStatus(status)
