@@ -14,6 +14,7 @@ import (
 	"github.com/docmind/docmind/internal/eval"
 	"github.com/docmind/docmind/internal/eval/splits"
 	"github.com/docmind/docmind/judge"
+	"github.com/docmind/docmind/relevance"
 	"github.com/docmind/docmind/schema"
 )
 
@@ -120,6 +121,18 @@ ablations miss rules that stand in for each other).`,
 			for name := range every {
 				if !containsString(names, name) {
 					return usageError{cmd: cmdPath(cmd), err: fmt.Errorf("--every: no set %q (use %s)", name, strings.Join(names, ", "))}
+				}
+			}
+			// before the sets load: an unknown rule is a mistake in the
+			// command line, not a failure of the run
+			for _, f := range []struct {
+				flag  string
+				names []string
+			}{{"--rules", rules}, {"--off", off}} {
+				for _, name := range f.names {
+					if relevance.Lookup(name) == nil {
+						return usageError{cmd: cmdPath(cmd), err: fmt.Errorf("%s: no rule %q (docmind rules lists them)", f.flag, name)}
+					}
 				}
 			}
 			var sets []eval.RuleSet

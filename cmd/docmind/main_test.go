@@ -261,6 +261,8 @@ func TestUsageErrorsCobraDetects(t *testing.T) {
 		{[]string{"help", "-v", "index", "stat"}, `unknown help topic "index stat"`},
 		{[]string{"eval", "rules", "--sets", "contracts"}, `--sets: no set "contracts" (use contract, contract-heldout,`},
 		{[]string{"eval", "rules", "--sets", "contract", "--every", "contrct=2"}, `--every: no set "contrct"`},
+		{[]string{"eval", "rules", "--rules", "bogus"}, `--rules: no rule "bogus" (docmind rules lists them)`},
+		{[]string{"eval", "rules", "--sets", "contract", "--rules", "period.unstated", "--off", "bogus"}, `--off: no rule "bogus" (docmind rules lists them)`},
 	}
 	for _, c := range cases {
 		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
