@@ -269,6 +269,11 @@ replays with another judge model (LLM mode).`,
 				return err
 			}
 			defer store.Close()
+			// the run first: building the pipeline opens the index, whose
+			// absence would hide that there is no such run
+			if _, err := store.Run(ctx, args[0]); err != nil {
+				return notFound(args[0], err)
+			}
 			m, err := a.manager(ctx, c, &pf, nil, store, &tf)
 			if err != nil {
 				return err

@@ -170,6 +170,18 @@ func TestReplayExportGCCLI(t *testing.T) {
 	}
 }
 
+// runs replay of a run that is not in the ledger says so, even without
+// --docs and with no default index: it said "no index at ...", which sent
+// the user to ingest documents for a run that does not exist.
+func TestReplayUnknownRunSaysSoFirst(t *testing.T) {
+	env := []string{"DOCMIND_DATA_DIR=" + t.TempDir(), "XDG_CACHE_HOME=" + t.TempDir()}
+	r := runCLI(t, env, "runs", "replay", "UNKNOWN", "--from", "judge")
+	if r.code != exitError {
+		t.Fatalf("exit %d, want %d; stderr:\n%s", r.code, exitError, r.stderr)
+	}
+	assertOneLineError(t, r, `no run "UNKNOWN"`)
+}
+
 func TestChatFromPipe(t *testing.T) {
 	data := t.TempDir()
 	in := "What are the late payment penalties?\n\nand for enterprise clients?\n/quit\nWhat is ignored?\n"
