@@ -1393,6 +1393,9 @@ func states(f Frame, claim string) bool {
 		// "what were the revenues" asks for what a measure was: a count
 		// of things ("across our three businesses") does not state it
 		figure := f.Type == TypeAmount && !reAmountQ.MatchString(lq)
+		if f.Type == TypeCount && countsOther(f.Question, claim, qnums) {
+			return false
+		}
 		return statesQuantity(qnums, claim, periods, asksChange(lq) || reComparedQ.MatchString(lq), asksPart(lq), f.Type == TypeCount, figure)
 	case TypePercent:
 		if strings.Contains(claim, "%") || newNumber && rePerUnit.MatchString(claim) {
@@ -1704,4 +1707,55 @@ func (f Frame) AsksNothing() bool {
 		}
 	}
 	return true
+}
+
+// reHowManyNoun is what "how many" asks to count, up to its verb or
+// preposition: "how many [of Apple's employees] were …".
+var reHowManyNoun = regexp.MustCompile(`(?i)\bhow\s+many\s+((?:[\w'’-]+\s+){0,4}?)(?:were|was|are|is|did|do|does|have|has|had|will|would|can|could|in|at|on|for|during|as|per)\b`)
+
+// countsOther reports whether every count the claim states counts
+// something the question does not ask to count: "37 million shares" for
+// "how many employees". A number with no plural noun after it ("was
+// 2,345") stops the check; a year or a number the question states (qnums)
+// is not read.
+func countsOther(question, claim string, qnums map[string]bool) bool {
+	m := reHowManyNoun.FindStringSubmatch(question)
+	if m == nil {
+		return false
+	}
+	counted := map[string]bool{}
+	for _, t := range textproc.Terms(m[1]) {
+		counted[t] = true
+	}
+	if len(counted) == 0 {
+		return false
+	}
+	other := 0
+	for _, loc := range reNumber.FindAllStringIndex(claim, -1) {
+		n := claim[loc[0]:loc[1]]
+		if reYear.MatchString(n) && len(n) == 4 || qnums[strings.ReplaceAll(n, ",", "")] {
+			continue // a year, or a number the question states (its date)
+		}
+		words := reWord.FindAllString(claim[loc[1]:], 4)
+		i := 0
+		for i < len(words) && scaleWords[strings.ToLower(words[i])] {
+			i++
+		}
+		if i >= len(words) {
+			return false
+		}
+		for _, w := range words[i:] {
+			for _, t := range textproc.Terms(w) {
+				if counted[t] {
+					return false // it counts what is asked
+				}
+			}
+		}
+		w := strings.ToLower(words[i])
+		if len(w) < 4 || !strings.HasSuffix(w, "s") || strings.HasSuffix(w, "ss") || !textproc.HasLetter(w) || hasDigit(w) {
+			return false // not plainly a count of things
+		}
+		other++
+	}
+	return other > 0
 }
