@@ -230,6 +230,10 @@ func TestAskBadInput(t *testing.T) {
 				t.Fatalf("exit %d, want %d; stderr:\n%s", r.code, c.code, r.stderr)
 			}
 			assertOneLineError(t, r, c.want)
+			// the hint names the command once: "docmind index --help"
+			if strings.Contains(r.stderr, "docmind docmind") {
+				t.Errorf("the usage hint names docmind twice:\n%s", r.stderr)
+			}
 			if r.stdout != "" {
 				t.Errorf("stdout should be empty on error, got:\n%s", r.stdout)
 			}
@@ -249,6 +253,7 @@ func TestUsageErrorsCobraDetects(t *testing.T) {
 		want string
 	}{
 		{[]string{"bogus"}, `unknown command "bogus" for "docmind"`},
+		{[]string{"--bogus"}, "unknown flag: --bogus"},
 		{[]string{"index", "stat"}, `unknown command "stat" for "docmind index"`},
 		{[]string{"runs", "-v", "list"}, `unknown command "list" for "docmind runs"`},
 		{[]string{"eval", "bogus", "--json"}, `unknown command "bogus" for "docmind eval"`},
@@ -271,6 +276,10 @@ func TestUsageErrorsCobraDetects(t *testing.T) {
 				t.Fatalf("exit %d, want %d; stdout:\n%s\nstderr:\n%s", r.code, exitUsage, r.stdout, r.stderr)
 			}
 			assertOneLineError(t, r, c.want)
+			// the hint names the command once: "docmind index --help"
+			if strings.Contains(r.stderr, "docmind docmind") {
+				t.Errorf("the usage hint names docmind twice:\n%s", r.stderr)
+			}
 			if r.stdout != "" {
 				t.Errorf("stdout should be empty on a usage error, got:\n%s", r.stdout)
 			}
@@ -355,5 +364,13 @@ func TestHelpListsExitCodes(t *testing.T) {
 		if !strings.Contains(r.stdout+r.stderr, what) {
 			t.Errorf("--help does not list exit code %d (%q):\n%s", code, what, r.stdout)
 		}
+	}
+}
+
+// docmind --version prints one line naming the build, and exits 0.
+func TestVersionFlag(t *testing.T) {
+	r := runCLI(t, nil, "--version")
+	if r.code != exitOK || !strings.HasPrefix(r.stdout, "docmind ") || strings.Count(r.stdout, "\n") != 1 || r.stderr != "" {
+		t.Fatalf("exit %d, stdout %q, stderr %q; want one line \"docmind VERSION\"", r.code, r.stdout, r.stderr)
 	}
 }

@@ -71,6 +71,35 @@ func version() string {
 	return "dev"
 }
 
+// versionLine is what docmind --version prints after "docmind": the
+// module version, and the commit the binary was built from when the build
+// recorded it ("dev (commit 3b1416e0d2a1, modified)").
+func versionLine() string {
+	v := version()
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return v
+	}
+	var rev string
+	modified := false
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			modified = s.Value == "true"
+		}
+	}
+	if rev == "" {
+		return v
+	}
+	v += " (commit " + rev[:min(12, len(rev))]
+	if modified {
+		v += ", modified"
+	}
+	return v + ")"
+}
+
 // mcpConfig is the MCP server's configuration for docmind mcp and serve's
 // /mcp: the thread manager, the index it answers from and --timeout.
 func (a *app) mcpConfig(pf *pipelineFlags, m *threads.Manager, src docSource) mcpserver.Config {

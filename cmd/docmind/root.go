@@ -41,7 +41,9 @@ Exit codes: 0 answered, 1 error, 2 usage error, 3 no confident answer,
 or --reject).`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		Version:       versionLine(),
 	}
+	root.SetVersionTemplate("docmind {{.Version}}\n")
 	root.SetIn(a.stdin)
 	root.SetOut(a.stdout)
 	root.SetErr(a.stderr)

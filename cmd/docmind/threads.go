@@ -212,5 +212,8 @@ func shorten(s string, n int) string {
 
 // cmdPath names a command for the usage hint ("runs replay").
 func cmdPath(c *cobra.Command) string {
+	if !c.HasParent() {
+		return "" // the root: its hint is "docmind --help"
+	}
 	return strings.TrimPrefix(c.CommandPath(), c.Root().Name()+" ")
 }
