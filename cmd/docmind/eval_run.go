@@ -88,21 +88,6 @@ type judgeEvalResult struct {
 	FirstError string
 }
 
-// judgeFailures counts the outcomes whose judge call failed and returns
-// the first failure's message.
-func judgeFailures(outcomes []eval.JudgeOutcome) (int, string) {
-	n, first := 0, ""
-	for _, o := range outcomes {
-		if o.Err != "" {
-			if n == 0 {
-				first = o.Err
-			}
-			n++
-		}
-	}
-	return n, first
-}
-
 // failures counts the results whose run failed (errOf is not "") and
 // returns the first failure's message.
 func failures[R any](results []R, errOf func(R) string) (int, string) {
@@ -174,7 +159,7 @@ func (c judgeEval) Run(ctx context.Context) (*judgeEvalResult, error) {
 	if c.Progress != nil {
 		fmt.Fprintf(c.Progress, "\r%-60s\r", "")
 	}
-	failed, firstErr := judgeFailures(cands[0].Outcomes)
+	failed, firstErr := failures(cands[0].Outcomes, func(o eval.JudgeOutcome) string { return o.Err })
 	if failed > 0 && failed == len(cands[0].Outcomes) {
 		// No verdict at all (a rejected key, a server that is down): the
 		// figures would be those of a judge calling every response
