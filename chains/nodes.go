@@ -144,7 +144,7 @@ func NewRetrieve(r schema.Retriever) *NodeChain {
 		// retrieval ranked for the question as asked, then what later
 		// passes add (a retry excludes the sections the judge rejected,
 		// so its own best are the next best, not the best)
-		st.ClosestPassages = schema.MergePassages(st.ClosestPassages, schema.ClosestPassages(kept, ClosestOnRefusal), ClosestOnRefusal)
+		st.ClosestPassages = schema.MergePassages(st.ClosestPassages, closestPassages(kept, st.Query, ClosestOnRefusal), ClosestOnRefusal)
 		return nil
 	}}
 }
@@ -225,7 +225,7 @@ func NewOutput() *NodeChain {
 			st.ClosestPassages = nil
 		case len(st.ClosestPassages) == 0:
 			// a state checkpointed before the retrieve node kept them
-			st.ClosestPassages = schema.ClosestPassages(st.RetrievedSections, ClosestOnRefusal)
+			st.ClosestPassages = closestPassages(st.RetrievedSections, st.Query, ClosestOnRefusal)
 		}
 		return nil
 	}}

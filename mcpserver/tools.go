@@ -51,6 +51,9 @@ type Citation struct {
 	Page      int    `json:"page" jsonschema:"the page the passage is on (its index in the file, 1-based), 0 when unknown"`
 	PageRef   string `json:"page_ref" jsonschema:"the page as the answer cites it: the printed page label, with the index in the file beside it where they differ"`
 	Quote     string `json:"quote,omitempty" jsonschema:"the sentence of the document that supports the answer"`
+	// Excerpt is, for a refusal's closest passage, what to read of it
+	// (schema.Passage.Excerpt).
+	Excerpt string `json:"excerpt,omitempty" jsonschema:"for a closest passage of a refusal: its sentences that share the most of the question's words, NOT verified"`
 }
 
 // SearchInput is the arguments of the search tool.
@@ -145,7 +148,7 @@ func (s *server) ask(ctx context.Context, _ *mcp.CallToolRequest, in AskInput) (
 func closest(st *schema.State) []Citation {
 	var out []Citation
 	for _, p := range st.ClosestPassages {
-		out = append(out, Citation{SectionID: p.SectionID, Title: p.Title, Document: p.Source, Page: p.Page, PageRef: p.PageRef})
+		out = append(out, Citation{SectionID: p.SectionID, Title: p.Title, Document: p.Source, Page: p.Page, PageRef: p.PageRef, Excerpt: p.Excerpt})
 	}
 	return out
 }
@@ -239,6 +242,9 @@ func askText(out AskOutput) string {
 			b.WriteString("Closest passages found (not verified):\n")
 			for i, c := range out.Closest {
 				fmt.Fprintf(&b, "  [%d] %s — %s, %s\n", i+1, c.Title, c.Document, c.PageRef)
+				if c.Excerpt != "" {
+					fmt.Fprintf(&b, "      %q\n", c.Excerpt)
+				}
 			}
 		}
 	}

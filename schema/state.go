@@ -315,7 +315,10 @@ type Passage struct {
 	Page      int    `json:"page"`
 	// PageRef is the page as source lists show it (Section.SourceRef).
 	PageRef string `json:"page_ref"`
-	// Excerpt is the section's opening, at most about 200 characters.
+	// Excerpt is what to read of the section: on a refusal, the sentence
+	// that states the most of the question's words, with the one before it
+	// when both fit, at most about 300 characters (package chains); the
+	// section's opening, at most about 200, where no question is known.
 	Excerpt string `json:"excerpt,omitempty"`
 }
 

@@ -2,6 +2,7 @@ package server
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -68,6 +69,11 @@ func checkRefusalNamesClosestPassages(b *browser) {
 	links := eval[int](b, "closest links", `document.querySelectorAll("#transcript .turn:last-of-type .citations.closest a.cite").length`)
 	if !strings.Contains(head, "not verified") || links == 0 {
 		b.t.Fatalf("heading %q, %d links: want the closest passages labelled not verified", head, links)
+	}
+	// each shows what to read of it: the sentences that meet the question
+	excerpts := eval[[]string](b, "closest excerpts", `[...document.querySelectorAll("#transcript .turn:last-of-type .citations.closest li")].map(li => (li.querySelector("blockquote.excerpt") || {}).textContent || "")`)
+	if len(excerpts) != links || !slices.ContainsFunc(excerpts, func(e string) bool { return strings.Contains(strings.ToLower(e), "terminat") }) {
+		b.t.Fatalf("closest passages' excerpts %q: want one under each passage, one about terminating", excerpts)
 	}
 	b.screenshot("browser-4b-refusal-closest-passages")
 }

@@ -210,6 +210,9 @@ func (s *Server) assistantContent(st *schema.State) string {
 		b.WriteString("\n\nClosest passages found (not verified):")
 		for _, p := range st.ClosestPassages {
 			line(p.Title, p.Source, p.PageRef)
+			if p.Excerpt != "" {
+				fmt.Fprintf(&b, "\n  %q", p.Excerpt)
+			}
 		}
 	}
 	return b.String()

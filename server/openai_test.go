@@ -49,8 +49,8 @@ func TestChatCompletionsWithTheOpenAIClient(t *testing.T) {
 		t.Fatal(err)
 	}
 	// a refusal: the fallback message, then where to look, not verified
-	if got := resp.Choices[0].Message.Content; !strings.HasPrefix(got, schema.FallbackMessage) || !strings.Contains(got, "Closest passages found (not verified)") {
-		t.Fatalf("reply %q, want the fallback message and the closest passages", got)
+	if got := resp.Choices[0].Message.Content; !strings.HasPrefix(got, schema.FallbackMessage) || !strings.Contains(got, "Closest passages found (not verified)") || !strings.Contains(got, "\n  \"") {
+		t.Fatalf("reply %q, want the fallback message and the closest passages, each with its excerpt", got)
 	}
 
 	// A wrong token is an error the client reports with its status.

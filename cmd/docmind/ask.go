@@ -112,6 +112,9 @@ func printAnswer(w io.Writer, st *schema.State, streamed bool) {
 		fmt.Fprintln(w, "\nClosest passages found (not verified: the judge accepted no answer from them):")
 		for i, p := range st.ClosestPassages {
 			fmt.Fprintf(w, "  [%d] %s — %s, %s\n", i+1, p.Title, p.Source, p.PageRef)
+			if p.Excerpt != "" {
+				fmt.Fprintf(w, "      %q\n", p.Excerpt)
+			}
 		}
 	}
 	fmt.Fprintln(w)

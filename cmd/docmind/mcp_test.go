@@ -102,7 +102,10 @@ func TestMCPStdio(t *testing.T) {
 		if out.Answered || len(out.Closest) == 0 || out.Closest[0].Title == "" || out.Closest[0].PageRef == "" {
 			t.Fatalf("want a refusal with closest passages, got %+v", out)
 		}
-		if text := textOf(t, res); !strings.Contains(text, "Closest passages found (not verified)") || !strings.Contains(text, out.Closest[0].Title) {
+		if !strings.Contains(out.Closest[0].Excerpt, "ninety (90) days") {
+			t.Errorf("the first closest passage's excerpt %q: want the sentence that meets the question", out.Closest[0].Excerpt)
+		}
+		if text := textOf(t, res); !strings.Contains(text, "Closest passages found (not verified)") || !strings.Contains(text, out.Closest[0].Title) || !strings.Contains(text, out.Closest[0].Excerpt) {
 			t.Errorf("text should name the closest passages as not verified:\n%s", text)
 		}
 	})

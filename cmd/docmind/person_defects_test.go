@@ -70,6 +70,11 @@ func TestRefusalNamesClosestPassages(t *testing.T) {
 		!strings.Contains(r.stdout, "[1] ") || !strings.Contains(r.stdout, "examples/contract/master-services-agreement.md, page ") {
 		t.Errorf("the refusal does not name the closest passages as not verified:\n%s", r.stdout)
 	}
+	// under each, the sentence that meets the question: the notice period
+	// the refused draft could not vouch for is there to read
+	if !strings.Contains(r.stdout, "      \"Client may terminate this Agreement, or any Statement of Work, for convenience by giving Provider at least ninety (90) days' prior written notice.\"") {
+		t.Errorf("the closest passages do not show the sentence that meets the question:\n%s", r.stdout)
+	}
 	j := runCLI(t, nil, "ask", "--docs", "examples/contract", "--json", q)
 	st := decodeState(t, j.stdout)
 	if st.Answer() != schema.FallbackMessage || st.GeneratedResponse == nil || len(st.ClosestPassages) == 0 || st.ClosestPassages[0].Title == "" {

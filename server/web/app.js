@@ -337,7 +337,8 @@ function sectionPageRef(s) {
 // sourceList is a titled list of links to the viewer.
 function sourceList(heading, cites, cls) {
   return [el("h4", {}, heading),
-    el("ol", { class: cls || "citations" }, ...cites.map((c) => el("li", {}, citationLink(c))))];
+    el("ol", { class: cls || "citations" }, ...cites.map((c) => el("li", {}, citationLink(c),
+      ...(c.excerpt ? [el("blockquote", { class: "excerpt" }, c.excerpt)] : []))))];
 }
 
 function oneLine(s) {

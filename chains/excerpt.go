@@ -1,0 +1,131 @@
+package chains
+
+import (
+	"strings"
+	"unicode/utf8"
+
+	"github.com/docmind/docmind/schema"
+	"github.com/docmind/docmind/textproc"
+)
+
+// maxExcerpt is about the most bytes a closest passage's excerpt shows.
+const maxExcerpt = 300
+
+// excerptLead is how many words before the first word of the question an
+// excerpt cut from a long sentence keeps.
+const excerptLead = 8
+
+// closestPassages returns up to n passages of secs, best relevance first
+// (schema.ClosestPassages), each excerpted where it meets the question
+// (questionExcerpt): a refusal shows the sentence to read, not the
+// section's opening.
+func closestPassages(secs []schema.Section, query string, n int) []schema.Passage {
+	out := schema.ClosestPassages(secs, n)
+	byID := make(map[string]schema.Section, len(secs))
+	for _, s := range secs {
+		byID[s.ID] = s
+	}
+	for i := range out {
+		if s, ok := byID[out[i].SectionID]; ok && s.ID != "" {
+			if e := questionExcerpt(s, query); e != "" {
+				out[i].Excerpt = e
+			}
+		}
+	}
+	return out
+}
+
+// questionExcerpt returns the sentence of s that states the most of the
+// question's terms (the words that chose its document, Section.NamedBy,
+// do not count: every sentence of it is about them), the earliest of
+// equals, led by the sentence before it when both fit in maxExcerpt
+// ("The obligations … continue … for five (5) years after …" before
+// "Obligations relating to trade secrets continue for as long as …"). A
+// sentence longer than maxExcerpt is cut a few words before where the
+// question's terms are densest (densest); "…" marks text left out before
+// or after. It returns "" when no sentence states one.
+func questionExcerpt(s schema.Section, query string) string {
+	named := map[string]bool{}
+	for _, t := range textproc.Terms(strings.Join(s.NamedBy, " ")) {
+		named[t] = true
+	}
+	want := map[string]bool{}
+	for _, t := range textproc.Terms(query) {
+		if !named[t] {
+			want[t] = true
+		}
+	}
+	if len(want) == 0 {
+		return ""
+	}
+	sents := textproc.Sentences(s.Content)
+	best, bestHits := -1, 0
+	for i, sent := range sents {
+		hits := map[string]bool{}
+		for _, t := range textproc.Terms(sent) {
+			if want[t] {
+				hits[t] = true
+			}
+		}
+		if len(hits) > bestHits {
+			best, bestHits = i, len(hits)
+		}
+	}
+	if best < 0 {
+		return ""
+	}
+	first := best
+	if best > 0 && len(sents[best-1])+1+len(sents[best]) <= maxExcerpt {
+		first = best - 1
+	}
+	words := strings.Fields(strings.Join(sents[first:best+1], " "))
+	start := 0
+	if len(strings.Join(words, " ")) > maxExcerpt {
+		start = densest(words, want)
+	}
+	text := strings.Join(words[start:], " ")
+	if len(text) > maxExcerpt {
+		cut := strings.LastIndexByte(text[:maxExcerpt], ' ')
+		if cut <= 0 {
+			cut = maxExcerpt
+			for cut > 0 && !utf8.RuneStart(text[cut]) {
+				cut--
+			}
+		}
+		text = text[:cut] + "…"
+	}
+	if first > 0 || start > 0 {
+		text = "…" + text
+	}
+	return text
+}
+
+// densest returns where to start an excerpt of words that is too long:
+// a few words (excerptLead) before the word of the question from which
+// the next maxExcerpt bytes state the most of the question's terms, the
+// earliest of equals.
+func densest(words []string, want map[string]bool) int {
+	term := make([]string, len(words))
+	for i, w := range words {
+		if ts := textproc.Terms(w); len(ts) > 0 && want[ts[0]] {
+			term[i] = ts[0]
+		}
+	}
+	best, bestHits := 0, 0
+	for i := range words {
+		if term[i] == "" {
+			continue
+		}
+		hits := map[string]bool{}
+		for j, n := i, 0; j < len(words) && n+len(words[j]) <= maxExcerpt; j++ {
+			n += len(words[j]) + 1
+			if term[j] != "" {
+				hits[term[j]] = true
+			}
+		}
+		if len(hits) > bestHits {
+			best, bestHits = max(i-excerptLead, 0), len(hits)
+		}
+	}
+	return best
+}
