@@ -169,8 +169,11 @@ answerable questions only).
 refusals says where a refusal sends the user. For each answerable question
 that was refused and whose row locates its evidence, closest_hold_evidence
 says whether the passages the refusal points at (closest_passages) hold it,
-as eval evidence counts a hit. refusals {refused, located,
-closest_hold_evidence (share of located)}.
+as eval evidence counts a hit; for each whose row has gold answers or facts,
+closest_excerpt_answers says whether the excerpt of one of those passages
+(what the refusal shows of it) states them, as an answer would have to.
+refusals {refused, located, closest_hold_evidence (share of located),
+with_gold, excerpts_state_answer (share of with_gold)}.
 
 --json prints the report: match, questions, answerable, unanswerable, answered,
 coverage, answered_accuracy, answerable_correct, answered_correctly, correct,
@@ -182,7 +185,8 @@ errors, by_kind and by_type {tag: {questions, right}}, first_pass,
 refusals, and results [{id, question, kind, type, answerable, abstained, answered,
 confidence, signals, reasoning, refused_answer, grounded, correct,
 missing_facts, missed_answers, page_correct, evidence_handed_on,
-first_draft_correct, first_confidence, closest_hold_evidence, retries,
+first_draft_correct, first_confidence, closest_hold_evidence,
+closest_excerpt_answers, retries,
 retry_count, usage, latency_ms, answer, error}]: reasoning is the last verdict's, and refused_answer, for
 a question the pipeline abstained on, the answer that verdict refused.
 

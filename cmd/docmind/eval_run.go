@@ -430,8 +430,15 @@ func writeQATable(w io.Writer, rep *eval.QAReport) error {
 			return err
 		}
 	}
-	if rs := rep.Refusals; rs != nil && rs.Located > 0 {
-		fmt.Fprintf(w, "\nrefusals of answerable questions: %d; evidence located for %d, among their closest passages for %.3f\n", rs.Refused, rs.Located, rs.ClosestHoldEvidence)
+	if rs := rep.Refusals; rs != nil && (rs.Located > 0 || rs.WithGold > 0) {
+		fmt.Fprintf(w, "\nrefusals of answerable questions: %d", rs.Refused)
+		if rs.Located > 0 {
+			fmt.Fprintf(w, "; evidence located for %d, among their closest passages for %.3f", rs.Located, rs.ClosestHoldEvidence)
+		}
+		if rs.WithGold > 0 {
+			fmt.Fprintf(w, "; with gold answers %d, stated in a closest passage's excerpt for %.3f", rs.WithGold, rs.ExcerptsStateAnswer)
+		}
+		fmt.Fprintln(w)
 	}
 	if err := breakdown("kind", rep.ByKind); err != nil {
 		return err

@@ -253,14 +253,14 @@ func TestRefusalClosestPassages(t *testing.T) {
 	var results []QAResult
 	for _, c := range cases {
 		r := QAResult{ID: c.name, Answerable: true, Answered: c.answered}
-		scoreClosest(&r, c.st, fp, target)
+		scoreClosest(&r, QARow{}, c.st, fp, target)
 		if got := show(r.ClosestHoldEvidence); got != c.want {
 			t.Errorf("%s: closest_hold_evidence %s, want %s", c.name, got, c.want)
 		}
 		results = append(results, r)
 	}
 	unlocated := QAResult{ID: "facts only", Answerable: true}
-	scoreClosest(&unlocated, refused(), fp, EvidenceTarget{})
+	scoreClosest(&unlocated, QARow{}, refused(), fp, EvidenceTarget{})
 	results = append(results, unlocated, QAResult{ID: "unanswerable"})
 	rs := summarizeRefusals(results)
 	if rs == nil || rs.Refused != 5 || rs.Located != 4 || rs.ClosestHoldEvidence != 0.5 {
@@ -268,5 +268,51 @@ func TestRefusalClosestPassages(t *testing.T) {
 	}
 	if summarizeRefusals(results[4:5]) != nil {
 		t.Error("no refusal: want no figures")
+	}
+}
+
+// A refusal's closest passages state the answer when one's excerpt does,
+// as an answer's text would have to (facts, gold spans under the row's
+// rule); a passage without an excerpt states nothing, and a row without
+// gold answers or facts is not scored.
+func TestRefusalExcerptsStateTheAnswer(t *testing.T) {
+	refused := func(excerpts ...string) *schema.State {
+		st := schema.NewState("q")
+		for _, e := range excerpts {
+			st.ClosestPassages = append(st.ClosestPassages, schema.Passage{Title: "T", Source: "d.pdf", Page: 1, Excerpt: e})
+		}
+		return st
+	}
+	facts := QARow{Facts: []string{"90 days"}}
+	spans := QARow{Answers: []string{"change or update your member preferences"}}
+	cases := []struct {
+		name string
+		row  QARow
+		st   *schema.State
+		want string
+	}{
+		{"the second passage's excerpt states the fact", facts, refused("The Term renews each year.", "…unless either Party gives ninety (90) days' notice of non-renewal."), "true"},
+		{"no excerpt states it", facts, refused("The Term renews each year.", "Fees are due in 30 days."), "false"},
+		{"a passage without an excerpt", facts, refused(""), "false"},
+		{"a gold span in an excerpt", spans, refused("…please use the mechanism that allows you to change or update your member preferences or information."), "true"},
+		{"no gold", QARow{}, refused("ninety (90) days"), "-"},
+	}
+	var results []QAResult
+	for _, c := range cases {
+		r := QAResult{ID: c.name, Answerable: true}
+		scoreClosest(&r, c.row, c.st, &FirstPass{}, EvidenceTarget{})
+		if got := show(r.ClosestExcerptAnswers); got != c.want {
+			t.Errorf("%s: closest_excerpt_answers %s, want %s", c.name, got, c.want)
+		}
+		results = append(results, r)
+	}
+	answered := QAResult{ID: "answered", Answerable: true, Answered: true}
+	scoreClosest(&answered, facts, refused("ninety (90) days"), &FirstPass{}, EvidenceTarget{})
+	if answered.ClosestExcerptAnswers != nil {
+		t.Error("an answered question: want no excerpt score")
+	}
+	rs := summarizeRefusals(results)
+	if rs == nil || rs.Refused != 5 || rs.WithGold != 4 || rs.ExcerptsStateAnswer != 0.5 {
+		t.Errorf("refusals %+v, want 5 refused, 4 with gold, 0.5 stating the answer", rs)
 	}
 }

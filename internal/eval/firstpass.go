@@ -183,14 +183,26 @@ func summarizeFirstPass(results []QAResult) *FirstPassScore {
 	return &fs
 }
 
-// scoreClosest sets r.ClosestHoldEvidence for an answerable question that
-// was refused and whose row locates its evidence: whether the passages
-// the refusal points at (closest_passages) hold it, as eval evidence
-// counts a hit. A passage is read as the section the run retrieved under
+// scoreClosest sets, for an answerable question that was refused,
+// r.ClosestExcerptAnswers when its row has gold answers or facts: whether
+// the excerpt of a passage the refusal points at (closest_passages)
+// states them, as an answer's text would have to (QARow.misses); and
+// r.ClosestHoldEvidence when its row locates its evidence: whether those
+// passages hold it, as eval evidence counts a hit. A passage is read as the section the run retrieved under
 // its id; one the run did not report is read from the passage itself
 // (title, document, page, excerpt).
-func scoreClosest(r *QAResult, st *schema.State, fp *FirstPass, target EvidenceTarget) {
-	if !r.Answerable || r.Answered || st == nil || !target.Located() {
+func scoreClosest(r *QAResult, row QARow, st *schema.State, fp *FirstPass, target EvidenceTarget) {
+	if !r.Answerable || r.Answered || st == nil {
+		return
+	}
+	if len(row.Answers) > 0 || len(row.Facts) > 0 {
+		ok := slices.ContainsFunc(st.ClosestPassages, func(p schema.Passage) bool {
+			facts, missed := row.misses(p.Excerpt)
+			return p.Excerpt != "" && len(facts) == 0 && !missed
+		})
+		r.ClosestExcerptAnswers = &ok
+	}
+	if !target.Located() {
 		return
 	}
 	m := newEvidenceMatcher(target)
@@ -212,13 +224,19 @@ type RefusalScore struct {
 	Refused             int     `json:"refused"`
 	Located             int     `json:"located"`
 	ClosestHoldEvidence float64 `json:"closest_hold_evidence"`
+	// WithGold counts the refused questions with gold answers or facts,
+	// and ExcerptsStateAnswer is the share of them for which the excerpt
+	// of a closest passage states the answer: what the refusal shows
+	// without opening a document.
+	WithGold            int     `json:"with_gold"`
+	ExcerptsStateAnswer float64 `json:"excerpts_state_answer"`
 }
 
 // summarizeRefusals returns the refusal figures of results, nil when no
 // answerable question was refused.
 func summarizeRefusals(results []QAResult) *RefusalScore {
 	var rs RefusalScore
-	hold := 0
+	hold, stated := 0, 0
 	for _, r := range results {
 		if !r.Answerable || r.Answered || r.Err != "" {
 			continue
@@ -228,10 +246,15 @@ func summarizeRefusals(results []QAResult) *RefusalScore {
 			rs.Located++
 			hold += b2i(*r.ClosestHoldEvidence)
 		}
+		if r.ClosestExcerptAnswers != nil {
+			rs.WithGold++
+			stated += b2i(*r.ClosestExcerptAnswers)
+		}
 	}
 	if rs.Refused == 0 {
 		return nil
 	}
 	rs.ClosestHoldEvidence = ratio(hold, rs.Located)
+	rs.ExcerptsStateAnswer = ratio(stated, rs.WithGold)
 	return &rs
 }

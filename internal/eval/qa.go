@@ -217,13 +217,18 @@ type QAResult struct {
 	// ClosestHoldEvidence is, for an answerable question that was refused
 	// and whose row locates its evidence, whether the passages the refusal
 	// points at (closest_passages) hold it; unset otherwise.
-	ClosestHoldEvidence *bool        `json:"closest_hold_evidence,omitempty"`
-	Retries             int          `json:"retries"`
-	RetryCount          int          `json:"retry_count"`
-	Usage               schema.Usage `json:"usage"`
-	LatencyMS           float64      `json:"latency_ms"`
-	Answer              string       `json:"answer"`
-	Err                 string       `json:"error,omitempty"`
+	ClosestHoldEvidence *bool `json:"closest_hold_evidence,omitempty"`
+	// ClosestExcerptAnswers is, for an answerable question that was
+	// refused and whose row has gold answers or facts, whether the
+	// excerpt of one of its closest_passages states them; unset
+	// otherwise.
+	ClosestExcerptAnswers *bool        `json:"closest_excerpt_answers,omitempty"`
+	Retries               int          `json:"retries"`
+	RetryCount            int          `json:"retry_count"`
+	Usage                 schema.Usage `json:"usage"`
+	LatencyMS             float64      `json:"latency_ms"`
+	Answer                string       `json:"answer"`
+	Err                   string       `json:"error,omitempty"`
 	// match is the rule the answers were matched with.
 	match MatchRule
 }
@@ -359,7 +364,7 @@ func RunQA(ctx context.Context, ask AskFunc, rows []QARow, opts QAOptions) (*QAR
 		res := ScoreQA(row, st, err)
 		if err == nil {
 			scoreFirstPass(&res, row, &fp, targets[i])
-			scoreClosest(&res, st, &fp, targets[i])
+			scoreClosest(&res, row, st, &fp, targets[i])
 		}
 		res.LatencyMS = float64(took) / float64(time.Millisecond)
 		results = append(results, res)

@@ -191,6 +191,7 @@ var figures = map[string][]figure{
 		{label: "evidence handed on: answered correctly", path: []string{"first_pass", "with_evidence", "answerable_correct"}, pct: true, of: []string{"first_pass", "with_evidence", "questions"}},
 		{label: "evidence handed on: accuracy of the answers given", path: []string{"first_pass", "with_evidence", "answered_accuracy"}, pct: true, of: []string{"first_pass", "with_evidence", "answered"}},
 		{label: "refused answerable: evidence among the closest passages", path: []string{"refusals", "closest_hold_evidence"}, pct: true, of: []string{"refusals", "located"}},
+		{label: "refused answerable: the answer in a closest passage's excerpt", path: []string{"refusals", "excerpts_state_answer"}, pct: true, of: []string{"refusals", "with_gold"}},
 		{label: "latency p50", path: []string{"latency_p50_ms"}, unit: "ms"},
 	},
 	"eval evidence": {
