@@ -1,6 +1,7 @@
 package chains
 
 import (
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -15,24 +16,30 @@ const maxExcerpt = 300
 // excerpt cut from a long sentence keeps.
 const excerptLead = 8
 
-// closestPassages returns up to n passages of secs, best relevance first
-// (schema.ClosestPassages), each excerpted where it meets the question
-// (questionExcerpt): a refusal shows the sentence to read, not the
-// section's opening.
+// closestPassages returns up to n passages of secs (one per section
+// title and page, schema.ClosestPassages) for a refusal to point at: those
+// with a sentence stating the most of the question's words first,
+// retrieval's order among equals, each excerpted where it meets the
+// question (questionExcerpt). Retrieval ranks a section by all its words;
+// the user reads one sentence of it.
 func closestPassages(secs []schema.Section, query string, n int) []schema.Passage {
-	out := schema.ClosestPassages(secs, n)
+	all := schema.ClosestPassages(secs, len(secs))
 	byID := make(map[string]schema.Section, len(secs))
 	for _, s := range secs {
 		byID[s.ID] = s
 	}
-	for i := range out {
-		if s, ok := byID[out[i].SectionID]; ok && s.ID != "" {
-			if e := questionExcerpt(s, query); e != "" {
-				out[i].Excerpt = e
+	hits := make(map[string]int, len(all))
+	for i := range all {
+		if s, ok := byID[all[i].SectionID]; ok && s.ID != "" {
+			e, h := questionExcerpt(s, query)
+			if e != "" {
+				all[i].Excerpt = e
 			}
+			hits[all[i].SectionID] = h
 		}
 	}
-	return out
+	slices.SortStableFunc(all, func(a, b schema.Passage) int { return hits[b.SectionID] - hits[a.SectionID] })
+	return all[:min(n, len(all))]
 }
 
 // questionExcerpt returns the sentence of s that states the most of the
@@ -43,8 +50,9 @@ func closestPassages(secs []schema.Section, query string, n int) []schema.Passag
 // "Obligations relating to trade secrets continue for as long as …"). A
 // sentence longer than maxExcerpt is cut a few words before where the
 // question's terms are densest (densest); "…" marks text left out before
-// or after. It returns "" when no sentence states one.
-func questionExcerpt(s schema.Section, query string) string {
+// or after. It returns "" when no sentence states one. hits is how many
+// of the question's terms the excerpt's sentence states.
+func questionExcerpt(s schema.Section, query string) (excerpt string, hits int) {
 	named := map[string]bool{}
 	for _, t := range textproc.Terms(strings.Join(s.NamedBy, " ")) {
 		named[t] = true
@@ -56,7 +64,7 @@ func questionExcerpt(s schema.Section, query string) string {
 		}
 	}
 	if len(want) == 0 {
-		return ""
+		return "", 0
 	}
 	sents := textproc.Sentences(s.Content)
 	best, bestHits := -1, 0
@@ -72,7 +80,7 @@ func questionExcerpt(s schema.Section, query string) string {
 		}
 	}
 	if best < 0 {
-		return ""
+		return "", 0
 	}
 	first := best
 	if best > 0 && len(sents[best-1])+1+len(sents[best]) <= maxExcerpt {
@@ -97,7 +105,7 @@ func questionExcerpt(s schema.Section, query string) string {
 	if first > 0 || start > 0 {
 		text = "…" + text
 	}
-	return text
+	return text, bestHits
 }
 
 // densest returns where to start an excerpt of words that is too long:

@@ -1,6 +1,7 @@
 package chains
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -60,5 +61,25 @@ func TestClosestPassageExcerpts(t *testing.T) {
 	none := schema.Section{ID: "n", Content: "Fees are due monthly. Invoices are sent by email."}
 	if got := closestPassages([]schema.Section{none}, "Who signed the agreement?", 1); got[0].Excerpt != "Fees are due monthly. Invoices are sent by email." {
 		t.Errorf("no word of the question: got %q, want the section's opening", got[0].Excerpt)
+	}
+}
+
+// A refusal points first at the sections with a sentence stating the most
+// of the question's words, retrieval's order among equals: retrieval
+// ranks a section by all its words, the user reads one sentence of it.
+func TestClosestPassagesStateTheQuestion(t *testing.T) {
+	secs := []schema.Section{
+		{ID: "a", Title: "Definitions", Source: "msa.pdf", Page: 1, RelevanceScore: 0.9, Content: "Notice means a written notice. Agreement means this agreement."},
+		{ID: "b", Title: "Renewal", Source: "msa.pdf", Page: 4, RelevanceScore: 0.8, Content: "The Term renews each year."},
+		{ID: "c", Title: "Non-renewal", Source: "msa.pdf", Page: 5, RelevanceScore: 0.7, Content: "Either Party may stop the Term renewing by written notice given ninety (90) days before it ends."},
+		{ID: "d", Title: "Fees", Source: "msa.pdf", Page: 8, RelevanceScore: 0.6, Content: "Fees are due monthly."},
+	}
+	got := closestPassages(secs, "How much notice stops the term renewing?", 3)
+	var ids []string
+	for _, p := range got {
+		ids = append(ids, p.SectionID)
+	}
+	if want := []string{"c", "b", "a"}; !slices.Equal(ids, want) {
+		t.Errorf("closest passages %v, want %v", ids, want)
 	}
 }

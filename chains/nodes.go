@@ -141,9 +141,11 @@ func NewRetrieve(r schema.Retriever) *NodeChain {
 		}
 		st.RetrievedSections = kept
 		// what a refusal will point at: the first pass's best, which
-		// retrieval ranked for the question as asked, then what later
+		// retrieval found for the question as asked, then what later
 		// passes add (a retry excludes the sections the judge rejected,
-		// so its own best are the next best, not the best)
+		// so its own best are the next best, not the best); within a
+		// pass, the sections whose sentences meet the question first
+		// (closestPassages)
 		st.ClosestPassages = schema.MergePassages(st.ClosestPassages, closestPassages(kept, st.Query, ClosestOnRefusal), ClosestOnRefusal)
 		return nil
 	}}
@@ -210,8 +212,8 @@ const ClosestOnRefusal = 3
 
 // NewOutput returns the output node: final_output is the generated response
 // when the verdict says should_return, else schema.FallbackMessage, and
-// then closest_passages names the passages retrieval ranked highest (the
-// first pass's first), not verified, so that a refusal still says where to
+// then closest_passages names the best passages retrieval found (the
+// first pass's first; closestPassages), not verified, so that a refusal still says where to
 // look. An answer clears them.
 func NewOutput() *NodeChain {
 	return &NodeChain{name: schema.NodeOutput, apply: func(_ context.Context, st *schema.State) error {

@@ -28,8 +28,9 @@ type AskOutput struct {
 	Query     string     `json:"query" jsonschema:"the standalone question that was answered"`
 	Verdict   Verdict    `json:"verdict" jsonschema:"the judge's verdict on the answer"`
 	Citations []Citation `json:"citations" jsonschema:"the passages the answer rests on"`
-	// Closest, on a refusal, are the passages retrieval ranked highest.
-	Closest []Citation `json:"closest_passages,omitempty" jsonschema:"when answered is false: the passages retrieval ranked highest, NOT verified by the judge; where the user may look"`
+	// Closest, on a refusal, are the passages retrieval found that best
+	// meet the question (schema.State.ClosestPassages).
+	Closest []Citation `json:"closest_passages,omitempty" jsonschema:"when answered is false: the passages retrieval found that best meet the question, NOT verified by the judge; where the user may look"`
 	RunID   string     `json:"run_id" jsonschema:"the run in DocMind's run ledger (docmind runs show RUN)"`
 	Thread  string     `json:"thread" jsonschema:"the conversation: pass it as thread to ask a follow-up"`
 }

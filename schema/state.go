@@ -298,9 +298,10 @@ type State struct {
 	// passes, so that a retry never hands back the same sections.
 	ExcludedSections []string `json:"excluded_sections,omitempty"`
 	// ClosestPassages, kept when the answer is refused (final_output is
-	// the fallback message), are the passages retrieval ranked highest:
-	// the first pass's best for the question as asked, then those later
-	// passes added, up to three. Where to look, NOT verified by the judge.
+	// the fallback message), are the best of the passages retrieval handed
+	// on: the first pass's for the question as asked, then those later
+	// passes added, up to three; among a pass's, those with a sentence
+	// stating the most of the question's words first (package chains). Where to look, NOT verified by the judge.
 	// The retrieve node gathers them as the run goes; the output node
 	// clears them when it gives an answer.
 	ClosestPassages []Passage `json:"closest_passages,omitempty"`
