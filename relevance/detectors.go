@@ -179,7 +179,7 @@ var (
 		Doc:  "the answer's passage addresses less than the least weighted share of the question's focus terms",
 		Run: func(p *Pass) {
 			if p.Result.Focus < p.MinFocus {
-				p.Reportf("the answer does not address %s", QuoteList(p.Result.MissingFocus))
+				p.Reportf("the answer does not address %s", QuoteList(p.Frame.words(p.Result.MissingFocus)))
 			}
 		},
 	})

@@ -34,6 +34,7 @@
 package relevance
 
 import (
+	"cmp"
 	"fmt"
 	"path/filepath"
 	"regexp"
@@ -1338,6 +1339,17 @@ func (f Frame) focus(x Text, match Matcher, weight Weigher) (share float64, miss
 		return 1, missing
 	}
 	return got / total, missing
+}
+
+// words returns the question's words for the focus stems (the stem
+// where the question has none), as a finding names them to a reader:
+// "convenience", not "conveni".
+func (f Frame) words(stems []string) []string {
+	out := make([]string, len(stems))
+	for i, st := range stems {
+		out[i] = cmp.Or(f.FocusWords[st], st)
+	}
+	return out
 }
 
 // Tokens returns the folded tokens of x.

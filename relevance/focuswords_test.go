@@ -1,0 +1,22 @@
+package relevance
+
+import (
+	"strings"
+	"testing"
+)
+
+// A finding names the question's words as the user wrote them, not
+// their stems: "convenience", not "conveni".
+func TestFocusShareNamesTheQuestionsWords(t *testing.T) {
+	f := Analyze("How much notice is needed to terminate for convenience?")
+	res := f.Check(Context{Claim: "Either Party may terminate this Agreement for material breach."}, 0.9, nil, nil)
+	var detail string
+	for _, fd := range res.Findings {
+		if fd.Rule == FocusShare.Name {
+			detail = fd.Detail
+		}
+	}
+	if !strings.Contains(detail, `"convenience"`) || strings.Contains(detail, `"conveni"`) {
+		t.Errorf("focus.share finding %q: want the question's word \"convenience\"", detail)
+	}
+}
