@@ -75,6 +75,7 @@ func checkRefusalNamesClosestPassages(b *browser) {
 	if len(excerpts) != links || !slices.ContainsFunc(excerpts, func(e string) bool { return strings.Contains(strings.ToLower(e), "terminat") }) {
 		b.t.Fatalf("closest passages' excerpts %q: want one under each passage, one about terminating", excerpts)
 	}
+	eval[bool](b, "show the closest passages", `(document.querySelector("#transcript .turn:last-of-type .citations.closest").scrollIntoView({block: "center"}), true)`)
 	b.screenshot("browser-4b-refusal-closest-passages")
 }
 
