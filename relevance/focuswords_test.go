@@ -20,3 +20,19 @@ func TestFocusShareNamesTheQuestionsWords(t *testing.T) {
 		t.Errorf("focus.share finding %q: want the question's word \"convenience\"", detail)
 	}
 }
+
+// A name is quoted as a name, without the possessive the question wrote
+// it with.
+func TestEntityFindingQuotesTheName(t *testing.T) {
+	f := Analyze("What was FedEx Express's total jet fuel cost in fiscal 2023?")
+	res := f.Check(Context{Claim: "During 2023, the company purchased jet fuel from various suppliers."}, 0, nil, nil)
+	var detail string
+	for _, fd := range res.Findings {
+		if fd.Rule == EntityUnnamed.Name {
+			detail = fd.Detail
+		}
+	}
+	if !strings.Contains(detail, `"FedEx Express"`) {
+		t.Errorf("entity.unnamed finding %q: want the name \"FedEx Express\", without \"'s\"", detail)
+	}
+}
