@@ -3,7 +3,6 @@ package chains
 import (
 	"slices"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/docmind/docmind/schema"
 	"github.com/docmind/docmind/textproc"
@@ -91,17 +90,7 @@ func questionExcerpt(s schema.Section, query string) (excerpt string, hits int) 
 	if len(strings.Join(words, " ")) > maxExcerpt {
 		start = densest(words, want)
 	}
-	text := strings.Join(words[start:], " ")
-	if len(text) > maxExcerpt {
-		cut := strings.LastIndexByte(text[:maxExcerpt], ' ')
-		if cut <= 0 {
-			cut = maxExcerpt
-			for cut > 0 && !utf8.RuneStart(text[cut]) {
-				cut--
-			}
-		}
-		text = text[:cut] + "…"
-	}
+	text := schema.Excerpt(strings.Join(words[start:], " "), maxExcerpt)
 	if first > 0 || start > 0 {
 		text = "…" + text
 	}

@@ -54,7 +54,10 @@ func TestClosestPassageExcerpts(t *testing.T) {
 	}
 	for _, c := range cases {
 		got := closestPassages([]schema.Section{c.sec}, c.query, 1)
-		if len(got) != 1 || got[0].Excerpt != c.want {
+		if len(got) != 1 {
+			t.Fatalf("%s: %d passages, want 1", c.name, len(got))
+		}
+		if got[0].Excerpt != c.want {
 			t.Errorf("%s:\n got %q\nwant %q", c.name, got[0].Excerpt, c.want)
 		}
 	}

@@ -213,8 +213,8 @@ const ClosestOnRefusal = 3
 // NewOutput returns the output node: final_output is the generated response
 // when the verdict says should_return, else schema.FallbackMessage, and
 // then closest_passages names the best passages retrieval found (the
-// first pass's first; closestPassages), not verified, so that a refusal still says where to
-// look. An answer clears them.
+// first pass's first; closestPassages), not verified, so that a refusal
+// still says where to look. An answer clears them.
 func NewOutput() *NodeChain {
 	return &NodeChain{name: schema.NodeOutput, apply: func(_ context.Context, st *schema.State) error {
 		out := schema.FallbackMessage

@@ -85,7 +85,7 @@ func asksWhatMeasureWas(q string) bool {
 		if phraseEnds[w] {
 			return false
 		}
-		if isMeasureWord(strings.TrimSuffix(strings.TrimSuffix(w, "'s"), "’s")) {
+		if isMeasureWord(withoutPossessive(w)) {
 			return true
 		}
 	}

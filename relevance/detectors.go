@@ -24,7 +24,7 @@ var (
 					continue // a word, not a name ("Compared to …", "Outside of …")
 				}
 				if !p.before.names(e, toks) && !p.doc.names(e, toks) {
-					p.Reportf("the question is about %q, which the answer's passage and its document never name", nameOf(e))
+					p.Reportf("the question is about %q, which the answer's passage and its document never name", withoutPossessive(e))
 				}
 			}
 		},
@@ -45,7 +45,7 @@ var (
 			for i, e := range p.Frame.Entities {
 				toks := p.Frame.entityTokens[i]
 				if len(toks) > 0 && !p.doc.hasPhrase(toks) && !label.hasPhrase(toks) {
-					p.Reportf("the answer's row is not about %q, which the question asks about", nameOf(e))
+					p.Reportf("the answer's row is not about %q, which the question asks about", withoutPossessive(e))
 				}
 			}
 		},
@@ -265,8 +265,8 @@ var (
 	})
 )
 
-// nameOf is a name of the question as a finding quotes it: without the
-// possessive it was written with ("FedEx Express" for "FedEx Express's").
-func nameOf(e string) string {
-	return strings.TrimSuffix(strings.TrimSuffix(e, "'s"), "’s")
+// withoutPossessive returns w without the possessive it was written
+// with: "FedEx Express" for "FedEx Express's", as a finding quotes a name.
+func withoutPossessive(w string) string {
+	return strings.TrimSuffix(strings.TrimSuffix(w, "'s"), "’s")
 }

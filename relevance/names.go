@@ -55,7 +55,7 @@ func (x Text) hasDerivedName(t string) bool {
 		if !isUpper(w) {
 			continue
 		}
-		lw := strings.ToLower(wordvec.Fold(strings.TrimSuffix(strings.TrimSuffix(w, "'s"), "’s")))
+		lw := strings.ToLower(wordvec.Fold(withoutPossessive(w)))
 		if len(lw) < 4 || lw[:2] != t[:2] || lw == t {
 			continue
 		}

@@ -271,7 +271,7 @@ func Analyze(question string) Frame {
 		if i > 0 && strings.TrimSpace(question[spans[i-1][1]:spans[i][0]]) != "" {
 			flush()
 		}
-		lw := strings.ToLower(strings.TrimSuffix(strings.TrimSuffix(w, "'s"), "’s"))
+		lw := strings.ToLower(withoutPossessive(w))
 		name := isName(w) && !(i == 0 && (questionOpeners[lw] || textproc.IsStopWord(lw))) &&
 			!months[lw] && !(lw == "may" && seenP["may"]) && lw != "i" && reQuarter.FindString(w) == "" && !reYear.MatchString(w)
 		if name {

@@ -301,9 +301,10 @@ type State struct {
 	// the fallback message), are the best of the passages retrieval handed
 	// on: the first pass's for the question as asked, then those later
 	// passes added, up to three; among a pass's, those with a sentence
-	// stating the most of the question's words first (package chains). Where to look, NOT verified by the judge.
-	// The retrieve node gathers them as the run goes; the output node
-	// clears them when it gives an answer.
+	// stating the most of the question's words first (package chains).
+	// Where to look, NOT verified by the judge. The retrieve node gathers
+	// them as the run goes; the output node clears them when it gives an
+	// answer.
 	ClosestPassages []Passage `json:"closest_passages,omitempty"`
 }
 
@@ -364,14 +365,14 @@ func ClosestPassages(secs []Section, n int) []Passage {
 			continue
 		}
 		seen[k] = true
-		out = append(out, Passage{SectionID: s.ID, Title: s.Title, Source: s.Source, Page: s.Page, PageRef: s.SourceRef(), Excerpt: excerpt(s.Content, 200)})
+		out = append(out, Passage{SectionID: s.ID, Title: s.Title, Source: s.Source, Page: s.Page, PageRef: s.SourceRef(), Excerpt: Excerpt(s.Content, 200)})
 	}
 	return out
 }
 
-// excerpt returns the start of text, whitespace collapsed, cut at a word
+// Excerpt returns the start of text, whitespace collapsed, cut at a word
 // boundary near max bytes with "…".
-func excerpt(text string, max int) string {
+func Excerpt(text string, max int) string {
 	t := strings.Join(strings.Fields(text), " ")
 	if len(t) <= max {
 		return t
