@@ -10,6 +10,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/docmind/docmind/internal/wordlists"
 	"github.com/docmind/docmind/schema"
 	"github.com/docmind/docmind/textproc"
 )
@@ -62,6 +63,44 @@ type Resolution struct {
 // companies that other filings mention too.
 const namingShare = 0.8
 
+// ownShare is namingShare for a term of the name of whom a document is
+// about (its entity: "Salesforce" of "Salesforce, Inc."): other filings
+// name a company as a customer, a competitor or a director's employer,
+// and its own report still holds most of its mentions.
+const ownShare = 0.5
+
+// namesWhole reports whether the question's terms hold every term of own,
+// a document's entity: "Kiosk Concepts" does not name "Collectible
+// Concepts Group".
+func namesWhole(own map[string]bool, terms []string) bool {
+	for t := range own {
+		if _, ok := slices.BinarySearch(terms, t); !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// legalForm reports whether the term is a word of company names that
+// identifies no company ("Inc.", "Co.", "Ltd").
+func legalForm(t string) bool {
+	legalFormsOnce.Do(func() {
+		an := newAnalyzer()
+		legalFormTerms = map[string]bool{}
+		for w := range wordlists.Named("legal_forms") {
+			for _, lt := range an.terms(w) {
+				legalFormTerms[lt] = true
+			}
+		}
+	})
+	return legalFormTerms[t]
+}
+
+var (
+	legalFormsOnce sync.Once
+	legalFormTerms map[string]bool
+)
+
 // resolveTie keeps the documents whose score is at least this share of the
 // best's.
 const resolveTie = 0.75
@@ -98,6 +137,9 @@ type docProfile struct {
 	opening    []string
 	// sections is the number of the document's sections.
 	sections int
+	// own holds the terms of whom the document is about (its entity),
+	// legal forms left out
+	own map[string]bool
 }
 
 // addSection adds a section's content to the profile: the terms of an
@@ -227,6 +269,14 @@ func newProfile(an *analyzer, path, title string, first schema.Section) docProfi
 	}
 	for _, t := range an.terms(first.DocPeriod) {
 		p.period[t] = true
+	}
+	for _, t := range an.terms(first.DocEntity) {
+		if !legalForm(t) {
+			if p.own == nil {
+				p.own = map[string]bool{}
+			}
+			p.own[t] = true
+		}
 	}
 	for _, t := range an.terms(strings.Join([]string{title, first.DocEntity, FileNameWords(path)}, "\n")) {
 		delete(p.period, t)
@@ -384,6 +434,10 @@ func (m *docMap) resolve(question string, terms []string, inDoc []map[int32]int,
 			// asks for a quarter or the latest: narrowPeriod reads it
 			continue
 		}
+		if legalForm(t) {
+			// "Co.", "Ltd", "Inc." are in every company's name
+			continue
+		}
 		share := 1.0
 		if total[i] > 0 {
 			in := 0
@@ -392,7 +446,7 @@ func (m *docMap) resolve(question string, terms []string, inDoc []map[int32]int,
 			}
 			share = float64(in) / float64(total[i])
 		}
-		if share < namingShare {
+		if share < namingShare && !(share >= ownShare && slices.ContainsFunc(holders, func(d int32) bool { return m.docs[d].own[t] && namesWhole(m.docs[d].own, terms) })) {
 			continue
 		}
 		chose[t] = true

@@ -510,3 +510,46 @@ func TestResolveOpeningNamesTheDocument(t *testing.T) {
 		t.Errorf("documents %v, want none: an article's first section names nothing", res.Documents)
 	}
 }
+
+// A company's own report names it even where other reports mention it
+// too (a customer, a director's employer): its entity's words need a
+// lower share of their sections than a title's words. The day and year of
+// a date do not choose the reports of other companies dated the 31st, a
+// legal form ("Co., Ltd.") names no one, and one word of a longer name
+// ("Kiosk Concepts" against "Collectible Concepts Group") is not its name.
+func TestResolveOwnName(t *testing.T) {
+	ctx := context.Background()
+	ix, _ := openTest(t)
+	for _, d := range []struct {
+		path, entity, period string
+		texts                []string
+	}{
+		{"/f/CONTOSO_2022Q3_10Q.pdf", "Contoso, Inc.", "quarterly period ended October 31, 2022", []string{
+			"Contoso's goodwill was 48,555 million.", "Contoso repurchased shares.", "Contoso employees numbered 79,000."}},
+		{"/f/NORTHWIND_2022_10K.pdf", "Northwind Co., Ltd.", "fiscal year ended December 31, 2022", []string{
+			"Our largest customers include Contoso and Fabrikam.", "We resell Contoso software.", "Goodwill was 2,900 million in October.", "New store concepts opened in October."}},
+		{"/f/FABRIKAM_2022_10K.pdf", "Collectible Concepts Group", "fiscal year ended May 31, 2022", []string{
+			"Goodwill was 1,100 million in October.", "Our concepts are new.", "Concepts we sell.", "Kiosk sales grew."}},
+	} {
+		var secs []schema.Section
+		for _, s := range d.texts {
+			secs = append(secs, schema.Section{Title: "Notes", Content: s, DocEntity: d.entity, DocPeriod: d.period})
+		}
+		if err := ix.PutDocument(ctx, Document{Path: d.path, Hash: d.path, Format: "pdf"}, secs); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for q, want := range map[string][]string{
+		"How much goodwill did Contoso report as of October 31, 2022?":                          {"/f/CONTOSO_2022Q3_10Q.pdf"},
+		"When does the agreement between Beike Co., Ltd and Baidu Online Co., Ltd take effect?": nil,
+		"What does the addendum between Kiosk Concepts, Inc. and Contoso say about employees?":  {"/f/CONTOSO_2022Q3_10Q.pdf"},
+	} {
+		res, err := ix.Resolve(ctx, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(res.Documents, want) {
+			t.Errorf("%q: documents %v, want %v", q, res.Documents, want)
+		}
+	}
+}

@@ -1378,9 +1378,11 @@ func states(f Frame, claim string) bool {
 		qnums[strings.ReplaceAll(n, ",", "")] = true
 	}
 	newNumber := false
-	for _, n := range reNumber.FindAllString(claim, -1) {
-		n = strings.ReplaceAll(n, ",", "")
-		if qnums[n] || reYear.MatchString(n) && len(n) == 4 {
+	for _, loc := range reNumber.FindAllStringIndex(claim, -1) {
+		// a designation's digits ("Agreement A29889", "5G") state no
+		// value
+		n := strings.ReplaceAll(claim[loc[0]:loc[1]], ",", "")
+		if qnums[n] || reYear.MatchString(n) && len(n) == 4 || inName(claim, loc[0], loc[1]) {
 			continue
 		}
 		newNumber = true
