@@ -263,3 +263,57 @@ func sectionID(prompt, title string) string {
 	rest := prompt[j+4:]
 	return rest[:strings.IndexByte(rest, '"')]
 }
+
+// A model that writes the answer reads docmind.LLMSections sections, the
+// offline generator index.DefaultTopK: the passage that answers is often
+// 6th to 10th on documents nobody tuned for, and a model reads ten as
+// easily as five. Through the real client to a scripted server.
+func TestLLMReadsMoreSections(t *testing.T) {
+	var secs []schema.Section
+	for i := 1; i <= 14; i++ {
+		secs = append(secs, schema.Section{ID: fmt.Sprintf("s%d", i), Title: fmt.Sprintf("Clause %d", i), Source: "terms.md", Page: i,
+			Content: fmt.Sprintf("Notice under clause %d is given in writing %d days before the renewal of the agreement.", i, i+10)})
+	}
+	const q = "How many days of notice before renewal?"
+	off, err := docmind.New(docmind.WithSections(secs))
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := off.Run(context.Background(), q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(st.RetrievedSections); n != 5 {
+		t.Errorf("offline: %d sections handed on, want 5", n)
+	}
+
+	srv := openaitest.New(t)
+	dec, _ := json.Marshal(map[string]any{"intent": "duration", "sub_queries": []string{q}, "key_terms": []string{"notice", "renewal"}})
+	srv.Always(openaitest.RouteDecomposition, openaitest.Reply{Content: string(dec)})
+	var shown atomic.Int32
+	srv.Respond(func(req openaitest.Request) openaitest.Reply {
+		if req.Route != openaitest.RouteGenerate {
+			return openaitest.Reply{Status: 500, Message: "unscripted route " + req.Route}
+		}
+		shown.Store(int32(strings.Count(req.Text(), `<document id="S`)))
+		return openaitest.Reply{Content: "Notice is given in writing 11 days before the renewal [S1]."}
+	})
+	srv.Always(openaitest.RouteVerdict, openaitest.Reply{Content: `{"claims":[{"claim":"11 days","section_id":"S1","quote":"11 days","supported":true,"contradiction":"","reason":""}],"is_hallucinated":false,"confidence_score":0.9,"reasoning":"grounded","irrelevant_sections":[]}`})
+	model, err := openai.New(openai.WithBaseURL(srv.URL), openai.WithAPIKey("test"), openai.WithModel("gpt-4o-mini"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := docmind.New(docmind.WithSections(secs), docmind.WithLLM(model))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st, err = p.Run(context.Background(), q); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(st.RetrievedSections); n != docmind.LLMSections {
+		t.Errorf("LLM mode: %d sections handed on, want %d", n, docmind.LLMSections)
+	}
+	if n := shown.Load(); n != docmind.LLMSections {
+		t.Errorf("the generator's prompt shows %d sections, want %d", n, docmind.LLMSections)
+	}
+}

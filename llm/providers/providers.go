@@ -51,6 +51,13 @@ var defaultModels = map[string]string{
 // configured.
 func DefaultModel(provider string) string { return defaultModels[provider] }
 
+// OllamaContext is the context window (num_ctx, in tokens) asked of an
+// Ollama model. Ollama's own default (2,048 tokens in many releases)
+// silently drops the start of a prompt that holds the question's ten
+// sections (docmind.LLMSections) and the instructions; every model
+// Ollama serves for chat takes 8,192.
+const OllamaContext = 8192
+
 // DefaultTimeout is the per-call timeout when Config.Timeout is 0.
 const DefaultTimeout = 120 * time.Second
 
@@ -186,7 +193,7 @@ func FromEnv(getenv func(string) string, cfg Config) (Models, error) {
 		endpoint = "Ollama at " + host.Host
 		build = func(model string) (llms.Model, error) {
 			return ollama.New(ollama.WithModel(model), ollama.WithServerURL(host.String()),
-				ollama.WithHTTPClient(llm.HTTPClient(cfg.Transport)))
+				ollama.WithHTTPClient(llm.HTTPClient(cfg.Transport)), ollama.WithRunnerNumCtx(OllamaContext))
 		}
 	}
 

@@ -299,6 +299,9 @@ func TestOllamaPath(t *testing.T) {
 	if path != "/api/chat" || body["format"] != "json" || body["model"] != "llama3.2" {
 		t.Errorf("request: %s %v", path, body)
 	}
+	if o, _ := body["options"].(map[string]any); o["num_ctx"] != float64(providers.OllamaContext) {
+		t.Errorf("options %v: want num_ctx %d (Ollama's default drops the start of a long prompt)", body["options"], providers.OllamaContext)
+	}
 	var chunks []string
 	resp, err := ms.Main.GenerateContent(ctx, []llms.MessageContent{llms.TextParts(llms.ChatMessageTypeHuman, "fee?")},
 		llms.WithStreamingFunc(func(_ context.Context, c []byte) error { chunks = append(chunks, string(c)); return nil }))
