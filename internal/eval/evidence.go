@@ -17,7 +17,7 @@ import (
 const EvidenceDepth = 20
 
 // EvidenceKs are the cut-offs evidence recall is reported at.
-var EvidenceKs = []int{1, 3, 5, EvidenceDepth}
+var EvidenceKs = []int{1, 3, 5, 10, EvidenceDepth}
 
 // EvidenceRun is what retrieval did for one question.
 type EvidenceRun struct {

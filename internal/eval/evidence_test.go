@@ -47,7 +47,7 @@ func TestEvidenceFixture(t *testing.T) {
 	if repairs.EvidenceRank != 13 || repairs.DocumentRank != 1 || repairs.HandedOn || !repairs.HandedOnDocument || repairs.Passes < 1 {
 		t.Errorf("repairs: %+v, want the evidence 13th, not handed on, its document handed on", repairs)
 	}
-	want := []RecallAt{{1, 0.5, 1}, {3, 0.5, 1}, {5, 0.5, 1}, {20, 1, 1}}
+	want := []RecallAt{{1, 0.5, 1}, {3, 0.5, 1}, {5, 0.5, 1}, {10, 0.5, 1}, {20, 1, 1}}
 	if !slices.Equal(rep.FirstPass, want) {
 		t.Errorf("first pass %+v, want %+v", rep.FirstPass, want)
 	}

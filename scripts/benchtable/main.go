@@ -199,6 +199,7 @@ var figures = map[string][]figure{
 		{label: "first-pass evidence recall at 1", path: []string{"first_pass", "k=1", "evidence"}, pct: true},
 		{label: "first-pass evidence recall at 3", path: []string{"first_pass", "k=3", "evidence"}, pct: true},
 		{label: "first-pass evidence recall at 5", path: []string{"first_pass", "k=5", "evidence"}, pct: true},
+		{label: "first-pass evidence recall at 10 (what LLM mode hands on)", path: []string{"first_pass", "k=10", "evidence"}, pct: true},
 		{label: "first-pass evidence recall at 20", path: []string{"first_pass", "k=20", "evidence"}, pct: true},
 		{label: "evidence in the sections handed on", path: []string{"handed_on", "evidence"}, pct: true},
 		{label: "evidence in any pass (retries too)", path: []string{"any_pass", "evidence"}, pct: true},
