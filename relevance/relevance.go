@@ -1450,7 +1450,16 @@ func states(f Frame, claim string) bool {
 		if reYear.MatchString(claim) || newNumber {
 			return true
 		}
-		for _, t := range toks {
+		for i, t := range toks {
+			if unitOfTime(t) {
+				// a unit names a time after a number or an ordinal
+				// ("the first quarter", "the last day"), none alone
+				// ("the period of ____", "each month")
+				if i > 0 && numberWord(toks[i-1]) {
+					return true
+				}
+				continue
+			}
 			if months[t] || timeWords[t] || timeClauseWords[t] || spelledNum[t] || strings.HasSuffix(t, "th") && hasDigit(t) {
 				return true
 			}
@@ -1471,6 +1480,13 @@ func states(f Frame, claim string) bool {
 		return reEveryPeriod.MatchString(claim)
 	}
 	return true
+}
+
+// unitOfTime reports whether t is a unit of time ("day", "months",
+// "period") other than a century or a decade, which name a time by
+// themselves ("during the century of the Reformation").
+func unitOfTime(t string) bool {
+	return (periodUnits[t] || t == "period" || t == "periods") && !strings.HasPrefix(t, "centur") && !strings.HasPrefix(t, "decade")
 }
 
 // frequencyWords state how often something happens; reEveryPeriod a
