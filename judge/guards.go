@@ -174,39 +174,6 @@ func QuestionKeyTerms(query string, d *schema.Decomposition) []string {
 	return question.KeyTerms(query)
 }
 
-// MissingKeyTerms returns the key terms (compared by stem) that occur in
-// none of texts. "warranty" is missing from a contract whose sections never
-// mention a warranty.
-func MissingKeyTerms(keyTerms []string, texts ...string) []string {
-	present := map[string]bool{}
-	for _, t := range texts {
-		for _, term := range textproc.Terms(t) {
-			present[term] = true
-		}
-	}
-	var missing []string
-	for _, k := range keyTerms {
-		if !anyStemPresent(k, present) {
-			missing = append(missing, k)
-		}
-	}
-	return missing
-}
-
-func anyStemPresent(term string, present map[string]bool) bool {
-	return allPresent(textproc.Terms(term), present)
-}
-
-// allPresent reports whether every stem is in present.
-func allPresent(stems []string, present map[string]bool) bool {
-	for _, s := range stems {
-		if !present[s] {
-			return false
-		}
-	}
-	return true
-}
-
 var reAbstention = regexp.MustCompile(`(?i)\b(?:` +
 	`(?:do|does|did)\s+not\s+(?:address|mention|specify|state|contain|include|provide|say|cover|discuss|describe|answer)` +
 	`|(?:is|are|was|were)\s+not\s+(?:mentioned|specified|stated|provided|addressed|covered|discussed|available|included|given|found)` +

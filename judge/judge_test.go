@@ -250,22 +250,6 @@ func TestCheckCitations(t *testing.T) {
 	}
 }
 
-func TestMissingKeyTerms(t *testing.T) {
-	var texts []string
-	for _, s := range samplecontract.Sections() {
-		texts = append(texts, s.Title+" "+s.Content)
-	}
-	if got := MissingKeyTerms([]string{"warranty"}, texts...); !reflect.DeepEqual(got, []string{"warranty"}) {
-		t.Errorf("warranty: missing = %q", got)
-	}
-	if got := MissingKeyTerms([]string{"late", "payment", "penalties"}, texts...); got != nil {
-		t.Errorf("late payment penalties: missing = %q", got)
-	}
-	if got := MissingKeyTerms([]string{"suspending", "credit"}, "Provider may suspend; service credits apply"); got != nil {
-		t.Errorf("stems: missing = %q", got)
-	}
-}
-
 func TestIsAbstention(t *testing.T) {
 	yes := []string{
 		"The provided documents do not address this question.",

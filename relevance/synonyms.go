@@ -30,16 +30,6 @@ func readWordSets(name string) wordSets {
 	return x
 }
 
-// share reports whether a and b are in one set.
-func (x wordSets) share(a, b string) bool {
-	for _, i := range x.of[a] {
-		if slices.Contains(x.of[b], i) {
-			return true
-		}
-	}
-	return false
-}
-
 // synonymSets reads synonyms.txt (WordNet's synsets, each word in its two
 // most frequent senses) on first use.
 var synonymSets = sync.OnceValue(func() wordSets { return readWordSets("synonyms") })
