@@ -123,7 +123,7 @@ func WithoutStreaming() Option {
 // reads ten sections as easily as five, and on documents nobody tuned for
 // the passage that answers is often 6th to 10th. First-pass evidence
 // recall at 5 and 10, dev splits (docs/retrieval.md): policyqa 0.598 and
-// 0.734, cuad 0.846 and 0.952, SQuAD 0.953 and 0.970; filings 0.974 and
+// 0.734, cuad 0.846 and 0.942, SQuAD 0.953 and 0.970; filings 0.974 and
 // the contract set 1.000 at both.
 const LLMSections = 10
 
