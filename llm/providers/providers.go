@@ -54,8 +54,9 @@ func DefaultModel(provider string) string { return defaultModels[provider] }
 // OllamaContext is the context window (num_ctx, in tokens) asked of an
 // Ollama model. Ollama's own default (2,048 tokens in many releases)
 // silently drops the start of a prompt that holds the question's ten
-// sections (docmind.LLMSections) and the instructions; every model
-// Ollama serves for chat takes 8,192.
+// sections (docmind.LLMSections) and the instructions. The default model,
+// llama3.2, was trained on 128k tokens; 8,192 keeps the memory Ollama
+// reserves for the window small.
 const OllamaContext = 8192
 
 // DefaultTimeout is the per-call timeout when Config.Timeout is 0.
