@@ -69,16 +69,22 @@ const namingShare = 0.8
 // and its own report still holds most of its mentions.
 const ownShare = 0.5
 
-// namesWhole reports whether the question's terms hold every term of own,
-// a document's entity: "Kiosk Concepts" does not name "Collectible
-// Concepts Group".
-func namesWhole(own map[string]bool, terms []string) bool {
-	for t := range own {
-		if _, ok := slices.BinarySearch(terms, t); !ok {
+// ownName reports whether t is a word of the entity of one of holders
+// whose whole entity the question's terms (sorted) hold: "Kiosk
+// Concepts" does not name "Collectible Concepts Group".
+func (m *docMap) ownName(holders []int32, t string, terms []string) bool {
+	return slices.ContainsFunc(holders, func(d int32) bool {
+		own := m.docs[d].own
+		if !own[t] {
 			return false
 		}
-	}
-	return true
+		for w := range own {
+			if _, ok := slices.BinarySearch(terms, w); !ok {
+				return false
+			}
+		}
+		return true
+	})
 }
 
 // legalForm reports whether the term is a word of company names that
@@ -446,7 +452,7 @@ func (m *docMap) resolve(question string, terms []string, inDoc []map[int32]int,
 			}
 			share = float64(in) / float64(total[i])
 		}
-		if share < namingShare && !(share >= ownShare && slices.ContainsFunc(holders, func(d int32) bool { return m.docs[d].own[t] && namesWhole(m.docs[d].own, terms) })) {
+		if share < namingShare && !(share >= ownShare && m.ownName(holders, t, terms)) {
 			continue
 		}
 		chose[t] = true

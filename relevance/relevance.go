@@ -1486,8 +1486,10 @@ func states(f Frame, claim string) bool {
 // "period") other than a century or a decade, which name a time by
 // themselves ("during the century of the Reformation").
 func unitOfTime(t string) bool {
-	return (periodUnits[t] || t == "period" || t == "periods") && !strings.HasPrefix(t, "centur") && !strings.HasPrefix(t, "decade")
+	return (periodUnits[t] || t == "period" || t == "periods") && !namedPeriods[t]
 }
+
+var namedPeriods = wordlists.Set(`century centuries decade decades`)
 
 // frequencyWords state how often something happens; reEveryPeriod a
 // period something recurs in ("each month", "per year", "a week").

@@ -39,10 +39,10 @@ questions of one frozen split (see "eval qa --help").
 
 Each question runs through the configured pipeline twice:
   first pass  the pipeline's own retrieval (speller, decomposition,
-              retriever) asked for 20 sections instead of the at most 5 it hands
-              on (10 to a model that writes the answer); recall at k = 1,
-              3, 5, 10, 20 is the share of questions with evidence (or a
-              section of the right document) in its first k
+              retriever) asked for 20 sections instead of the at most 5
+              it hands on (10 to a model that writes the answer); recall
+              at k = 1, 3, 5, 10, 20 is the share of questions with
+              evidence (or a section of the right document) in its first k
   a real run  the whole pipeline as "eval qa" runs it: handed_on is the
               first pass as it was handed to the generator, any_pass every
               retrieval pass of the run (retries too)
