@@ -236,6 +236,35 @@ func TestAbsentTermsFoldAccents(t *testing.T) {
 	}
 }
 
+// A word that chose the section's document by its file name
+// (Section.NamedBy: "According to the acme.com privacy policy, …") is
+// stated by the document, though no section's text writes it: it is
+// not a topic absent from every document.
+func TestNamingWordsAreNotAbsent(t *testing.T) {
+	secs := []schema.Section{
+		{ID: "a", Title: "Segment 4", Page: 4, Source: "acme.com.md", Content: "You may change or update your account information at any time from your settings page."},
+		{ID: "b", Title: "Segment 5", Page: 5, Source: "acme.com.md", Content: "We keep your information for as long as your account is active."},
+	}
+	req := schema.JudgeRequest{Query: "According to the acmecorp privacy policy, can I update my account information?",
+		Response: secs[0].Content + " (See Segment 4, page 4)", Sections: secs[:1]}
+	a, err := Score(context.Background(), req, WithCorpus(secs))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(a.AbsentKeyTerms, "acmecorp") {
+		t.Fatalf("absent key terms %v, want acmecorp (no document is named by it)", a.AbsentKeyTerms)
+	}
+	named := slices.Clone(secs[:1])
+	named[0].NamedBy = []string{"acmecorp", "privacy", "policy"}
+	req.Sections = named
+	if a, err = Score(context.Background(), req, WithCorpus(secs)); err != nil {
+		t.Fatal(err)
+	}
+	if len(a.AbsentKeyTerms) != 0 || slices.Contains(a.MissingKeyTerms, "acmecorp") {
+		t.Errorf("absent %v, missing %v: acmecorp chose the section's document", a.AbsentKeyTerms, a.MissingKeyTerms)
+	}
+}
+
 // A term the corpus states only in a form WordNet derives it from
 // ("departed" for "departure") is mentioned, so not absent; one no
 // section states in any form ("arrival") is.

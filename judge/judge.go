@@ -663,8 +663,19 @@ func (d *Offline) keyTerms(ctx context.Context, a *Assessment, req schema.JudgeR
 		n = float64(size)
 		corpusDF = make([]int, len(a.KeyTerms))
 	}
+	// the words that chose the sections' documents are stated by the
+	// documents, not by their passages (Section.NamedBy)
+	named := map[string]bool{}
+	for _, s := range req.Sections {
+		for _, t := range textproc.Terms(strings.Join(s.NamedBy, " ")) {
+			named[t] = true
+		}
+	}
 	for k, term := range a.KeyTerms {
 		stems[k] = textproc.Terms(term)
+		if len(stems[k]) > 0 && !slices.ContainsFunc(stems[k], func(t string) bool { return !named[t] }) {
+			stems[k] = nil // stated by the document
+		}
 		df := 0.0
 		if d.corpus != nil {
 			c, err := d.corpus.GroupDocFreq(ctx, term, d.lex)
