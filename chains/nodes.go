@@ -155,6 +155,9 @@ func NewRetrieve(r schema.Retriever) *NodeChain {
 // onToken, when not nil, receives the streamed draft.
 func NewGenerate(g schema.Generator, onToken func(ctx context.Context, chunk string)) *NodeChain {
 	return &NodeChain{name: schema.NodeGenerate, apply: func(ctx context.Context, st *schema.State) error {
+		if nothingNew(st) && st.GeneratedResponse != nil {
+			return nil // nothing new to read: the draft stays the last pass's
+		}
 		req := schema.GenerateRequest{
 			Query:         st.Query,
 			Decomposition: st.Decomposition,
@@ -181,6 +184,19 @@ func NewGenerate(g schema.Generator, onToken func(ctx context.Context, chunk str
 // figure the answer misread.
 func NewJudge(j schema.Judge) *NodeChain {
 	return &NodeChain{name: schema.NodeJudge, apply: func(ctx context.Context, st *schema.State) error {
+		if prev := st.JudgeVerdict; nothingNew(st) && prev != nil {
+			// the verdict stays the last pass's, whose reasons are about
+			// passages: "no section was retrieved" would hide them
+			v := *prev
+			if !strings.HasSuffix(v.Reasoning, NothingNewReason) {
+				v.Reasoning = strings.TrimSpace(v.Reasoning + " " + NothingNewReason)
+			}
+			st.JudgeVerdict = &v
+			if v.IsHallucinated {
+				st.RetryCount++
+			}
+			return nil
+		}
 		v, err := j.Judge(ctx, schema.JudgeRequest{
 			Query:         st.Query,
 			Decomposition: st.Decomposition,
@@ -204,6 +220,19 @@ func NewJudge(j schema.Judge) *NodeChain {
 		}
 		return nil
 	}}
+}
+
+// NothingNewReason ends the reasoning of a verdict kept from an earlier
+// pass because a retry found no passage beyond those already judged.
+const NothingNewReason = "A retry found no other passage."
+
+// nothingNew reports whether st is a retry whose retrieval found no
+// passage beyond those already judged (the retriever hands back no
+// section rather than the same ones): its generate and judge nodes keep
+// the last pass's draft and verdict, so that a refusal says what was
+// wrong with the passages it read, and no model is asked about none.
+func nothingNew(st *schema.State) bool {
+	return st.RetryCount > 0 && len(st.RetrievedSections) == 0
 }
 
 // ClosestOnRefusal is how many passages a refusal points at

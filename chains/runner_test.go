@@ -154,6 +154,61 @@ func TestGroundedAnswerIsReturnedInOnePass(t *testing.T) {
 	}
 }
 
+// A retry whose retrieval finds no passage beyond those already judged
+// reads nothing new: the draft and the verdict stay the last pass's
+// (whose reasons are about passages), no stage is asked about no
+// sections, and the loop still takes every pass the contract gives.
+func TestRetryWithNothingNewKeepsTheLastVerdict(t *testing.T) {
+	gens, judges := 0, 0
+	gen := generateFunc(func(_ context.Context, req schema.GenerateRequest) (string, error) {
+		gens++
+		if len(req.Sections) == 0 {
+			return "nothing", nil
+		}
+		return "alpha (See A, page 1)", nil
+	})
+	j := judgeFunc(func(_ context.Context, req schema.JudgeRequest) (*schema.Verdict, error) {
+		judges++
+		why := "the figure differs from its source"
+		if len(req.Sections) == 0 {
+			why = "no section was retrieved"
+		}
+		return &schema.Verdict{IsHallucinated: true, Reasoning: why}, nil
+	})
+	firstOnly := retrieveFunc(func(_ context.Context, req schema.RetrieveRequest) ([]schema.Section, error) {
+		if req.Attempt > 0 {
+			return nil, nil
+		}
+		return corpus[:1], nil
+	})
+	st, err := newRunner(t, j, DefaultMaxRetries, func(c *Config) { c.Retriever, c.Generator = firstOnly, gen }).Run(context.Background(), schema.NewState("q"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"decompose", "retrieve", "generate", "judge", "retrieve", "generate", "judge", "output"}
+	if !reflect.DeepEqual(st.NodeHistory, want) || st.RetryCount != 2 {
+		t.Errorf("history %v retries %d", st.NodeHistory, st.RetryCount)
+	}
+	if gens != 1 || judges != 1 {
+		t.Errorf("generator called %d times, judge %d: the retry had nothing to read", gens, judges)
+	}
+	if got := st.JudgeVerdict.Reasoning; got != "the figure differs from its source "+NothingNewReason {
+		t.Errorf("reasoning %q", got)
+	}
+	if st.Response() != "alpha (See A, page 1)" || st.Answer() != schema.FallbackMessage {
+		t.Errorf("draft %q, final %q", st.Response(), st.Answer())
+	}
+	// a first pass that found nothing is judged as it stands
+	gens, judges = 0, 0
+	none := retrieveFunc(func(context.Context, schema.RetrieveRequest) ([]schema.Section, error) { return nil, nil })
+	if st, err = newRunner(t, j, DefaultMaxRetries, func(c *Config) { c.Retriever, c.Generator = none, gen }).Run(context.Background(), schema.NewState("q")); err != nil {
+		t.Fatal(err)
+	}
+	if gens != 1 || judges != 1 || st.JudgeVerdict.Reasoning != "no section was retrieved "+NothingNewReason {
+		t.Errorf("generator %d, judge %d, reasoning %q", gens, judges, st.JudgeVerdict.Reasoning)
+	}
+}
+
 func TestRetryHandsGeneratorDifferentSections(t *testing.T) {
 	var seen [][]string
 	gen := generateFunc(func(ctx context.Context, req schema.GenerateRequest) (string, error) {
