@@ -138,6 +138,11 @@ type Pass struct {
 	// group and heading).
 	around, before, doc, subject Text
 
+	// addressed is the focus share counting the words that chose the
+	// claim's document as stated (Context.Named); missing the rest
+	addressed float64
+	missing   []string
+
 	current *Detector
 	fired   map[*Detector]bool
 }

@@ -19,6 +19,7 @@ type detectorCase struct {
 	Name                      string
 	Question, Claim, Passage  string
 	Before, Heading, Document string
+	Named                     string
 	Row                       bool
 	Scope, Span, Header       string
 	Kind                      schema.SectionKind
@@ -73,7 +74,7 @@ func (tc detectorCase) run() []string {
 		}
 		defer restore()
 	}
-	c := Context{Claim: tc.Claim, Passage: tc.Passage, Before: tc.Before, Heading: tc.Heading, Document: tc.Document,
+	c := Context{Claim: tc.Claim, Passage: tc.Passage, Before: tc.Before, Heading: tc.Heading, Document: tc.Document, Named: tc.Named,
 		Row: tc.Row, Scope: tc.Scope, Span: tc.Span, Header: tc.Header, Kind: tc.Kind, Sections: tc.Sections}
 	var got []string
 	for _, f := range Analyze(tc.Question).Check(c, tc.MinFocus, nil, nil).Findings {

@@ -176,10 +176,10 @@ var (
 	})
 	FocusShare = Register(&Detector{
 		Name: "focus.share",
-		Doc:  "the answer's passage addresses less than the least weighted share of the question's focus terms",
+		Doc:  "the answer's passage addresses less than the least weighted share of the question's focus terms (the words that chose its document count as addressed)",
 		Run: func(p *Pass) {
-			if p.Result.Focus < p.MinFocus {
-				p.Reportf("the answer does not address %s", QuoteList(p.Frame.words(p.Result.MissingFocus)))
+			if p.addressed < p.MinFocus {
+				p.Reportf("the answer does not address %s", QuoteList(p.Frame.words(p.missing)))
 			}
 		},
 	})
