@@ -3,6 +3,7 @@ package relevance
 import (
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/docmind/docmind/internal/wordlists"
@@ -388,3 +389,124 @@ func implicitNegativesOf(toks []string) []string {
 
 // downward: internal/wordlists/downward.txt.
 var downward = wordlists.Named("downward")
+
+// counted is a number or ordinal of a question with the stems of the
+// words it counts or orders.
+type counted struct {
+	word  string
+	value seriesValue
+	heads []string
+}
+
+// seriesValue is a number's place in its series: cardinals ("two", "2")
+// and ordinals ("second", "2nd", "last") are two series.
+type seriesValue struct {
+	n       int
+	ordinal bool
+}
+
+// numberValue returns the value of an exact number or ordinal word, and
+// false for a word that names none or only roughly ("several", "dozens",
+// "hundreds") and for a year ("1998"), which the period checks read.
+func numberValue(w string) (seriesValue, bool) {
+	if n, ok := cardinalWords[w]; ok {
+		return seriesValue{n: n}, true
+	}
+	if n, ok := ordinalWords[w]; ok {
+		return seriesValue{n: n, ordinal: true}, true
+	}
+	digits, suffix := w, ""
+	for _, s := range []string{"st", "nd", "rd", "th"} {
+		if d, ok := strings.CutSuffix(w, s); ok {
+			digits, suffix = d, s
+			break
+		}
+	}
+	n, err := strconv.Atoi(digits)
+	if err != nil || n < 0 || suffix == "" && reYear.MatchString(digits) {
+		return seriesValue{}, false
+	}
+	return seriesValue{n: n, ordinal: suffix != ""}, true
+}
+
+var cardinalWords = map[string]int{
+	"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10,
+	"eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14, "fifteen": 15, "sixteen": 16, "seventeen": 17,
+	"eighteen": 18, "nineteen": 19, "twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60,
+	"seventy": 70, "eighty": 80, "ninety": 90,
+}
+
+var ordinalWords = map[string]int{
+	"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7, "eighth": 8,
+	"ninth": 9, "tenth": 10, "eleventh": 11, "twelfth": 12, "last": -1,
+}
+
+// countsOf returns the numbers and ordinals of a question's folded tokens
+// that stand before a content word within two words ("two consistent
+// theories"), with the stems of those words. The ordinal of a quarter or
+// a half is a period, which the period checks read ("the second
+// quarter").
+func countsOf(toks []string) []counted {
+	var out []counted
+	for i, t := range toks {
+		v, ok := numberValue(t)
+		if !ok {
+			continue
+		}
+		var heads []string
+		for _, n := range toks[i+1 : min(i+3, len(toks))] {
+			if _, isNum := numberValue(n); isNum || textproc.IsStopWord(n) {
+				break
+			}
+			heads = append(heads, textproc.Stem(n))
+		}
+		if len(heads) == 0 || heads[0] == "quarter" || heads[0] == "half" {
+			continue
+		}
+		out = append(out, counted{word: t, value: v, heads: heads})
+	}
+	return out
+}
+
+// otherNumber returns a number or ordinal of x that counts or orders what
+// a number of the question does, with another value of the same series
+// ("one consistent theory" for "two consistent theories", "the third
+// assessment report" for "the second"), when x does not state the
+// question's own, with the question's; "" otherwise. Another number answers a yes-or-no
+// question ("Must the Client review it within 5 Business Days?" — "within
+// ten (10) Business Days").
+func (f Frame) otherNumber(x Text) (other, asked string) {
+	if f.Type == TypeYesNo {
+		return "", ""
+	}
+	var toks []string
+	for _, c := range f.counted {
+		if x.tokens[c.word] {
+			continue
+		}
+		if toks == nil {
+			toks = x.seq()
+		}
+		stated := false
+		other := ""
+		for i, t := range toks {
+			v, ok := numberValue(t)
+			if !ok || v.ordinal != c.value.ordinal {
+				continue
+			}
+			for _, n := range toks[i+1 : min(i+3, len(toks))] {
+				if slices.Contains(c.heads, textproc.Stem(n)) {
+					if v == c.value {
+						stated = true
+					} else if other == "" {
+						other = t
+					}
+				}
+			}
+		}
+		if !stated && other != "" {
+			return other, c.word
+		}
+	}
+	return "", ""
+}

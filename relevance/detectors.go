@@ -241,10 +241,13 @@ var (
 	})
 	PolarityOpposite = Register(&Detector{
 		Name: "polarity.opposite",
-		Doc:  "the answer states the opposite (an antonym) of a word of the question",
+		Doc:  "the answer states the opposite (an antonym) of a word of the question, or another number of what the question counts or orders",
 		Run: func(p *Pass) {
-			if w := p.Frame.opposite(NewText(p.Context.Claim)); w != "" {
+			x := NewText(p.Context.Claim)
+			if w := p.Frame.opposite(x); w != "" {
 				p.Reportf("the answer states %q, the opposite of what the question asks", w)
+			} else if other, asked := p.Frame.otherNumber(x); other != "" {
+				p.Reportf("the answer states %q where the question asks %q", other, asked)
 			}
 		},
 	})

@@ -116,6 +116,10 @@ type Frame struct {
 	// side that end with a measure noun ("net income", "income taxes",
 	// "jet fuel cost"): one measure's name.
 	compounds [][2]string
+	// counted are the question's numbers and ordinals with the nouns they
+	// count or order ("two" of "two consistent theories", "second" of
+	// "the second assessment report"; see countsOf).
+	counted []counted
 	// opener is the index in Entities of the one-word name that opens the
 	// question ("Outside of livestock, …"), or -1: its capital may only
 	// be the question's (see writtenInLowerCase).
@@ -238,6 +242,7 @@ func Analyze(question string) Frame {
 	f.relations = relationsOf(qtoks)
 	f.negatedByNon = negatedByNon(qtoks)
 	f.implicit = implicitNegativesOf(qtoks)
+	f.counted = countsOf(qtoks)
 	words := reWord.FindAllString(question, -1)
 	for i, w := range words {
 		lw := strings.ToLower(w)
