@@ -52,10 +52,7 @@ func closestPassages(secs []schema.Section, query string, n int) []schema.Passag
 // or after. It returns "" when no sentence states one. hits is how many
 // of the question's terms the excerpt's sentence states.
 func questionExcerpt(s schema.Section, query string) (excerpt string, hits int) {
-	named := map[string]bool{}
-	for _, t := range textproc.Terms(strings.Join(s.NamedBy, " ")) {
-		named[t] = true
-	}
+	named := s.NamedTerms()
 	want := map[string]bool{}
 	for _, t := range textproc.Terms(query) {
 		if !named[t] {

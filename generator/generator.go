@@ -649,7 +649,7 @@ func (g *Offline) score(sent string, s schema.Section, q query) float64 {
 	// stated by the document, not by one of its passages: every sentence
 	// of it gets them, so that a preamble repeating the parties does not
 	// outrank the clause asked about, and a clause need not repeat them
-	named := namedTerms(s)
+	named := s.NamedTerms()
 	keys := len(q.key)
 	for t := range q.key {
 		if named[t] {
@@ -728,20 +728,10 @@ func namedShare(s schema.Section, q query) float64 {
 		return 0
 	}
 	var got float64
-	for t := range namedTerms(s) {
+	for t := range s.NamedTerms() {
 		got += q.weights[t]
 	}
 	return got / q.total
-}
-
-// namedTerms are the terms of the words that named s's document
-// (Section.NamedBy).
-func namedTerms(s schema.Section) map[string]bool {
-	named := map[string]bool{}
-	for _, t := range textproc.Terms(strings.Join(s.NamedBy, " ")) {
-		named[t] = true
-	}
-	return named
 }
 
 var reEnumerator = regexp.MustCompile(`^(?:\d+(?:\.\d+)*\.?|\([a-z0-9]{1,4}\)|[a-z]\))\s+`)

@@ -667,9 +667,7 @@ func (d *Offline) keyTerms(ctx context.Context, a *Assessment, req schema.JudgeR
 	// documents, not by their passages (Section.NamedBy)
 	named := map[string]bool{}
 	for _, s := range req.Sections {
-		for _, t := range textproc.Terms(strings.Join(s.NamedBy, " ")) {
-			named[t] = true
-		}
+		maps.Copy(named, s.NamedTerms())
 	}
 	for k, term := range a.KeyTerms {
 		stems[k] = textproc.Terms(term)

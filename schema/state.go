@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/docmind/docmind/textproc"
 )
 
 // FallbackMessage is the exact text returned when the judge does not accept
@@ -105,6 +107,20 @@ type Section struct {
 	// document states them, so a passage of it is about them even when
 	// it does not repeat them.
 	NamedBy []string `json:"named_by,omitempty"`
+}
+
+// NamedTerms returns the terms (textproc.Terms) of NamedBy: what the
+// section's document states, whether or not the passage repeats it. Nil
+// when no word named the document.
+func (s Section) NamedTerms() map[string]bool {
+	if len(s.NamedBy) == 0 {
+		return nil
+	}
+	named := map[string]bool{}
+	for _, t := range textproc.Terms(strings.Join(s.NamedBy, " ")) {
+		named[t] = true
+	}
+	return named
 }
 
 // SectionKind names what part of its document a section is. The values are
