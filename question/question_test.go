@@ -76,6 +76,9 @@ func TestSplit(t *testing.T) {
 		{"Who are Smith and Jones?", []string{"Who are Smith and Jones?"}},
 		{"late payment penalties", []string{"Late payment penalties"}},
 		{"  what   is the cap?  ", []string{"What is the cap?"}},
+		// a closing quote after the question mark is no part of its own
+		{`Who asserted Russia's right to "self-determination?"`, []string{`Who asserted Russia's right to "self-determination"?`}},
+		{`What does "cure period" mean?" How long is it?`, []string{`What does "cure period" mean"?`, "How long is it?"}},
 	}
 	for _, c := range cases {
 		if got := Split(c.in); !reflect.DeepEqual(got, c.want) {

@@ -34,6 +34,13 @@ func Split(q string) []string {
 	var out []string
 	for _, piece := range reQuestionEnd.Split(q, -1) {
 		piece = strings.TrimSpace(strings.Trim(piece, " ,."))
+		// a closing quote or bracket right after a question mark (`… to
+		// "self-determination?"`) ends the part before it
+		if n := len(out); n > 0 {
+			rest := strings.TrimLeft(piece, `"”’')]`)
+			out[n-1] += piece[:len(piece)-len(rest)]
+			piece = strings.TrimSpace(rest)
+		}
 		if piece == "" {
 			continue
 		}
