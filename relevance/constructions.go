@@ -399,7 +399,7 @@ type counted struct {
 }
 
 // seriesValue is a number's place in its series: cardinals ("two", "2")
-// and ordinals ("second", "2nd", "last") are two series.
+// and ordinals ("second", "2nd") are two series.
 type seriesValue struct {
 	n       int
 	ordinal bool
@@ -429,16 +429,23 @@ func numberValue(w string) (seriesValue, bool) {
 	return seriesValue{n: n, ordinal: suffix != ""}, true
 }
 
-var cardinalWords = map[string]int{
-	"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10,
-	"eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14, "fifteen": 15, "sixteen": 16, "seventeen": 17,
-	"eighteen": 18, "nineteen": 19, "twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60,
-	"seventy": 70, "eighty": 80, "ninety": 90,
-}
+// cardinalWords and ordinalWords map the numbers and ordinals written
+// in words to their values: internal/wordlists/number_words.txt and
+// ordinal_words.txt.
+var cardinalWords, ordinalWords = valuedWords("number_words"), valuedWords("ordinal_words")
 
-var ordinalWords = map[string]int{
-	"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7, "eighth": 8,
-	"ninth": 9, "tenth": 10, "eleventh": 11, "twelfth": 12, "last": -1,
+// valuedWords reads a word list of "word value" lines.
+func valuedWords(name string) map[string]int {
+	m := map[string]int{}
+	for _, l := range wordlists.Lines(name) {
+		w, v, _ := strings.Cut(l, " ")
+		n, err := strconv.Atoi(strings.TrimSpace(v))
+		if err != nil {
+			panic("wordlists: " + name + ": " + l)
+		}
+		m[w] = n
+	}
+	return m
 }
 
 // countsOf returns the numbers and ordinals of a question's folded tokens
@@ -471,10 +478,10 @@ func countsOf(toks []string) []counted {
 // otherNumber returns a number or ordinal of x that counts or orders what
 // a number of the question does, with another value of the same series
 // ("one consistent theory" for "two consistent theories", "the third
-// assessment report" for "the second"), when x does not state the
-// question's own, with the question's; "" otherwise. Another number answers a yes-or-no
-// question ("Must the Client review it within 5 Business Days?" — "within
-// ten (10) Business Days").
+// assessment report" for "the second"), and the question's number, when x
+// does not state the question's own; "" otherwise. Another number answers
+// a yes-or-no question ("Must the Client review it within 5 Business
+// Days?" — "within ten (10) Business Days").
 func (f Frame) otherNumber(x Text) (other, asked string) {
 	if f.Type == TypeYesNo {
 		return "", ""
