@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/docmind/docmind/lexicon"
-	"github.com/docmind/docmind/relevance"
 	"github.com/docmind/docmind/schema"
 )
 
@@ -227,14 +226,13 @@ func TestAbsentTermsFoldAccents(t *testing.T) {
 	if len(a.AbsentKeyTerms) != 0 {
 		t.Errorf("absent key terms %v: the section names Hervé", a.AbsentKeyTerms)
 	}
-	// a word no section has in any spelling stays absent; a name is the
-	// name check's (TestNameWordsAreTheNameChecks)
-	req.Query = "When did Herve serve as a Byzantine admiral?"
+	// a name no section has in any spelling stays absent
+	req.Query = "When did Humbert serve as a Byzantine general?"
 	if a, err = Score(context.Background(), req, WithCorpus(secs)); err != nil {
 		t.Fatal(err)
 	}
-	if !slices.Contains(a.AbsentKeyTerms, "admiral") {
-		t.Errorf("absent key terms %v, want admiral", a.AbsentKeyTerms)
+	if !slices.Contains(a.AbsentKeyTerms, "humbert") {
+		t.Errorf("absent key terms %v, want humbert", a.AbsentKeyTerms)
 	}
 }
 
@@ -338,39 +336,6 @@ func TestQuotedSentenceIsNoAbstention(t *testing.T) {
 		}
 		if a.Abstention != tt.abstention {
 			t.Errorf("%q: abstention %v, want %v", tt.response, a.Abstention, tt.abstention)
-		}
-	}
-}
-
-// A word of a name the question uses is the name check's to find: the
-// question's "Vertical Enterprises LLC" is the contract's "VerticalNet
-// Enterprises LLC" (entity.unnamed reads a word a few letters longer as
-// the name's), so "vertical" is not "a word no document mentions". A
-// name no document writes in any form is still refused, by that check.
-func TestNameWordsAreTheNameChecks(t *testing.T) {
-	secs := []schema.Section{
-		{ID: "a", Title: "Term", Page: 1, Source: "maintenance.md", Content: "This Agreement is entered into by VerticalNet Enterprises LLC and Converge Inc. and is effective as of October 1, 2001."},
-		{ID: "b", Title: "Fees", Page: 2, Source: "maintenance.md", Content: "Converge shall pay the maintenance fees quarterly in advance."},
-	}
-	ctx := context.Background()
-	for _, tt := range []struct {
-		q       string
-		refused bool
-	}{
-		{"When is the agreement between Vertical Enterprises LLC and Converge Inc. effective?", false},
-		{"When is the agreement between Quantix Partners LLC and Converge Inc. effective?", true},
-	} {
-		req := schema.JudgeRequest{Query: tt.q, Response: secs[0].Content + " (See Term, page 1)", Sections: secs[:1]}
-		a, err := Score(ctx, req, WithCorpus(secs))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(a.AbsentKeyTerms) != 0 {
-			t.Errorf("%q: absent key terms %v, want none (the name check reads names)", tt.q, a.AbsentKeyTerms)
-		}
-		unnamed := slices.ContainsFunc(a.Claims[0].OffQuestion, func(f relevance.Finding) bool { return f.Rule == "entity.unnamed" })
-		if unnamed != tt.refused {
-			t.Errorf("%q: entity.unnamed fired: %v, want %v (issues %v)", tt.q, unnamed, tt.refused, a.Issues)
 		}
 	}
 }

@@ -712,25 +712,9 @@ func (d *Offline) keyTerms(ctx context.Context, a *Assessment, req schema.JudgeR
 	// Numbers are the fact guards' business; phrases from the decomposer
 	// ("restriction last") are too loose to judge this way.
 	if d.corpus != nil && d.lex != nil {
-		// a word of a name the question uses is the name check's to
-		// find (entity.unnamed), in the forms a name takes ("VerticalNet"
-		// for "Vertical", initials, "British" for "Britain"); this
-		// check's exact words would say the name is missing where that
-		// one found it
-		frame := a.Frame
-		if frame == nil {
-			f := relevance.Analyze(req.Query)
-			frame = &f
-		}
-		nameWords := map[string]bool{}
-		for _, e := range frame.Entities {
-			for _, t := range textproc.Terms(e) {
-				nameWords[t] = true
-			}
-		}
 		// (terms fold accents: "Herve" is the "Hervé" a section names)
 		for k, term := range a.KeyTerms {
-			if len(stems[k]) == 1 && !hasDigit(stems[k][0]) && corpusDF[k] == 0 && !commonWord(term) && !nameWords[stems[k][0]] {
+			if len(stems[k]) == 1 && !hasDigit(stems[k][0]) && corpusDF[k] == 0 && !commonWord(term) {
 				said, err := d.saysForm(ctx, term)
 				if err != nil {
 					return err
