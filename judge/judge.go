@@ -712,9 +712,10 @@ func (d *Offline) keyTerms(ctx context.Context, a *Assessment, req schema.JudgeR
 	// Numbers are the fact guards' business; phrases from the decomposer
 	// ("restriction last") are too loose to judge this way.
 	if d.corpus != nil && d.lex != nil {
+		nameWords := d.namedNameWords(a, req)
 		// (terms fold accents: "Herve" is the "Hervé" a section names)
 		for k, term := range a.KeyTerms {
-			if len(stems[k]) == 1 && !hasDigit(stems[k][0]) && corpusDF[k] == 0 && !commonWord(term) {
+			if len(stems[k]) == 1 && !hasDigit(stems[k][0]) && corpusDF[k] == 0 && !commonWord(term) && !nameWords[stems[k][0]] {
 				said, err := d.saysForm(ctx, term)
 				if err != nil {
 					return err
@@ -743,6 +744,38 @@ func (d *Offline) keyTerms(ctx context.Context, a *Assessment, req schema.JudgeR
 		a.Issues = append(a.Issues, Issue{Kind: IssueUnaddressed, Claim: -1, Detail: detail})
 	}
 	return nil
+}
+
+// namedNameWords returns the terms of the question's names that a
+// section handed on names in one of the forms a name takes (its text,
+// heading or document: "VerticalNet Enterprises LLC" names "Vertical
+// Enterprises LLC"): such a word is not one no document mentions, though
+// no document writes it alone. A name no section names keeps its words,
+// so a refusal still says which name the documents lack.
+func (d *Offline) namedNameWords(a *Assessment, req schema.JudgeRequest) map[string]bool {
+	frame := a.Frame
+	if frame == nil {
+		f := relevance.Analyze(req.Query)
+		frame = &f
+	}
+	if len(frame.Entities) == 0 {
+		return nil
+	}
+	named := make([]bool, len(frame.Entities))
+	for _, s := range req.Sections {
+		for i, ok := range frame.NamesIn(s.Content + "\n" + relevance.HeadingContext(s) + "\n" + relevance.DocumentContext(s)) {
+			named[i] = named[i] || ok
+		}
+	}
+	out := map[string]bool{}
+	for i, e := range frame.Entities {
+		if named[i] {
+			for _, t := range textproc.Terms(e) {
+				out[t] = true
+			}
+		}
+	}
+	return out
 }
 
 // commonRank is how many of the most frequent English words (the order

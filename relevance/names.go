@@ -130,3 +130,16 @@ func initials(run string) string {
 	}
 	return b.String()
 }
+
+// NamesIn reports, for each of the question's names (Entities), whether
+// text names it in one of the forms entity.unnamed accepts: as written,
+// by its initials, or by a word derived from it or a few letters longer
+// ("VerticalNet" for "Vertical").
+func (f Frame) NamesIn(text string) []bool {
+	x := NewText(text)
+	out := make([]bool, len(f.Entities))
+	for i, e := range f.Entities {
+		out[i] = len(f.entityTokens[i]) > 0 && x.names(e, f.entityTokens[i])
+	}
+	return out
+}
