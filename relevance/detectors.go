@@ -23,7 +23,7 @@ var (
 				if len(toks) == 0 || i == f.opener && writtenInLowerCase(e, *c) {
 					continue // a word, not a name ("Compared to …", "Outside of …")
 				}
-				if !p.before.names(e, toks) && !p.doc.names(e, toks) {
+				if !f.namedIn(i, p.before) && !f.namedIn(i, p.doc) {
 					p.Reportf("the question is about %q, which the answer's passage and its document never name", withoutPossessive(e))
 				}
 			}

@@ -133,13 +133,55 @@ func initials(run string) string {
 
 // NamesIn reports, for each of the question's names (Entities), whether
 // text names it in one of the forms entity.unnamed accepts: as written,
-// by its initials, or by a word derived from it or a few letters longer
-// ("VerticalNet" for "Vertical").
+// by its initials, by a word derived from it or a few letters longer
+// ("VerticalNet" for "Vertical"), or by the other name the question gives
+// it in brackets.
 func (f Frame) NamesIn(text string) []bool {
 	x := NewText(text)
 	out := make([]bool, len(f.Entities))
-	for i, e := range f.Entities {
-		out[i] = len(f.entityTokens[i]) > 0 && x.names(e, f.entityTokens[i])
+	for i := range f.Entities {
+		out[i] = len(f.entityTokens[i]) > 0 && f.namedIn(i, x)
+	}
+	return out
+}
+
+// namedIn reports whether x names the question's name i, or its alias.
+func (f Frame) namedIn(i int, x Text) bool {
+	if x.names(f.Entities[i], f.entityTokens[i]) {
+		return true
+	}
+	if i >= len(f.aliases) {
+		return false // a Frame not made by Analyze
+	}
+	a := f.aliases[i]
+	return a >= 0 && x.names(f.Entities[a], f.entityTokens[a])
+}
+
+// aliasesOf pairs a name the question writes in brackets right after
+// another with that name: "Airsopure International Group, Inc. (Airtech
+// International Group)", "Jaguar Investments, Inc. (Power2Ship)" name one
+// party twice, and a document that writes either names it. Only legal
+// forms and punctuation may stand between the two. spans are the names'
+// byte offsets in question, toks their significant tokens.
+func aliasesOf(question string, spans [][2]int, toks [][]string) []int {
+	out := make([]int, len(spans))
+	for i := range out {
+		out[i] = -1
+	}
+	for j := 1; j < len(spans); j++ {
+		before := strings.TrimRight(question[:spans[j][0]], " ")
+		after := strings.TrimLeft(question[spans[j][1]:], " ")
+		if len(toks[j]) == 0 || !strings.HasSuffix(before, "(") || !strings.HasPrefix(after, ")") {
+			continue
+		}
+		i := j - 1
+		for i >= 0 && len(toks[i]) == 0 {
+			i--
+		}
+		if i < 0 || len(SignificantTokens(question[spans[i][1]:len(before)-1])) > 0 {
+			continue
+		}
+		out[i], out[j] = j, i
 	}
 	return out
 }

@@ -112,6 +112,10 @@ type Frame struct {
 	FocusWords map[string]string
 	// entityTokens are the folded significant tokens of each entity.
 	entityTokens [][]string
+	// aliases are, for each entity, the index of the other name the
+	// question gives it in brackets, or -1 ("Airsopure International
+	// Group, Inc. (Airtech International Group)"; see aliasesOf).
+	aliases []int
 	// compounds are the pairs of focus stems the question puts side by
 	// side that end with a measure noun ("net income", "income taxes",
 	// "jet fuel cost"): one measure's name.
@@ -258,6 +262,8 @@ func Analyze(question string) Frame {
 	// when it is capitalised only as an opener, nor months, quarters or
 	// the pronoun "I"
 	var cur []string
+	var curSpan [2]int // cur's byte offsets in the question
+	var entitySpans [][2]int
 	f.opener = -1
 	opens := false // cur starts the question
 	flush := func() {
@@ -266,6 +272,7 @@ func Analyze(question string) Frame {
 				f.opener = len(f.Entities)
 			}
 			f.Entities = append(f.Entities, strings.Join(cur, " "))
+			entitySpans = append(entitySpans, curSpan)
 			cur = nil
 		}
 	}
@@ -281,6 +288,10 @@ func Analyze(question string) Frame {
 			!months[lw] && !(lw == "may" && seenP["may"]) && lw != "i" && reQuarter.FindString(w) == "" && !reYear.MatchString(w)
 		if name {
 			opens = opens && len(cur) > 0 || i == 0
+			if len(cur) == 0 {
+				curSpan[0] = spans[i][0]
+			}
+			curSpan[1] = spans[i][1]
 			cur = append(cur, w)
 			if strings.HasSuffix(w, "'s") || strings.HasSuffix(w, "’s") {
 				flush() // "Apple's iPhone": two names, each checked on its own
@@ -304,6 +315,7 @@ func Analyze(question string) Frame {
 			entityStems[textproc.Stem(t)] = true
 		}
 	}
+	f.aliases = aliasesOf(question, entitySpans, f.entityTokens)
 	// the unit the answer is asked in ("in millions", "in thousands of
 	// dollars") says how to state the figure, not what it is of
 	unitStems := map[string]bool{}
