@@ -712,10 +712,18 @@ func (d *Offline) keyTerms(ctx context.Context, a *Assessment, req schema.JudgeR
 	// Numbers are the fact guards' business; phrases from the decomposer
 	// ("restriction last") are too loose to judge this way.
 	if d.corpus != nil && d.lex != nil {
-		nameWords := d.namedNameWords(a, req)
+		// the names' words, read from the sections only when a term is
+		// in no document
+		var nameWords map[string]bool
+		namedWord := func(stem string) bool {
+			if nameWords == nil {
+				nameWords = d.namedNameWords(a, req)
+			}
+			return nameWords[stem]
+		}
 		// (terms fold accents: "Herve" is the "Hervé" a section names)
 		for k, term := range a.KeyTerms {
-			if len(stems[k]) == 1 && !hasDigit(stems[k][0]) && corpusDF[k] == 0 && !commonWord(term) && !nameWords[stems[k][0]] {
+			if len(stems[k]) == 1 && !hasDigit(stems[k][0]) && corpusDF[k] == 0 && !commonWord(term) && !namedWord(stems[k][0]) {
 				said, err := d.saysForm(ctx, term)
 				if err != nil {
 					return err
@@ -758,8 +766,9 @@ func (d *Offline) namedNameWords(a *Assessment, req schema.JudgeRequest) map[str
 		f := relevance.Analyze(req.Query)
 		frame = &f
 	}
+	out := map[string]bool{}
 	if len(frame.Entities) == 0 {
-		return nil
+		return out
 	}
 	named := make([]bool, len(frame.Entities))
 	for _, s := range req.Sections {
@@ -767,7 +776,6 @@ func (d *Offline) namedNameWords(a *Assessment, req schema.JudgeRequest) map[str
 			named[i] = named[i] || ok
 		}
 	}
-	out := map[string]bool{}
 	for i, e := range frame.Entities {
 		if named[i] {
 			for _, t := range textproc.Terms(e) {
