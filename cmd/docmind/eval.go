@@ -175,16 +175,22 @@ closest_excerpt_answers says whether the excerpt of one of those passages
 refusals {refused, located, closest_hold_evidence (share of located),
 with_gold, excerpts_state_answer (share of with_gold)}.
 
+For each answered answerable question whose row names its document
+(source), other_document says whether the answer cites a section of another
+document (a citation no section of that document renders);
+other_document_answers counts them, of document_checked.
+
 --json prints the report: match, questions, answerable, unanswerable, answered,
 coverage, answered_accuracy, answerable_correct, answered_correctly, correct,
 wrong_answers, aurc, risk_coverage [{threshold, coverage, accuracy,
-answered}], citation_page_accuracy, citation_checked, abstention_precision,
+answered}], citation_page_accuracy, citation_checked, other_document_answers,
+document_checked, abstention_precision,
 abstention_recall, abstention {tp,fp,fn,tn}, mean_retries, mean_retry_count,
 llm_calls_per_question, tokens_per_question, latency_p50_ms, latency_p95_ms,
 errors, by_kind and by_type {tag: {questions, right}}, first_pass,
 refusals, and results [{id, question, kind, type, answerable, abstained, answered,
 confidence, signals, reasoning, refused_answer, grounded, correct,
-missing_facts, missed_answers, page_correct, evidence_handed_on,
+missing_facts, missed_answers, page_correct, other_document, evidence_handed_on,
 first_draft_correct, first_confidence, closest_hold_evidence,
 closest_excerpt_answers, retries,
 retry_count, usage, latency_ms, answer, error}]: reasoning is the last verdict's, and refused_answer, for

@@ -202,6 +202,10 @@ type QAResult struct {
 	MissedAnswers bool `json:"missed_answers,omitempty"`
 	// PageCorrect is set for answerable questions that were answered.
 	PageCorrect *bool `json:"page_correct,omitempty"`
+	// OtherDocument is set for answerable questions that were answered
+	// when the row names its document (source): whether the answer cites
+	// a section of another document.
+	OtherDocument *bool `json:"other_document,omitempty"`
 	// EvidenceHandedOn is, for an answerable question whose row locates
 	// its evidence, whether the sections the first pass handed the
 	// generator hold it (as eval evidence counts a hit); FirstDraftCorrect
@@ -274,6 +278,11 @@ type QAReport struct {
 	// whose answer cites the expected page (or one of other_pages).
 	CitationPageAccuracy float64 `json:"citation_page_accuracy"`
 	CitationChecked      int     `json:"citation_checked"`
+	// OtherDocumentAnswers counts the answered answerable questions whose
+	// row names its document and whose answer cites a section of another
+	// document, of DocumentChecked such answers.
+	OtherDocumentAnswers int `json:"other_document_answers"`
+	DocumentChecked      int `json:"document_checked"`
 	// Abstention: positives are the unanswerable questions, a prediction
 	// is the fallback message.
 	AbstentionPrecision float64   `json:"abstention_precision"`
@@ -419,6 +428,10 @@ func ScoreQA(row QARow, st *schema.State, err error) QAResult {
 	}
 	r.MissingFacts, r.MissedAnswers = row.misses(r.Answer)
 	r.Correct = r.Grounded && len(r.MissingFacts) == 0 && !r.MissedAnswers
+	if row.Source != "" {
+		other := citesOtherDocument(r.Answer, st.RetrievedSections, row.Source)
+		r.OtherDocument = &other
+	}
 	if row.Page > 0 {
 		pages := append([]int{row.Page}, row.OtherPages...)
 		ok := citesPage(r.Answer, st.RetrievedSections, row.Source, pages)
@@ -602,6 +615,12 @@ func summarizeQA(results []QAResult) *QAReport {
 				rep.WrongAnswers++
 			}
 		}
+		if r.OtherDocument != nil {
+			rep.DocumentChecked++
+			if *r.OtherDocument {
+				rep.OtherDocumentAnswers++
+			}
+		}
 		if r.PageCorrect != nil {
 			rep.CitationChecked++
 			if *r.PageCorrect {
@@ -774,6 +793,25 @@ func citesPage(answer string, sections []schema.Section, source string, pages []
 			hi, _ = strconv.Atoi(m[2])
 		}
 		if slices.ContainsFunc(pages, func(p int) bool { return lo <= p && p <= hi }) {
+			return true
+		}
+	}
+	return false
+}
+
+// citesOtherDocument reports whether answer cites a section of sections
+// that is not from source: a citation ("(See Segment 4, page 4)") that no
+// section of source renders. A citation that sections of several documents
+// render counts as source's when one of them is.
+func citesOtherDocument(answer string, sections []schema.Section, source string) bool {
+	own := map[string]bool{}
+	for _, s := range sections {
+		if c := s.Citation(); strings.Contains(answer, c) {
+			own[c] = own[c] || sameSource(s.Source, source)
+		}
+	}
+	for _, ok := range own {
+		if !ok {
 			return true
 		}
 	}

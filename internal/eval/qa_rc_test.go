@@ -358,3 +358,34 @@ func TestMatchJaccard(t *testing.T) {
 		t.Errorf("jaccard miss: %q", why)
 	}
 }
+
+// An answer that cites a section of another document than the one the
+// question's row names counts as one; a citation two documents render
+// alike counts as the row's document when one of them is.
+func TestOtherDocumentCitation(t *testing.T) {
+	seg := func(src string) schema.Section { return schema.Section{Title: "Segment 4", Source: src, Page: 4} }
+	for _, c := range []struct {
+		name, answer, source string
+		sections             []schema.Section
+		want                 bool
+	}{
+		{"own", "Fees apply. (See Late Payment Penalties, page 8)", "msa.md", []schema.Section{lateFees, dpa}, false},
+		{"another", "Fees apply. (See Late Payment Penalties, page 8)\nSub-processors are listed. (See Sub-processors, page 2)", "msa.md", []schema.Section{lateFees, dpa}, true},
+		{"only another", "Sub-processors are listed. (See Sub-processors, page 2)", "msa.md", []schema.Section{lateFees, dpa}, true},
+		{"rendered alike", "We collect data. (See Segment 4, page 4)", "a.com.md", []schema.Section{seg("docs/b.com.md"), seg("docs/a.com.md")}, false},
+		{"rendered alike, neither the row's", "We collect data. (See Segment 4, page 4)", "c.com.md", []schema.Section{seg("docs/b.com.md"), seg("docs/a.com.md")}, true},
+	} {
+		if got := citesOtherDocument(c.answer, c.sections, c.source); got != c.want {
+			t.Errorf("%s: citesOtherDocument = %v, want %v", c.name, got, c.want)
+		}
+	}
+	st := evaltest.State("Sub-processors are listed. (See Sub-processors, page 2)", false, evaltest.OnePass, lateFees, dpa)
+	r := ScoreQA(QARow{ID: "o", Facts: []string{"listed"}, Source: "msa.md"}, st, nil)
+	if r.OtherDocument == nil || !*r.OtherDocument {
+		t.Errorf("an answer citing only dpa.md for a question about msa.md: other_document %v", r.OtherDocument)
+	}
+	rep := summarizeQA([]QAResult{r})
+	if rep.OtherDocumentAnswers != 1 || rep.DocumentChecked != 1 {
+		t.Errorf("report: %d of %d, want 1 of 1", rep.OtherDocumentAnswers, rep.DocumentChecked)
+	}
+}

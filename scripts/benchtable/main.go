@@ -186,6 +186,7 @@ var figures = map[string][]figure{
 		{label: "refusals that were right (precision)", path: []string{"abstention_precision"}, pct: true},
 		{label: "unanswerable questions refused (recall)", path: []string{"abstention_recall"}, pct: true},
 		{label: "citation page right", path: []string{"citation_page_accuracy"}, pct: true, of: []string{"citation_checked"}},
+		{label: "answers citing another document than the question's", path: []string{"other_document_answers"}, count: true, of: []string{"document_checked"}},
 		{label: "answerable: evidence handed on by the first pass", path: []string{"first_pass", "evidence_handed_on"}, pct: true, of: []string{"first_pass", "located"}},
 		{label: "answerable: first draft right, whatever the judge decided", path: []string{"first_pass", "draft_correct"}, pct: true},
 		{label: "evidence handed on: answered correctly", path: []string{"first_pass", "with_evidence", "answerable_correct"}, pct: true, of: []string{"first_pass", "with_evidence", "questions"}},
