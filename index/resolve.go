@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -146,6 +147,27 @@ type docProfile struct {
 	// own holds the terms of whom the document is about (its entity),
 	// legal forms left out
 	own map[string]bool
+	// addresses are the web addresses its file name or title is
+	// ("reference.com" of reference.com.md), lower case
+	addresses []string
+}
+
+// reAddress matches a web address ("reference.com", "mlb.mlb.com",
+// "education.jlab.org"): labels joined by dots, the last of two letters or
+// more. "U.S." and "e.g." are no address: see addresses.
+var reAddress = regexp.MustCompile(`(?i)\b[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)*\.[a-z]{2,}\b`)
+
+// addresses returns the web addresses text writes, lower case: those with a
+// label of two characters or more before the last.
+func addresses(text string) []string {
+	var out []string
+	for _, a := range reAddress.FindAllString(text, -1) {
+		labels := strings.Split(strings.ToLower(a), ".")
+		if slices.ContainsFunc(labels[:len(labels)-1], func(l string) bool { return len(l) >= 2 }) && !slices.Contains(out, strings.ToLower(a)) {
+			out = append(out, strings.ToLower(a))
+		}
+	}
+	return out
 }
 
 // addSection adds a section's content to the profile: the terms of an
@@ -287,6 +309,11 @@ func newProfile(an *analyzer, path, title string, first schema.Section) docProfi
 	for _, t := range an.terms(strings.Join([]string{title, first.DocEntity, FileNameWords(path)}, "\n")) {
 		delete(p.period, t)
 	}
+	base := path[strings.LastIndexAny(path, "/\\")+1:]
+	if i := strings.LastIndexByte(base, '.'); i > 0 {
+		base = base[:i]
+	}
+	p.addresses = addresses(base + "\n" + title)
 	return p
 }
 
@@ -418,7 +445,20 @@ func (m *docMap) resolve(question string, terms []string, inDoc []map[int32]int,
 	everywhere := map[string]bool{} // in every document's strong profile
 	chose := map[string]bool{}      // the terms that name documents
 	periodAsked := asksForPeriod(question)
+	addressed := m.addressed(question)
 	for i, t := range terms {
+		if ds := addressed[t]; len(ds) > 0 {
+			// a word of a web address the question writes whole names
+			// the documents that are that address, however common the
+			// word ("reference" of "reference.com")
+			chose[t] = true
+			h := float64(len(ds))
+			idf := math.Log(1 + (float64(n)-h+0.5)/(h+0.5))
+			for _, d := range ds {
+				score[d] += idf
+			}
+			continue
+		}
 		var holders []int32
 		strongAll := true
 		for d := range m.docs {
@@ -541,6 +581,30 @@ func (m *docMap) resolve(question string, terms []string, inDoc []map[int32]int,
 	}
 	res.Missing = m.missingNames(question, terms, total, chose)
 	return res
+}
+
+// addressed maps each term of a web address the question writes
+// ("According to the reference.com privacy policy") to the documents
+// whose file name or title is that address.
+func (m *docMap) addressed(question string) map[string][]int32 {
+	asked := addresses(question)
+	if len(asked) == 0 {
+		return nil
+	}
+	out := map[string][]int32{}
+	an := newAnalyzer()
+	for d := range m.docs {
+		for _, a := range m.docs[d].addresses {
+			if slices.Contains(asked, a) {
+				for _, t := range an.terms(a) {
+					if !slices.Contains(out[t], int32(d)) {
+						out[t] = append(out[t], int32(d))
+					}
+				}
+			}
+		}
+	}
+	return out
 }
 
 // narrow keeps, of several documents the question names, those whose

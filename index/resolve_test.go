@@ -553,3 +553,46 @@ func TestResolveOwnName(t *testing.T) {
 		}
 	}
 }
+
+// A question that writes a document's name as its file is named (a web
+// site's address, "answers.com") names that document, though the
+// address's word ("answers") is a common word that most sections using it
+// hold elsewhere.
+func TestResolveAddressNamesTheDocument(t *testing.T) {
+	ctx := context.Background()
+	seg := func(page int, text string) schema.Section {
+		return schema.Section{Title: "Segment", Page: page, Content: text}
+	}
+	ix := indexDocs(t, "md", []testDoc{
+		{path: "/p/answers.com.md", secs: []schema.Section{seg(1, "This privacy policy describes how we collect your information."), seg(2, "We collect your email address when you register.")}},
+		{path: "/p/gadgets.com.md", secs: []schema.Section{seg(1, "Our privacy policy: answers to common questions."), seg(2, "The answers we give are not advice."), seg(3, "We collect your address to ship orders.")}},
+		{path: "/p/news.com.md", secs: []schema.Section{seg(1, "Readers send answers to our puzzles."), seg(2, "Answers are published weekly."), seg(3, "We collect cookies.")}},
+	})
+	res, err := ix.Resolve(ctx, "According to the answers.com privacy policy, how do you collect my information?")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(res.Documents, []string{"/p/answers.com.md"}) {
+		t.Errorf("documents %v, want answers.com's policy", res.Documents)
+	}
+	// the word alone, not written as the address, names nothing
+	if res, err = ix.Resolve(ctx, "Which answers do you publish?"); err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Documents) != 0 {
+		t.Errorf("documents %v, want none", res.Documents)
+	}
+}
+
+func TestAddresses(t *testing.T) {
+	for text, want := range map[string][]string{
+		"According to the reference.com privacy policy, do you?": {"reference.com"},
+		"Privacy policy of mlb.mlb.com and Education.JLab.org":   {"mlb.mlb.com", "education.jlab.org"},
+		"The U.S. and e.g. other states; a 1.5% fee; Inc., Ltd.": nil,
+		"EX-10.17-OUTSOURCING_AGREEMENT":                         nil,
+	} {
+		if got := addresses(text); !slices.Equal(got, want) {
+			t.Errorf("addresses(%q) = %q, want %q", text, got, want)
+		}
+	}
+}
