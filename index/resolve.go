@@ -597,7 +597,7 @@ func (m *docMap) addressed(question string) map[string][]int32 {
 		for _, a := range m.docs[d].addresses {
 			if slices.Contains(asked, a) {
 				for _, t := range an.terms(a) {
-					if !slices.Contains(out[t], int32(d)) {
+					if !legalForm(t) && !slices.Contains(out[t], int32(d)) { // "Co.Ltd" is no site
 						out[t] = append(out[t], int32(d))
 					}
 				}
