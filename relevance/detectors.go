@@ -183,6 +183,15 @@ var (
 			}
 		},
 	})
+	ScopeOtherBasis = Register(&Detector{
+		Name: "scope.other-basis",
+		Doc:  "the answer states a figure on another basis (pro forma, non-GAAP …) than the question asks for",
+		Run: func(p *Pass) {
+			if b := p.Frame.otherBasis(p.Context.Claim + "\n" + p.Context.Heading); b != "" {
+				p.Reportf("the answer states a %s figure, which the question does not ask for", b)
+			}
+		},
+	})
 	ScopeOtherHead = Register(&Detector{
 		Name: "scope.other-head",
 		Doc:  "a table row's label is headed by another measure than the question asks for",

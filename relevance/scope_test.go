@@ -186,8 +186,9 @@ func TestRateInAPeriodWantsAFigure(t *testing.T) {
 }
 
 // A figure answers only for the measure the question names, as it names
-// it: its compound name side by side, per unit when asked per unit
-// (Oracle's, FedEx's and Intel's filings).
+// it: its compound name side by side, per unit when asked per unit, on
+// the reported basis unless asked otherwise (Oracle's, FedEx's and Intel's
+// filings).
 func TestMeasureAsNamed(t *testing.T) {
 	check := func(q, claim, heading, content string) Result {
 		doc := "Oracle Intel FedEx Form 10-K\nfiscal 2023"
@@ -207,10 +208,17 @@ func TestMeasureAsNamed(t *testing.T) {
 			"Research and development 4,109 4,362 Operating expenses 5,476 4,903", ""},
 		{"the per-share figure", "What were FedEx's diluted earnings per share for fiscal 2023?",
 			"Diluted earnings per common share $ 15.48 $ 14.33 $ 19.45", "NOTE 11", "Diluted earnings per common share $ 15.48 $ 14.33 $ 19.45", ""},
+		{"a pro forma figure", netIncome, "Net income $8,456 $4,988", "Unaudited Pro Forma Financial Information", "Net income $8,456 $4,988", "scope"},
+		{"GAAP beside non-GAAP, GAAP asked for", "What GAAP gross margin percentage did Intel forecast for fiscal 2023?",
+			"GAAP* Non-GAAP* Approximately Approximately Revenue $11.5-12.5 billion $11.5-12.5 billion^ Gross margin 33.2% 37.5%", "Business Outlook", "", ""},
+		{"non-GAAP only, GAAP asked for", "What GAAP gross margin percentage did Intel forecast for fiscal 2023?",
+			"Non-GAAP gross margin 37.5%", "Business Outlook", "", "scope"},
 		{"the company's total for a segment", "What was Mobileye's revenue in Intel's first quarter of 2023?",
 			"Total net revenue $11,715 $18,353", "Q1 2023 Business Highlights", "Revenue: Client Computing $5,767 $9,295 Mobileye $458 $394 Total net revenue $11,715 $18,353", "entity"},
 		{"the segment's row", "What was Mobileye's revenue in Intel's first quarter of 2023?",
 			"Revenue: Mobileye $458 $394", "Q1 2023 Business Highlights", "Revenue: Client Computing $5,767 $9,295 Mobileye $458 $394 Total net revenue $11,715 $18,353", ""},
+		{"a pro forma figure asked for", "What was Oracle's pro forma net income for fiscal 2023?", "Net income $8,456 $4,988",
+			"Unaudited Pro Forma Financial Information", "Net income $8,456 $4,988", ""},
 	} {
 		res := check(tt.q, tt.claim, tt.heading, tt.content)
 		switch {
@@ -436,23 +444,5 @@ func TestNarrowedMeasure(t *testing.T) {
 	}
 	if res := q.Check(Context{Claim: claim, Row: true}, 0, nil, nil); hasRule(res, ScopePartOfTotal.Name) {
 		t.Errorf("row refused as a statement: %v", res.Findings)
-	}
-}
-
-// A table headed by another basis than the reported one states figures
-// on that basis, unless the question asks for it (SectionRow reads it).
-func TestOtherBasis(t *testing.T) {
-	netIncome := "What was Oracle's net income for fiscal 2023?"
-	gaap := "What GAAP gross margin percentage did Intel forecast for fiscal 2023?"
-	for _, tt := range []struct{ q, text, want string }{
-		{netIncome, "Unaudited Pro Forma Financial Information", "pro forma"},
-		{"What was Oracle's pro forma net income for fiscal 2023?", "Unaudited Pro Forma Financial Information", ""},
-		{netIncome, "Consolidated Statements of Operations", ""},
-		{gaap, "Non-GAAP gross margin 37.5%", "non gaap"},
-		{gaap, "GAAP* Non-GAAP* Gross margin 33.2% 37.5%", ""}, // GAAP stands beside non-GAAP
-	} {
-		if got := Analyze(tt.q).otherBasis(tt.text); got != tt.want {
-			t.Errorf("otherBasis(%q) for %q = %q, want %q", tt.text, tt.q, got, tt.want)
-		}
 	}
 }
