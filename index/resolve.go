@@ -162,9 +162,10 @@ var reAddress = regexp.MustCompile(`(?i)\b[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a
 func addresses(text string) []string {
 	var out []string
 	for _, a := range reAddress.FindAllString(text, -1) {
-		labels := strings.Split(strings.ToLower(a), ".")
-		if slices.ContainsFunc(labels[:len(labels)-1], func(l string) bool { return len(l) >= 2 }) && !slices.Contains(out, strings.ToLower(a)) {
-			out = append(out, strings.ToLower(a))
+		a = strings.ToLower(a)
+		labels := strings.Split(a, ".")
+		if slices.ContainsFunc(labels[:len(labels)-1], func(l string) bool { return len(l) >= 2 }) && !slices.Contains(out, a) {
+			out = append(out, a)
 		}
 	}
 	return out
@@ -309,11 +310,7 @@ func newProfile(an *analyzer, path, title string, first schema.Section) docProfi
 	for _, t := range an.terms(strings.Join([]string{title, first.DocEntity, FileNameWords(path)}, "\n")) {
 		delete(p.period, t)
 	}
-	base := path[strings.LastIndexAny(path, "/\\")+1:]
-	if i := strings.LastIndexByte(base, '.'); i > 0 {
-		base = base[:i]
-	}
-	p.addresses = addresses(base + "\n" + title)
+	p.addresses = addresses(fileStem(path) + "\n" + title)
 	return p
 }
 

@@ -645,11 +645,9 @@ func contextTerms(an *analyzer, doc Document, s schema.Section) ([]termFreq, int
 	return out, n
 }
 
-// FileNameWords returns the words of a file's base name without its
-// extension, split on "_", "-", ".", spaces and camel case, and between a
-// run of four or more digits (a year) and letters: "ORACLE_2023_10K.pdf"
-// gives "ORACLE 2023 10K", "annualReport2023Q1.md" "annual Report 2023 Q1".
-func FileNameWords(path string) string {
+// fileStem returns a file's base name without its extension
+// ("reference.com" of "docs/reference.com.md").
+func fileStem(path string) string {
 	base := path
 	if i := strings.LastIndexAny(base, "/\\"); i >= 0 {
 		base = base[i+1:]
@@ -657,7 +655,15 @@ func FileNameWords(path string) string {
 	if i := strings.LastIndexByte(base, '.'); i > 0 {
 		base = base[:i]
 	}
-	rs := []rune(base)
+	return base
+}
+
+// FileNameWords returns the words of a file's base name without its
+// extension, split on "_", "-", ".", spaces and camel case, and between a
+// run of four or more digits (a year) and letters: "ORACLE_2023_10K.pdf"
+// gives "ORACLE 2023 10K", "annualReport2023Q1.md" "annual Report 2023 Q1".
+func FileNameWords(path string) string {
+	rs := []rune(fileStem(path))
 	var b strings.Builder
 	digits := 0 // length of the digit run ending at the previous rune
 	for i, r := range rs {
