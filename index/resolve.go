@@ -138,8 +138,8 @@ type docProfile struct {
 	entityName string
 	when       docPeriod
 	// identified is whether the document has a section of an identifying
-	// kind; opening holds the terms of the capitalised words of its first
-	// section when that is of another kind (see addOpenings).
+	// kind; opening holds the terms of the capitalised words of its
+	// opening (see openingNames and addOpenings).
 	identified bool
 	opening    []string
 	// sections is the number of the document's sections.
@@ -172,30 +172,50 @@ func addresses(text string) []string {
 }
 
 // addSection adds a section's content to the profile: the terms of an
-// identifying section (ident) to its weak profile, those of the names
-// (capitalised words) of its first section, when of another kind, to its
-// opening.
-func (p *docProfile) addSection(an *analyzer, ident, first bool, content string) {
-	switch {
-	case content == "":
-	case ident:
+// identifying section (ident) to its weak profile.
+func (p *docProfile) addSection(an *analyzer, ident bool, content string) {
+	if ident && content != "" {
 		p.identified = true
 		for _, t := range an.terms(content) {
 			p.weak[t] = true
 		}
-	case first:
-		p.opening = nameTerms(content)
 	}
+}
+
+// openingWords is how many words a document's opening reads, over at most
+// openingSections sections: a first section shorter than that is a stub
+// ("Exhibit 10.8", "Contract No.: 151315UD0081") above the part that
+// names the parties, and the opening reads on into the sections after it.
+const (
+	openingWords    = 40
+	openingSections = 3
+)
+
+// openingNames returns the terms of the names (capitalised words, each
+// section's first left out) of a document's opening, whose first sections
+// are contents, in order: the first, and the next ones while fewer than
+// openingWords words are read.
+func openingNames(contents []string) []string {
+	var out []string
+	words := 0
+	for i, c := range contents {
+		if i == openingSections || i > 0 && words >= openingWords {
+			break
+		}
+		out = append(out, nameTerms(c)...)
+		words += len(strings.Fields(c))
+	}
+	return out
 }
 
 // addOpenings adds, in a folder where most documents have a section that
 // identifies them (contracts with preambles, filings with cover pages),
-// the names of each document's first section to its weak profile: an
-// opening names the parties too where the classifier did not recognise it
-// as a preamble ("Party A: … Party B: …"), or where the preamble follows a
-// title page. Elsewhere (articles, policies) a first
-// section is text like any other, whose names say little about which
-// document a question means.
+// the names of each document's opening (its first section, read on past a
+// stub) to its weak profile: an opening names the parties too where the
+// classifier did not recognise it as a preamble ("Party A: … Party B:
+// …"), or where the preamble follows a title page. Elsewhere (articles,
+// policies) a first section is text like any other, whose names say
+// little about which document a question means.
 func (m *docMap) addOpenings() {
 	most := m.mostIdentified()
 	for i := range m.docs {
@@ -263,7 +283,7 @@ func (ix *Index) loadDocMap(ctx context.Context, conn querier) (*docMap, error) 
 		docIndex[did] = di
 		m.secDoc[sid] = di
 		m.docs[di].sections++
-		m.docs[di].addSection(an, ident, false, content)
+		m.docs[di].addSection(an, ident, content)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("read the documents' profiles: %w", err)
@@ -271,9 +291,9 @@ func (ix *Index) loadDocMap(ctx context.Context, conn querier) (*docMap, error) 
 	if m.mostIdentified() {
 		// the documents' first sections, read only where addOpenings
 		// uses them
-		if err := readOpenings(ctx, conn, func(did int64, content string) {
+		if err := readOpenings(ctx, conn, func(did int64, contents []string) {
 			if di, ok := docIndex[did]; ok {
-				m.docs[di].opening = nameTerms(content)
+				m.docs[di].opening = openingNames(contents)
 			}
 		}); err != nil {
 			return nil, err
@@ -373,11 +393,13 @@ func (r *ListResolver) Resolve(ctx context.Context, question string) (Resolution
 					}
 					counts[t][di]++
 				}
-				ident := slices.Contains(identifyingForProfile, s.Kind)
-				if first := s.Key() == secs[0].Key(); ident || first {
-					m.docs[di].addSection(an, ident, first, s.Content)
-				}
+				m.docs[di].addSection(an, slices.Contains(identifyingForProfile, s.Kind), s.Content)
 			}
+			var contents []string
+			for _, s := range secs[:min(len(secs), openingSections)] {
+				contents = append(contents, s.Content)
+			}
+			m.docs[di].opening = openingNames(contents)
 		}
 		m.addOpenings()
 		r.key, r.m, r.counts = key.String(), m, counts
@@ -659,23 +681,37 @@ func (m *docMap) mostIdentified() bool {
 	return 2*n > len(m.docs)
 }
 
-// readOpenings calls f with each document's rowid and the content of its
-// first section.
-func readOpenings(ctx context.Context, conn querier, f func(did int64, content string)) error {
-	rows, err := conn.QueryContext(ctx, `SELECT doc_id, content FROM sections WHERE id IN (SELECT min(id) FROM sections GROUP BY doc_id)`)
+// readOpenings calls f with each document's rowid and the contents of its
+// first openingSections sections, in order.
+func readOpenings(ctx context.Context, conn querier, f func(did int64, contents []string)) error {
+	rows, err := conn.QueryContext(ctx, `SELECT s.doc_id, s.content FROM sections s
+		JOIN (SELECT doc_id, min(id) AS first FROM sections GROUP BY doc_id) f
+		ON s.id >= f.first AND s.id < f.first + ? AND s.doc_id = f.doc_id
+		ORDER BY s.doc_id, s.id`, openingSections)
 	if err != nil {
 		return fmt.Errorf("read the documents' openings: %w", err)
 	}
 	defer rows.Close()
+	last, contents := int64(-1), []string(nil)
 	for rows.Next() {
 		var did int64
 		var content string
 		if err := rows.Scan(&did, &content); err != nil {
 			return fmt.Errorf("read the documents' openings: %w", err)
 		}
-		f(did, content)
+		if did != last && contents != nil {
+			f(last, contents)
+			contents = nil
+		}
+		last, contents = did, append(contents, content)
 	}
-	return rows.Err()
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("read the documents' openings: %w", err)
+	}
+	if contents != nil {
+		f(last, contents)
+	}
+	return nil
 }
 
 // nameTerms are the terms of the capitalised words of text past its

@@ -488,22 +488,36 @@ func TestResolveOpeningNamesTheDocument(t *testing.T) {
 	ix := indexDocs(t, "pdf", []testDoc{
 		{path: "/c/FABRIKAM_SUPPLY.pdf", secs: []schema.Section{preamble(`This Supply Agreement is made between Fabrikam Inc. ("Supplier") and Tailspin Toys Corp. ("Buyer").`), body(2, "Supplier delivers monthly.")}},
 		{path: "/c/NORTHWIND_LICENSE.pdf", secs: []schema.Section{preamble(`This License Agreement is made between Northwind Traders Ltd. ("Licensor") and Contoso Goods LLC ("Licensee").`), body(2, "Licensee pays a royalty.")}},
+		{path: "/c/ADVENTURE_SERVICES.pdf", secs: []schema.Section{preamble(`This Services Agreement is made between Adventure Works Inc. ("Provider") and Margie's Travel LLC ("Client").`), body(2, "Client pays monthly.")}},
 		{path: "/c/EX-10.4.pdf", secs: []schema.Section{body(1, "Party A: Beike Security Technology Co., Ltd. Party B: Wingtip Online Network Co., Ltd."), body(2, "Party A shall not use the information provided by Party B for commercial activities.")}},
+		// a stub above the parties: the opening reads on past it
+		{path: "/c/EX-10.43.pdf", secs: []schema.Section{body(1, "Contract No.: 151315UD0081"), body(1, "Party A: Litware Internet (Beijing) Co., Ltd. Party B: Proseware Online Co., Ltd."),
+			body(2, "Party A shall pay the service fee within ten days.")}},
 	})
-	q := "What does the agreement between Beike and Wingtip forbid?"
-	res, err := ix.Resolve(ctx, q)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !slices.Equal(res.Documents, []string{"/c/EX-10.4.pdf"}) {
-		t.Errorf("documents %v, want the Beike-Wingtip agreement", res.Documents)
+	lr := NewListResolver(ix)
+	for q, want := range map[string]string{
+		"What does the agreement between Beike and Wingtip forbid?":                      "/c/EX-10.4.pdf",
+		"When does the Cooperation Agreement between Litware and Proseware take effect?": "/c/EX-10.43.pdf",
+	} {
+		for name, r := range map[string]interface {
+			Resolve(context.Context, string) (Resolution, error)
+		}{"index": ix, "list": lr} {
+			res, err := r.Resolve(ctx, q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(res.Documents, []string{want}) {
+				t.Errorf("%s resolver, %q: documents %v, want %s", name, q, res.Documents, want)
+			}
+		}
 	}
 	articles := indexDocs(t, "md", []testDoc{
 		{path: "/a/rivers.md", secs: []schema.Section{body(1, "The Wingtip river rises in the hills."), body(2, "Rivers carry silt.")}},
 		{path: "/a/lakes.md", secs: []schema.Section{body(1, "Lakes hold still water."), body(2, "Lakes freeze in winter.")}},
 		{path: "/a/seas.md", secs: []schema.Section{body(1, "Seas are salt water."), body(2, "Tides move the seas.")}},
 	})
-	if res, err = articles.Resolve(ctx, "Where does the Wingtip rise?"); err != nil {
+	res, err := articles.Resolve(ctx, "Where does the Wingtip rise?")
+	if err != nil {
 		t.Fatal(err)
 	}
 	if len(res.Documents) != 0 {
