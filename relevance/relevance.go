@@ -1488,7 +1488,9 @@ func states(f Frame, claim string) bool {
 				}
 				continue
 			}
-			if months[t] || timeWords[t] || timeClauseWords[t] || spelledNum[t] || strings.HasSuffix(t, "th") && hasDigit(t) {
+			// a spelled number alone counts things ("two originals"); it
+			// names a time only with a unit of time, read above
+			if months[t] || timeWords[t] || timeClauseWords[t] || strings.HasSuffix(t, "th") && hasDigit(t) {
 				return true
 			}
 		}
