@@ -15,7 +15,10 @@ import (
 //   - by a word derived from the name: "Britain" for "British", "China"
 //     for "Chinese", "Aristotelian" for "Aristotle's": a capitalised word
 //     of the text that begins as the name does and whose word vectors
-//     place it next to the name.
+//     place it next to the name;
+//   - with its initials joined by "&" spelled out: "California research
+//     and development" for "California R&D", "Standard & Poor's" for
+//     "S&P" (spellsOut).
 //
 // Two names that only look alike ("Austria" and "Australia") are far
 // apart in the word vectors, and two neighbours of another spelling
@@ -27,10 +30,58 @@ func (x Text) names(e string, toks []string) bool {
 	if x.hasPhrase(toks) {
 		return true
 	}
-	if x.hasInitialsOf(e) || x.statesInitials(toks) {
+	if x.hasInitialsOf(e) || x.statesInitials(toks) || x.spellsOut(e) {
 		return true
 	}
 	return len(toks) == 1 && x.hasDerivedName(toks[0])
+}
+
+// reAmpInitials matches initials joined by ampersands ("R&D", "SG&A").
+var reAmpInitials = regexp.MustCompile(`\b\p{Lu}+(?:&\p{Lu}+)+\b`)
+
+// spellsOut reports whether x writes the name e with its initials joined
+// by "&" spelled out: "California research and development" for
+// "California R&D", "selling, general and administrative" for "SG&A". The
+// name's other words stand around them as they do in e.
+func (x Text) spellsOut(e string) bool {
+	loc := reAmpInitials.FindStringIndex(e)
+	if loc == nil {
+		return false
+	}
+	before, after := SignificantTokens(e[:loc[0]]), SignificantTokens(e[loc[1]:])
+	letters := strings.ToLower(strings.ReplaceAll(e[loc[0]:loc[1]], "&", ""))
+	seq := x.seq()
+	// at reports whether toks stand in seq from i on, and where they end
+	at := func(i int, toks []string) (int, bool) {
+		for _, t := range toks {
+			if i >= len(seq) || !sameWord(seq[i], t) {
+				return i, false
+			}
+			i++
+		}
+		return i, true
+	}
+	for i := range seq {
+		j, ok := at(i, before)
+		if !ok {
+			continue
+		}
+		k, gap := 0, 0 // the initials spelled so far; one stop word ("and") may stand between two
+		for j < len(seq) && k < len(letters) {
+			if w := seq[j]; !textproc.IsStopWord(w) && w[0] == letters[k] {
+				k, gap = k+1, 0
+			} else if k == 0 || gap == 1 || !textproc.IsStopWord(w) {
+				break
+			} else {
+				gap++
+			}
+			j++
+		}
+		if _, ok := at(j, after); k == len(letters) && ok {
+			return true
+		}
+	}
+	return false
 }
 
 // minNameFormSimilarity is the least word-vector cosine of a name and a
