@@ -2,7 +2,6 @@ package relevance
 
 import (
 	"regexp"
-	"slices"
 	"strings"
 
 	"github.com/docmind/docmind/textproc"
@@ -21,7 +20,7 @@ import (
 //     and development" for "California R&D", "Standard & Poor's" for
 //     "S&P" (spellsOut);
 //   - with two of its words written as one, or one as two: "AppleTalk"
-//     for "Apple Talk" (joinsOrSplits).
+//     for "Apple Talk" (respells).
 //
 // Two names that only look alike ("Austria" and "Australia") are far
 // apart in the word vectors, and two neighbours of another spelling
@@ -33,37 +32,22 @@ func (x Text) names(e string, toks []string) bool {
 	if x.hasPhrase(toks) {
 		return true
 	}
-	if x.hasInitialsOf(e) || x.statesInitials(toks) || x.spellsOut(e) || x.joinsOrSplits(toks) {
+	if x.hasInitialsOf(e) || x.statesInitials(toks) || x.spellsOut(e) || x.respells(toks) {
 		return true
 	}
 	return len(toks) == 1 && x.hasDerivedName(toks[0])
 }
 
-// joinsOrSplits reports whether x writes the name toks with two of its
-// words joined into one ("AppleTalk" for "Apple Talk") or one of its words
-// split in two ("Apple Talk" for "AppleTalk").
-func (x Text) joinsOrSplits(toks []string) bool {
-	for i := 0; i+1 < len(toks); i++ {
-		w := toks[i] + toks[i+1]
-		if len(toks[i]) < 3 || len(toks[i+1]) < 3 || !x.tokens[w] {
-			continue // "californiar" of "California R" is no word
-		}
-		if x.hasPhrase(append(append(slices.Clone(toks[:i]), w), toks[i+2:]...)) {
-			return true
-		}
-	}
-	seq := x.seq()
-	for i := 0; i+1 < len(seq); i++ {
-		w := seq[i] + seq[i+1]
-		if len(seq[i]) < 3 || len(seq[i+1]) < 3 {
-			continue
-		}
-		for j, t := range toks {
-			if t == w {
-				split := append(append(slices.Clone(toks[:j]), seq[i], seq[i+1]), toks[j+1:]...)
-				if x.hasPhrase(split) {
-					return true
-				}
+// respells reports whether x writes the name toks with the breaks between
+// its words placed otherwise: "AppleTalk" for "Apple Talk", "Apple Talk"
+// for "AppleTalk".
+func (x Text) respells(toks []string) bool {
+	want, seq := strings.Join(toks, ""), x.seq()
+	for i := range seq {
+		run := ""
+		for j := i; j < len(seq) && len(run) < len(want); j++ {
+			if run += seq[j]; run == want && j-i+1 != len(toks) {
+				return true
 			}
 		}
 	}
