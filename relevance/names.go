@@ -68,6 +68,20 @@ func (x Text) spellsOut(e string) bool {
 	}
 	before, after := SignificantTokens(e[:loc[0]]), SignificantTokens(e[loc[1]:])
 	letters := strings.ToLower(strings.ReplaceAll(e[loc[0]:loc[1]], "&", ""))
+	if len(before)+len(after) == 0 {
+		// initials alone ("S&P") are spelled out by capitalised words
+		// ("Standard & Poor's"), not by any two words that begin so
+		// ("stock price")
+		var pat strings.Builder
+		for i, r := range strings.ReplaceAll(e[loc[0]:loc[1]], "&", "") {
+			if i > 0 {
+				pat.WriteString(`,?(?:\s+(?:&|and|of|the))?\s+`)
+			}
+			pat.WriteString(regexp.QuoteMeta(string(r)) + `[\p{L}'’-]*`)
+		}
+		re, err := regexp.Compile(`\b` + pat.String())
+		return err == nil && re.MatchString(x.raw)
+	}
 	seq := x.seq()
 	// at reports whether toks stand in seq from i on, and where they end
 	at := func(i int, toks []string) (int, bool) {
