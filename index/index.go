@@ -55,8 +55,9 @@ const SchemaVersion = 1
 // Version 5: each headed row of a table flattened into text is also a
 // section of its own (kind table-row, loader.SectionOptions.NoTableRows).
 // Version 6: a row section cites the page its row is on, not every page of
-// the section it is read from.
-const ReadingVersion = 6
+// the section it is read from. Version 7: a word's British and American
+// spellings have one term (textproc.Stem), so "licence" finds "license".
+const ReadingVersion = 7
 
 // FileName is the database file name used inside an index directory.
 const FileName = "docmind.db"

@@ -97,3 +97,34 @@ func TestAccentsFold(t *testing.T) {
 		}
 	}
 }
+
+// A word's British and American spellings are one term: the question in
+// either spelling finds the section in the other with the same score.
+func TestSpellingsAreOneTerm(t *testing.T) {
+	ctx := context.Background()
+	ix, _ := openTest(t)
+	putLines(t, ix,
+		"The licensee may not sublicense the license granted in this agreement",
+		"The organisers of the programme meet at the city centre",
+		"Payment is due within thirty days of the invoice date",
+	)
+	for _, c := range []struct{ a, b, title string }{
+		{"Which license is granted?", "Which licence is granted?", "SA"},
+		{"Who organized the program at the center?", "Who organised the programme at the centre?", "SB"},
+	} {
+		var scores []float32
+		for _, q := range []string{c.a, c.b} {
+			docs, err := NewStore(ix).SimilaritySearch(ctx, q, 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(docs) != 1 || SectionFromDocument(docs[0]).Title != c.title {
+				t.Fatalf("%q: got %d sections, want section %s", q, len(docs), c.title)
+			}
+			scores = append(scores, docs[0].Score)
+		}
+		if scores[0] != scores[1] {
+			t.Errorf("%q scores %v, %q %v: one word, one score", c.a, scores[0], c.b, scores[1])
+		}
+	}
+}

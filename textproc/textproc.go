@@ -6,6 +6,7 @@ package textproc
 import (
 	"iter"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -73,8 +74,10 @@ func normalise(tok string) string {
 	return tok
 }
 
-// Stem returns the Porter2 (Snowball English) stem of a lower-case token.
-// Tokens that contain a digit are returned unchanged.
+// Stem returns the Porter2 (Snowball English) stem of a lower-case token,
+// one stem for a word's British and American spellings ("licence" and
+// "license", "organised" and "organized": spellingStems). Tokens that
+// contain a digit are returned unchanged.
 func Stem(tok string) string {
 	for _, r := range tok {
 		if unicode.IsDigit(r) {
@@ -85,7 +88,33 @@ func Stem(tok string) string {
 }
 
 // stemUncached is Stem without the cache (see stemcache.go).
-func stemUncached(tok string) string { return english.Stem(tok, false) }
+func stemUncached(tok string) string {
+	st := english.Stem(tok, false)
+	if c, ok := spellingStems()[st]; ok {
+		return c
+	}
+	return st
+}
+
+// spellingStems maps the stem of each spelling variant of
+// internal/wordlists/spelling.txt (WordNet's pairs of British and
+// American spellings) to the stem of its canonical spelling, where the
+// two differ: "licenc" to "licens", "organis" to "organ". The stemmer
+// then reduces every inflection of either spelling to one stem
+// ("organised", "organising", "organized").
+var spellingStems = sync.OnceValue(func() map[string]string {
+	m := map[string]string{}
+	for _, l := range wordlists.Lines("spelling") {
+		w, c, ok := strings.Cut(l, " ")
+		if !ok {
+			continue
+		}
+		if sw, sc := english.Stem(w, false), english.Stem(c, false); sw != sc {
+			m[sw] = sc
+		}
+	}
+	return m
+})
 
 // StemSet returns the set of the stems of words (each a lower-case word).
 func StemSet(words []string) map[string]bool {

@@ -156,3 +156,30 @@ func TestListItemsAndLeadIns(t *testing.T) {
 		t.Error("a sentence read as a list item")
 	}
 }
+
+// A word's British and American spellings, in every inflection, have one
+// stem, so that "licence" finds "license" as itself, not as a synonym.
+func TestStemSpellings(t *testing.T) {
+	for _, p := range [][2]string{
+		{"licence", "license"}, {"organised", "organized"}, {"organisation", "organization"},
+		{"colours", "colors"}, {"centre", "center"}, {"labour", "labor"}, {"programme", "program"},
+		{"analysed", "analyzed"}, {"defence", "defense"}, {"behaviour", "behavior"},
+	} {
+		if a, b := Stem(p[0]), Stem(p[1]); a != b {
+			t.Errorf("Stem(%q) = %q, Stem(%q) = %q: want one stem", p[0], a, p[1], b)
+		}
+	}
+	// other words keep their own stems
+	for _, p := range [][2]string{{"council", "counsel"}, {"metre", "metro"}, {"honour", "hour"}} {
+		if a, b := Stem(p[0]), Stem(p[1]); a == b {
+			t.Errorf("Stem(%q) = Stem(%q) = %q", p[0], p[1], a)
+		}
+	}
+	// no variant's stem is another variant's: one lookup reaches the
+	// canonical stem
+	for from, to := range spellingStems() {
+		if next, ok := spellingStems()[to]; ok {
+			t.Errorf("%q stems to %q, which stems on to %q", from, to, next)
+		}
+	}
+}

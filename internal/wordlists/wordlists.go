@@ -8,14 +8,14 @@
 // documents its list in '#' comment lines, ending with the code that
 // reads it; edit the files, not code. Code reads a list as a set (Named,
 // Set), as words (Words, Joined) or as a regular expression
-// (Alternation). Three lists are generated from WordNet (see ./gen):
+// (Alternation). Four lists are generated from WordNet (see ./gen):
 // antonyms.txt, its antonym pairs; synonyms.txt, its synsets in their
 // words' common senses; derivations.txt, its derivationally related word
-// forms. docs/notes/wordlists.md lists what is here and what is still
+// forms; spelling.txt, its British and American spellings of one word. docs/notes/wordlists.md lists what is here and what is still
 // written in code.
 package wordlists
 
-//go:generate go run ./gen -in ${WORDNET_SRC} -out antonyms.txt -synonyms synonyms.txt -derivations derivations.txt -senses 2
+//go:generate go run ./gen -in ${WORDNET_SRC} -out antonyms.txt -synonyms synonyms.txt -derivations derivations.txt -spelling spelling.txt -senses 2
 
 import (
 	"embed"

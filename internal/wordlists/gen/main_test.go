@@ -54,7 +54,7 @@ func TestAntonymPairs(t *testing.T) {
 		t.Errorf("pairs %q, want %q", got, want)
 	}
 	// too few pairs: not WordNet's dictionary
-	o := outputs{filepath.Join(dir, "ant.txt"), filepath.Join(dir, "syn.txt"), filepath.Join(dir, "der.txt"), 2}
+	o := outputs{filepath.Join(dir, "ant.txt"), filepath.Join(dir, "syn.txt"), filepath.Join(dir, "der.txt"), filepath.Join(dir, "spell.txt"), 2}
 	if err := run(dir, o); err == nil || !strings.Contains(err.Error(), "only 3 antonym pairs") {
 		t.Errorf("run on a tiny dictionary: %v", err)
 	}
@@ -136,4 +136,34 @@ func joinPairs(pairs [][2]string) string {
 		out = append(out, p[0]+" | "+p[1])
 	}
 	return strings.Join(out, ", ")
+}
+
+func TestSpellingVariants(t *testing.T) {
+	synsets := map[string]synset{}
+	for _, text := range []string{
+		"04956594 07 n 02 color 0 colour 0 000 | a visual attribute\n",
+		"01463963 35 v 04 colorise 0 colorize 0 colourise 0 colourize 0 000 | add color to\n",
+		"06549661 10 n 02 license 0 licence 0 000 | a legal document\n",
+		// one synset, two words that are not spellings of one another
+		"00061203 04 n 02 stop 0 halt 0 000 | the event of something ending\n",
+	} {
+		if err := read(strings.NewReader(text), synsets); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// every British spelling, and every other spelling of a group, maps
+	// to the group's one American spelling
+	got := joinPairs(spellings(synsets))
+	if want := "colorise | colorize, colour | color, colourise | colorize, colourize | colorize, licence | license"; got != want {
+		t.Errorf("spellings %q, want %q", got, want)
+	}
+	for _, c := range []struct {
+		a, b string
+		want bool
+	}{{"centre", "center", true}, {"analyse", "analyze", true}, {"programme", "program", true},
+		{"travelled", "traveled", true}, {"color", "colour", false}, {"stop", "halt", false}, {"colour", "colors", false}} {
+		if got := britishOf(c.a, c.b); got != c.want {
+			t.Errorf("britishOf(%q, %q) = %v, want %v", c.a, c.b, got, c.want)
+		}
+	}
 }
