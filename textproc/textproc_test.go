@@ -164,6 +164,7 @@ func TestStemSpellings(t *testing.T) {
 		{"licence", "license"}, {"organised", "organized"}, {"organisation", "organization"},
 		{"colours", "colors"}, {"centre", "center"}, {"labour", "labor"}, {"programme", "program"},
 		{"analysed", "analyzed"}, {"defence", "defense"}, {"behaviour", "behavior"},
+		{"judgement", "judgment"}, {"instalments", "installments"}, {"ageing", "aging"},
 	} {
 		if a, b := Stem(p[0]), Stem(p[1]); a != b {
 			t.Errorf("Stem(%q) = %q, Stem(%q) = %q: want one stem", p[0], a, p[1], b)
