@@ -11,8 +11,9 @@
 // (Alternation). Four lists are generated from WordNet (see ./gen):
 // antonyms.txt, its antonym pairs; synonyms.txt, its synsets in their
 // words' common senses; derivations.txt, its derivationally related word
-// forms; spelling.txt, its British and American spellings of one word. docs/notes/wordlists.md lists what is here and what is still
-// written in code.
+// forms; spelling.txt, the British and American spellings of a word.
+// docs/notes/wordlists.md lists what is here and what is still written
+// in code.
 package wordlists
 
 //go:generate go run ./gen -in ${WORDNET_SRC} -out antonyms.txt -synonyms synonyms.txt -derivations derivations.txt -spelling spelling.txt -senses 2
