@@ -252,15 +252,15 @@ var spellingPatterns = [][2]string{
 // spellings in place of its American one.
 func britishOf(a, b string) bool {
 	for _, p := range spellingPatterns {
-		for i := strings.Index(a, p[0]); i >= 0; {
-			if a[:i]+p[1]+a[i+len(p[0]):] == b {
-				return true
-			}
-			j := strings.Index(a[i+1:], p[0])
+		for i := 0; ; i++ {
+			j := strings.Index(a[i:], p[0])
 			if j < 0 {
 				break
 			}
-			i += 1 + j
+			i += j
+			if a[:i]+p[1]+a[i+len(p[0]):] == b {
+				return true
+			}
 		}
 	}
 	return false
