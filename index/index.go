@@ -57,7 +57,10 @@ const SchemaVersion = 1
 // Version 6: a row section cites the page its row is on, not every page of
 // the section it is read from. Version 7: a word's British and American
 // spellings have one term (textproc.Stem), so "licence" finds "license".
-const ReadingVersion = 7
+// Version 8: a preamble's parties may be defined "hereinafter" ("(hereinafter
+// referred to as “Consultant”)"), and the names a numbered clause defines
+// do not make its section a preamble (loader.isPreamble).
+const ReadingVersion = 8
 
 // FileName is the database file name used inside an index directory.
 const FileName = "docmind.db"

@@ -225,8 +225,9 @@ func isCoverPage(d *kindDoc, i int) bool {
 }
 
 // partyDefinition is a defined name in parentheses and quotes, as
-// agreements introduce their parties: (“Licensee”), ("the Company").
-var partyDefinition = regexp.MustCompile(`\(\s*(?:the\s+|each\s+a\s+|individually\s+)?["“”'‘’][^"“”'‘’()]{2,40}["“”'‘’]`)
+// agreements introduce their parties: (“Licensee”), ("the Company"),
+// (hereinafter referred to as “Consultant”), (herein "Go Call").
+var partyDefinition = regexp.MustCompile(`(?i)\(\s*(?:(?:the|each\s+a|individually|collectively|herein|hereinafter|hereafter)[\s,]+(?:(?:referred\s+to|called)\s+(?:herein\s+)?(?:as\s+)?)?(?:the\s+)?)?["“”'‘’][^"“”'‘’()]{2,40}["“”'‘’]`)
 
 // betweenParties is the clause that names an agreement's parties.
 var betweenParties = regexp.MustCompile(`(?i)\b(?:by and )?between\b|\bamong\b|\bentered into\b|\bis made\b|\bmade and entered\b`)
@@ -241,12 +242,27 @@ func isPreamble(d *kindDoc, i int) bool {
 	if s.Page > 2 || i > 4 {
 		return false
 	}
-	head := s.Content
+	head := beforeParts(s.Content)
 	if len(head) > 1200 {
 		head = head[:1200]
 	}
 	defs := len(partyDefinition.FindAllStringIndex(head, -1))
 	return defs >= 2 && i <= 2 || betweenParties.MatchString(head) && defs >= 1
+}
+
+// partStart opens a part of an agreement that follows its preamble: a
+// numbered clause ("1. APPOINTMENT", "2.1 Term", "Article II", "Section
+// 3"), a lettered recital ("A. Acme makes …") or a recital ("WHEREAS").
+var partStart = regexp.MustCompile(`(?m)^\s*(?:\d{1,2}(?:\.\d{1,2})*\.?\s|[A-Z]\.\s|(?i:article|section)\s+(?:\d{1,2}|[IVX]{1,5})\b|(?i:whereas|recitals?)\b)`)
+
+// beforeParts returns text up to the first part that follows a preamble:
+// the names a clause or a recital defines ("the Products") are not the
+// parties a preamble names.
+func beforeParts(text string) string {
+	if loc := partStart.FindStringIndex(text); loc != nil {
+		return text[:loc[0]]
+	}
+	return text
 }
 
 // whereas opens a recital.
