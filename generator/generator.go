@@ -108,7 +108,8 @@ func (g *Offline) rules(req schema.GenerateRequest, cands []candidate) [][]strin
 			Passage:  passage,
 			Heading:  relevance.HeadingContext(s),
 			Document: relevance.DocumentContext(s),
-			Kind:     s.Kind,
+			Named:    strings.Join(s.NamedBy, " "),
+			Kind:     s.KindAt(c.text),
 			Sections: contents,
 		}
 		rc.ReadTable(s.Content)

@@ -133,7 +133,7 @@ func (d *Offline) relevanceCheck(ctx context.Context, a *Assessment, req schema.
 			rc.Document = relevance.DocumentContext(s)
 			rc.Named = strings.Join(s.NamedBy, " ")
 			rc.ReadTable(s.Content)
-			rc.Kind = s.Kind
+			rc.Kind = s.KindAt(c.Claim.Text)
 		}
 		var res relevance.Result
 		for i, f := range frames {

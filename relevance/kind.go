@@ -29,10 +29,21 @@ var kindWords = func() map[schema.SectionKind]map[string]bool {
 
 // asksForKind reports whether the question uses a word by which one asks
 // for what a part of kind k states ("Who signed …" of a signature block).
-func (f Frame) asksForKind(k schema.SectionKind) bool {
+// The words that name the claim's document (named: Context.Named) do not
+// ask for it, nor does a word that opens one of them: in "the Supply
+// Agreement between Acme and Globex", neither "agreement" nor "between"
+// asks for the preamble.
+func (f Frame) asksForKind(k schema.SectionKind, named string) bool {
 	words := kindWords[k]
-	for _, t := range textproc.Tokens(f.Question) {
-		if words[textproc.Stem(t)] {
+	isNamed := map[string]bool{}
+	for _, t := range textproc.Tokens(named) {
+		isNamed[textproc.Stem(t)] = true
+	}
+	toks := textproc.Tokens(f.Question)
+	for i, t := range toks {
+		st := textproc.Stem(t)
+		opens := i+1 < len(toks) && isNamed[textproc.Stem(toks[i+1])]
+		if words[st] && !isNamed[st] && !opens {
 			return true
 		}
 	}
@@ -46,7 +57,7 @@ func kindDetector(k schema.SectionKind, doc string) *Detector {
 		Name: "kind." + string(k),
 		Doc:  doc,
 		Run: func(p *Pass) {
-			if p.Context.Kind == k && !p.Frame.asksForKind(k) {
+			if p.Context.Kind == k && !p.Frame.asksForKind(k, p.Context.Named) {
 				p.Reportf("the answer is drawn from the document's %s, which names its parties and dates, not what the question asks", strings.ReplaceAll(string(k), "-", " "))
 			}
 		},

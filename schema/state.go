@@ -3,6 +3,7 @@ package schema
 import (
 	"fmt"
 	"maps"
+	"regexp"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -121,6 +122,39 @@ func (s Section) NamedTerms() map[string]bool {
 		named[t] = true
 	}
 	return named
+}
+
+// clauseStart opens a numbered clause of an agreement ("1. APPOINTMENT",
+// "2.1 Term", "Article II", "Section 3").
+var clauseStart = regexp.MustCompile(`(?m)^\s*(?:\d{1,2}(?:\.\d{1,2})*\.?\s|(?i:article|section)\s+(?:\d{1,2}|[IVX]{1,5})\b)`)
+
+// KindAt returns the kind of the part of the section that text (a
+// sentence of it) stands in. A preamble or recitals section read as one
+// block may run on into the agreement's first numbered clauses ("… agree
+// as follows: 1.1 Acme hereby grants …"); a sentence after the first
+// such clause is body text, not what the section's kind says.
+func (s Section) KindAt(text string) SectionKind {
+	if s.Kind != KindPreamble && s.Kind != KindRecitals {
+		return s.Kind
+	}
+	first := strings.IndexByte(s.Content, '\n')
+	if first < 0 {
+		return s.Kind
+	}
+	loc := clauseStart.FindStringIndex(s.Content[first:])
+	if loc == nil {
+		return s.Kind
+	}
+	// compared with spaces collapsed: a sentence is read out of its lines
+	flat := func(t string) string { return strings.Join(strings.Fields(t), " ") }
+	needle := flat(text)
+	if len(needle) > 80 {
+		needle = needle[:80]
+	}
+	if at := strings.Index(flat(s.Content), needle); needle != "" && at >= len(flat(s.Content[:first+loc[0]])) {
+		return KindBody
+	}
+	return s.Kind
 }
 
 // SectionKind names what part of its document a section is. The values are
