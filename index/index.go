@@ -59,7 +59,9 @@ const SchemaVersion = 1
 // spellings have one term (textproc.Stem), so "licence" finds "license".
 // Version 8: a preamble's parties may be defined "hereinafter" ("(hereinafter
 // referred to as “Consultant”)"), and the names a numbered clause defines
-// do not make its section a preamble (loader.isPreamble).
+// do not make its section a preamble (loader.isPreamble); a PDF filed as
+// an exhibit is titled by its own heading, not "Exhibit 10.17" (pdf
+// coverTitle).
 const ReadingVersion = 8
 
 // FileName is the database file name used inside an index directory.

@@ -24,7 +24,11 @@ import (
 //   - title: the file's Title metadata unless it is junk (empty, an
 //     accession or file name, "Microsoft Word - x.doc", mostly digits);
 //     else "<entity> Form 10-K" for a filing cover; else the first
-//     heading of the first page that is not cover boilerplate.
+//     heading of the first page that is not cover boilerplate, an
+//     exhibit's label ("Exhibit 10.17"), a copy's stamp ("Execution
+//     Version"), a numbered clause's heading or a legend, joined to the
+//     next when it ends in "of" ("FORM OF" / "TRADEMARK LICENSE
+//     AGREEMENT").
 
 // contextPages is how many pages are read for the context.
 const contextPages = 3
@@ -53,11 +57,46 @@ func docContext(meta string, lines []line, marked []hline) (title, entity, perio
 	}
 	entity = findEntity(first)
 	period = findPeriod(first, marked)
-	title = meta
+	title = bareTitle(meta)
 	if junkTitle(title) {
 		title = coverTitle(first, marked, entity)
 	}
 	return title, entity, period
+}
+
+var (
+	// exhibitLabel is the number an exhibit or annex is filed under, set
+	// above or before its title: "Exhibit 10.17", "EXHIBIT B", "Annex
+	// A-1".
+	exhibitLabel = regexp.MustCompile(`(?i)^(?:exhibit|annex|appendix|attachment)\s+[0-9A-Z]{1,3}(?:[.-][0-9A-Z]{1,3}){0,2}(?:[\s.:–—-]+|$)`)
+	// copyStamp is the state of a copy stamped on its first page:
+	// "Execution Version", "Redacted Copy", "Confidential Treatment
+	// Requested".
+	copyStamp = regexp.MustCompile(`(?i)^(?:execution|redacted|conformed|final|confidential|draft)(?:\s+(?:copy|version|draft|treatment(?:\s+requested)?))?[\s.]*$`)
+	// clauseNumber opens a numbered clause's heading ("1. Products"),
+	// which is a part of the document, not its title.
+	clauseNumber = regexp.MustCompile(`^\d{1,2}(?:\.\d{1,2})*\.?\s`)
+	// danglingWord ends a heading that goes on in the next one: "FORM
+	// OF" above "TRADEMARK LICENSE AGREEMENT".
+	danglingWord = regexp.MustCompile(`(?i)\b(?:of|for|and|to|between|among|by)$`)
+)
+
+// maxTitleWords bounds a heading that may title its document: a longer
+// one is a legend or a sentence ("CONFIDENTIAL PORTIONS OF THIS DOCUMENT
+// HAVE BEEN REDACTED AND …").
+const maxTitleWords = 10
+
+// bareTitle returns a title without the exhibit label before it ("Exhibit
+// 10.16 ENDORSEMENT AGREEMENT" → "ENDORSEMENT AGREEMENT"), and "" for a
+// label or a copy's stamp alone ("Exhibit 2.7", "EXHIBIT 10.2 EXECUTION
+// VERSION"): neither says what the document is.
+func bareTitle(t string) string {
+	t = strings.TrimSpace(t)
+	t = strings.TrimSpace(t[len(exhibitLabel.FindString(t)):])
+	if copyStamp.MatchString(t) {
+		return ""
+	}
+	return t
 }
 
 func findEntity(first []line) string {
@@ -251,13 +290,18 @@ func coverTitle(first []line, marked []hline, entity string) string {
 			}
 		}
 	}
-	for _, h := range marked {
+	for i, h := range marked {
 		if h.page > 1 {
 			break
 		}
-		if h.level > 0 && !junkHeading(h.text) && !partName.MatchString(strings.TrimSpace(h.text)) {
-			return h.text
+		t := bareTitle(h.text)
+		if h.level == 0 || t == "" || junkHeading(t) || partName.MatchString(t) || clauseNumber.MatchString(t) || len(strings.Fields(t)) > maxTitleWords {
+			continue
 		}
+		if danglingWord.MatchString(t) && i+1 < len(marked) && marked[i+1].page == 1 && marked[i+1].level > 0 {
+			t += " " + bareTitle(marked[i+1].text)
+		}
+		return t
 	}
 	return entity
 }

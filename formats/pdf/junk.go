@@ -8,10 +8,12 @@ import (
 
 var (
 	// zipOrAddress: "Washington, D.C. 20549", "Austin, Texas 78741",
-	// "Santa Clara, CA 95054-1549", "(Zip Code)".
-	zipOrAddress = regexp.MustCompile(`(?i)\b\d{5}(?:-\d{4})?\s*$|^washington,?\s+d\.?\s?c\.?|\(zip code\)|\(address of`)
-	// coverBoilerplate is what every filing's cover says.
-	coverBoilerplate = regexp.MustCompile(`(?i)^(?:united states\s+)?securities and exchange commission$|^united states$|^form\s+[0-9a-z-]+(?:/a)?$|^\(?mark one\)?|^[☒☐☑■□]|annual report pursuant|quarterly report pursuant|transition report pursuant|commission file number|exact name of (?:the )?registrant|^documents incorporated by reference$|\(state or other jurisdiction|employer identification|^(?:news|press)\s+release$|indicate by check mark`)
+	// "Santa Clara, CA 95054-1549", "(Zip Code)", "780 Montague
+	// Expressway Suite 406".
+	zipOrAddress = regexp.MustCompile(`(?i)\b\d{5}(?:-\d{4})?\s*$|^washington,?\s+d\.?\s?c\.?|\(zip code\)|\(address of|^\d+\s.*\bsuite\s+\d+\s*$`)
+	// coverBoilerplate is what every filing's cover says ("Form 10-K",
+	// "Form N-CSR"; not the "FORM OF" above a form of agreement).
+	coverBoilerplate = regexp.MustCompile(`(?i)^(?:united states\s+)?securities and exchange commission$|^united states$|^form\s+(?:[0-9a-z-]*\d[0-9a-z-]*|[a-z-]{3,})(?:/a)?$|^\(?mark one\)?|^[☒☐☑■□]|annual report pursuant|quarterly report pursuant|transition report pursuant|commission file number|exact name of (?:the )?registrant|^documents incorporated by reference$|\(state or other jurisdiction|employer identification|^(?:news|press)\s+release$|indicate by check mark`)
 	// idLike: accession and file numbers, tickers with numbers.
 	idLike = regexp.MustCompile(`^[\d\s./:#()-]+$|\b\d{10}-\d{2}-\d{6}\b|\b\d{2}-\d{7}\b|^\d{1,2}/\d{1,2}/\d{2,4}$`)
 )
