@@ -65,10 +65,10 @@ func docContext(meta string, lines []line, marked []hline) (title, entity, perio
 }
 
 var (
-	// exhibitLabel is the number an exhibit or annex is filed under, set
-	// above or before its title: "Exhibit 10.17", "EXHIBIT B", "Annex
-	// A-1".
-	exhibitLabel = regexp.MustCompile(`(?i)^(?:exhibit|annex|appendix|attachment)\s+[0-9A-Z]{1,3}(?:[.-][0-9A-Z]{1,3}){0,2}(?:[\s.:–—-]+|$)`)
+	// exhibitLabel is the number or letter an exhibit or annex is filed
+	// under, set above or before its title: "Exhibit 10.17", "EXHIBIT B",
+	// "Annex A-1" (not the words of "Appendix to the Report").
+	exhibitLabel = regexp.MustCompile(`^(?i:exhibit|annex|appendix|attachment)\s+(?:\d[0-9A-Z]{0,2}|[A-Z])(?:[.-][0-9A-Z]{1,3}){0,2}(?:[\s.:–—-]+|$)`)
 	// copyStamp is the state of a copy stamped on its first page:
 	// "Execution Version", "Redacted Copy", "Confidential Treatment
 	// Requested".

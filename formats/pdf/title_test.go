@@ -15,6 +15,9 @@ func TestBareTitle(t *testing.T) {
 		"Exhibitions and Events Agreement":    "Exhibitions and Events Agreement",
 		"Confidentiality Agreement":           "Confidentiality Agreement",
 		"SUPPLY AGREEMENT":                    "SUPPLY AGREEMENT",
+		"Appendix to the Report":              "Appendix to the Report",
+		"EXHIBIT TO THE MERGER AGREEMENT":     "EXHIBIT TO THE MERGER AGREEMENT",
+		"Exhibit 99.1 Press Release":          "Press Release",
 	} {
 		if got := bareTitle(in); got != want {
 			t.Errorf("bareTitle(%q) = %q, want %q", in, got, want)
