@@ -253,7 +253,7 @@ func isPreamble(d *kindDoc, i int) bool {
 // partStart opens a part of an agreement that follows its preamble: a
 // numbered clause ("1. APPOINTMENT", "2.1 Term", "Article II", "Section
 // 3"), a lettered recital ("A. Acme makes …") or a recital ("WHEREAS").
-var partStart = regexp.MustCompile(`(?m)^\s*(?:\d{1,2}(?:\.\d{1,2})*\.?\s|[A-Z]\.\s|(?i:article|section)\s+(?:\d{1,2}|[IVX]{1,5})\b|(?i:whereas|recitals?)\b)`)
+var partStart = regexp.MustCompile(`(?m)^\s*(?:` + schema.ClauseHead + `|[A-Z]\.\s|(?i:whereas|recitals?)\b)`)
 
 // beforeParts returns text up to the first part that follows a preamble:
 // the names a clause or a recital defines ("the Products") are not the

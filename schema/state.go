@@ -124,9 +124,14 @@ func (s Section) NamedTerms() map[string]bool {
 	return named
 }
 
-// clauseStart opens a numbered clause of an agreement ("1. APPOINTMENT",
-// "2.1 Term", "Article II", "Section 3").
-var clauseStart = regexp.MustCompile(`(?m)^\s*(?:\d{1,2}(?:\.\d{1,2})*\.?\s|(?i:article|section)\s+(?:\d{1,2}|[IVX]{1,5})\b)`)
+// ClauseHead is the regular expression of what opens a numbered clause
+// of an agreement at the start of a line ("1. APPOINTMENT", "2.1 Term",
+// "Article II", "Section 3"). KindAt and the loader's kind shapes read a
+// clause with it, so that where a preamble ends is read alike.
+const ClauseHead = `\d{1,2}(?:\.\d{1,2})*\.?\s|(?i:article|section)\s+(?:\d{1,2}|[IVX]{1,5})\b`
+
+// clauseStart is a line that opens a numbered clause (ClauseHead).
+var clauseStart = regexp.MustCompile(`(?m)^\s*(?:` + ClauseHead + `)`)
 
 // KindAt returns the kind of the part of the section that text (a
 // sentence of it) stands in. A preamble or recitals section read as one

@@ -299,7 +299,9 @@ func coverTitle(first []line, marked []hline, entity string) string {
 			continue
 		}
 		if danglingWord.MatchString(t) && i+1 < len(marked) && marked[i+1].page == 1 && marked[i+1].level > 0 {
-			t += " " + bareTitle(marked[i+1].text)
+			if next := bareTitle(marked[i+1].text); next != "" {
+				t += " " + next
+			}
 		}
 		return t
 	}

@@ -35,6 +35,8 @@ func TestCoverTitleOfExhibit(t *testing.T) {
 	}{
 		{[]hline{h(1, "Exhibit 2.7"), h(0, "FORM OF"), h(1, "TRADEMARK LICENSE AGREEMENT")}, "TRADEMARK LICENSE AGREEMENT"},
 		{[]hline{h(1, "Exhibit 2.7"), h(1, "FORM OF"), h(1, "TRADEMARK LICENSE AGREEMENT")}, "FORM OF TRADEMARK LICENSE AGREEMENT"},
+		// nothing to join: the next heading is a label
+		{[]hline{h(1, "FORM OF"), h(1, "Exhibit 2.7")}, "FORM OF"},
 		{[]hline{h(1, "EXHIBIT 10.8"), h(1, "780 Montague Expressway Suite 406"), h(1, "1. Products")}, ""},
 		{[]hline{h(1, "REDACTED COPY"), h(1, "CONFIDENTIAL PORTIONS OF THIS DOCUMENT HAVE BEEN REDACTED AND SEPARATELY FILED WITH THE COMMISSION"), h(1, "ENDORSEMENT AGREEMENT")}, "ENDORSEMENT AGREEMENT"},
 	} {
