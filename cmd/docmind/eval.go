@@ -160,11 +160,15 @@ paragraph; unset when the row locates none) and first_draft_correct whether
 the draft meets the row's rules, whatever the judge then decided (unset
 without answers or facts), and first_confidence is the first verdict's
 confidence. first_pass {answerable, located, evidence_handed_on
-(share of located), draft_correct (share of answerable), with_evidence and
-without_evidence {questions, draft_correct, answerable_correct, answered,
-answered_accuracy}} gives the answerable questions' figures on the questions
-whose evidence was handed on and on the others (answered_accuracy there counts
-answerable questions only).
+(share of located), draft_correct (share of answerable), draft_separation,
+with_evidence and without_evidence {questions, draft_correct,
+answerable_correct, answered, answered_accuracy}} gives the answerable
+questions' figures on the questions whose evidence was handed on and on the
+others (answered_accuracy there counts answerable questions only).
+draft_separation is the ROC area of first_confidence for the right first
+drafts against the wrong ones (null without both): near 1, right drafts are
+refused only by the threshold's scale; near 0.5, no threshold tells them
+apart.
 
 refusals says where a refusal sends the user. For each answerable question
 that was refused and whose row locates its evidence, closest_hold_evidence

@@ -403,18 +403,14 @@ func (c *Calibration) separation(s CalibrationSet, rescored []QAResult) map[stri
 	}
 	out := make(map[string]float64, len(c.Signals)+1)
 	auc := func(v func(i int) float64) float64 {
-		var sum float64
-		for _, i := range right {
-			for _, j := range wrong {
-				switch a, b := v(i), v(j); {
-				case a > b:
-					sum++
-				case a == b:
-					sum += 0.5
-				}
-			}
+		r, w := make([]float64, len(right)), make([]float64, len(wrong))
+		for k, i := range right {
+			r[k] = v(i)
 		}
-		return round3(sum / float64(len(right)*len(wrong)))
+		for k, j := range wrong {
+			w[k] = v(j)
+		}
+		return rocArea(r, w)
 	}
 	for _, name := range c.Signals {
 		out[name] = auc(func(i int) float64 { return s.Results[i].Signals[name] })

@@ -210,6 +210,26 @@ func TestQAFirstPass(t *testing.T) {
 	if w := fp.WithoutEvidence; w.Questions != 1 || w.DraftCorrect != 0 || w.AnswerableCorrect != 0 {
 		t.Errorf("without evidence %+v, want the repairs' wrong draft", w)
 	}
+	// two right drafts (clock, council) against one wrong (repairs): the
+	// share of the two pairs the right draft's confidence wins
+	conf := map[string]float64{}
+	for _, r := range rep.Results {
+		if r.FirstConfidence != nil {
+			conf[r.ID] = *r.FirstConfidence
+		}
+	}
+	wins := 0.0
+	for _, id := range []string{"clock", "council"} {
+		switch {
+		case conf[id] > conf["repairs"]:
+			wins++
+		case conf[id] == conf["repairs"]:
+			wins += 0.5
+		}
+	}
+	if fp.DraftSeparation == nil || *fp.DraftSeparation != wins/2 {
+		t.Errorf("draft separation %v, want %v (first confidences %v)", fp.DraftSeparation, wins/2, conf)
+	}
 
 	plain := func(ctx context.Context, q string) (*schema.State, error) { return run.Run(ctx, schema.NewState(q)) }
 	if rep, err := RunQA(context.Background(), plain, rows, QAOptions{}); err != nil || rep.FirstPass != nil {

@@ -83,11 +83,17 @@ func RecordFirstPass(ctx context.Context) chains.RunOption {
 // share of the answerable questions whose first draft matches the gold
 // (the rule of QAReport.Match, facts included), whatever the judge
 // decided: what a perfect decision on the first pass could answer.
+// DraftSeparation is the ROC area of the first verdict's confidence for
+// the answerable questions' right first drafts against their wrong ones
+// (nil without both): near 1, the decision ranks right drafts first and
+// a refused right draft is a matter of the threshold's scale; near 0.5,
+// the confidence cannot tell them apart at any threshold.
 type FirstPassScore struct {
 	Answerable       int         `json:"answerable"`
 	Located          int         `json:"located"`
 	EvidenceHandedOn float64     `json:"evidence_handed_on"`
 	DraftCorrect     float64     `json:"draft_correct"`
+	DraftSeparation  *float64    `json:"draft_separation"`
 	WithEvidence     SubsetScore `json:"with_evidence"`
 	WithoutEvidence  SubsetScore `json:"without_evidence"`
 }
@@ -151,6 +157,7 @@ func scoreFirstPass(r *QAResult, row QARow, fp *FirstPass, target EvidenceTarget
 func summarizeFirstPass(results []QAResult) *FirstPassScore {
 	var fs FirstPassScore
 	var all SubsetScore
+	var rightDrafts, wrongDrafts []float64 // their first confidences
 	seen := false
 	for _, r := range results {
 		if !r.Answerable {
@@ -158,6 +165,13 @@ func summarizeFirstPass(results []QAResult) *FirstPassScore {
 		}
 		fs.Answerable++
 		all.add(r)
+		if r.FirstDraftCorrect != nil && r.FirstConfidence != nil {
+			if *r.FirstDraftCorrect {
+				rightDrafts = append(rightDrafts, *r.FirstConfidence)
+			} else {
+				wrongDrafts = append(wrongDrafts, *r.FirstConfidence)
+			}
+		}
 		if r.EvidenceHandedOn == nil && r.FirstDraftCorrect == nil {
 			continue
 		}
@@ -180,6 +194,10 @@ func summarizeFirstPass(results []QAResult) *FirstPassScore {
 	fs.WithoutEvidence.finish()
 	fs.EvidenceHandedOn = ratio(fs.WithEvidence.Questions, fs.Located)
 	fs.DraftCorrect = all.DraftCorrect
+	if len(rightDrafts) > 0 && len(wrongDrafts) > 0 {
+		a := rocArea(rightDrafts, wrongDrafts)
+		fs.DraftSeparation = &a
+	}
 	return &fs
 }
 

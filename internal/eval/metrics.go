@@ -49,6 +49,29 @@ func (c Confusion) Recall() float64 { return ratio(c.TP, c.TP+c.FN) }
 // F1 returns the harmonic mean of precision and recall (0 when both are 0).
 func (c Confusion) F1() float64 { return f1(c.Precision(), c.Recall()) }
 
+// rocArea returns how well a value ranks the right cases above the wrong
+// ones: the share of (right, wrong) pairs in which the right case's value
+// is higher, a tie counting half (the ROC area; 0.5 tells nothing, 1
+// separates them), rounded to three decimals. It is 0 when either side is
+// empty.
+func rocArea(right, wrong []float64) float64 {
+	if len(right) == 0 || len(wrong) == 0 {
+		return 0
+	}
+	var sum float64
+	for _, a := range right {
+		for _, b := range wrong {
+			switch {
+			case a > b:
+				sum++
+			case a == b:
+				sum += 0.5
+			}
+		}
+	}
+	return round3(sum / float64(len(right)*len(wrong)))
+}
+
 func ratio(num, den int) float64 {
 	if den == 0 {
 		return 0

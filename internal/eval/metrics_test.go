@@ -96,3 +96,23 @@ func TestPercentile(t *testing.T) {
 		t.Error("percentile of nothing must be 0")
 	}
 }
+
+// rocArea is the share of right-wrong pairs the right case ranks above,
+// ties counting half; empty sides give 0.
+func TestRocArea(t *testing.T) {
+	for _, c := range []struct {
+		right, wrong []float64
+		want         float64
+	}{
+		{[]float64{0.9, 0.8}, []float64{0.1, 0.2}, 1},
+		{[]float64{0.1}, []float64{0.9}, 0},
+		// 0.7 beats 0.5 and ties 0.7; 0.3 beats neither: 1.5 of 4
+		{[]float64{0.7, 0.3}, []float64{0.5, 0.7}, 0.375},
+		{nil, []float64{0.5}, 0},
+		{[]float64{0.5}, nil, 0},
+	} {
+		if got := rocArea(c.right, c.wrong); got != c.want {
+			t.Errorf("rocArea(%v, %v) = %v, want %v", c.right, c.wrong, got, c.want)
+		}
+	}
+}
