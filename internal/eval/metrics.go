@@ -2,6 +2,7 @@ package eval
 
 import (
 	"math"
+	"slices"
 	"sort"
 )
 
@@ -58,16 +59,12 @@ func rocArea(right, wrong []float64) float64 {
 	if len(right) == 0 || len(wrong) == 0 {
 		return 0
 	}
+	w := slices.Sorted(slices.Values(wrong))
 	var sum float64
 	for _, a := range right {
-		for _, b := range wrong {
-			switch {
-			case a > b:
-				sum++
-			case a == b:
-				sum += 0.5
-			}
-		}
+		below, _ := slices.BinarySearch(w, a)                             // wrong values under a
+		upto, _ := slices.BinarySearch(w, math.Nextafter(a, math.Inf(1))) // and equal to it
+		sum += float64(below) + float64(upto-below)/2
 	}
 	return round3(sum / float64(len(right)*len(wrong)))
 }
