@@ -1,8 +1,9 @@
 // Package prompts holds DocMind's LLM prompts — decompose, generate, judge,
-// rewrite (the query for a judge-guided retry) and repair (a second chance
-// for malformed JSON) — as text/template files embedded with go:embed, plus
-// the JSON schemas of the structured replies (docmind_decomposition,
-// docmind_verdict).
+// rewrite (the query for a judge-guided retry), rerank (the passages that
+// answer, in order) and repair (a second chance for malformed JSON) — as
+// text/template files embedded with go:embed, plus the JSON schemas of the
+// structured replies (docmind_decomposition, docmind_verdict,
+// docmind_ranking).
 //
 // Each template file starts with a comment naming its version,
 // {{/* version: judge-v1 */}}; Prompt.Messages records it in the run's
@@ -37,6 +38,7 @@ const (
 	NameGenerate  = "generate"
 	NameJudge     = "judge"
 	NameRewrite   = "rewrite"
+	NameRerank    = "rerank"
 	NameRepair    = "repair"
 )
 
@@ -45,6 +47,7 @@ const (
 const (
 	SchemaDecomposition = "docmind_decomposition"
 	SchemaVerdict       = "docmind_verdict"
+	SchemaRanking       = "docmind_ranking"
 )
 
 //go:embed templates/*.tmpl templates/*.json
@@ -55,6 +58,10 @@ func DecompositionSchema() []byte { return mustRead("templates/decomposition.sch
 
 // VerdictSchema returns the JSON Schema of a verdict reply.
 func VerdictSchema() []byte { return mustRead("templates/verdict.schema.json") }
+
+// RankingSchema returns the JSON Schema of a rerank reply: the ids of the
+// passages that answer, the most useful first.
+func RankingSchema() []byte { return mustRead("templates/ranking.schema.json") }
 
 func mustRead(name string) []byte {
 	b, err := files.ReadFile(name)
@@ -167,6 +174,13 @@ type RewriteData struct {
 	Query       string
 	Unsupported []string
 	Reasoning   string
+}
+
+// RerankData is the input of the rerank prompt.
+type RerankData struct {
+	Query string
+	// Documents is the output of Documents for the candidate passages.
+	Documents string
 }
 
 // RepairData is the input of the repair prompt.

@@ -17,6 +17,7 @@ func TestEveryPromptRendersAndRecordsItsVersion(t *testing.T) {
 		prompts.NameGenerate:  prompts.GenerateData{Query: "q", Documents: "<documents>\n</documents>", Constraints: []string{"a", "b"}, Feedback: "said 5%"},
 		prompts.NameJudge:     prompts.JudgeData{Query: "q", Documents: "<documents>\n</documents>", Answer: "a [S1]"},
 		prompts.NameRewrite:   prompts.RewriteData{Query: "q", Unsupported: []string{"c1"}, Reasoning: "r"},
+		prompts.NameRerank:    prompts.RerankData{Query: "q", Documents: "<documents>\n</documents>"},
 		prompts.NameRepair:    prompts.RepairData{Problem: "no JSON", Schema: prompts.SchemaVerdict},
 	}
 	meter := &schema.Meter{}
@@ -48,7 +49,7 @@ func TestEveryPromptRendersAndRecordsItsVersion(t *testing.T) {
 }
 
 func TestSchemasAreValidJSON(t *testing.T) {
-	for name, b := range map[string][]byte{"decomposition": prompts.DecompositionSchema(), "verdict": prompts.VerdictSchema()} {
+	for name, b := range map[string][]byte{"decomposition": prompts.DecompositionSchema(), "verdict": prompts.VerdictSchema(), "ranking": prompts.RankingSchema()} {
 		var v map[string]any
 		if err := json.Unmarshal(b, &v); err != nil || v["additionalProperties"] != false {
 			t.Errorf("%s schema: %v", name, err)

@@ -50,6 +50,8 @@ const (
 	RouteDecomposition = "docmind_decomposition"
 	// RouteVerdict is the json_schema name of judge requests.
 	RouteVerdict = "docmind_verdict"
+	// RouteRanking is the json_schema name of reranker requests.
+	RouteRanking = "docmind_ranking"
 )
 
 // Reply is one scripted response.
