@@ -22,6 +22,8 @@ type llmConfig struct {
 	name, judgeName   string
 	noStream          bool
 	limits            TokenLimits
+	// rerank is WithRerank's number of candidates (0: no reranking).
+	rerank int
 }
 
 // DefaultJudgeMaxTokens bounds the LLM judge's verdict (a JSON object with
@@ -32,18 +34,19 @@ const DefaultJudgeMaxTokens = 2048
 // max_completion_tokens on OpenAI's API) on every call. A zero field keeps
 // the stage's default (DefaultTokenLimits).
 type TokenLimits struct {
-	Decompose, Generate, Judge, Rewrite int
+	Decompose, Generate, Judge, Rewrite, Rerank int
 }
 
 // DefaultTokenLimits returns the limits used when none are set: 512 for the
-// decomposition, 1024 for the answer, 2048 for the judge's verdict and 100
-// for a rewritten query.
+// decomposition, 1024 for the answer, 2048 for the judge's verdict, 100
+// for a rewritten query and 256 for a ranking of passages (WithRerank).
 func DefaultTokenLimits() TokenLimits {
 	return TokenLimits{
 		Decompose: decomposer.DefaultMaxTokens,
 		Generate:  generator.DefaultMaxTokens,
 		Judge:     DefaultJudgeMaxTokens,
 		Rewrite:   retriever.DefaultRewriteMaxTokens,
+		Rerank:    retriever.DefaultRerankMaxTokens,
 	}
 }
 
@@ -55,14 +58,14 @@ func (l TokenLimits) or(def TokenLimits) TokenLimits {
 		}
 		return d
 	}
-	return TokenLimits{pick(l.Decompose, def.Decompose), pick(l.Generate, def.Generate), pick(l.Judge, def.Judge), pick(l.Rewrite, def.Rewrite)}
+	return TokenLimits{pick(l.Decompose, def.Decompose), pick(l.Generate, def.Generate), pick(l.Judge, def.Judge), pick(l.Rewrite, def.Rewrite), pick(l.Rerank, def.Rerank)}
 }
 
 // WithTokenLimits sets the max_tokens bound of each LLM stage; zero fields
 // keep the defaults (DefaultTokenLimits). Negative values are an error.
 func WithTokenLimits(l TokenLimits) Option {
 	return func(c *config) error {
-		if l.Decompose < 0 || l.Generate < 0 || l.Judge < 0 || l.Rewrite < 0 {
+		if l.Decompose < 0 || l.Generate < 0 || l.Judge < 0 || l.Rewrite < 0 || l.Rerank < 0 {
 			return fmt.Errorf("WithTokenLimits: token limits must be 0 (default) or more, got %+v", l)
 		}
 		c.llm.limits = l
@@ -118,6 +121,24 @@ func WithoutStreaming() Option {
 	return func(c *config) error { c.llm.noStream = true; return nil }
 }
 
+// WithRerank has the model read the n passages retrieval ranks best for
+// each pass (at least the LLMSections it hands on) and put the ones that
+// answer first (retriever.Reranking, prompt "rerank"): it finds a passage
+// that states the answer in other words than the question's, which
+// ranking by words misses ("we may disclose your data to our affiliates"
+// for "do you share my information?"). It costs one more model call per
+// pass, with about 200 words of each passage. 0 turns it off (the
+// default); it applies only when a model writes the answer (WithLLM).
+func WithRerank(n int) Option {
+	return func(c *config) error {
+		if n < 0 {
+			return fmt.Errorf("WithRerank: the number of passages must be 0 (off) or more, got %d", n)
+		}
+		c.llm.rerank = n
+		return nil
+	}
+}
+
 // LLMSections is how many sections retrieval hands a model that writes the
 // answer, where the offline generator gets index.DefaultTopK (5): a model
 // reads ten sections as easily as five, and on documents nobody tuned for
@@ -171,7 +192,12 @@ func (c *config) fillDefaults() error {
 		}
 		if c.generator == nil {
 			c.generator = relGenerator{generator.NewLLM(main, generator.LLMOptions{Settings: named(limits.Generate), NoStream: c.llm.noStream}), root}
-			c.retriever = deeper{c.retriever, LLMSections}
+			if c.llm.rerank > 0 {
+				c.retriever = &retriever.Reranking{Retriever: c.retriever, K: LLMSections, Candidates: c.llm.rerank,
+					Reranker: retriever.NewLLMReranker(main, retriever.LLMRerankerOptions{Settings: named(limits.Rerank)})}
+			} else {
+				c.retriever = deeper{c.retriever, LLMSections}
+			}
 		}
 	}
 	if c.judge == nil && judgeModel != nil {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"regexp"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -13,6 +14,7 @@ import (
 	"github.com/docmind/docmind/generator"
 	"github.com/docmind/docmind/llm/openai"
 	"github.com/docmind/docmind/llm/openaitest"
+	"github.com/docmind/docmind/prompts"
 	"github.com/docmind/docmind/schema"
 )
 
@@ -247,6 +249,60 @@ func TestSeedScenario2LLMMode(t *testing.T) {
 	}
 	if len(st.PromptVersions) == 0 {
 		t.Error("prompt versions not recorded")
+	}
+}
+
+// WithRerank: the model's ranking orders what the answer's model is
+// handed, on every retrieval pass, and the run records the prompt and
+// its usage under the retrieve node.
+func TestRerankOrdersTheSectionsTheModelReads(t *testing.T) {
+	model, srv := scenario2Model(t)
+	srv.Always(openaitest.RouteRanking, openaitest.Reply{Content: `{"relevant":["S3","S1"]}`})
+	p, err := docmind.New(docmind.WithSections(contract(t)), docmind.WithLLM(model), docmind.WithModelNames("gpt-4o-mini", ""), docmind.WithRerank(20))
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := p.Run(context.Background(), "What are the penalties?")
+	if err != nil {
+		t.Fatal(err)
+	}
+	titles := func(prompt string) []string {
+		var out []string
+		for _, m := range regexp.MustCompile(`<document id="S\d+" title="([^"]*)"`).FindAllStringSubmatch(prompt, -1) {
+			out = append(out, m[1])
+		}
+		return out
+	}
+	var ranked, handed [][]string
+	for _, req := range srv.Requests() {
+		switch req.Route {
+		case openaitest.RouteRanking:
+			ranked = append(ranked, titles(req.Text()))
+		case openaitest.RouteGenerate: // the answers, and a rewritten query that shows none
+			if t := titles(req.Text()); len(t) > 0 {
+				handed = append(handed, t)
+			}
+		}
+	}
+	if len(ranked) != 2 || len(handed) != 2 {
+		t.Fatalf("%d rankings and %d answers, want one of each per pass (2)", len(ranked), len(handed))
+	}
+	for i := range ranked {
+		if len(ranked[i]) < 3 || len(handed[i]) < 2 || handed[i][0] != ranked[i][2] || handed[i][1] != ranked[i][0] {
+			t.Errorf("pass %d: ranked %q, handed on %q; want the model's S3 then S1 first", i+1, ranked[i], handed[i])
+		}
+		if len(handed[i]) > docmind.LLMSections {
+			t.Errorf("pass %d: %d sections handed on, want at most %d", i+1, len(handed[i]), docmind.LLMSections)
+		}
+	}
+	if st.PromptVersions["rerank"] != prompts.MustGet(prompts.NameRerank).Version() {
+		t.Errorf("prompt versions %v, want rerank's", st.PromptVersions)
+	}
+	if st.Usage == nil || st.Usage.ByNode["retrieve"].Calls != 3 {
+		t.Errorf("usage %+v, want the two rankings and the retry's rewritten query under retrieve", st.Usage)
+	}
+	if _, err := docmind.New(docmind.WithSections(contract(t)), docmind.WithRerank(-1)); err == nil {
+		t.Error("a negative WithRerank was accepted")
 	}
 }
 

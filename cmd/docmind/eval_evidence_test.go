@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -181,5 +182,104 @@ func TestEvalEvidenceLLMSearchTerms(t *testing.T) {
 	}
 	if !handedOn([]string{"repurchase", "authorized", "share repurchase program"}) {
 		t.Error("with search terms the first pass does not hand the evidence on")
+	}
+}
+
+// --rerank has the model put the passage that answers first: the policy
+// the question names says "disclose … to other parties" for "share my
+// information with other companies", among segments that repeat the
+// question's words about other things. By words its segment ranks below
+// the third (every segment of the named policy is a candidate); the
+// scripted model,
+// which lists the segments that say "disclose", puts it first, on the
+// first pass and in what the run hands on.
+func TestEvalEvidenceLLMRerank(t *testing.T) {
+	dir := t.TempDir()
+	docs := filepath.Join(dir, "docs")
+	if err := os.Mkdir(docs, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	var policy strings.Builder
+	policy.WriteString("# Example News Privacy Policy\n\n")
+	for i, text := range []string{
+		"Share buttons on our pages let you share articles with other readers. Information about share counts is public.",
+		"Information you give us when you sign up includes your name and email address. You can share your profile with other members.",
+		"Other companies' websites linked from our pages have their own privacy policies; we do not control what information other companies collect.",
+		"Share prices and company information shown on our finance pages come from other providers.",
+		"Our newsletter shares information about other events and offers from our companies.",
+		"We may disclose personal information about you to other parties: our affiliates and the advertisers who help us run the service.",
+		"Cookies store information on your device so that you stay signed in.",
+	} {
+		fmt.Fprintf(&policy, "## Segment %d\n\n%s\n\n", i+1, text)
+	}
+	if err := os.WriteFile(filepath.Join(docs, "policy.md"), []byte(policy.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	other := "# Acme Shop Privacy Policy\n\n## Orders\n\nWe share your address with the carrier that delivers your order.\n\n## Payments\n\nCard payments are handled by our payment provider.\n"
+	if err := os.WriteFile(filepath.Join(docs, "acme.md"), []byte(other), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	const q = "According to the Example News privacy policy, do you share my information with other companies?"
+	qa := filepath.Join(dir, "qa.jsonl")
+	row := `{"id":"share","question":"` + q + `","answers":["We may disclose personal information about you to other parties"],"source":"policy.md"}` + "\n"
+	if err := os.WriteFile(qa, []byte(row), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	docRE := regexp.MustCompile(`<document id="(S\d+)"[^>]*>\n([^<]*)\n</document>`)
+	run := func(args ...string) (rank int, handedFirst bool, rankings int) {
+		t.Helper()
+		srv := openaitest.New(t)
+		srv.Always(openaitest.RouteDecomposition, openaitest.Reply{Content: `{"intent":"yes_no","sub_queries":["` + q + `"],"entities":[],"constraints":[],"temporals":[],"key_terms":["share","information","companies"],"search_terms":[]}`})
+		srv.Always(openaitest.RouteGenerate, openaitest.Reply{Content: "The provided documents do not address this question."})
+		srv.Always(openaitest.RouteVerdict, openaitest.Reply{Content: `{"claims":[],"is_hallucinated":false,"confidence_score":0.9,"reasoning":"the answer abstains","irrelevant_sections":[]}`})
+		var first []string
+		srv.Respond(func(req openaitest.Request) openaitest.Reply {
+			var ids []string
+			for _, m := range docRE.FindAllStringSubmatch(req.Text(), -1) {
+				if strings.Contains(m[2], "disclose") {
+					ids = append(ids, m[1])
+				}
+			}
+			b, _ := json.Marshal(map[string]any{"relevant": ids})
+			return openaitest.Reply{Content: string(b)}
+		})
+		srv.Check(func(req openaitest.Request) error {
+			if req.Route == openaitest.RouteGenerate && first == nil {
+				first = docRE.FindStringSubmatch(req.Text())
+			}
+			return nil
+		})
+		r := runCLI(t, llmEnv(srv), append([]string{"eval", "evidence", "--docs", docs, qa, "--json"}, args...)...)
+		if r.code != exitOK {
+			t.Fatalf("%v: exit %d; stderr:\n%s", args, r.code, r.stderr)
+		}
+		var rep struct {
+			Results []struct {
+				EvidenceRank int    `json:"evidence_rank"`
+				Err          string `json:"error"`
+			} `json:"results"`
+		}
+		if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil || len(rep.Results) != 1 || rep.Results[0].Err != "" {
+			t.Fatalf("%v: %v\n%s", args, err, r.stdout)
+		}
+		return rep.Results[0].EvidenceRank, len(first) == 3 && strings.Contains(first[2], "disclose"), srv.Calls(openaitest.RouteRanking)
+	}
+	if rank, first, calls := run(); rank <= 3 || first || calls != 0 {
+		t.Fatalf("without --rerank: evidence at rank %d, first handed on %v, %d rankings; the case needs it under the third and no ranking", rank, first, calls)
+	}
+	if rank, first, calls := run("--rerank", "20"); rank != 1 || !first || calls < 2 {
+		t.Errorf("with --rerank 20: evidence at rank %d, first handed on %v, %d rankings; want rank 1, first in the answer's prompt, a ranking per pass", rank, first, calls)
+	}
+}
+
+// --rerank needs a model: offline it is one clear error line.
+func TestRerankNeedsAModel(t *testing.T) {
+	r := runCLI(t, nil, "ask", "--docs", "examples/contract", "--rerank", "20", "What is the late fee?")
+	if r.code != exitUsage || strings.Count(r.stderr, "docmind: --rerank needs a model") != 1 {
+		t.Errorf("exit %d, stderr %q; want a usage error naming --rerank", r.code, r.stderr)
+	}
+	r = runCLI(t, nil, "ask", "--docs", "examples/contract", "--rerank", "-1", "What is the late fee?")
+	if r.code != exitUsage || !strings.Contains(r.stderr, "--rerank must be 0") {
+		t.Errorf("exit %d, stderr %q; want a usage error for a negative --rerank", r.code, r.stderr)
 	}
 }

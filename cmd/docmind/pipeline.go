@@ -15,6 +15,7 @@ import (
 	"github.com/docmind/docmind/index"
 	"github.com/docmind/docmind/judge"
 	"github.com/docmind/docmind/llm/providers"
+	"github.com/docmind/docmind/retriever"
 	"github.com/docmind/docmind/schema"
 	"github.com/docmind/docmind/threads"
 )
@@ -45,6 +46,7 @@ type pipelineFlags struct {
 	timeout     time.Duration
 	noStream    bool
 	maxTokens   map[string]int
+	rerank      int
 }
 
 func (pf *pipelineFlags) register(cmd *cobra.Command) {
@@ -57,6 +59,7 @@ func (pf *pipelineFlags) register(cmd *cobra.Command) {
 	f.IntVar(&pf.maxRetries, "max-retries", 2, "judged retries before giving up")
 	f.Float64Var(&pf.minConf, "min-confidence", judge.DefaultMinConfidence, "least confidence (the offline judge's calibrated estimate that the answer is correct, 0-1) to return an answer rather than the fallback; higher answers fewer questions, more accurately")
 	f.BoolVar(&pf.noStream, "no-stream", false, "do not stream the draft answer")
+	f.IntVar(&pf.rerank, "rerank", 0, fmt.Sprintf("LLM mode: the model reads the N passages retrieval ranks best (e.g. %d) and puts those that answer first, which finds answers worded unlike the question; one more call per pass (0: off)", retriever.DefaultRerankCandidates))
 	pf.registerLLM(cmd)
 }
 
@@ -72,6 +75,9 @@ func (a *app) buildPipeline(ctx context.Context, cmd *cobra.Command, pf *pipelin
 func (a *app) openPipeline(ctx context.Context, cmd *cobra.Command, pf *pipelineFlags, obs schema.Observer, extra ...docmind.Option) (*docmind.Pipeline, docSource, error) {
 	if pf.maxRetries < 0 {
 		return nil, docSource{}, usageError{cmd: cmdPath(cmd), err: fmt.Errorf("--max-retries must be 0 or more, got %d", pf.maxRetries)}
+	}
+	if pf.rerank < 0 {
+		return nil, docSource{}, usageError{cmd: cmdPath(cmd), err: fmt.Errorf("--rerank must be 0 (off) or a number of passages, got %d", pf.rerank)}
 	}
 	if pf.minConf < 0 || pf.minConf > 1 {
 		return nil, docSource{}, usageError{cmd: cmdPath(cmd), err: fmt.Errorf("--min-confidence must be between 0 and 1, got %v", pf.minConf)}
@@ -104,6 +110,9 @@ func (a *app) openPipeline(ctx context.Context, cmd *cobra.Command, pf *pipeline
 		if pf.noStream {
 			opts = append(opts, docmind.WithoutStreaming())
 		}
+		opts = append(opts, docmind.WithRerank(pf.rerank))
+	} else if pf.rerank > 0 {
+		return nil, docSource{}, usageError{cmd: cmdPath(cmd), err: errors.New("--rerank needs a model to read the passages (LLM mode: set --provider, or OPENAI_API_KEY, ANTHROPIC_API_KEY or OLLAMA_HOST); offline, retrieval ranks them")}
 	}
 	p, err := docmind.New(append(opts, extra...)...)
 	return p, src, err
@@ -136,8 +145,8 @@ func (pf *pipelineFlags) registerLLM(cmd *cobra.Command) {
 	f.DurationVar(&pf.timeout, "timeout", 0, fmt.Sprintf("deadline for the whole run of a question, every LLM call and retry included (default %s); each call gets at most %s and its share of the time left",
 		defaultRunTimeout, providers.DefaultTimeout))
 	d := docmind.DefaultTokenLimits()
-	f.StringToIntVar(&pf.maxTokens, "max-tokens", nil, fmt.Sprintf("max_tokens per LLM stage, e.g. judge=4096,generate=2048 (defaults: decompose=%d, generate=%d, judge=%d, rewrite=%d)",
-		d.Decompose, d.Generate, d.Judge, d.Rewrite))
+	f.StringToIntVar(&pf.maxTokens, "max-tokens", nil, fmt.Sprintf("max_tokens per LLM stage, e.g. judge=4096,generate=2048 (defaults: decompose=%d, generate=%d, judge=%d, rewrite=%d, rerank=%d)",
+		d.Decompose, d.Generate, d.Judge, d.Rewrite, d.Rerank))
 }
 
 // defaultRunTimeout bounds the run of one question when --timeout is not
@@ -186,8 +195,10 @@ func (pf *pipelineFlags) tokenLimits(cmd *cobra.Command) (docmind.TokenLimits, e
 			l.Judge = n
 		case "rewrite":
 			l.Rewrite = n
+		case "rerank":
+			l.Rerank = n
 		default:
-			return l, usageError{cmd: cmdPath(cmd), err: fmt.Errorf("--max-tokens: unknown stage %q (use decompose, generate, judge or rewrite)", stage)}
+			return l, usageError{cmd: cmdPath(cmd), err: fmt.Errorf("--max-tokens: unknown stage %q (use decompose, generate, judge, rewrite or rerank)", stage)}
 		}
 	}
 	return l, nil
