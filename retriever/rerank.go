@@ -138,9 +138,10 @@ func firstWords(s string, n int) string {
 // Retriever than it hands on and lets Reranker order them: the passages
 // the reranker lists come first, in its order, then the others in
 // retrieval order. It hands on as many sections as the run asks for
-// (schema.WithRetrieveDepth), else K. When the reranker fails the
-// retrieval order stands, so a failed call never stops the run; a
-// cancelled context does.
+// (schema.WithRetrieveDepth), else K. When the reranker fails, or lists
+// no passage, the retrieval order stands and the run's notes say so
+// (schema.RecordNote): a failed call never stops the run; a cancelled
+// context does.
 type Reranking struct {
 	Retriever schema.Retriever
 	Reranker  Reranker
@@ -175,7 +176,11 @@ func (w *Reranking) Retrieve(ctx context.Context, req schema.RetrieveRequest) ([
 		if ctx.Err() != nil {
 			return nil, err
 		}
+		schema.RecordNote(ctx, fmt.Sprintf("the model's ranking of %d passages failed (%v); retrieval's order kept", len(secs), err))
 		return cut(secs, k), nil
+	}
+	if len(order) == 0 {
+		schema.RecordNote(ctx, fmt.Sprintf("the model's ranking named none of the %d passages as answering; retrieval's order kept", len(secs)))
 	}
 	out := make([]schema.Section, 0, len(secs))
 	taken := make([]bool, len(secs))

@@ -134,22 +134,27 @@ func TestRerankingKeepsRetrievalOrderWhenTheModelFails(t *testing.T) {
 		name    string
 		replies []openaitest.Reply
 		want    []string
+		note    string
 	}{
-		{"model error", []openaitest.Reply{{Status: 400, Message: "bad request"}}, ids(plain)},
-		{"no usable JSON, twice", []openaitest.Reply{{Content: "I think S7."}, {Content: "S7"}}, ids(plain)},
-		{"ids of no passage", []openaitest.Reply{{Content: `{"relevant":["S99","x","S0"]}`}}, ids(plain)},
-		{"no passage answers", []openaitest.Reply{{Content: `{"relevant":[]}`}}, ids(plain)},
-		{"repeated ids count once", []openaitest.Reply{{Content: `{"relevant":["S3","s3","[S3]","S2"]}`}}, []string{ids(plain)[2], ids(plain)[1], ids(plain)[0]}},
+		{"model error", []openaitest.Reply{{Status: 400, Message: "bad request"}}, ids(plain), "the model's ranking of 8 passages failed"},
+		{"no usable JSON, twice", []openaitest.Reply{{Content: "I think S7."}, {Content: "S7"}}, ids(plain), "the model's ranking of 8 passages failed"},
+		{"ids of no passage", []openaitest.Reply{{Content: `{"relevant":["S99","x","S0"]}`}}, ids(plain), "named none of the 8 passages"},
+		{"no passage answers", []openaitest.Reply{{Content: `{"relevant":[]}`}}, ids(plain), "named none of the 8 passages"},
+		{"repeated ids count once", []openaitest.Reply{{Content: `{"relevant":["S3","s3","[S3]","S2"]}`}}, []string{ids(plain)[2], ids(plain)[1], ids(plain)[0]}, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			srv := openaitest.New(t)
 			srv.Script(openaitest.RouteRanking, tc.replies...)
-			got, err := newReranking(t, srv, inner).Retrieve(ctx, schema.RetrieveRequest{Query: shareQuestion})
+			meter := &schema.Meter{}
+			got, err := newReranking(t, srv, inner).Retrieve(schema.ContextWithMeter(ctx, meter), schema.RetrieveRequest{Query: shareQuestion})
 			if err != nil {
 				t.Fatal(err)
 			}
 			if strings.Join(ids(got), " ") != strings.Join(tc.want, " ") {
 				t.Errorf("got %v, want %v", ids(got), tc.want)
+			}
+			if note := meter.Notes(); tc.note == "" && note != "" || !strings.Contains(note, tc.note) {
+				t.Errorf("note %q, want one saying %q", note, tc.note)
 			}
 		})
 	}

@@ -150,6 +150,39 @@ func TestLlamaServerAskStreams(t *testing.T) {
 	}
 }
 
+// --rerank against the server: the ranking request (json_schema
+// docmind_ranking) is accepted and its reply parsed, and the run goes on
+// to an answer or a refusal. The random weights' ranking names no passage
+// (every string is "."), so retrieval's order stands and the notes say so:
+// what this checks is the protocol (the reply parsed, not failed), with
+// the ranking's tokens counted under retrieve.
+func TestLlamaServerRerank(t *testing.T) {
+	env := llamaEnv(t)
+	r := runCLITimeout(t, llamaAskLimit, env, "ask", "--json", "--rerank", "8", "--max-retries", "0", "--docs", "examples/contract",
+		"--max-tokens", llamaSchemaTokens+",rerank=64", "--timeout", "4m", "What are the late payment penalties?")
+	t.Logf("exit %d\nstderr:\n%s", r.code, r.stderr)
+	if l := rejected(r.stderr); l != "" {
+		t.Fatalf("the server rejected a request: %s", l)
+	}
+	if r.code != exitOK && r.code != exitFallback {
+		t.Fatalf("exit %d, want %d (answered) or %d (refused); stdout:\n%s", r.code, exitOK, exitFallback, r.stdout)
+	}
+	st := decodeState(t, r.stdout)
+	if st.PromptVersions["rerank"] == "" {
+		t.Errorf("prompt versions %v: no ranking was asked for", st.PromptVersions)
+	}
+	if st.Usage == nil || st.Usage.ByNode["retrieve"].Calls == 0 || st.Usage.ByNode["retrieve"].CompletionTokens == 0 {
+		t.Errorf("usage %+v, want the ranking's call and tokens under retrieve", st.Usage)
+	}
+	if strings.Contains(st.Notes["retrieve"], "ranking of") {
+		t.Errorf("the ranking's reply was not used: %s", st.Notes["retrieve"])
+	}
+	t.Logf("notes: %v", st.Notes)
+	if len(st.RetrievedSections) == 0 || len(st.RetrievedSections) > 10 {
+		t.Errorf("%d sections handed on, want 1 to 10", len(st.RetrievedSections))
+	}
+}
+
 // rejected reports a line of stderr saying the server refused a request
 // (a 4xx: a schema or a parameter it does not take).
 func rejected(stderr string) string {
