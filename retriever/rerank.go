@@ -176,7 +176,7 @@ func (w *Reranking) Retrieve(ctx context.Context, req schema.RetrieveRequest) ([
 		if ctx.Err() != nil {
 			return nil, err
 		}
-		schema.RecordNote(ctx, fmt.Sprintf("the model's ranking of %d passages failed (%v); retrieval's order kept", len(secs), err))
+		schema.RecordNote(ctx, fmt.Sprintf("the model's ranking of %d passages failed (%s); retrieval's order kept", len(secs), oneLine(err.Error())))
 		return cut(secs, k), nil
 	}
 	if len(order) == 0 {
