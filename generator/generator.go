@@ -48,18 +48,10 @@ func WithMaxSentences(n int) Option { return func(g *Offline) { g.maxSentences =
 // question asks for and a tenth of the section's relevance score.
 func WithMinScore(v float64) Option { return func(g *Offline) { g.minScore = v } }
 
-// WithDecomposer sets the decomposer used when a request carries no
-// decomposition. By default the question is read by package question: its
-// parts (question.Split), the intent of the first part and its key terms,
-// the fields the offline decomposer reads the same way and the extractive
-// answer uses.
-func WithDecomposer(d schema.Decomposer) Option { return func(g *Offline) { g.dec = d } }
-
 // Offline is the extractive generator, which needs no model. It is safe for concurrent use.
 type Offline struct {
 	maxSentences, maxSections int
 	minScore, relCutoff       float64
-	dec                       schema.Decomposer
 	lex                       *lexicon.Thesaurus
 	synWeight                 float64
 }
@@ -258,14 +250,10 @@ func (g *Offline) Generate(ctx context.Context, req schema.GenerateRequest) (str
 	}
 	d := req.Decomposition
 	if d == nil && strings.TrimSpace(req.Query) != "" {
-		if g.dec == nil {
-			d = read(req.Query)
-		} else {
-			var err error
-			if d, err = g.dec.Decompose(ctx, req.Query); err != nil {
-				return "", fmt.Errorf("generate: reading the question: %w", err)
-			}
-		}
+		// a request without a decomposition: the question read by
+		// package question (its parts, the first part's intent and key
+		// terms), as the offline decomposer reads it
+		d = read(req.Query)
 	}
 	if d == nil {
 		d = &schema.Decomposition{}

@@ -101,7 +101,7 @@ func ShippedCalibration() (weights []float64, bias, threshold float64) {
 
 // DecisionInputs returns the answer's signals (named by DecisionSignals),
 // or nil when there is nothing to decide on: the relevance check did not
-// run (an assessment without a question, or with WithMinFocus(-1)), or
+// run (an assessment without a question), or
 // the answer is empty or only abstains.
 func (a *Assessment) DecisionInputs() []float64 {
 	if a.Frame == nil {

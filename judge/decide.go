@@ -462,12 +462,6 @@ func cloneVerdict(v *schema.Verdict) *schema.Verdict {
 	return st.Clone().JudgeVerdict
 }
 
-// ApplyGuards runs the guards of a deterministic judge built with opts on
-// another judge's verdict; see (*Offline).ApplyGuards.
-func ApplyGuards(ctx context.Context, req schema.JudgeRequest, v *schema.Verdict, opts ...Option) (*schema.Verdict, error) {
-	return NewOffline(opts...).ApplyGuards(ctx, req, v)
-}
-
 // belowThreshold writes a confidence under the threshold min with two
 // decimals, or three when two would round it up to the threshold's
 // ("confidence 0.598 is below 0.60", not "0.60 is below 0.60").

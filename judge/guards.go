@@ -5,7 +5,6 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/docmind/docmind/facts"
 	"github.com/docmind/docmind/question"
 	"github.com/docmind/docmind/schema"
 	"github.com/docmind/docmind/textproc"
@@ -70,12 +69,6 @@ func (i Issue) String() string {
 	}
 	return fmt.Sprintf("claim %d: %s", i.Claim+1, i.Detail)
 }
-
-// CheckFacts compares the facts stated in claim with those in evidence
-// (the text of the cited or best-supporting section): it returns the
-// claim's facts that evidence does not state. A fact stated anywhere in
-// evidence is fine; see facts.Compare.
-func CheckFacts(claim, evidence string) []facts.Mismatch { return facts.Check(claim, evidence) }
 
 // CheckCitations resolves each citation of c against sections and returns
 // the indices of the sections cited (without duplicates) and a problem

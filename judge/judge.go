@@ -5,12 +5,11 @@
 //
 //   - Guards, exported so that an LLM judge can run them on top of its own
 //     verdict: SplitClaims (sentences with their "(See Title, page N)" or
-//     "[S1]" citations), CheckFacts (numbers, percentages, money,
-//     durations and dates of a claim against its evidence: "5%" where the
-//     source says "1.5%"), CheckCitations, CheckQuotes, MissingKeyTerms
-//     (the question asks about "warranty" and no supporting section
-//     mentions one) and IsAbstention. ApplyGuards merges their findings
-//     into another judge's verdict.
+//     "[S1]" citations), the facts check (facts.Check: numbers,
+//     percentages, money, durations and dates of a claim against its
+//     evidence: "5%" where the source says "1.5%"), CheckCitations,
+//     CheckQuotes and IsAbstention. (*Offline).ApplyGuards merges their
+//     findings into another judge's verdict.
 //   - The deterministic judge (NewOffline), a schema.Judge: it
 //     splits the answer into claims, finds the best supporting passage for
 //     each (a window of consecutive sentences, scored by how many of the
@@ -242,10 +241,6 @@ type Offline struct {
 	lex               *lexicon.Thesaurus
 	// maxNovel is WithMaxNovelTerms' limit; negative = off.
 	maxNovel int
-	// minFocus is WithMinFocus' threshold; negative = no relevance check.
-	minFocus float64
-	// minRelated is WithMinRelated's threshold.
-	minRelated float64
 	// claimGuardsOnly makes Score stop after the per-claim guards (facts,
 	// citations, quotes): no key terms, novelty or features. The LLM judge
 	// needs no more.
@@ -256,7 +251,7 @@ var _ schema.Judge = (*Offline)(nil)
 
 // NewOffline returns the deterministic judge.
 func NewOffline(opts ...Option) *Offline {
-	d := &Offline{t: DefaultThresholds(), rejectAbstentions: true, unsupportedFacts: true, maxNovel: -1, lex: lexicon.Default(), minFocus: DefaultMinFocus, minRelated: DefaultMinRelated}
+	d := &Offline{t: DefaultThresholds(), rejectAbstentions: true, unsupportedFacts: true, maxNovel: -1, lex: lexicon.Default()}
 	for _, o := range opts {
 		o(d)
 	}

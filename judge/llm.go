@@ -26,8 +26,8 @@ type LLMOptions struct {
 // LLM is a schema.Judge that asks a model to split the answer into claims
 // and check each against the section it cites, with a supporting quote
 // (JSON following the docmind_verdict schema). The deterministic judge's
-// guards (CheckFacts, CheckCitations, CheckQuotes, the same ones
-// ApplyGuards runs) then check every sentence of the answer: numbers,
+// guards (facts.Check, CheckCitations, CheckQuotes: what
+// (*Offline).ApplyGuards runs) then check every sentence of the answer: numbers,
 // percentages, money, durations and dates must agree with the cited text,
 // quoted passages must occur in it, citations must name retrieved
 // sections. On top of those the LLM judge checks what only it has: the

@@ -30,14 +30,6 @@ const DefaultMinFocus = 0.5
 // focus word it does not repeat.
 const DefaultMinRelated = 0.7
 
-// WithMinRelated sets the word-vector similarity threshold of the focus
-// check (DefaultMinRelated); 0 or less turns word vectors off.
-func WithMinRelated(v float64) Option { return func(d *Offline) { d.minRelated = v } }
-
-// WithMinFocus sets the focus threshold of the relevance check; a negative
-// value turns the relevance check off.
-func WithMinFocus(v float64) Option { return func(d *Offline) { d.minFocus = v } }
-
 // claimPassage returns the claim's passage in section p with one sentence
 // of context on each side: where an extractive answer came from, or where
 // a paraphrase is best supported.
@@ -74,7 +66,7 @@ func sectionRank(sections []schema.Section, i int) int {
 // claim passes every check, and no claim is about another entity or period
 // than the question names.
 func (d *Offline) relevanceCheck(ctx context.Context, a *Assessment, req schema.JudgeRequest, prep []preparedSection) error {
-	if d.minFocus < 0 || strings.TrimSpace(req.Query) == "" {
+	if strings.TrimSpace(req.Query) == "" {
 		return nil
 	}
 	frame := relevance.Analyze(req.Query)
@@ -137,7 +129,7 @@ func (d *Offline) relevanceCheck(ctx context.Context, a *Assessment, req schema.
 		}
 		var res relevance.Result
 		for i, f := range frames {
-			r := f.Check(rc, d.minFocus, d.focusMatcher(f), weigh)
+			r := f.Check(rc, DefaultMinFocus, d.focusMatcher(f), weigh)
 			if i == 0 || r.OK() || len(r.Findings) < len(res.Findings) {
 				res = r
 			}
@@ -289,9 +281,6 @@ func (d *Offline) focusMatcher(f relevance.Frame) relevance.Matcher {
 				}
 			}
 		}
-		if d.minRelated <= 0 {
-			return false
-		}
 		w := f.FocusWords[st]
 		if w == "" {
 			return false
@@ -303,7 +292,7 @@ func (d *Offline) focusMatcher(f relevance.Frame) relevance.Matcher {
 			paraphrases[w] = syn
 		}
 		for _, t := range x.Tokens() {
-			if len(t) > 2 && !other[t] && (vec.Similarity(w, t) >= d.minRelated || syn.Has(t)) && !relevance.Contrasts(w, t) {
+			if len(t) > 2 && !other[t] && (vec.Similarity(w, t) >= DefaultMinRelated || syn.Has(t)) && !relevance.Contrasts(w, t) {
 				return true
 			}
 		}
