@@ -128,11 +128,12 @@ func WithoutStreaming() Option {
 // ranking by words misses ("we may disclose your data to our affiliates"
 // for "do you share my information?"). It costs one more model call per
 // pass, with about 200 words of each passage. 0 turns it off (the
-// default); it applies only when a model writes the answer (WithLLM).
+// default); at most retriever.MaxRerankCandidates; it applies only when a
+// model writes the answer (WithLLM).
 func WithRerank(n int) Option {
 	return func(c *config) error {
-		if n < 0 {
-			return fmt.Errorf("WithRerank: the number of passages must be 0 (off) or more, got %d", n)
+		if n < 0 || n > retriever.MaxRerankCandidates {
+			return fmt.Errorf("WithRerank: the number of passages must be 0 (off) to %d, got %d", retriever.MaxRerankCandidates, n)
 		}
 		c.llm.rerank = n
 		return nil

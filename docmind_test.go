@@ -15,6 +15,7 @@ import (
 	"github.com/docmind/docmind/llm/openai"
 	"github.com/docmind/docmind/llm/openaitest"
 	"github.com/docmind/docmind/prompts"
+	"github.com/docmind/docmind/retriever"
 	"github.com/docmind/docmind/schema"
 )
 
@@ -303,6 +304,9 @@ func TestRerankOrdersTheSectionsTheModelReads(t *testing.T) {
 	}
 	if _, err := docmind.New(docmind.WithSections(contract(t)), docmind.WithRerank(-1)); err == nil {
 		t.Error("a negative WithRerank was accepted")
+	}
+	if _, err := docmind.New(docmind.WithSections(contract(t)), docmind.WithRerank(retriever.MaxRerankCandidates+1)); err == nil {
+		t.Error("a WithRerank over the bound was accepted")
 	}
 }
 

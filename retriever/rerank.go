@@ -26,6 +26,10 @@ type Reranker interface {
 // Candidates is 0.
 const DefaultRerankCandidates = 20
 
+// MaxRerankCandidates bounds the passages one ranking reads (and so its
+// prompt, about 200 words a passage): more is cut to it.
+const MaxRerankCandidates = 100
+
 // DefaultRerankMaxTokens bounds the reranker's reply (a list of passage
 // ids) when LLMRerankerOptions.MaxTokens is 0.
 const DefaultRerankMaxTokens = 256
@@ -146,7 +150,8 @@ type Reranking struct {
 	Retriever schema.Retriever
 	Reranker  Reranker
 	// Candidates is how many passages the reranker reads (0:
-	// DefaultRerankCandidates; never fewer than are handed on).
+	// DefaultRerankCandidates; at most MaxRerankCandidates, and never
+	// fewer than are handed on).
 	Candidates int
 	// K is how many sections are handed on when the run sets no depth.
 	K int
@@ -164,6 +169,7 @@ func (w *Reranking) Retrieve(ctx context.Context, req schema.RetrieveRequest) ([
 	if n <= 0 {
 		n = DefaultRerankCandidates
 	}
+	n = min(n, MaxRerankCandidates)
 	if k > 0 {
 		n = max(n, k)
 	}

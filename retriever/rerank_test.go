@@ -170,3 +170,29 @@ func TestRerankingStopsWhenTheRunIsCancelled(t *testing.T) {
 		t.Errorf("err = %v, want context.Canceled", err)
 	}
 }
+
+// depthRecorder records the depth each retrieval was asked for.
+type depthRecorder struct{ depths []int }
+
+func (d *depthRecorder) Retrieve(ctx context.Context, _ schema.RetrieveRequest) ([]schema.Section, error) {
+	d.depths = append(d.depths, schema.RetrieveDepth(ctx))
+	return nil, nil
+}
+
+// However many candidates are asked for, one ranking reads at most
+// MaxRerankCandidates, and never fewer than the run hands on.
+func TestRerankingBoundsItsCandidates(t *testing.T) {
+	rec := &depthRecorder{}
+	w := &retriever.Reranking{Retriever: rec, Candidates: 1_000_000, K: 10}
+	ctx := context.Background()
+	if _, err := w.Retrieve(ctx, schema.RetrieveRequest{Query: shareQuestion}); err != nil {
+		t.Fatal(err)
+	}
+	w.Candidates = 5
+	if _, err := w.Retrieve(ctx, schema.RetrieveRequest{Query: shareQuestion}); err != nil {
+		t.Fatal(err)
+	}
+	if want := []int{retriever.MaxRerankCandidates, 10}; fmt.Sprint(rec.depths) != fmt.Sprint(want) {
+		t.Errorf("depths asked %v, want %v", rec.depths, want)
+	}
+}

@@ -282,4 +282,8 @@ func TestRerankNeedsAModel(t *testing.T) {
 	if r.code != exitUsage || !strings.Contains(r.stderr, "--rerank must be 0") {
 		t.Errorf("exit %d, stderr %q; want a usage error for a negative --rerank", r.code, r.stderr)
 	}
+	r = runCLI(t, nil, "ask", "--docs", "examples/contract", "--rerank", "101", "What is the late fee?")
+	if r.code != exitUsage || !strings.Contains(r.stderr, "up to 100, got 101") {
+		t.Errorf("exit %d, stderr %q; want a usage error for a --rerank over the bound", r.code, r.stderr)
+	}
 }

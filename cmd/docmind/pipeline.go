@@ -76,8 +76,8 @@ func (a *app) openPipeline(ctx context.Context, cmd *cobra.Command, pf *pipeline
 	if pf.maxRetries < 0 {
 		return nil, docSource{}, usageError{cmd: cmdPath(cmd), err: fmt.Errorf("--max-retries must be 0 or more, got %d", pf.maxRetries)}
 	}
-	if pf.rerank < 0 {
-		return nil, docSource{}, usageError{cmd: cmdPath(cmd), err: fmt.Errorf("--rerank must be 0 (off) or a number of passages, got %d", pf.rerank)}
+	if pf.rerank < 0 || pf.rerank > retriever.MaxRerankCandidates {
+		return nil, docSource{}, usageError{cmd: cmdPath(cmd), err: fmt.Errorf("--rerank must be 0 (off) or a number of passages up to %d, got %d", retriever.MaxRerankCandidates, pf.rerank)}
 	}
 	if pf.minConf < 0 || pf.minConf > 1 {
 		return nil, docSource{}, usageError{cmd: cmdPath(cmd), err: fmt.Errorf("--min-confidence must be between 0 and 1, got %v", pf.minConf)}
