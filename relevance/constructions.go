@@ -387,9 +387,6 @@ func implicitNegativesOf(toks []string) []string {
 	return out
 }
 
-// downward: internal/wordlists/downward.txt.
-var downward = wordlists.Named("downward")
-
 // counted is a number or ordinal of a question with the stems of the
 // words it counts or orders.
 type counted struct {
