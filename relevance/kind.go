@@ -18,11 +18,7 @@ var kindWords = func() map[schema.SectionKind]map[string]bool {
 		if !ok {
 			panic("relevance: kind_questions.txt: no colon in " + l)
 		}
-		m := map[string]bool{}
-		for _, w := range strings.Fields(words) {
-			m[textproc.Stem(strings.ToLower(w))] = true
-		}
-		out[schema.SectionKind(strings.TrimSpace(kind))] = m
+		out[schema.SectionKind(strings.TrimSpace(kind))] = textproc.StemSet(strings.Fields(strings.ToLower(words)))
 	}
 	return out
 }()
@@ -35,10 +31,7 @@ var kindWords = func() map[schema.SectionKind]map[string]bool {
 // asks for the preamble.
 func (f Frame) asksForKind(k schema.SectionKind, named string) bool {
 	words := kindWords[k]
-	isNamed := map[string]bool{}
-	for _, t := range textproc.Tokens(named) {
-		isNamed[textproc.Stem(t)] = true
-	}
+	isNamed := textproc.StemSet(textproc.Tokens(named))
 	toks := textproc.Tokens(f.Question)
 	for i, t := range toks {
 		st := textproc.Stem(t)

@@ -36,6 +36,7 @@ package relevance
 import (
 	"cmp"
 	"fmt"
+	"maps"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -212,11 +213,7 @@ var questionOpeners = wordlists.Set(question.WhWords, question.Auxiliaries, word
 
 // termSet returns the terms (textproc.Terms) of word list name.
 func termSet(name string) map[string]bool {
-	m := map[string]bool{}
-	for _, t := range textproc.Terms(strings.Join(wordlists.Lines(name), "\n")) {
-		m[t] = true
-	}
-	return m
+	return textproc.StemSet(textproc.ContentWords(strings.Join(wordlists.Lines(name), "\n")))
 }
 
 // Analyze reads a question into its frame.
@@ -320,9 +317,7 @@ func Analyze(question string) Frame {
 	// dollars") says how to state the figure, not what it is of
 	unitStems := map[string]bool{}
 	for _, m := range reUnitSpec.FindAllString(wordvec.Fold(question), -1) {
-		for _, t := range textproc.Terms(m) {
-			unitStems[t] = true
-		}
+		maps.Copy(unitStems, textproc.StemSet(textproc.ContentWords(m)))
 	}
 	// focus: content terms minus entities, periods, numbers and the words
 	// of the question form
@@ -1785,10 +1780,7 @@ func countsOther(question, claim string, qnums map[string]bool) bool {
 	if m == nil {
 		return false
 	}
-	counted := map[string]bool{}
-	for _, t := range textproc.Terms(m[1]) {
-		counted[t] = true
-	}
+	counted := textproc.StemSet(textproc.ContentWords(m[1]))
 	if len(counted) == 0 {
 		return false
 	}
