@@ -282,13 +282,15 @@ func (f Frame) opposite(x Text) string {
 // relationWords: internal/wordlists/relation_words.txt.
 var relationWords = wordlists.Named("relation_words")
 
-// relationsOf returns the relation words of a question's folded tokens,
-// not the "much" and "many" of "how much" and "how many", which ask for
-// an amount.
-func relationsOf(toks []string) []string {
+// wordsIn returns the distinct words of a question's folded tokens that
+// set holds, in order, but not one right after notAfter: the relation
+// words, not the "much" and "many" of "how much" and "how many", which ask
+// for an amount (notAfter "how"); the implicit negatives, not the "least"
+// of "at least", a bound (notAfter "at").
+func wordsIn(toks []string, set map[string]bool, notAfter string) []string {
 	var out []string
 	for i, t := range toks {
-		if relationWords[t] && !(i > 0 && toks[i-1] == "how") && !slices.Contains(out, t) {
+		if set[t] && !(i > 0 && toks[i-1] == notAfter) && !slices.Contains(out, t) {
 			out = append(out, t)
 		}
 	}
@@ -374,18 +376,6 @@ func (f Frame) withoutNon(x Text) string {
 // (a noun made from one, "failure", "refusal", names a topic).
 // Edit internal/wordlists/implicit_negatives.txt.
 var implicitNegatives = wordlists.Named("implicit_negatives")
-
-// implicitNegativesOf returns the words of a question's folded tokens
-// that negate without "not", not the "least" of "at least", a bound.
-func implicitNegativesOf(toks []string) []string {
-	var out []string
-	for i, t := range toks {
-		if implicitNegatives[t] && !(i > 0 && toks[i-1] == "at") && !slices.Contains(out, t) {
-			out = append(out, t)
-		}
-	}
-	return out
-}
 
 // counted is a number or ordinal of a question with the stems of the
 // words it counts or orders.

@@ -240,9 +240,9 @@ func Analyze(question string) Frame {
 		addP("q" + quarterNumber(m))
 	}
 	qtoks := textproc.Tokens(wordvec.Fold(question))
-	f.relations = relationsOf(qtoks)
+	f.relations = wordsIn(qtoks, relationWords, "how")
 	f.negatedByNon = negatedByNon(qtoks)
-	f.implicit = implicitNegativesOf(qtoks)
+	f.implicit = wordsIn(qtoks, implicitNegatives, "at")
 	f.counted = countsOf(qtoks)
 	words := reWord.FindAllString(question, -1)
 	for i, w := range words {
