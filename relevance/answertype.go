@@ -2,6 +2,7 @@ package relevance
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/docmind/docmind/internal/wordlists"
@@ -168,6 +169,11 @@ func contentWordAfter(toks []string, i int) string {
 
 // says reports whether x has the token t or a word of its stem.
 func (x Text) says(t string) bool { return x.tokens[t] || x.stems[textproc.Stem(t)] }
+
+// statesAll reports whether x has a word of each of stems.
+func (x Text) statesAll(stems []string) bool {
+	return !slices.ContainsFunc(stems, func(st string) bool { return !x.stems[st] })
+}
 
 // reLengthQ matches a question asking how long a thing is, not how long
 // something lasts ("how long is the rhine?").

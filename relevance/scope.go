@@ -2,6 +2,7 @@ package relevance
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 	"unicode"
 
@@ -201,18 +202,8 @@ func (f Frame) narrowedBy(scope string) []string {
 	if scope == "" || len(f.Focus) == 0 {
 		return nil
 	}
-	focus := map[string]bool{}
-	for _, s := range f.Focus {
-		focus[s] = true
-	}
 	words := reWord.FindAllString(scope, -1)
-	head := -1
-	for i, w := range words {
-		if focus[textproc.Stem(wordvec.Fold(strings.ToLower(w)))] {
-			head = i
-			break
-		}
-	}
+	head := slices.IndexFunc(words, f.isFocus)
 	if head <= 0 {
 		return nil
 	}
@@ -226,6 +217,12 @@ func (f Frame) narrowedBy(scope string) []string {
 		out = append(out, w)
 	}
 	return out
+}
+
+// isFocus reports whether the stem of word w is a focus term of the
+// question.
+func (f Frame) isFocus(w string) bool {
+	return slices.Contains(f.Focus, textproc.Stem(wordvec.Fold(strings.ToLower(w))))
 }
 
 // narrowing reports whether lw, a folded word before a measure, may
@@ -370,24 +367,13 @@ func (f Frame) memberRow(label, scope string) bool {
 	if label == "" || scope == "" || len(f.Focus) == 0 {
 		return false
 	}
-	focus := map[string]bool{}
-	for _, s := range f.Focus {
-		focus[s] = true
-	}
-	inScope := false
-	for _, w := range reWord.FindAllString(scope, -1) {
-		if focus[textproc.Stem(wordvec.Fold(strings.ToLower(w)))] {
-			inScope = true
-			break
-		}
-	}
-	if !inScope {
+	if !slices.ContainsFunc(reWord.FindAllString(scope, -1), f.isFocus) {
 		return false
 	}
 	q := NewText(f.Question)
 	for _, w := range reWord.FindAllString(label, -1) {
 		lw := wordvec.Fold(strings.ToLower(w))
-		if focus[textproc.Stem(lw)] || wholeModifiers[lw] || !textproc.IsStopWord(lw) && q.hasToken(lw) {
+		if f.isFocus(w) || wholeModifiers[lw] || !textproc.IsStopWord(lw) && q.hasToken(lw) {
 			return false
 		}
 	}
@@ -525,23 +511,8 @@ func (f Frame) entityUnder(row, header string) bool {
 		return false
 	}
 	own := NewText(label)
-	named := false
-	for _, toks := range f.entityTokens {
-		if len(toks) > 0 && own.hasPhrase(toks) {
-			named = true
-			break
-		}
-	}
-	if !named {
-		return false
-	}
-	h := NewText(header)
-	for _, st := range f.Focus {
-		if !h.stems[st] {
-			return false
-		}
-	}
-	return true
+	return slices.ContainsFunc(f.entityTokens, func(toks []string) bool { return len(toks) > 0 && own.hasPhrase(toks) }) &&
+		NewText(header).statesAll(f.Focus)
 }
 
 // reFootnoteRef is a footnote reference after a row's label: "(1)",
@@ -617,11 +588,8 @@ func (f Frame) rowNames(content, label string) bool {
 	} else if at := strings.LastIndex(content, label); at >= 0 {
 		scope = groupLabel(content[:at]) // content ends with the row's label
 	}
-	x := NewText(scope + " " + label)
-	for _, st := range f.Focus {
-		if !x.stems[st] {
-			return false
-		}
+	if !NewText(scope + " " + label).statesAll(f.Focus) {
+		return false
 	}
 	switch {
 	case f.missingCompound(label, scope+" "+label, inherited(label, scope)) != "":
@@ -752,10 +720,6 @@ func (f Frame) subsetCount(claim string) string {
 			return ""
 		}
 	}
-	focus := map[string]bool{}
-	for _, st := range f.Focus {
-		focus[st] = true
-	}
 	toks := strings.Fields(claim)
 	for i, t := range toks {
 		lt := strings.ToLower(t)
@@ -773,8 +737,7 @@ func (f Frame) subsetCount(claim string) string {
 		if j+1 >= len(toks) || !reNumber.MatchString(toks[j]) || reYear.MatchString(strings.Trim(toks[j], ",.;")) {
 			continue
 		}
-		noun := strings.ToLower(strings.Trim(toks[j+1], ",.;:"))
-		if focus[textproc.Stem(wordvec.Fold(noun))] {
+		if f.isFocus(strings.Trim(toks[j+1], ",.;:")) {
 			return strings.Join(toks[j:j+2], " ")
 		}
 	}
