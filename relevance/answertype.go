@@ -222,15 +222,7 @@ func writtenInLowerCase(w string, c Context) bool {
 			i = hi
 		}
 	}
-	if has(c.Claim) || has(c.Passage) || has(c.Heading) {
-		return true
-	}
-	for _, s := range c.Sections {
-		if has(s) {
-			return true
-		}
-	}
-	return false
+	return has(c.Claim) || has(c.Passage) || has(c.Heading) || slices.ContainsFunc(c.Sections, has)
 }
 
 // isWordByte reports whether b may be part of a word: a letter, a digit,

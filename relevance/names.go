@@ -2,6 +2,7 @@ package relevance
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/docmind/docmind/textproc"
@@ -29,13 +30,8 @@ import (
 // names reports whether x names the entity e, whose significant tokens
 // are toks, in one of the forms above.
 func (x Text) names(e string, toks []string) bool {
-	if x.hasPhrase(toks) {
-		return true
-	}
-	if x.hasInitialsOf(e) || x.statesInitials(toks) || x.spellsOut(e) || x.respells(toks) {
-		return true
-	}
-	return len(toks) == 1 && x.hasDerivedName(toks[0])
+	return x.hasPhrase(toks) || x.hasInitialsOf(e) || x.statesInitials(toks) || x.spellsOut(e) || x.respells(toks) ||
+		len(toks) == 1 && x.hasDerivedName(toks[0])
 }
 
 // respells reports whether x writes the name toks with the breaks between
@@ -174,12 +170,7 @@ func (x Text) hasInitialsOf(e string) bool {
 		return false
 	}
 	want := strings.ToLower(strings.ReplaceAll(e, ".", ""))
-	for _, run := range reCapitalRun.FindAllString(x.raw, -1) {
-		if initials(run) == want {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(reCapitalRun.FindAllString(x.raw, -1), func(run string) bool { return initials(run) == want })
 }
 
 // statesInitials reports whether x writes the initials of the entity's

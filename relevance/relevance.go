@@ -477,15 +477,7 @@ func isName(w string) bool {
 	if unicode.IsUpper(r) {
 		return true
 	}
-	if !unicode.IsLetter(r) {
-		return false
-	}
-	for _, c := range w[utf8.RuneLen(r):] {
-		if unicode.IsUpper(c) {
-			return true
-		}
-	}
-	return false
+	return unicode.IsLetter(r) && strings.ContainsFunc(w[utf8.RuneLen(r):], unicode.IsUpper)
 }
 
 func hasDigit(s string) bool { return strings.ContainsAny(s, "0123456789") }
@@ -519,12 +511,7 @@ var measureNouns = termSet("measure_nouns")
 
 // asksMeasure reports whether the question's words include a measure noun.
 func asksMeasure(q string) bool {
-	for _, t := range textproc.Terms(q) {
-		if measureNouns[t] {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(textproc.Terms(q), func(t string) bool { return measureNouns[t] })
 }
 
 // answerType reads the expected answer type from a lower-cased question.
@@ -741,12 +728,7 @@ func (f Frame) negatedAbout(text string) bool {
 // Client may terminate"): "if", "unless" or "whenever" up to five words
 // before it.
 func inCondition(toks []string, i int) bool {
-	for j := max(0, i-5); j < i; j++ {
-		if conditionWords[toks[j]] {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(toks[max(0, i-5):i], func(t string) bool { return conditionWords[t] })
 }
 
 var conditionWords = wordlists.Set(`if unless whenever`)
@@ -822,12 +804,7 @@ func inRelativeClause(toks []string, i int) bool {
 // boundWithin reports whether words, the few after a negation, hold a
 // word that bounds an amount ("no increase shall exceed").
 func boundWithin(words []string) bool {
-	for _, w := range words {
-		if boundWords[w] && w != "only" && w != "than" {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(words, func(w string) bool { return boundWords[w] && w != "only" && w != "than" })
 }
 
 // SignificantTokens returns the folded tokens of a name that identify it:
@@ -1293,13 +1270,7 @@ func (f Frame) missingQuantities(text string) []string {
 		if have == nil {
 			have = facts.Extract(text)
 		}
-		found := false
-		for _, e := range have {
-			if qf.Matches(e) || e.Matches(qf) {
-				found = true
-				break
-			}
-		}
+		found := slices.ContainsFunc(have, func(e facts.Fact) bool { return qf.Matches(e) || e.Matches(qf) })
 		// "in a year" is a unit, stated by "each year", "per year",
 		// "a year"
 		if lq := strings.ToLower(qf.Text); !found && (strings.HasPrefix(lq, "a ") || strings.HasPrefix(lq, "an ")) {
@@ -1376,13 +1347,7 @@ func (f Frame) words(stems []string) []string {
 }
 
 // Tokens returns the folded tokens of x.
-func (x Text) Tokens() []string {
-	out := make([]string, 0, len(x.tokens))
-	for t := range x.tokens {
-		out = append(out, t)
-	}
-	return out
-}
+func (x Text) Tokens() []string { return slices.Collect(maps.Keys(x.tokens)) }
 
 // Raw returns the text x was made from.
 func (x Text) Raw() string { return x.raw }
@@ -1412,13 +1377,7 @@ func states(f Frame, claim string) bool {
 		break
 	}
 	toks := textproc.Tokens(claim)
-	spelled := false
-	for _, t := range toks {
-		if spelledNum[t] {
-			spelled = true
-			break
-		}
-	}
+	spelled := slices.ContainsFunc(toks, func(t string) bool { return spelledNum[t] })
 	switch f.Type {
 	case TypeAmount, TypeCount:
 		// "how much notice" may be answered by a length of time; "what
@@ -1435,34 +1394,20 @@ func states(f Frame, claim string) bool {
 		}
 		return statesQuantity(qnums, claim, periods, asksChange(lq) || reComparedQ.MatchString(lq), asksPart(lq), f.Type == TypeCount, figure)
 	case TypePercent:
-		if strings.Contains(claim, "%") || newNumber && rePerUnit.MatchString(claim) {
-			return true
-		}
-		for _, t := range toks {
-			if t == "percent" || t == "percentage" || t == "percentages" || t == "cent" {
-				return true
-			}
-		}
-		return false
+		return strings.Contains(claim, "%") || newNumber && rePerUnit.MatchString(claim) ||
+			slices.ContainsFunc(toks, func(t string) bool { return t == "percent" || t == "percentage" || t == "percentages" || t == "cent" })
 	case TypeDuration:
 		// "how long is the rhine?" asks for a length
 		if reLengthQ.MatchString(strings.ToLower(f.Question)) && reLength.MatchString(claim) {
 			return true
 		}
-		for _, ft := range facts.Extract(claim) {
-			if ft.Kind == facts.Duration {
-				return true
-			}
+		if slices.ContainsFunc(facts.Extract(claim), func(ft facts.Fact) bool { return ft.Kind == facts.Duration }) {
+			return true
 		}
-		if newNumber || spelled || reYear.MatchString(claim) {
-			for _, t := range toks {
-				if timeWords[t] || months[t] {
-					return true
-				}
-			}
-			return reYear.MatchString(claim)
+		if !newNumber && !spelled && !reYear.MatchString(claim) {
+			return false
 		}
-		return false
+		return slices.ContainsFunc(toks, func(t string) bool { return timeWords[t] || months[t] }) || reYear.MatchString(claim)
 	case TypeTime:
 		// "in what year" (or "what years", "what month and year") asks
 		// for a year: a day, a month or a count ("one of the founders")
@@ -1497,12 +1442,7 @@ func states(f Frame, claim string) bool {
 	case TypeFrequency:
 		// "once in any twelve (12) month period", "every 90 days",
 		// "annually", "three times a year"
-		for _, t := range toks {
-			if frequencyWords[t] {
-				return true
-			}
-		}
-		return reEveryPeriod.MatchString(claim)
+		return slices.ContainsFunc(toks, func(t string) bool { return frequencyWords[t] }) || reEveryPeriod.MatchString(claim)
 	}
 	return true
 }
@@ -1693,23 +1633,15 @@ var partWords = wordlists.Named("part_verbs")
 // asksPart reports whether a lower-cased question asks about a part of a
 // whole ("how much did Cerner contribute to revenues").
 func asksPart(q string) bool {
-	for _, w := range reWord.FindAllString(q, -1) {
-		if partWords[w] || w == "contribution" || w == "contributions" || w == "account" {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(reWord.FindAllString(q, -1), func(w string) bool {
+		return partWords[w] || w == "contribution" || w == "contributions" || w == "account"
+	})
 }
 
 // asksChange reports whether a lower-cased question asks about a change
 // ("how much did revenue increase", "by what percentage did it grow").
 func asksChange(q string) bool {
-	for _, w := range reWord.FindAllString(q, -1) {
-		if changeWords[w] {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(reWord.FindAllString(q, -1), func(w string) bool { return changeWords[w] })
 }
 
 // hasNewName reports whether claim names something the question does not:

@@ -268,10 +268,8 @@ func (f Frame) partOf(scope string) bool {
 // hardware business; "Cloud and License Business" is one phrase).
 func headPhrase(line string) []string {
 	words := reWord.FindAllString(line, -1)
-	for i, w := range words {
-		if headEnds[wordvec.Fold(strings.ToLower(w))] {
-			return words[:i]
-		}
+	if i := slices.IndexFunc(words, func(w string) bool { return headEnds[wordvec.Fold(strings.ToLower(w))] }); i >= 0 {
+		return words[:i]
 	}
 	return words
 }
@@ -282,12 +280,7 @@ var headEnds = wordlists.Named("head_ends")
 // hasAll reports whether x has every word of a compound ("part-time").
 func (x Text) hasAll(compound string) bool {
 	toks := textproc.Tokens(compound)
-	for _, t := range toks {
-		if !x.tokens[t] && !x.stems[textproc.Stem(t)] {
-			return false
-		}
-	}
-	return len(toks) > 0
+	return len(toks) > 0 && !slices.ContainsFunc(toks, func(t string) bool { return !x.tokens[t] && !x.stems[textproc.Stem(t)] })
 }
 
 // partNouns name a part of an organisation. Edit
@@ -526,12 +519,9 @@ var reNoteNumber = regexp.MustCompile(`^\s*\(\d{1,2}\)\s+`)
 // yearsOnly reports whether s holds one or more words, all years ("2022").
 func yearsOnly(s string) bool {
 	ws := strings.Fields(s)
-	for _, w := range ws {
-		if !reYear.MatchString(strings.Trim(w, ",.;")) || len(strings.Trim(w, ",.;")) != 4 {
-			return false
-		}
-	}
-	return len(ws) > 0
+	return len(ws) > 0 && !slices.ContainsFunc(ws, func(w string) bool {
+		return !reYear.MatchString(strings.Trim(w, ",.;")) || len(strings.Trim(w, ",.;")) != 4
+	})
 }
 
 // approximators stand before a count that they bound or round.
@@ -549,24 +539,16 @@ func (f Frame) completes(label, scope string) bool {
 	}
 	head := textproc.Stem(wordvec.Fold(strings.ToLower(h)))
 	own := NewText(label)
-	for _, c := range f.compounds {
-		if c[1] == head && own.stems[c[0]] && !own.stems[c[1]] {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(f.compounds, func(c [2]string) bool { return c[1] == head && own.stems[c[0]] && !own.stems[c[1]] })
 }
 
 // clauseWords reports whether words read as prose rather than a row's
 // label: one ends a clause or a sentence ("In reported currency, Cerner
 // contributed"), where "U.S." is an abbreviation.
 func clauseWords(words []string) bool {
-	for _, w := range words {
-		if strings.HasSuffix(w, ",") || strings.HasSuffix(w, ";") || strings.HasSuffix(w, ".") && strings.Count(w, ".") == 1 {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(words, func(w string) bool {
+		return strings.HasSuffix(w, ",") || strings.HasSuffix(w, ";") || strings.HasSuffix(w, ".") && strings.Count(w, ".") == 1
+	})
 }
 
 // AsksFigure reports whether the question asks what a measure it names

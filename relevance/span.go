@@ -2,6 +2,7 @@ package relevance
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 	"unicode/utf8"
 )
@@ -169,10 +170,5 @@ func (f Frame) asksFullYear() bool {
 	if !reFullYearQ.MatchString(f.Question) && (!figureType(f.Type) || len(f.Periods) == 0 || reShorterAsked.MatchString(f.Question)) {
 		return false
 	}
-	for _, p := range f.Periods {
-		if !reYear.MatchString(p) || len(p) != 4 {
-			return false
-		}
-	}
-	return true
+	return !slices.ContainsFunc(f.Periods, func(p string) bool { return !reYear.MatchString(p) || len(p) != 4 })
 }

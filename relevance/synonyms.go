@@ -1,6 +1,7 @@
 package relevance
 
 import (
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -78,13 +79,7 @@ func (s Paraphrases) Has(t string) bool {
 	if len(s) == 0 {
 		return false
 	}
-	t = strings.ToLower(t)
-	for _, x := range lemmaForms(t) {
-		if s[x] {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(lemmaForms(strings.ToLower(t)), func(x string) bool { return s[x] })
 }
 
 // lemmaForms returns w and the words it may be a regular inflection of
@@ -110,14 +105,7 @@ func lemmaForms(w string) []string {
 
 // DerivedForms returns the forms WordNet derives from w, or from a word w
 // inflects, or it from them ("death" for "died").
-func DerivedForms(w string) []string {
-	var out []string
-	for x := range wordsOf(w, formSets()) {
-		out = append(out, x)
-	}
-	slices.Sort(out)
-	return out
-}
+func DerivedForms(w string) []string { return slices.Sorted(maps.Keys(wordsOf(w, formSets()))) }
 
 // FormsOfOneWord reports whether a and b are forms of one word: inflections of
 // it ("hours" and "hour") or forms WordNet derives one from the other
@@ -128,14 +116,7 @@ func FormsOfOneWord(a, b string) bool {
 	if a == "" || b == "" {
 		return false
 	}
-	if a == b || textproc.Stem(a) == textproc.Stem(b) {
-		return true
-	}
 	fa := lemmaForms(a)
-	for _, x := range lemmaForms(b) {
-		if slices.Contains(fa, x) {
-			return true
-		}
-	}
-	return wordsOf(a, formSets()).Has(b)
+	return a == b || textproc.Stem(a) == textproc.Stem(b) ||
+		slices.ContainsFunc(lemmaForms(b), func(x string) bool { return slices.Contains(fa, x) }) || wordsOf(a, formSets()).Has(b)
 }
