@@ -184,11 +184,7 @@ func names(text string, heading bool) map[string]bool {
 // statementContext returns the terms of a sentence with what frames it:
 // its section's title and headings and its document's entity.
 func statementContext(sec schema.Section, sentence string) map[string]bool {
-	out := map[string]bool{}
-	for _, t := range textproc.Terms(sentence + "\n" + sec.Title + "\n" + strings.Join(sec.Path, "\n") + "\n" + sec.DocEntity) {
-		out[t] = true
-	}
-	return out
+	return termSet(sentence + "\n" + sec.Title + "\n" + strings.Join(sec.Path, "\n") + "\n" + sec.DocEntity)
 }
 
 // subjectOf returns the subject of a figure stated in sentence of sec
@@ -213,11 +209,8 @@ func otherSubject(subject, srcCtx map[string]bool, other schema.Section, sentenc
 	if len(subject) == 0 {
 		return false
 	}
-	ctx := statementContext(other, sentence)
-	for t := range subject {
-		if ctx[t] {
-			return false
-		}
+	if common(subject, statementContext(other, sentence)) > 0 {
+		return false
 	}
 	own := names(sentence, false)
 	maps.Copy(own, names(other.Title+"\n"+strings.Join(other.Path, "\n")+"\n"+other.DocEntity, true))
@@ -322,9 +315,9 @@ func findConflicts(a *Assessment, prep []preparedSection, answer string) []schem
 						Claim:        ca.Claim.Text,
 						About:        aboutText(claim.text, shared),
 						Figure:       oneLine(srcSent.figure(f)),
-						Source:       conflictEvidence(a.Sections[src], srcSent.text),
+						Source:       evidenceOf(a.Sections[src], srcSent.text),
 						OtherFigure:  oneLine(e.Text),
-						OtherSource:  conflictEvidence(a.Sections[j], o.text),
+						OtherSource:  evidenceOf(a.Sections[j], o.text),
 						Acknowledged: statesFact(answerFacts, e),
 					})
 					break
@@ -406,7 +399,8 @@ func aboutText(claim string, shared []string) string {
 	return strings.Join(words, " ")
 }
 
-func conflictEvidence(s schema.Section, quote string) schema.Evidence {
+// evidenceOf is the evidence of quote in section s.
+func evidenceOf(s schema.Section, quote string) schema.Evidence {
 	id := s.ID
 	if id == "" {
 		id = s.Key()

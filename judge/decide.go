@@ -237,12 +237,8 @@ func (a *Assessment) claimCheck(i int) schema.ClaimCheck {
 		return cc
 	}
 	if c.Section >= 0 {
-		s := a.Sections[c.Section]
-		id := s.ID
-		if id == "" {
-			id = s.Key()
-		}
-		cc.Evidence = &schema.Evidence{Quote: c.Passage, SectionID: id, Title: s.Title, Source: s.Source, Page: s.Page}
+		ev := evidenceOf(a.Sections[c.Section], c.Passage)
+		cc.Evidence = &ev
 	}
 	var contra, reasons []string
 	for _, is := range c.Issues {
@@ -325,7 +321,7 @@ func (d *Offline) ApplyGuards(ctx context.Context, req schema.JudgeRequest, v *s
 		return d.Decide(a), nil
 	}
 	out := cloneVerdict(v)
-	out.RejectedSections = union(out.RejectedSections, a.RejectedSections)
+	out.RejectedSections = uniq(slices.Concat(out.RejectedSections, a.RejectedSections))
 	if out.JudgedBy == "" {
 		out.JudgedBy = "llm"
 	}
@@ -423,13 +419,7 @@ func matchClaim(cs []schema.ClaimCheck, text string) int {
 		if len(ct) == 0 || len(tt) == 0 {
 			continue
 		}
-		common := 0
-		for t := range tt {
-			if ct[t] {
-				common++
-			}
-		}
-		score := float64(common) / math.Min(float64(len(tt)), float64(len(ct)))
+		score := float64(common(tt, ct)) / math.Min(float64(len(tt)), float64(len(ct)))
 		if score >= 0.5 && score > bestScore {
 			best, bestScore = i, score
 		}
@@ -437,25 +427,8 @@ func matchClaim(cs []schema.ClaimCheck, text string) int {
 	return best
 }
 
-func termSet(s string) map[string]bool {
-	m := map[string]bool{}
-	for _, t := range textproc.Terms(s) {
-		m[t] = true
-	}
-	return m
-}
-
-func union(a, b []string) []string {
-	seen := map[string]bool{}
-	var out []string
-	for _, s := range append(append([]string(nil), a...), b...) {
-		if !seen[s] {
-			seen[s] = true
-			out = append(out, s)
-		}
-	}
-	return out
-}
+// termSet returns the set of the stemmed content terms of s.
+func termSet(s string) map[string]bool { return textproc.StemSet(textproc.ContentWords(s)) }
 
 func cloneVerdict(v *schema.Verdict) *schema.Verdict {
 	st := &schema.State{JudgeVerdict: v}

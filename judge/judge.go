@@ -434,10 +434,7 @@ func prepare(s schema.Section, withLex bool) preparedSection {
 		p.all[t] = true
 	}
 	if withLex {
-		p.doc = map[string]bool{}
-		for _, t := range textproc.Terms(relevance.DocumentContext(s)) {
-			p.doc[t] = true
-		}
+		p.doc = termSet(relevance.DocumentContext(s))
 	}
 	return p
 }
@@ -581,13 +578,7 @@ func (d *Offline) bestPassage(claim string, prep []preparedSection, cited []int)
 
 // discourse holds the stems of words that frame a statement rather than
 // carry its content ("according to the passages", "the answer is"). Edit internal/wordlists/discourse.txt.
-var discourse = func() map[string]bool {
-	m := map[string]bool{}
-	for _, t := range textproc.Terms(strings.Join(wordlists.Lines("discourse"), "\n")) {
-		m[t] = true
-	}
-	return m
-}()
+var discourse = termSet(strings.Join(wordlists.Lines("discourse"), "\n"))
 
 // claimTerms returns the distinct stemmed content terms of a claim,
 // without discourse words.

@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/docmind/docmind/schema"
-	"github.com/docmind/docmind/textproc"
 )
 
 // contextIndex is what the answer-level signals need to know about the
@@ -50,10 +49,7 @@ func (ci *contextIndex) idfCoverage(claim, passage string) float64 {
 	if len(terms) == 0 {
 		return 1
 	}
-	in := map[string]bool{}
-	for _, t := range textproc.Terms(passage) {
-		in[t] = true
-	}
+	in := termSet(passage)
 	var got, total float64
 	for _, t := range terms {
 		w := ci.termIDF(t)
