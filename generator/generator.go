@@ -11,6 +11,7 @@
 package generator
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
@@ -427,11 +428,7 @@ func (g *Offline) candidates(sections []schema.Section, q query) []candidate {
 			// what the answer would write: a row quoted from a table-row
 			// section and the same row read under its header in the
 			// section that holds the table read the same
-			shown := u.text
-			if u.shown != "" {
-				shown = u.shown
-			}
-			key := strings.Join(textproc.Tokens(shown), " ")
+			key := strings.Join(textproc.Tokens(cmp.Or(u.shown, u.text)), " ")
 			if seen[key] {
 				continue
 			}
@@ -553,15 +550,6 @@ func (g *Offline) withSynonyms(q query) query {
 	return q
 }
 
-func hasAny(x lexicon.Text, es []lexicon.Entry) bool {
-	for _, e := range es {
-		if x.HasEntry(e) {
-			return true
-		}
-	}
-	return false
-}
-
 // statedBonus is added to a sentence that states a duration the question
 // states.
 const statedBonus = 0.3
@@ -596,6 +584,9 @@ func newQuery(text string, keyTerms []string, intent string) query {
 	return q
 }
 
+// termSet returns the set of the stemmed content terms of s.
+func termSet(s string) map[string]bool { return textproc.StemSet(textproc.ContentWords(s)) }
+
 func isNumber(t string) bool {
 	return strings.IndexFunc(t, func(r rune) bool { return r < '0' || r > '9' }) < 0
 }
@@ -619,21 +610,11 @@ func (g *Offline) score(sent string, s schema.Section, q query) float64 {
 	if q.total == 0 {
 		return 0
 	}
-	inSent := map[string]bool{}
-	for _, t := range textproc.Terms(sent) {
-		inSent[t] = true
-	}
-	inTitle := map[string]bool{}
-	for _, t := range textproc.Terms(s.Title) {
-		inTitle[t] = true
-	}
+	inSent, inTitle := termSet(sent), termSet(s.Title)
 	// the document's organisation and period are what every sentence of
 	// it is about; they add to a sentence's score, but never make it a
 	// candidate on their own
-	inDoc := map[string]bool{}
-	for _, t := range textproc.Terms(s.DocEntity + "\n" + s.DocPeriod) {
-		inDoc[t] = true
-	}
+	inDoc := termSet(s.DocEntity + "\n" + s.DocPeriod)
 	// the names that chose the section's document (Section.NamedBy) are
 	// stated by the document, not by one of its passages: every sentence
 	// of it gets them, so that a preamble repeating the parties does not
@@ -669,14 +650,14 @@ func (g *Offline) score(sent string, s schema.Section, q query) float64 {
 			if q.key[t] {
 				titleKeyHits++
 			}
-		case hasAny(sentLex, q.syn[t]):
+		case slices.ContainsFunc(q.syn[t], sentLex.HasEntry):
 			// the sentence says it in other words: weaker evidence
 			got += w * g.synWeight
 			sentHits++
 			if q.key[t] {
 				keyHits++
 			}
-		case hasAny(titleLex, q.syn[t]):
+		case slices.ContainsFunc(q.syn[t], titleLex.HasEntry):
 			got += w * g.synWeight
 			if q.key[t] {
 				titleKeyHits++
@@ -754,10 +735,7 @@ func render(picked []candidate, sections []schema.Section) string {
 	}
 	var lines []string
 	for i, c := range picked {
-		text := c.text
-		if c.shown != "" {
-			text = c.shown
-		}
+		text := cmp.Or(c.shown, c.text)
 		if c.lead != "" {
 			if slices.ContainsFunc(picked[:i], func(p candidate) bool { return sameList(p, c) }) {
 				continue // quoted with the first item of its list

@@ -1,6 +1,9 @@
 package generator
 
 import (
+	"cmp"
+	"slices"
+
 	"github.com/docmind/docmind/facts"
 	"github.com/docmind/docmind/relevance"
 )
@@ -14,13 +17,8 @@ import (
 // sentence that does comes first. An answer whose lead has a continuation
 // (withContinuation) keeps its order.
 func answerFirst(picked []candidate, kinds map[facts.Kind]bool) []candidate {
-	if len(picked) < 2 || len(kinds) == 0 || states(picked[0], kinds) {
+	if len(picked) < 2 || len(kinds) == 0 || states(picked[0], kinds) || slices.ContainsFunc(picked, func(c candidate) bool { return c.follows }) {
 		return picked
-	}
-	for _, c := range picked {
-		if c.follows {
-			return picked
-		}
 	}
 	for i := 1; i < len(picked); i++ {
 		if states(picked[i], kinds) {
@@ -51,14 +49,5 @@ func toFront(picked []candidate, i int) []candidate {
 
 // states reports whether a candidate states a value of one of kinds.
 func states(c candidate, kinds map[facts.Kind]bool) bool {
-	text := c.text
-	if c.shown != "" {
-		text = c.shown
-	}
-	for _, f := range facts.Extract(text) {
-		if kinds[f.Kind] {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(facts.Extract(cmp.Or(c.shown, c.text)), func(f facts.Fact) bool { return kinds[f.Kind] })
 }
