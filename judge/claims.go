@@ -100,11 +100,7 @@ func findCitations(answer string) []marker {
 		out = append(out, marker{m[0], m[1], cites})
 	}
 	// order by position (two sorted lists, merged)
-	for i := 1; i < len(out); i++ {
-		for j := i; j > 0 && out[j].start < out[j-1].start; j-- {
-			out[j], out[j-1] = out[j-1], out[j]
-		}
-	}
+	slices.SortStableFunc(out, byStart)
 	return out
 }
 
@@ -132,11 +128,11 @@ func blankCitations(answer string) ([]marker, string) {
 		}
 		out = append(out, found...)
 	}
-	if len(out) > 0 {
-		slices.SortStableFunc(out, func(a, b marker) int { return a.start - b.start })
-	}
+	slices.SortStableFunc(out, byStart)
 	return out, string(b)
 }
+
+func byStart(a, b marker) int { return a.start - b.start }
 
 // StripCitations returns answer without its citation markers.
 func StripCitations(answer string) string {
@@ -203,12 +199,7 @@ func SplitClaims(answer string) []Claim {
 // hasContent reports whether text has a content word other than a bare
 // "yes" or "no".
 func hasContent(text string) bool {
-	for _, t := range textproc.Terms(text) {
-		if t != "yes" && t != "no" {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(textproc.Terms(text), func(t string) bool { return t != "yes" && t != "no" })
 }
 
 // trimEnd moves end back over trailing white space.
@@ -360,9 +351,5 @@ func pageMatches(page string, s schema.Section) bool {
 	if err != nil {
 		return false
 	}
-	last := s.Page
-	if s.PageEnd > last {
-		last = s.PageEnd
-	}
-	return n >= s.Page && n <= last
+	return n >= s.Page && n <= max(s.Page, s.PageEnd)
 }

@@ -239,15 +239,7 @@ var reYear = regexp.MustCompile(`\b(?:19|20)\d{2}\b`)
 // common: figures for different years do not conflict.
 func otherYears(a, b string) bool {
 	ya, yb := reYear.FindAllString(a, -1), reYear.FindAllString(b, -1)
-	if len(ya) == 0 || len(yb) == 0 {
-		return false
-	}
-	for _, y := range ya {
-		if slices.Contains(yb, y) {
-			return false
-		}
-	}
-	return true
+	return len(ya) > 0 && len(yb) > 0 && !slices.ContainsFunc(ya, func(y string) bool { return slices.Contains(yb, y) })
 }
 
 func common(a, b map[string]bool) int {
@@ -373,14 +365,7 @@ func differentFigure(f facts.Fact, o sentenceFacts) (facts.Fact, bool) {
 	return facts.Fact{}, false
 }
 
-func statesFact(fs []facts.Fact, f facts.Fact) bool {
-	for _, e := range fs {
-		if f.Matches(e) {
-			return true
-		}
-	}
-	return false
-}
+func statesFact(fs []facts.Fact, f facts.Fact) bool { return slices.ContainsFunc(fs, f.Matches) }
 
 // aboutText renders the shared terms in the claim's own words, in its
 // order ("late fee").

@@ -3,6 +3,7 @@ package judge
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/docmind/docmind/question"
@@ -143,14 +144,7 @@ func missingPhrases(phrases, texts []string) []string {
 			continue
 		}
 		nq := " " + strings.Join(toks, " ") + " "
-		found := false
-		for _, e := range norm {
-			if strings.Contains(e, nq) {
-				found = true
-				break
-			}
-		}
-		if !found {
+		if !slices.ContainsFunc(norm, func(e string) bool { return strings.Contains(e, nq) }) {
 			missing = append(missing, q)
 		}
 	}

@@ -218,14 +218,7 @@ func (c *CorpusStats) GroupDocFreq(term string, lex *lexicon.Thesaurus) int {
 	}
 	n := 0
 	for _, x := range c.texts {
-		all := true
-		for _, st := range stems {
-			if lex.Find(st, x) == lexicon.NoMatch {
-				all = false
-				break
-			}
-		}
-		if all {
+		if !slices.ContainsFunc(stems, func(st string) bool { return lex.Find(st, x) == lexicon.NoMatch }) {
 			n++
 		}
 	}
@@ -386,12 +379,9 @@ func quotesSection(claim string, prep []preparedSection) bool {
 		return false
 	}
 	want := " " + strings.Join(toks, " ") + " "
-	for i := range prep {
-		if strings.Contains(" "+strings.Join(textproc.Tokens(wordvec.Fold(prep[i].text)), " ")+" ", want) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(prep, func(p preparedSection) bool {
+		return strings.Contains(" "+strings.Join(textproc.Tokens(wordvec.Fold(p.text)), " ")+" ", want)
+	})
 }
 
 // minQuotedTokens is the fewest words of a claim quoted from a section
@@ -539,10 +529,6 @@ func (d *Offline) bestPassage(claim string, prep []preparedSection, cited []int)
 	if len(terms) == 0 {
 		return -1, "", 0
 	}
-	isCited := map[int]bool{}
-	for _, i := range cited {
-		isCited[i] = true
-	}
 	bestSec, bestStart, bestEnd, best := -1, 0, 0, 0.0
 	for si, p := range prep {
 		for st := range p.sentences {
@@ -560,7 +546,7 @@ func (d *Offline) bestPassage(claim string, prep []preparedSection, cited []int)
 					continue
 				}
 				score := float64(hits) / float64(len(terms))
-				if isCited[si] {
+				if slices.Contains(cited, si) {
 					score += d.t.CitedBonus
 				}
 				// a longer window must do strictly better
@@ -583,14 +569,7 @@ var discourse = termSet(strings.Join(wordlists.Lines("discourse"), "\n"))
 // claimTerms returns the distinct stemmed content terms of a claim,
 // without discourse words.
 func claimTerms(claim string) []string {
-	ts := uniq(textproc.Terms(claim))
-	out := ts[:0]
-	for _, t := range ts {
-		if !discourse[t] {
-			out = append(out, t)
-		}
-	}
-	return out
+	return slices.DeleteFunc(uniq(textproc.Terms(claim)), func(t string) bool { return discourse[t] })
 }
 
 func uniq(ts []string) []string {

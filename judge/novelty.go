@@ -3,7 +3,7 @@ package judge
 import (
 	"fmt"
 	"regexp"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/docmind/docmind/internal/wordlists"
@@ -60,22 +60,18 @@ func KnownTerms(query string, sections []schema.Section) map[string]bool {
 // refer to their sources ("passage", "provided", ...). Sorted.
 func NovelTerms(text string, known map[string]bool) []string {
 	text = sourceRef.ReplaceAllString(listMarker.ReplaceAllString(text, ""), "")
-	seen := map[string]bool{}
 	var out []string
 	for _, t := range textproc.Terms(text) {
-		if known[t] || answerWords[t] || seen[t] {
-			continue
+		if !known[t] && !answerWords[t] {
+			out = append(out, t)
 		}
-		seen[t] = true
-		out = append(out, t)
 	}
-	sort.Strings(out)
-	return out
+	slices.Sort(out)
+	return slices.Compact(out)
 }
 
 // scoreNovelty fills the claims' and the answer's novel terms.
 func scoreNovelty(a *Assessment, known map[string]bool) {
-	seen := map[string]bool{}
 	a.NovelTerms = nil
 	for i := range a.Claims {
 		c := &a.Claims[i]
@@ -83,14 +79,10 @@ func scoreNovelty(a *Assessment, known map[string]bool) {
 			continue
 		}
 		c.NovelTerms = NovelTerms(c.Claim.Text, known)
-		for _, t := range c.NovelTerms {
-			if !seen[t] {
-				seen[t] = true
-				a.NovelTerms = append(a.NovelTerms, t)
-			}
-		}
+		a.NovelTerms = append(a.NovelTerms, c.NovelTerms...)
 	}
-	sort.Strings(a.NovelTerms)
+	slices.Sort(a.NovelTerms)
+	a.NovelTerms = slices.Compact(a.NovelTerms)
 }
 
 // noveltyIssues returns the issues WithMaxNovelTerms raises: one per
@@ -117,9 +109,6 @@ func noveltyIssues(a *Assessment, max int) []Issue {
 }
 
 func novelDetail(terms []string, total, max int) string {
-	shown := terms
-	if len(shown) > 5 {
-		shown = shown[:5]
-	}
+	shown := terms[:min(len(terms), 5)]
 	return fmt.Sprintf("introduces terms found in no section (%s); the answer has %d such terms, more than %d", strings.Join(shown, ", "), total, max)
 }
