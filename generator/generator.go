@@ -584,9 +584,6 @@ func newQuery(text string, keyTerms []string, intent string) query {
 	return q
 }
 
-// termSet returns the set of the stemmed content terms of s.
-func termSet(s string) map[string]bool { return textproc.StemSet(textproc.ContentWords(s)) }
-
 func isNumber(t string) bool {
 	return strings.IndexFunc(t, func(r rune) bool { return r < '0' || r > '9' }) < 0
 }
@@ -610,11 +607,11 @@ func (g *Offline) score(sent string, s schema.Section, q query) float64 {
 	if q.total == 0 {
 		return 0
 	}
-	inSent, inTitle := termSet(sent), termSet(s.Title)
+	inSent, inTitle := textproc.TermSet(sent), textproc.TermSet(s.Title)
 	// the document's organisation and period are what every sentence of
 	// it is about; they add to a sentence's score, but never make it a
 	// candidate on their own
-	inDoc := termSet(s.DocEntity + "\n" + s.DocPeriod)
+	inDoc := textproc.TermSet(s.DocEntity + "\n" + s.DocPeriod)
 	// the names that chose the section's document (Section.NamedBy) are
 	// stated by the document, not by one of its passages: every sentence
 	// of it gets them, so that a preamble repeating the parties does not

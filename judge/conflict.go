@@ -184,7 +184,7 @@ func names(text string, heading bool) map[string]bool {
 // statementContext returns the terms of a sentence with what frames it:
 // its section's title and headings and its document's entity.
 func statementContext(sec schema.Section, sentence string) map[string]bool {
-	return termSet(sentence + "\n" + sec.Title + "\n" + strings.Join(sec.Path, "\n") + "\n" + sec.DocEntity)
+	return textproc.TermSet(sentence + "\n" + sec.Title + "\n" + strings.Join(sec.Path, "\n") + "\n" + sec.DocEntity)
 }
 
 // subjectOf returns the subject of a figure stated in sentence of sec

@@ -412,10 +412,10 @@ func joinNonEmpty(a, b string) string {
 // matchClaim returns the index of the claim in cs sharing most terms with
 // text (at least half of the smaller set), or -1.
 func matchClaim(cs []schema.ClaimCheck, text string) int {
-	tt := termSet(text)
+	tt := textproc.TermSet(text)
 	best, bestScore := -1, 0.0
 	for i, c := range cs {
-		ct := termSet(c.Claim)
+		ct := textproc.TermSet(c.Claim)
 		if len(ct) == 0 || len(tt) == 0 {
 			continue
 		}
@@ -426,9 +426,6 @@ func matchClaim(cs []schema.ClaimCheck, text string) int {
 	}
 	return best
 }
-
-// termSet returns the set of the stemmed content terms of s.
-func termSet(s string) map[string]bool { return textproc.StemSet(textproc.ContentWords(s)) }
 
 func cloneVerdict(v *schema.Verdict) *schema.Verdict {
 	st := &schema.State{JudgeVerdict: v}

@@ -424,7 +424,7 @@ func prepare(s schema.Section, withLex bool) preparedSection {
 		p.all[t] = true
 	}
 	if withLex {
-		p.doc = termSet(relevance.DocumentContext(s))
+		p.doc = textproc.TermSet(relevance.DocumentContext(s))
 	}
 	return p
 }
@@ -564,7 +564,7 @@ func (d *Offline) bestPassage(claim string, prep []preparedSection, cited []int)
 
 // discourse holds the stems of words that frame a statement rather than
 // carry its content ("according to the passages", "the answer is"). Edit internal/wordlists/discourse.txt.
-var discourse = termSet(strings.Join(wordlists.Lines("discourse"), "\n"))
+var discourse = textproc.TermSet(strings.Join(wordlists.Lines("discourse"), "\n"))
 
 // claimTerms returns the distinct stemmed content terms of a claim,
 // without discourse words.

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/docmind/docmind/schema"
+	"github.com/docmind/docmind/textproc"
 )
 
 // contextIndex is what the answer-level signals need to know about the
@@ -49,7 +50,7 @@ func (ci *contextIndex) idfCoverage(claim, passage string) float64 {
 	if len(terms) == 0 {
 		return 1
 	}
-	in := termSet(passage)
+	in := textproc.TermSet(passage)
 	var got, total float64
 	for _, t := range terms {
 		w := ci.termIDF(t)

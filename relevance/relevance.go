@@ -213,7 +213,7 @@ var questionOpeners = wordlists.Set(question.WhWords, question.Auxiliaries, word
 
 // termSet returns the terms (textproc.Terms) of word list name.
 func termSet(name string) map[string]bool {
-	return textproc.StemSet(textproc.ContentWords(strings.Join(wordlists.Lines(name), "\n")))
+	return textproc.TermSet(strings.Join(wordlists.Lines(name), "\n"))
 }
 
 // Analyze reads a question into its frame.
@@ -317,7 +317,7 @@ func Analyze(question string) Frame {
 	// dollars") says how to state the figure, not what it is of
 	unitStems := map[string]bool{}
 	for _, m := range reUnitSpec.FindAllString(wordvec.Fold(question), -1) {
-		maps.Copy(unitStems, textproc.StemSet(textproc.ContentWords(m)))
+		maps.Copy(unitStems, textproc.TermSet(m))
 	}
 	// focus: content terms minus entities, periods, numbers and the words
 	// of the question form
@@ -1712,7 +1712,7 @@ func countsOther(question, claim string, qnums map[string]bool) bool {
 	if m == nil {
 		return false
 	}
-	counted := textproc.StemSet(textproc.ContentWords(m[1]))
+	counted := textproc.TermSet(m[1])
 	if len(counted) == 0 {
 		return false
 	}

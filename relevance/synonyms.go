@@ -116,7 +116,9 @@ func FormsOfOneWord(a, b string) bool {
 	if a == "" || b == "" {
 		return false
 	}
+	if a == b || textproc.Stem(a) == textproc.Stem(b) {
+		return true
+	}
 	fa := lemmaForms(a)
-	return a == b || textproc.Stem(a) == textproc.Stem(b) ||
-		slices.ContainsFunc(lemmaForms(b), func(x string) bool { return slices.Contains(fa, x) }) || wordsOf(a, formSets()).Has(b)
+	return slices.ContainsFunc(lemmaForms(b), func(x string) bool { return slices.Contains(fa, x) }) || wordsOf(a, formSets()).Has(b)
 }

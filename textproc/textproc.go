@@ -116,6 +116,10 @@ var spellingStems = sync.OnceValue(func() map[string]string {
 	return m
 })
 
+// TermSet returns the set of the stemmed content terms of s: the terms
+// of Terms, each once.
+func TermSet(s string) map[string]bool { return StemSet(ContentWords(s)) }
+
 // StemSet returns the set of the stems of words (each a lower-case word).
 func StemSet(words []string) map[string]bool {
 	m := make(map[string]bool, len(words))
