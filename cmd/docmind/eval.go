@@ -24,7 +24,7 @@ func (a *app) evalCmd() *cobra.Command {
 		Use:   "eval",
 		Short: "Measure the judge, the whole pipeline or retrieval on benchmark data",
 	}
-	cmd.AddCommand(a.evalJudgeCmd(), a.evalQACmd(), a.evalRelevanceCmd(), a.evalRetrievalCmd(), a.evalCalibrateCmd(), a.evalEvidenceCmd())
+	cmd.AddCommand(a.evalJudgeCmd(), a.evalQACmd(), a.evalRelevanceCmd(), a.evalRetrievalCmd(), a.evalCalibrateCmd(), a.evalEvidenceCmd(), a.evalCompareCmd())
 	return cmd
 }
 

@@ -171,6 +171,7 @@ func TestJSONOutputShapes(t *testing.T) {
 		t.Fatal(err)
 	}
 	report := filepath.Join(t.TempDir(), "contract.json")
+	strict := filepath.Join(t.TempDir(), "contract-strict.json")
 	covered := map[string]bool{}
 	var reviewRun string
 	cases := []struct {
@@ -201,6 +202,7 @@ func TestJSONOutputShapes(t *testing.T) {
 		{"eval-retrieval.json", "eval retrieval", []string{"eval", "retrieval", "--json", "--beir", filepath.Join(evalData, "tinybeir")}, exitOK, "", false},
 		{"eval-evidence.json", "eval evidence", []string{"eval", "evidence", "--json", "--docs", filepath.Join(evalData, "evidence", "docs"), filepath.Join(evalData, "evidence", "qa.jsonl")}, exitOK, "", false},
 		{"eval-calibrate.json", "eval calibrate", []string{"eval", "calibrate", "--json", report, report}, exitOK, "", false},
+		{"eval-compare.json", "eval compare", []string{"eval", "compare", "--json", report, strict}, exitOK, "", false},
 	}
 	for _, c := range cases {
 		args := append([]string(nil), c.args...)
@@ -218,6 +220,15 @@ func TestJSONOutputShapes(t *testing.T) {
 			reviewRun = decodeRun(t, r.stdout).Run.ID
 		case "eval-qa.json":
 			if err := os.WriteFile(report, []byte(r.stdout), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			// the same questions at a threshold that refuses the answers
+			// under it, for eval compare
+			s := runInProcessStdin(t, env, "", "eval", "qa", "--json", "--min-confidence", "0.95", qa)
+			if s.code != exitOK {
+				t.Fatalf("eval qa --min-confidence 0.95: exit %d\n%s", s.code, s.stderr)
+			}
+			if err := os.WriteFile(strict, []byte(s.stdout), 0o644); err != nil {
 				t.Fatal(err)
 			}
 		}

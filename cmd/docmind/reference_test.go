@@ -113,6 +113,7 @@ var goldenCommands = map[string]string{
 	"eval-retrieval.json":  "docmind eval retrieval --json --beir DIR",
 	"eval-evidence.json":   "docmind eval evidence --json --docs DIR FILE.jsonl",
 	"eval-calibrate.json":  "docmind eval calibrate --json REPORT.json...",
+	"eval-compare.json":    "docmind eval compare --json BEFORE.json AFTER.json",
 }
 
 // jsonReference renders the shape of each golden file: its fields in

@@ -2,13 +2,11 @@ package eval
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"go/format"
 	"io"
 	"math"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -25,16 +23,9 @@ type CalibrationSet struct {
 // LoadCalibrationSet reads an `eval qa --json` report; the set is named
 // after the file.
 func LoadCalibrationSet(path string) (CalibrationSet, error) {
-	b, err := os.ReadFile(path)
+	rep, err := LoadQAReport(path)
 	if err != nil {
 		return CalibrationSet{}, fmt.Errorf("calibration set: %w", err) // err names the path
-	}
-	var rep QAReport
-	if err := json.Unmarshal(b, &rep); err != nil {
-		return CalibrationSet{}, fmt.Errorf("calibration set %s: not an eval qa --json report: %v", path, err)
-	}
-	if len(rep.Results) == 0 {
-		return CalibrationSet{}, fmt.Errorf("calibration set %s: no results", path)
 	}
 	name := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
 	return CalibrationSet{Name: name, Results: rep.Results}, nil
