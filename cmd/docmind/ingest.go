@@ -71,7 +71,10 @@ func (a *app) ingestCmd() *cobra.Command {
 Unchanged files (same content hash) are skipped, changed ones replaced
 atomically, and with --prune documents whose files are gone are removed.
 Encrypted, damaged, binary and empty files are listed with the reason;
-when every file given is skipped, ingest exits 1 after the summary.
+when nothing is indexed, unchanged or removed (every file given skipped, or
+no document in the folders given), ingest exits 1 after the summary. With
+--prune, a path that is gone names documents to remove: not an error, even
+when none was indexed.
 Interrupting an ingest leaves the index as it was before the file in progress.
 
 Scanned PDF pages (no usable text layer) and images (PNG, JPEG, TIFF) are
@@ -90,6 +93,12 @@ OCR and how to install it. See docs/formats.md.`,
 		},
 		RunE: func(c *cobra.Command, args []string) error {
 			ctx := c.Context()
+			if opt.Workers < 0 {
+				return usageError{cmd: cmdPath(c), err: fmt.Errorf("--workers must be 0 (one per CPU) or more, got %d", opt.Workers)}
+			}
+			if opt.MaxFileSize <= 0 {
+				return usageError{cmd: cmdPath(c), err: fmt.Errorf("--max-file-size must be a positive number of bytes, got %d", opt.MaxFileSize)}
+			}
 			if !opt.Prune {
 				// A path that is not there is a mistake, not an empty
 				// folder: say so before the index is opened (with --prune
@@ -160,10 +169,15 @@ OCR and how to install it. See docs/formats.md.`,
 			} else {
 				printIngestSummary(a.stdout, sum, where)
 			}
-			if err == nil && !opt.Prune && sum.Skipped > 0 && sum.Indexed+sum.Unchanged+sum.Removed == 0 {
+			if err == nil && sum.Indexed+sum.Unchanged+sum.Removed == 0 {
 				// as ask --docs does: what was asked for cannot be answered
-				// from (with --prune a path that is gone names what to remove)
-				err = fmt.Errorf("nothing indexed: %d %s skipped (reasons above)", sum.Skipped, plural(sum.Skipped, "file", "files"))
+				// from (with --prune, removing what is gone counts)
+				switch {
+				case sum.Skipped > 0 && !opt.Prune:
+					err = fmt.Errorf("nothing indexed: %d %s skipped (reasons above)", sum.Skipped, plural(sum.Skipped, "file", "files"))
+				case !opt.Prune:
+					err = fmt.Errorf("no documents found in %s", strings.Join(args, ", "))
+				}
 			}
 			return err
 		},

@@ -81,3 +81,54 @@ func TestRefusalNamesClosestPassages(t *testing.T) {
 		t.Errorf("--json: final_output %q, draft %v, closest %+v", st.Answer(), st.GeneratedResponse, st.ClosestPassages)
 	}
 }
+
+// A folder with no document in it is an error for ingest (exit 1, one
+// line), and asking an index that holds no document is too: a refusal
+// that blames the question ("no document mentions "fee"") would hide
+// that nothing was ever indexed.
+func TestEmptyFolderAndEmptyIndexFail(t *testing.T) {
+	empty := t.TempDir()
+	idx := filepath.Join(t.TempDir(), "idx")
+	r := runCLI(t, nil, "ingest", "--index", idx, empty)
+	if r.code != exitError {
+		t.Fatalf("ingest of an empty folder: exit %d, want %d\n%s%s", r.code, exitError, r.stdout, r.stderr)
+	}
+	assertOneLineError(t, r, "no documents found in "+empty)
+	r = runCLI(t, nil, "ask", "--index", idx, "What is the fee?")
+	if r.code != exitError {
+		t.Fatalf("ask of an empty index: exit %d, want %d\n%s%s", r.code, exitError, r.stdout, r.stderr)
+	}
+	assertOneLineError(t, r, "holds no documents: run docmind ingest PATH first")
+	// the same index once it holds a document answers
+	if r := runCLI(t, nil, "ingest", "--index", idx, "examples/contract"); r.code != exitOK {
+		t.Fatalf("ingest: exit %d\n%s", r.code, r.stderr)
+	}
+	if r := runCLI(t, nil, "ask", "--index", idx, "What are the late payment penalties?"); r.code != exitOK {
+		t.Errorf("ask after ingest: exit %d\n%s", r.code, r.stderr)
+	}
+}
+
+// Flag values that cannot mean anything are usage errors (exit 2, one
+// line) before any work: no file is read, no index made.
+func TestBadFlagValuesAreUsageErrors(t *testing.T) {
+	idx := filepath.Join(t.TempDir(), "idx")
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"ingest", "--index", idx, "--workers", "-3", "examples/contract"}, "--workers must be 0"},
+		{[]string{"ingest", "--index", idx, "--max-file-size", "-1", "examples/contract"}, "--max-file-size must be a positive number"},
+		{[]string{"ask", "--index", idx, "--provider", "bogus", "What is the fee?"}, `--provider "bogus": unknown LLM provider`},
+		{[]string{"ask", "--index", idx, "--timeout", "-5s", "What is the fee?"}, "--timeout must be a positive duration"},
+	} {
+		r := runCLI(t, nil, c.args...)
+		if r.code != exitUsage {
+			t.Errorf("%v: exit %d, want %d\n%s", c.args, r.code, exitUsage, r.stderr)
+			continue
+		}
+		assertOneLineError(t, r, c.want)
+	}
+	if _, err := os.Stat(idx); !os.IsNotExist(err) {
+		t.Errorf("an index was made (%v)", err)
+	}
+}

@@ -142,7 +142,7 @@ func (pf *pipelineFlags) registerLLM(cmd *cobra.Command) {
 	f.StringVar(&pf.model, "model", "", "LLM model (default: $DOCMIND_MODEL, then the provider's default)")
 	f.StringVar(&pf.judgeModel, "judge-model", "", "model for the judge (default: $DOCMIND_JUDGE_MODEL, then --model)")
 	f.StringVar(&pf.baseURL, "base-url", "", "OpenAI-compatible endpoint (default: $OPENAI_BASE_URL)")
-	f.DurationVar(&pf.timeout, "timeout", 0, fmt.Sprintf("deadline for the whole run of a question, every LLM call and retry included (default %s); each call gets at most %s and its share of the time left",
+	f.DurationVar(&pf.timeout, "timeout", 0, fmt.Sprintf("deadline for the whole run of a question, every LLM call and retry included (default and 0: %s); each call gets at most %s and its share of the time left",
 		defaultRunTimeout, providers.DefaultTimeout))
 	d := docmind.DefaultTokenLimits()
 	f.StringToIntVar(&pf.maxTokens, "max-tokens", nil, fmt.Sprintf("max_tokens per LLM stage, e.g. judge=4096,generate=2048 (defaults: decompose=%d, generate=%d, judge=%d, rewrite=%d, rerank=%d)",
@@ -182,6 +182,13 @@ func runError(ctx context.Context, err error) error {
 // tokenLimits reads --max-tokens.
 func (pf *pipelineFlags) tokenLimits(cmd *cobra.Command) (docmind.TokenLimits, error) {
 	var l docmind.TokenLimits
+	// the LLM flags that need no model to be checked, before any work
+	if !providers.Known(pf.provider) {
+		return l, usageError{cmd: cmdPath(cmd), err: fmt.Errorf("--provider %q: unknown LLM provider (use openai, anthropic, ollama or offline)", pf.provider)}
+	}
+	if pf.timeout < 0 {
+		return l, usageError{cmd: cmdPath(cmd), err: fmt.Errorf("--timeout must be a positive duration (0: the default %s), got %s", defaultRunTimeout, pf.timeout)}
+	}
 	for stage, n := range pf.maxTokens {
 		if n <= 0 {
 			return l, usageError{cmd: cmdPath(cmd), err: fmt.Errorf("--max-tokens %s=%d: the limit must be a positive number of tokens", stage, n)}
@@ -235,8 +242,12 @@ func (a *app) documentSource(ctx context.Context, pf *pipelineFlags) (docSource,
 		if err != nil {
 			return docSource{}, err
 		}
-		if n == 0 && pf.createIndex {
+		switch {
+		case n == 0 && pf.createIndex:
 			fmt.Fprintf(a.stderr, "docmind: the index at %s has no documents yet: upload them on the page (or POST /api/v1/documents), or run docmind ingest PATH\n", ix.Path())
+		case n == 0:
+			// every answer would be a refusal that blames the question
+			return docSource{}, fmt.Errorf("the index at %s holds no documents: run docmind ingest PATH first, or pass --docs DIR", ix.Path())
 		}
 		src.index = ix
 		return src, nil

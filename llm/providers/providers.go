@@ -131,6 +131,15 @@ func (m Models) Describe() string {
 	return s + " at " + m.Endpoint
 }
 
+// Known reports whether name is a provider FromEnv accepts (any case;
+// "" picks one from the environment, "offline" or "none" runs without a
+// model).
+func Known(name string) bool {
+	name = strings.ToLower(strings.TrimSpace(name))
+	_, ok := defaultModels[name]
+	return ok || name == "" || name == Offline || name == "none"
+}
+
 // FromEnv builds the models from cfg and the environment read through
 // getenv (os.Getenv in the CLI; a map lookup in tests). It returns zero
 // Models and no error when nothing is configured.
