@@ -1304,12 +1304,27 @@ func periodName(p string) string {
 
 // QuoteList writes words quoted, comma-separated.
 func QuoteList(ws []string) string {
-	q := make([]string, len(ws))
-	for i, w := range ws {
+	n := min(len(ws), quoteListMax)
+	q := make([]string, n, n+1)
+	for i, w := range ws[:n] {
+		if r := []rune(w); len(r) > quoteTermMax {
+			w = string(r[:quoteTermMax-1]) + "…"
+		}
 		q[i] = fmt.Sprintf("%q", w)
+	}
+	if more := len(ws) - n; more > 0 {
+		q = append(q, fmt.Sprintf("%d more", more))
 	}
 	return strings.Join(q, ", ")
 }
+
+// A finding quotes at most quoteListMax terms, each cut to quoteTermMax
+// characters: a question may be one 60,000-letter word, or a thousand
+// words, and a finding is read as one line.
+const (
+	quoteListMax = 10
+	quoteTermMax = 40
+)
 
 // focus returns the weighted share of the focus terms x addresses.
 func (f Frame) focus(x Text, match Matcher, weight Weigher) (share float64, missing []string) {
