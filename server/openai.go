@@ -83,25 +83,27 @@ func messageText(m openai.ChatCompletionMessage) string {
 }
 
 // chatQuestion reads the question (the last message, from the user) and
-// the earlier user messages of a chat request; it returns an error
-// message for a request it cannot answer.
-func chatQuestion(req *openai.ChatCompletionRequest) (string, []threads.Turn, string) {
+// the earlier user messages of a chat request; for a request it cannot
+// answer it returns the HTTP status and the error message instead (404
+// for another model, 413 for a question over MaxQuestionBytes, as
+// /api/v1/ask, 400 otherwise).
+func chatQuestion(req *openai.ChatCompletionRequest) (string, []threads.Turn, int, string) {
 	if req.Model != "" && req.Model != ModelName {
-		return "", nil, fmt.Sprintf("no model %q: this server serves %q", req.Model, ModelName)
+		return "", nil, http.StatusNotFound, fmt.Sprintf("no model %q: this server serves %q", req.Model, ModelName)
 	}
 	if len(req.Messages) == 0 {
-		return "", nil, `"messages" is required: the last one, from the user, is the question`
+		return "", nil, http.StatusBadRequest, `"messages" is required: the last one, from the user, is the question`
 	}
 	last := req.Messages[len(req.Messages)-1]
 	if last.Role != openai.ChatMessageRoleUser {
-		return "", nil, fmt.Sprintf("the last message is from %q: it must be the user's question", last.Role)
+		return "", nil, http.StatusBadRequest, fmt.Sprintf("the last message is from %q: it must be the user's question", last.Role)
 	}
 	q := messageText(last)
 	if q == "" {
-		return "", nil, "the last message has no text: it must be the user's question"
+		return "", nil, http.StatusBadRequest, "the last message has no text: it must be the user's question"
 	}
 	if len(q) > MaxQuestionBytes {
-		return "", nil, fmt.Sprintf("question too long: at most %d KiB", MaxQuestionBytes>>10)
+		return "", nil, http.StatusRequestEntityTooLarge, fmt.Sprintf("question too long: at most %d KiB", MaxQuestionBytes>>10)
 	}
 	var turns []threads.Turn
 	for _, m := range req.Messages[:len(req.Messages)-1] {
@@ -109,7 +111,7 @@ func chatQuestion(req *openai.ChatCompletionRequest) (string, []threads.Turn, st
 			turns = append(turns, threads.Turn{Question: t})
 		}
 	}
-	return q, turns, ""
+	return q, turns, 0, ""
 }
 
 // chatCompletions answers POST /v1/chat/completions: the last user
@@ -121,12 +123,8 @@ func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
 	if !s.decodeJSON(w, r, &req, false) {
 		return
 	}
-	q, turns, problem := chatQuestion(&req)
+	q, turns, status, problem := chatQuestion(&req)
 	if problem != "" {
-		status := http.StatusBadRequest
-		if strings.HasPrefix(problem, "no model") {
-			status = http.StatusNotFound
-		}
 		writeError(w, status, problem)
 		return
 	}

@@ -159,6 +159,8 @@ func TestChatCompletionsBadRequests(t *testing.T) {
 		{`{"model": "docmind", "messages": []}`, 400, `"messages" is required`},
 		{`{"model": "docmind", "messages": [{"role": "assistant", "content": "x"}]}`, 400, "must be the user's question"},
 		{`{"model": "docmind", "messages": [{"role": "user", "content": "   "}]}`, 400, "has no text"},
+		// as /api/v1/ask answers a question over MaxQuestionBytes
+		{`{"model": "docmind", "messages": [{"role": "user", "content": "` + strings.Repeat("a", MaxQuestionBytes+1) + `"}]}`, 413, "question too long"},
 	} {
 		status, _, b := call(t, ts, "POST", "/v1/chat/completions", tc.body)
 		wantError(t, status, b, tc.status, tc.want)
