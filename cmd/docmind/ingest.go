@@ -451,7 +451,10 @@ the opening of its preamble or cover page. A question's names are resolved
 against these profiles: see docs/retrieval.md.
 
 Documents are listed in path order. --json prints [{path, title, entity,
-period, sections, kinds, parties}].`,
+period, sections, kinds, parties}]; entity and period are there when the
+document states them on a cover page (a filing's registrant and fiscal
+period), kinds and parties when it has such sections and a preamble or
+cover page.`,
 		Args: exactArgs(0, "no arguments"),
 		RunE: func(c *cobra.Command, _ []string) error {
 			ps, path, err := readIndex(c.Context(), a, indexDir, (*index.Index).Profiles)
