@@ -38,7 +38,19 @@ func closestPassages(secs []schema.Section, query string, n int) []schema.Passag
 		}
 	}
 	slices.SortStableFunc(all, func(a, b schema.Passage) int { return hits[b.SectionID] - hits[a.SectionID] })
-	return all[:min(n, len(all))]
+	// copies of one document (the same notes saved in two encodings)
+	// would fill every place with one text: each text is shown once
+	seen := map[string]bool{}
+	out := all[:0]
+	for _, p := range all {
+		key := strings.ToLower(strings.Join(strings.Fields(p.Excerpt), " "))
+		if key != "" && seen[key] {
+			continue
+		}
+		seen[key] = true
+		out = append(out, p)
+	}
+	return out[:min(n, len(out))]
 }
 
 // questionExcerpt returns the sentence of s that states the most of the

@@ -86,3 +86,23 @@ func TestClosestPassagesStateTheQuestion(t *testing.T) {
 		t.Errorf("closest passages %v, want %v", ids, want)
 	}
 }
+
+// Copies of one document (the same notes in two encodings) show their
+// text once: the other places go to other passages.
+func TestClosestPassagesShowEachTextOnce(t *testing.T) {
+	text := "Either Party may stop the Term renewing by written notice given ninety (90) days before it ends."
+	secs := []schema.Section{
+		{ID: "a", Title: "Renewal", Source: "notes_utf8.txt", RelevanceScore: 0.9, Content: text},
+		{ID: "b", Title: "Renewal", Source: "notes_cp1252.txt", RelevanceScore: 0.9, Content: text},
+		{ID: "c", Title: "Renewal", Source: "notes_utf16.txt", RelevanceScore: 0.9, Content: "Either party may  stop the term renewing by written notice given ninety (90) days before it ends."},
+		{ID: "d", Title: "Fees", Source: "msa.pdf", Page: 8, RelevanceScore: 0.6, Content: "Fees are due monthly, and notice of a change is given in writing."},
+	}
+	got := closestPassages(secs, "How much notice stops the term renewing?", 3)
+	var ids []string
+	for _, p := range got {
+		ids = append(ids, p.SectionID)
+	}
+	if want := []string{"a", "d"}; !slices.Equal(ids, want) {
+		t.Errorf("closest passages %v, want %v", ids, want)
+	}
+}
