@@ -74,26 +74,20 @@ func writeComparison(w io.Writer, c *eval.Comparison, all bool) error {
 	b, a := c.Before, c.After
 	fmt.Fprintf(tw, "\tbefore\tafter\n")
 	fmt.Fprintf(tw, "report\t%s\t%s\n", b.File, a.File)
-	rows := []struct {
-		name   string
-		b, a   int
-		b2, a2 int // a total to show as "n of total", when set
+	for _, r := range []struct {
+		name string
+		b, a int
 	}{
-		{"questions", b.Questions, a.Questions, 0, 0},
-		{"right answers", b.Right, a.Right, 0, 0},
-		{"wrong answers", b.Wrong, a.Wrong, 0, 0},
-		{fmt.Sprintf("  at confidence >= %.1f", eval.HighConfidence), b.WrongHigh, a.WrongHigh, 0, 0},
-		{"answerable refused", b.RefusedAnswerable, a.RefusedAnswerable, 0, 0},
-		{"unanswerable refused", b.RefusedUnanswerable, a.RefusedUnanswerable, b.Unanswerable, a.Unanswerable},
-		{"errors", b.Errors, a.Errors, 0, 0},
-	}
-	for _, r := range rows {
-		if r.b2 > 0 || r.a2 > 0 {
-			fmt.Fprintf(tw, "%s\t%d of %d\t%d of %d\n", r.name, r.b, r.b2, r.a, r.a2)
-			continue
-		}
+		{"questions", b.Questions, a.Questions},
+		{"right answers", b.Right, a.Right},
+		{"wrong answers", b.Wrong, a.Wrong},
+		{fmt.Sprintf("  at confidence >= %.1f", eval.HighConfidence), b.WrongHigh, a.WrongHigh},
+		{"answerable refused", b.RefusedAnswerable, a.RefusedAnswerable},
+	} {
 		fmt.Fprintf(tw, "%s\t%d\t%d\n", r.name, r.b, r.a)
 	}
+	fmt.Fprintf(tw, "unanswerable refused\t%d of %d\t%d of %d\n", b.RefusedUnanswerable, b.Unanswerable, a.RefusedUnanswerable, a.Unanswerable)
+	fmt.Fprintf(tw, "errors\t%d\t%d\n", b.Errors, a.Errors)
 	fmt.Fprintf(tw, "correct among answered\t%.3f\t%.3f\n", b.AnsweredAccuracy, a.AnsweredAccuracy)
 	fmt.Fprintf(tw, "answerable answered right\t%.3f\t%.3f\n", b.AnswerableCorrect, a.AnswerableCorrect)
 	fmt.Fprintf(tw, "AURC (lower is better)\t%.4f\t%.4f\n", b.AURC, a.AURC)

@@ -169,14 +169,12 @@ OCR and how to install it. See docs/formats.md.`,
 			} else {
 				printIngestSummary(a.stdout, sum, where)
 			}
-			if err == nil && sum.Indexed+sum.Unchanged+sum.Removed == 0 {
+			if err == nil && !opt.Prune && sum.Indexed+sum.Unchanged == 0 {
 				// as ask --docs does: what was asked for cannot be answered
-				// from (with --prune, removing what is gone counts)
-				switch {
-				case sum.Skipped > 0 && !opt.Prune:
+				// from (with --prune a path that is gone names what to remove)
+				err = fmt.Errorf("no documents found in %s", strings.Join(args, ", "))
+				if sum.Skipped > 0 {
 					err = fmt.Errorf("nothing indexed: %d %s skipped (reasons above)", sum.Skipped, plural(sum.Skipped, "file", "files"))
-				case !opt.Prune:
-					err = fmt.Errorf("no documents found in %s", strings.Join(args, ", "))
 				}
 			}
 			return err

@@ -180,14 +180,24 @@ func runError(ctx context.Context, err error) error {
 }
 
 // tokenLimits reads --max-tokens.
-func (pf *pipelineFlags) tokenLimits(cmd *cobra.Command) (docmind.TokenLimits, error) {
-	var l docmind.TokenLimits
-	// the LLM flags that need no model to be checked, before any work
+// checkLLM checks the LLM flags that need no model to be checked
+// (registerLLM), before any work.
+func (pf *pipelineFlags) checkLLM(cmd *cobra.Command) error {
 	if !providers.Known(pf.provider) {
-		return l, usageError{cmd: cmdPath(cmd), err: fmt.Errorf("--provider %q: unknown LLM provider (use openai, anthropic, ollama or offline)", pf.provider)}
+		return usageError{cmd: cmdPath(cmd), err: fmt.Errorf("--provider %q: unknown LLM provider (use openai, anthropic, ollama or offline)", pf.provider)}
 	}
 	if pf.timeout < 0 {
-		return l, usageError{cmd: cmdPath(cmd), err: fmt.Errorf("--timeout must be a positive duration (0: the default %s), got %s", defaultRunTimeout, pf.timeout)}
+		return usageError{cmd: cmdPath(cmd), err: fmt.Errorf("--timeout must be a positive duration (0: the default %s), got %s", defaultRunTimeout, pf.timeout)}
+	}
+	return nil
+}
+
+// tokenLimits checks the LLM flags (checkLLM) and returns the --max-tokens
+// limits.
+func (pf *pipelineFlags) tokenLimits(cmd *cobra.Command) (docmind.TokenLimits, error) {
+	var l docmind.TokenLimits
+	if err := pf.checkLLM(cmd); err != nil {
+		return l, err
 	}
 	for stage, n := range pf.maxTokens {
 		if n <= 0 {
