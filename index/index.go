@@ -33,6 +33,7 @@ import (
 	"runtime"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -184,6 +185,9 @@ func Open(ctx context.Context, path string, opts ...Option) (*Index, error) {
 	ix.db = db
 	if err := sqlitedb.Retry(ctx, ix.busy, func() error { return ix.migrate(ctx) }); err != nil {
 		db.Close()
+		if sqlitedb.IsDamaged(err) {
+			return nil, fmt.Errorf("index %s is damaged (%w): delete it and run docmind ingest again", path, err)
+		}
 		return nil, fmt.Errorf("open index %s: %w", path, err)
 	}
 	return ix, nil
@@ -285,6 +289,9 @@ func (ix *Index) migrate(ctx context.Context) error {
 			return err
 		}
 		return ix.checkReadingVersion(ctx)
+	}
+	if err != sql.ErrNoRows && !strings.Contains(err.Error(), "no such table") {
+		return fmt.Errorf("read schema version: %w", err)
 	}
 	// A missing meta table (new database) or a missing row both land here.
 	// 64 KiB pages keep postings blocks inside one page, so SQLite reads

@@ -76,7 +76,7 @@ func (e *errReadConn) Error() string { return e.msg }
 // pragmas of the driver's connections (Open).
 func openReadConn(path string) (*readConn, error) {
 	c := &readConn{tls: libc.NewTLS(), stmts: map[string]uintptr{}}
-	name, err := libc.CString(sqlitedb.DSN(path))
+	name, err := libc.CString(sqlitedb.ReadDSN(path))
 	if err != nil {
 		c.tls.Close()
 		return nil, err

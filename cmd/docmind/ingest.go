@@ -47,13 +47,24 @@ func (a *app) openIndex(ctx context.Context, flag string, create bool, opts ...i
 			return nil, err
 		}
 	}
-	path := index.PathInDir(dir)
-	if !create {
-		if _, err := os.Stat(path); err != nil {
-			return nil, fmt.Errorf("no index at %s: run docmind ingest PATH first, or pass --docs DIR", path)
+	if fi, err := os.Stat(dir); err == nil && fi.Mode().IsRegular() {
+		// the database file itself, as ingest prints it
+		if filepath.Base(dir) != index.FileName {
+			return nil, fmt.Errorf("--index %s is a file: give the index directory (the folder holding %s)", dir, index.FileName)
 		}
-	} else if err := os.MkdirAll(dir, sqlitedb.DirMode); err != nil {
-		return nil, fmt.Errorf("cannot create index directory: %w", err)
+		dir = filepath.Dir(dir)
+	}
+	path := index.PathInDir(dir)
+	fi, err := os.Stat(path)
+	switch {
+	case !create && (err != nil || fi.Size() == 0):
+		return nil, fmt.Errorf("no index at %s: run docmind ingest PATH first, or pass --docs DIR", path)
+	case create && err == nil && sqlitedb.ReadOnly(path):
+		return nil, fmt.Errorf("index %s is read-only: ingest needs to write it (other commands can read it)", path)
+	case create:
+		if err := os.MkdirAll(dir, sqlitedb.DirMode); err != nil {
+			return nil, fmt.Errorf("cannot create index directory: %w", err)
+		}
 	}
 	return index.Open(ctx, path, opts...)
 }

@@ -68,7 +68,45 @@ func Open(path string, pragmas ...string) (*sql.DB, error) {
 		q.Add("_pragma", p)
 	}
 	q.Add("_txlock", "immediate")
+	for k, v := range readOnlyParams(abs) {
+		q[k] = v
+	}
 	return sql.OpenDB(connector{dsn: DSN(abs) + "?" + q.Encode()}), nil
+}
+
+// ReadDSN is DSN(path), with the URI parameters that open the file
+// read-only when this process cannot write it (readOnlyParams).
+func ReadDSN(path string) string {
+	if abs, err := filepath.Abs(path); err == nil {
+		path = abs
+	}
+	if q := readOnlyParams(path); q != nil {
+		return DSN(path) + "?" + q.Encode()
+	}
+	return DSN(path)
+}
+
+// ReadOnly reports whether this process may not write the database file
+// at path, or not create files beside it.
+func ReadOnly(path string) bool {
+	return !writable(path) || !writable(filepath.Dir(path))
+}
+
+// readOnlyParams returns, for a database file this process may read but
+// not write, or not create files beside (another user's index, a
+// read-only mount), the URI parameters that open it read-only; nil for
+// one it can write. SQLite reads a WAL database only where it can create
+// the -wal and -shm files beside it, unless told the file is immutable;
+// with no -wal file there is no writer and nothing to replay.
+func readOnlyParams(abs string) url.Values {
+	if !ReadOnly(abs) {
+		return nil
+	}
+	q := url.Values{"mode": {"ro"}}
+	if _, err := os.Stat(abs + "-wal"); errors.Is(err, fs.ErrNotExist) {
+		q.Set("immutable", "1")
+	}
+	return q
 }
 
 // openWait is how long opening a connection keeps retrying while SQLite
@@ -108,6 +146,18 @@ func DSN(path string) string {
 func IsBusy(err error) bool {
 	var se *sqlite.Error
 	return errors.As(err, &se) && se.Code()&0xff == sqlite3.SQLITE_BUSY
+}
+
+// IsDamaged reports whether err is SQLite's "database disk image is
+// malformed" or "file is not a database" (SQLITE_CORRUPT, SQLITE_NOTADB,
+// any extended code): the file is not a whole database.
+func IsDamaged(err error) bool {
+	var se *sqlite.Error
+	if !errors.As(err, &se) {
+		return false
+	}
+	c := se.Code() & 0xff
+	return c == sqlite3.SQLITE_CORRUPT || c == sqlite3.SQLITE_NOTADB
 }
 
 // Retry calls fn until it succeeds, fails with an error other than
