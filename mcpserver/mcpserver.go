@@ -51,6 +51,12 @@ type Config struct {
 	// RunTimeout bounds one ask, every retry included; 0 means no bound
 	// beyond the caller's context.
 	RunTimeout time.Duration
+	// RunSlot, when set, is called before each ask: it takes one of the
+	// server's run slots (waiting its turn, or failing when none is
+	// free) and returns the run's context and the slot's release, as
+	// server.(*Server).RunSlot does. nil: asks run as they come (docmind
+	// mcp over stdio serves one client).
+	RunSlot func(ctx context.Context) (context.Context, func(), error)
 	// Version is the version reported to clients ("dev" when empty).
 	Version string
 	// Logger receives diagnostics (nil: none). It must not write to the
@@ -94,17 +100,40 @@ func New(ctx context.Context, cfg Config) (*mcp.Server, error) {
 	return srv, nil
 }
 
+// MaxQuestionBytes is the longest question ask accepts, as on serve's
+// JSON API; MaxSessions is how many sessions the HTTP handler keeps open
+// at once.
+const (
+	MaxQuestionBytes = 64 << 10
+	MaxSessions      = 256
+)
+
 // NewHTTPHandler builds the server as New does and returns the handler of
 // MCP's streamable HTTP transport serving it, to be mounted at a path such
-// as /mcp. Sessions idle for sessionTimeout are closed (0: never).
+// as /mcp. Sessions idle for sessionTimeout are closed (0: never); a new
+// session beyond MaxSessions open ones gets 429 until one closes.
 func NewHTTPHandler(ctx context.Context, cfg Config, sessionTimeout time.Duration) (http.Handler, error) {
 	srv, err := New(ctx, cfg)
 	if err != nil {
 		return nil, err
 	}
-	return mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, &mcp.StreamableHTTPOptions{
+	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, &mcp.StreamableHTTPOptions{
 		Logger:         cfg.Logger,
 		SessionTimeout: sessionTimeout,
+	})
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPost && r.Header.Get("Mcp-Session-Id") == "" {
+			open := 0
+			for range srv.Sessions() {
+				open++
+			}
+			if open >= MaxSessions {
+				w.Header().Set("Retry-After", "60")
+				http.Error(w, fmt.Sprintf("too many MCP sessions open (%d): end one (DELETE /mcp with its Mcp-Session-Id) or wait for idle ones to close", open), http.StatusTooManyRequests)
+				return
+			}
+		}
+		h.ServeHTTP(w, r)
 	}), nil
 }
 

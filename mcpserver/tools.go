@@ -123,9 +123,22 @@ func (s *server) ask(ctx context.Context, _ *mcp.CallToolRequest, in AskInput) (
 	if question == "" {
 		return nil, AskOutput{}, toolError("question is empty: pass the question to answer, e.g. What are the late payment penalties?")
 	}
+	if len(question) > MaxQuestionBytes {
+		return nil, AskOutput{}, toolError("question too long: at most %d KiB", MaxQuestionBytes>>10)
+	}
 	thread := strings.TrimSpace(in.Thread)
 	if thread == "" {
 		thread = "mcp-" + threads.NewRunID()[:8]
+	} else if !threads.ValidID(thread) {
+		return nil, AskOutput{}, toolError("invalid thread %q: use letters, digits, '.', '_', ':' and '-' (at most 128)", thread)
+	}
+	if s.cfg.RunSlot != nil {
+		runCtx, release, err := s.cfg.RunSlot(ctx)
+		if err != nil {
+			return nil, AskOutput{}, errorLine(err)
+		}
+		defer release()
+		ctx = runCtx
 	}
 	if s.cfg.RunTimeout > 0 {
 		var cancel context.CancelFunc
@@ -265,6 +278,9 @@ func (s *server) search(ctx context.Context, _ *mcp.CallToolRequest, in SearchIn
 	query := strings.TrimSpace(in.Query)
 	if query == "" {
 		return nil, SearchOutput{}, toolError("query is empty: pass the words to look for, e.g. late fee")
+	}
+	if len(query) > MaxQuestionBytes {
+		return nil, SearchOutput{}, toolError("query too long: at most %d KiB", MaxQuestionBytes>>10)
 	}
 	limit := in.Limit
 	switch {

@@ -193,7 +193,7 @@ func (s *Server) outcome(res *threads.Result, err error) (int, any) {
 // showCitations shows the sources of citations as the API shows them.
 func (s *Server) showCitations(cs []Citation) []Citation {
 	for i := range cs {
-		cs[i].Source = s.show(cs[i].Source)
+		cs[i].Source = s.Show(cs[i].Source)
 	}
 	return cs
 }
@@ -215,13 +215,13 @@ func (s *Server) showState(st *schema.State) *schema.State {
 	}
 	st = st.Clone()
 	for i := range st.RetrievedSections {
-		st.RetrievedSections[i].Source = s.show(st.RetrievedSections[i].Source)
+		st.RetrievedSections[i].Source = s.Show(st.RetrievedSections[i].Source)
 	}
 	showKeys := func(keys []string) []string {
 		shown := make([]string, len(keys))
 		for i, k := range keys {
 			if src, rest, ok := strings.Cut(k, "#"); ok {
-				k = s.show(src) + "#" + rest
+				k = s.Show(src) + "#" + rest
 			}
 			shown[i] = k
 		}
@@ -232,12 +232,12 @@ func (s *Server) showState(st *schema.State) *schema.State {
 		v.RejectedSections = showKeys(v.RejectedSections)
 		for _, c := range v.Claims {
 			if c.Evidence != nil {
-				c.Evidence.Source = s.show(c.Evidence.Source)
+				c.Evidence.Source = s.Show(c.Evidence.Source)
 			}
 		}
 		for i := range v.Conflicts {
 			c := &v.Conflicts[i]
-			c.Source.Source, c.OtherSource.Source = s.show(c.Source.Source), s.show(c.OtherSource.Source)
+			c.Source.Source, c.OtherSource.Source = s.Show(c.Source.Source), s.Show(c.OtherSource.Source)
 		}
 		// the judge's reasoning names sources by path
 		if s.cfg.UploadDir != "" {

@@ -47,7 +47,7 @@ func (s *Server) listDocuments(w http.ResponseWriter, r *http.Request) {
 		docs = []index.Document{}
 	}
 	for i := range docs {
-		docs[i].Path = s.show(docs[i].Path)
+		docs[i].Path = s.Show(docs[i].Path)
 	}
 	writeJSON(w, http.StatusOK, docs)
 }
@@ -80,7 +80,7 @@ func (s *Server) showSection(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, "no section "+id+" in the index (section ids are in the citations and retrieved_sections of an answer)")
 		return
 	}
-	sec.Source = s.show(sec.Source)
+	sec.Source = s.Show(sec.Source)
 	out := SectionText{Section: sec, Length: len(sec.Content)}
 	if q := r.URL.Query().Get("quote"); q != "" {
 		for from := 0; len(out.Matches) < maxMatches; {
@@ -320,9 +320,9 @@ func (s *Server) ingestUpload(ctx context.Context, saved []string, opt ingest.Op
 		if res.Status == ingest.Skipped {
 			skipped = append(skipped, filepath.Base(res.Path)+": "+res.Reason)
 		}
-		sum.Results[i].Path = s.show(res.Path)
+		sum.Results[i].Path = s.Show(res.Path)
 		if doc, ok, err := s.cfg.Index.Document(ctx, res.Path); err == nil && ok && res.Status != ingest.Skipped {
-			doc.Path = s.show(doc.Path)
+			doc.Path = s.Show(doc.Path)
 			out.Documents = append(out.Documents, doc)
 		}
 	}
@@ -420,9 +420,9 @@ func (s *Server) isUpload(path string) bool {
 	return s.cfg.UploadDir != "" && filepath.Dir(path) == filepath.Clean(s.cfg.UploadDir)
 }
 
-// show is how API replies show a document's path: an upload by its name
+// Show is how the server's replies show a document's path: an upload by its name
 // under "uploads/", another as Config.ShowSource shows it.
-func (s *Server) show(path string) string {
+func (s *Server) Show(path string) string {
 	if s.isUpload(path) {
 		return "uploads/" + filepath.Base(path)
 	}
@@ -510,7 +510,7 @@ func (s *Server) deleteDocument(w http.ResponseWriter, r *http.Request) {
 	if s.isUpload(doc.Path) {
 		os.Remove(doc.Path)
 	}
-	doc.Path = s.show(doc.Path)
+	doc.Path = s.Show(doc.Path)
 	writeJSON(w, http.StatusOK, map[string]any{"deleted": doc})
 }
 

@@ -27,8 +27,8 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"regexp"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -135,6 +135,10 @@ type Server struct {
 	// cuts off the runs and uploads still in flight.
 	halt     context.Context
 	haltRuns context.CancelCauseFunc
+	// closing is cancelled when Shutdown starts: it ends the MCP streams
+	// a client holds open to wait for messages (closesStreams).
+	closing      context.Context
+	startClosing context.CancelFunc
 	// pdf renders pages, started on first use.
 	pdfOnce sync.Once
 	pdf     *pdf.Reader
@@ -188,6 +192,7 @@ func New(cfg Config) (*Server, error) {
 		started:   time.Now(),
 	}
 	s.halt, s.haltRuns = context.WithCancelCause(context.Background())
+	s.closing, s.startClosing = context.WithCancel(context.Background())
 	s.routes()
 	return s, nil
 }
@@ -209,7 +214,7 @@ func (s *Server) routes() {
 	s.handle("/v1/models/{id}", route{http.MethodGet: s.model})
 	s.handle("/v1/chat/completions", route{http.MethodPost: s.chatCompletions})
 	if s.cfg.MCP != nil {
-		h := jsonErrors(s.cfg.MCP)
+		h := jsonErrors(s.closesStreams(s.cfg.MCP))
 		s.mux.Handle("/mcp", h)
 		s.mux.Handle("/mcp/", h)
 	}
@@ -361,14 +366,38 @@ func (s *Server) cors(w http.ResponseWriter, r *http.Request) bool {
 	h := w.Header()
 	h.Set("Access-Control-Allow-Origin", origin)
 	h.Add("Vary", "Origin")
+	// MCP's session header, and when to try again after a 429
+	h.Set("Access-Control-Expose-Headers", "Mcp-Session-Id, Retry-After")
 	if r.Method == http.MethodOptions && r.Header.Get("Access-Control-Request-Method") != "" {
 		h.Set("Access-Control-Allow-Methods", "GET, POST, DELETE, OPTIONS")
-		h.Set("Access-Control-Allow-Headers", "Authorization, Content-Type, Accept")
+		h.Set("Access-Control-Allow-Headers", allowHeaders(r.Header.Get("Access-Control-Request-Headers")))
 		h.Set("Access-Control-Max-Age", "600")
 		w.WriteHeader(http.StatusNoContent)
 		return false
 	}
 	return true
+}
+
+// corsHeaders are the request headers the allowed origin may always
+// send: the API's, and MCP's streamable HTTP transport's.
+var corsHeaders = []string{"Authorization", "Content-Type", "Accept", "Last-Event-ID", "Mcp-Session-Id", "Mcp-Protocol-Version"}
+
+// allowHeaders answers a preflight's Access-Control-Request-Headers for
+// the allowed origin: corsHeaders, and every header it asks for (client
+// libraries send their own, such as the OpenAI SDKs' X-Stainless-*; the
+// token, not a cookie, is what authorises a request). Only names made of
+// header-name characters are echoed.
+func allowHeaders(requested string) string {
+	out := slices.Clone(corsHeaders)
+	for _, name := range strings.Split(requested, ",") {
+		name = strings.TrimSpace(name)
+		if name != "" && len(name) <= 64 && strings.IndexFunc(name, func(r rune) bool {
+			return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_')
+		}) < 0 && !slices.ContainsFunc(out, func(h string) bool { return strings.EqualFold(h, name) }) {
+			out = append(out, name)
+		}
+	}
+	return strings.Join(out, ", ")
 }
 
 // sameSiteOrNamed refuses a request a browser marks as cross-site
@@ -473,6 +502,23 @@ func (s *Server) acquire(ctx context.Context) (func(), error) {
 	}
 }
 
+// RunSlot takes a run slot for work that reaches the server by another
+// handler than its own (the MCP tools at /mcp), waiting behind at most
+// MaxQueue others as the JSON API's runs do. It returns the run's context,
+// also cancelled when Shutdown cuts off the runs in flight, and the
+// slot's release; or an error saying why no slot was taken.
+func (s *Server) RunSlot(ctx context.Context) (context.Context, func(), error) {
+	release, err := s.acquire(ctx)
+	if err != nil {
+		if !errors.Is(err, errBusy) {
+			err = fmt.Errorf("the request ended before a run slot was free: %w", err)
+		}
+		return nil, nil, err
+	}
+	ctx, stop := s.interruptible(ctx)
+	return ctx, func() { stop(); release() }, nil
+}
+
 // slot takes a run slot for the request, or answers that none is free
 // (429, or 503 when the request ended first) and reports false.
 func (s *Server) slot(w http.ResponseWriter, r *http.Request) (func(), bool) {
@@ -543,17 +589,19 @@ func (s *Server) decodeJSON(w http.ResponseWriter, r *http.Request, v any, stric
 		writeError(w, http.StatusRequestEntityTooLarge, s.tooLarge())
 		return false
 	}
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() {
+		writeError(w, http.StatusRequestTimeout, "the request body did not arrive in time")
+		return false
+	}
 	writeError(w, http.StatusBadRequest, "malformed JSON body: "+err.Error())
 	return false
 }
 
-// idPattern is what run, thread and section ids may look like.
-var idPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$`)
-
 // validID reports whether id may name a run, thread or section, and
 // answers 400 when not.
 func validID(w http.ResponseWriter, what, id string) bool {
-	if idPattern.MatchString(id) {
+	if threads.ValidID(id) {
 		return true
 	}
 	writeError(w, http.StatusBadRequest, fmt.Sprintf("invalid %s id %q: use letters, digits, '.', '_', ':' and '-' (at most 128)", what, id))
@@ -579,10 +627,10 @@ func queryInt(w http.ResponseWriter, r *http.Request, name string, def, max int)
 	return n, true
 }
 
-// runsStopWait bounds how long Shutdown waits for the runs it
-// interrupted to stop (each stops at its next node boundary or
-// cancellable call) and their requests to be answered.
-const runsStopWait = 5 * time.Second
+// RunsStopWait bounds how long Shutdown waits, once its context has
+// ended, for the runs it interrupted to stop (each stops at its next node
+// boundary or cancellable call) and their requests to be answered.
+const RunsStopWait = 5 * time.Second
 
 // Shutdown stops srv, which serves s: it stops accepting requests and
 // lets those in flight finish until ctx ends (http.Server.Shutdown).
@@ -591,20 +639,37 @@ const runsStopWait = 5 * time.Second
 // ledger keeps them, with the checkpoints of their completed nodes, as
 // interrupted runs that POST runs/{id}/resume (or docmind resume)
 // finishes; uploads in flight are abandoned. Once every run slot is free
-// (at most runsStopWait) the remaining connections are closed. It
+// (at most RunsStopWait) the remaining connections are closed. It
 // returns ctx's error when requests were cut off.
 func (s *Server) Shutdown(ctx context.Context, srv *http.Server) error {
+	s.startClosing()
 	err := srv.Shutdown(ctx)
 	if err == nil {
 		return nil
 	}
 	s.haltRuns(threads.ErrInterrupted)
-	deadline := time.Now().Add(runsStopWait)
+	deadline := time.Now().Add(RunsStopWait)
 	for len(s.slots) > 0 && time.Now().Before(deadline) {
 		time.Sleep(10 * time.Millisecond)
 	}
 	srv.Close()
 	return err
+}
+
+// closesStreams ends h's GET requests when Shutdown starts: MCP's
+// streamable HTTP transport holds a GET open for as long as the session
+// lives, to send the client messages, and an idle one would hold the
+// shutdown for its whole wait. Calls (POST) finish as runs do.
+func (s *Server) closesStreams(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodGet {
+			ctx, cancel := context.WithCancel(r.Context())
+			defer cancel()
+			defer context.AfterFunc(s.closing, cancel)()
+			r = r.WithContext(ctx)
+		}
+		h.ServeHTTP(w, r)
+	})
 }
 
 // interruptible returns ctx, cancelled also when Shutdown cuts off the

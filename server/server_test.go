@@ -5,8 +5,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -599,8 +601,21 @@ func TestLoopbackHostAndCORS(t *testing.T) {
 	if status != 204 || h.Get("Access-Control-Allow-Origin") != "http://localhost:3000" || !strings.Contains(h.Get("Access-Control-Allow-Headers"), "Authorization") {
 		t.Fatalf("preflight: %d %v", status, h)
 	}
+	// a browser MCP client sends MCP's headers, a client library its own,
+	// and reads the session id and Retry-After
+	status, h, _ = call(t, open, "OPTIONS", "/mcp", "", "Origin", "http://localhost:3000", "Access-Control-Request-Method", "POST",
+		"Access-Control-Request-Headers", "mcp-session-id,mcp-protocol-version,x-stainless-os,bad header;x")
+	allowed := strings.ToLower(h.Get("Access-Control-Allow-Headers"))
+	for _, want := range []string{"mcp-session-id", "mcp-protocol-version", "x-stainless-os", "authorization"} {
+		if !strings.Contains(allowed, want) {
+			t.Errorf("preflight for /mcp does not allow %s: %q", want, allowed)
+		}
+	}
+	if strings.Contains(allowed, "bad header") || strings.Count(allowed, "mcp-session-id") != 1 {
+		t.Errorf("allowed headers %q", allowed)
+	}
 	status, h, _ = call(t, open, "GET", "/api/v1/runs", "", "Origin", "http://localhost:3000", "Authorization", "Bearer s3cret")
-	if status != 200 || h.Get("Access-Control-Allow-Origin") != "http://localhost:3000" {
+	if status != 200 || h.Get("Access-Control-Allow-Origin") != "http://localhost:3000" || !strings.Contains(h.Get("Access-Control-Expose-Headers"), "Mcp-Session-Id") {
 		t.Fatalf("allowed origin: %d %v", status, h)
 	}
 	status, _, b = call(t, open, "GET", "/api/v1/runs", "", "Origin", "http://other.example", "Authorization", "Bearer s3cret")
@@ -631,8 +646,71 @@ func TestBusy(t *testing.T) {
 	if status, _, _ := call(t, ts, "GET", "/api/v1/runs", ""); status != 200 {
 		t.Errorf("GET runs while busy: %d", status)
 	}
+	// work from another handler (the MCP tools) waits for the same slots
+	if _, _, err := s.RunSlot(context.Background()); !errors.Is(err, errBusy) {
+		t.Errorf("RunSlot while busy: %v, want errBusy", err)
+	}
 	release()
 	ask(t, ts, `{"question": "`+lateFee+`"}`)
+	ctx, done, err := s.RunSlot(context.Background())
+	if err != nil || len(s.slots) != 1 || ctx.Err() != nil {
+		t.Fatalf("RunSlot when free: %v, %d slots taken", err, len(s.slots))
+	}
+	done()
+	if len(s.slots) != 0 {
+		t.Errorf("RunSlot's release left %d slots taken", len(s.slots))
+	}
+}
+
+// A JSON body that stops arriving gets 408 once the server's read timeout
+// passes, not a 400 quoting the socket's addresses.
+func TestSlowBodyTimesOut(t *testing.T) {
+	_, s := newServer(t, nil)
+	ts := httptest.NewUnstartedServer(s)
+	ts.Config.ReadTimeout = 300 * time.Millisecond
+	ts.Start()
+	defer ts.Close()
+	conn, err := net.Dial("tcp", ts.Listener.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	fmt.Fprintf(conn, "POST /api/v1/ask HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 200\r\n\r\n{\"question\": ")
+	conn.SetReadDeadline(time.Now().Add(10 * time.Second))
+	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	wantError(t, resp.StatusCode, b, http.StatusRequestTimeout, "did not arrive in time")
+}
+
+// An MCP client's GET stream, open while its session lives, ends when
+// Shutdown starts: an idle one held the shutdown for its whole wait.
+func TestShutdownEndsStreams(t *testing.T) {
+	opened := make(chan struct{})
+	_, s := newServer(t, func(c *Config) {
+		c.MCP = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "text/event-stream")
+			w.WriteHeader(http.StatusOK)
+			w.(http.Flusher).Flush()
+			close(opened)
+			<-r.Context().Done()
+		})
+	})
+	ts := httptest.NewServer(s)
+	resp, err := http.Get(ts.URL + "/mcp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	<-opened
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	start := time.Now()
+	if err := s.Shutdown(ctx, ts.Config); err != nil {
+		t.Fatalf("Shutdown: %v after %s", err, time.Since(start))
+	}
 }
 
 // TestQueueWaits: beyond MaxRuns, requests wait for a slot (up to

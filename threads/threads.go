@@ -20,6 +20,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"regexp"
 	"strconv"
 	"time"
 
@@ -644,3 +645,11 @@ func nodeList(cps []checkpoint.Checkpoint) string {
 func (m *Manager) GC(ctx context.Context) (checkpoint.GCStats, error) {
 	return m.cfg.Store.GC(ctx, m.cfg.Retention)
 }
+
+// idPattern is what run and thread ids (and the server's section ids) may
+// look like: safe in a URL path, a file name and a log line.
+var idPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$`)
+
+// ValidID reports whether id may name a run or a thread: a letter or digit,
+// then letters, digits, '.', '_', ':' and '-', at most 128 in all.
+func ValidID(id string) bool { return idPattern.MatchString(id) }

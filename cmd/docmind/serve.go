@@ -131,11 +131,6 @@ func (a *app) serve(c *cobra.Command, pf *pipelineFlags, tf *threadFlags, sf *se
 	if err != nil {
 		return err
 	}
-	// /mcp: the same tools as docmind mcp, over MCP's streamable HTTP
-	mcpHandler, err := mcpserver.NewHTTPHandler(ctx, a.mcpConfig(pf, m, src), 30*time.Minute)
-	if err != nil {
-		return err
-	}
 	dir, err := a.dataDir(tf.dataDir)
 	if err != nil {
 		return err
@@ -155,8 +150,12 @@ func (a *app) serve(c *cobra.Command, pf *pipelineFlags, tf *threadFlags, sf *se
 	if queue == 0 {
 		queue = -1 // none wait
 	}
+	// /mcp: the same tools as docmind mcp, over MCP's streamable HTTP,
+	// built on the server below (its paths, its run slots)
+	var mcpHandler http.Handler
 	h, err := server.New(server.Config{
-		Manager: m, Index: src.index, ShowSource: relativeTo(ctx, src), MCP: mcpHandler,
+		Manager: m, Index: src.index, ShowSource: relativeTo(ctx, src),
+		MCP:       http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { mcpHandler.ServeHTTP(w, r) }),
 		UploadDir: uploads,
 		Token:     sf.token, CORSOrigin: sf.cors,
 		MaxRuns: sf.maxRuns, MaxQueue: queue, RunTimeout: pf.timeout,
@@ -167,6 +166,12 @@ func (a *app) serve(c *cobra.Command, pf *pipelineFlags, tf *threadFlags, sf *se
 		return err
 	}
 	defer h.Close()
+	mcpCfg := a.mcpConfig(pf, m, src)
+	mcpCfg.Display = h.Show
+	mcpCfg.RunSlot = h.RunSlot
+	if mcpHandler, err = mcpserver.NewHTTPHandler(ctx, mcpCfg, 30*time.Minute); err != nil {
+		return err
+	}
 	// an upload cut off by a crash is in the upload folder and the index
 	// or in neither
 	if n, err := h.ReconcileUploads(ctx); err != nil {
@@ -185,8 +190,10 @@ func (a *app) serve(c *cobra.Command, pf *pipelineFlags, tf *threadFlags, sf *se
 		IdleTimeout:       idleTimeout,
 		ErrorLog:          slog.NewLogLogger(a.logger().Handler(), slog.LevelWarn),
 	}
-	// The process may outlive a signal by the shutdown's wait.
-	shutdownGrace.Store(int64(sf.grace + time.Second))
+	// The process may outlive a signal by the shutdown's wait, with the
+	// time Shutdown then gives the interrupted runs to answer their
+	// clients.
+	shutdownGrace.Store(int64(sf.grace + server.RunsStopWait + time.Second))
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
 	if sf.token != "" {

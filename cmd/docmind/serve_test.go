@@ -219,7 +219,10 @@ func TestServeAnswersAndShutsDownGracefully(t *testing.T) {
 	if _, got := callAsk(ctx, t, cs, map[string]any{"question": "What are the late payment penalties?"}); !got.Answered || !strings.Contains(got.Answer, "1.5%") {
 		t.Errorf("MCP ask at /mcp: %+v", got)
 	}
-	cs.Close()
+	// The session stays open through the shutdown: its client holds a
+	// GET stream open for the server's messages, which used to hold the
+	// shutdown for its whole wait.
+	defer cs.Close()
 
 	req, _ := http.NewRequest("POST", base+"/api/v1/ask", strings.NewReader(`{"question": "What is the warranty period?"}`))
 	req.Header.Set("Content-Type", "application/json")
