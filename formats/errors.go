@@ -113,3 +113,24 @@ var typography = strings.NewReplacer(
 func CleanText(s string) string {
 	return strings.Join(strings.Fields(typography.Replace(s)), " ")
 }
+
+// StripControls replaces the control characters of s that a terminal
+// acts on (C0 but tab, line feed, carriage return and form feed; DEL; C1:
+// escape sequences, a bell) by spaces, so that a document's text or title
+// printed in an answer cannot move the cursor, clear the screen or set the
+// window title. It returns s itself when there are none.
+func StripControls(s string) string {
+	if strings.IndexFunc(s, isTerminalControl) < 0 {
+		return s
+	}
+	return strings.Map(func(r rune) rune {
+		if isTerminalControl(r) {
+			return ' '
+		}
+		return r
+	}, s)
+}
+
+func isTerminalControl(r rune) bool {
+	return r < 0x20 && r != '\t' && r != '\n' && r != '\r' && r != '\f' || r >= 0x7f && r <= 0x9f
+}

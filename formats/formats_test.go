@@ -39,3 +39,18 @@ func TestCleanText(t *testing.T) {
 		t.Errorf("CleanText = %q", got)
 	}
 }
+
+// The control characters a terminal acts on become spaces; tab, line
+// breaks and form feed stay, and text without any is returned as it is.
+func TestStripControls(t *testing.T) {
+	for in, want := range map[string]string{
+		"fee \x1b]0;pwned\x07per month\x1b[2J": "fee  ]0;pwned per month [2J",
+		"a\tb\nc\r\nd\fe":                      "a\tb\nc\r\nd\fe",
+		"del\x7fc1\u009bx":                     "del c1 x",
+		"plain – “text” ü":                     "plain – “text” ü",
+	} {
+		if got := formats.StripControls(in); got != want {
+			t.Errorf("StripControls(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -218,7 +218,22 @@ func (l *Loader) Parse(ctx context.Context, name string, data []byte) (doc *docu
 	if doc.Source == "" {
 		doc.Source = name
 	}
+	stripControls(doc)
 	return doc, nil
+}
+
+// stripControls takes the terminal's control characters out of doc's
+// text, whatever the format (formats.StripControls): answers quote it.
+func stripControls(doc *document.Document) {
+	doc.Title = formats.StripControls(doc.Title)
+	doc.Entity = formats.StripControls(doc.Entity)
+	doc.Period = formats.StripControls(doc.Period)
+	for i := range doc.Blocks {
+		doc.Blocks[i].Text = formats.StripControls(doc.Blocks[i].Text)
+	}
+	for k, v := range doc.PageLabels {
+		doc.PageLabels[k] = formats.StripControls(v)
+	}
 }
 
 // unnamed returns err without a leading "name: ". The parsers of package

@@ -265,3 +265,25 @@ func TestPluggableParserAndDecoder(t *testing.T) {
 		t.Errorf("formats %s", got)
 	}
 }
+
+// Whatever the parser, the terminal's control characters leave the
+// document's title and text: answers and titles are printed.
+func TestParseStripsTerminalControls(t *testing.T) {
+	p := ParserFunc(func(_ context.Context, src string, _ []byte) (*document.Document, error) {
+		return &document.Document{Source: src, Format: formats.PDF, Pages: 1, Title: "Fees\x1b]0;x\x07", Blocks: []document.Block{
+			{Kind: document.Heading, Level: 1, Text: "Late \x1b[2JFees", Page: 1},
+			{Kind: document.Paragraph, Text: "4 percent\u009b per month", Page: 1},
+		}}, nil
+	})
+	doc, err := New(WithParser(formats.PDF, p)).Parse(context.Background(), "a.pdf", []byte("%PDF-1.4 fake"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := doc.Title
+	for _, b := range doc.Blocks {
+		all += b.Text
+	}
+	if strings.ContainsAny(all, "\x1b\x07\u009b") || doc.Blocks[1].Text != "4 percent  per month" {
+		t.Errorf("parsed %q", all)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/docmind/docmind/formats"
 	"io"
 	"strings"
 
@@ -92,7 +93,9 @@ func (a *app) askCmd() *cobra.Command {
 // node path.
 func printAnswer(w io.Writer, st *schema.State, streamed bool) {
 	if !streamed || !st.Answered() {
-		fmt.Fprintln(w, st.Answer())
+		// an index written before the loader took them out may hold
+		// the terminal's control characters
+		fmt.Fprintln(w, formats.StripControls(st.Answer()))
 	}
 	if st.Answered() {
 		if cited := st.CitedSections(); len(cited) > 0 {
@@ -100,7 +103,7 @@ func printAnswer(w io.Writer, st *schema.State, streamed bool) {
 			// parts of one section on one page are one source
 			seen := map[string]bool{}
 			for _, s := range cited {
-				line := fmt.Sprintf("%s — %s, %s", s.Title, s.Source, s.SourceRef())
+				line := fmt.Sprintf("%s — %s, %s", shown(s.Title), shown(s.Source), s.SourceRef())
 				if !seen[line] {
 					seen[line] = true
 					fmt.Fprintf(w, "  [%d] %s\n", len(seen), line)
@@ -111,7 +114,7 @@ func printAnswer(w io.Writer, st *schema.State, streamed bool) {
 	if !st.Answered() && len(st.ClosestPassages) > 0 {
 		fmt.Fprintln(w, "\nClosest passages found (not verified: the judge accepted no answer from them):")
 		for i, p := range st.ClosestPassages {
-			fmt.Fprintf(w, "  [%d] %s — %s, %s\n", i+1, p.Title, p.Source, p.PageRef)
+			fmt.Fprintf(w, "  [%d] %s — %s, %s\n", i+1, shown(p.Title), shown(p.Source), p.PageRef)
 			if p.Excerpt != "" {
 				fmt.Fprintf(w, "      %q\n", p.Excerpt)
 			}

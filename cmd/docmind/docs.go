@@ -309,7 +309,7 @@ func (a *app) docsReady(ix *index.Index, sum *ingest.Summary, docs string, stop,
 	if n := len(skipped); n > 0 {
 		if a.verbose > 0 {
 			for _, s := range skipped {
-				fmt.Fprintf(a.stderr, "docmind: skipped %s: %s\n", s.Path, s.Reason)
+				fmt.Fprintf(a.stderr, "docmind: skipped %s: %s\n", shown(s.Path), s.Reason)
 			}
 		} else {
 			fmt.Fprintf(a.stderr, "docmind: skipped %d of %d files (run with -v to see why)\n", n, n+usable)

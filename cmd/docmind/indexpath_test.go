@@ -64,3 +64,38 @@ func TestDamagedIndexSaysWhatToDo(t *testing.T) {
 		t.Errorf("index stats wrote the empty file: %v %v", fi.Size(), err)
 	}
 }
+
+// Neither a document's text nor a file's name acts on the terminal: the
+// escape sequences of a text file are not printed in its answer, and a
+// name holding a line break and an escape is printed quoted, on the one
+// line a pipe gets per file.
+func TestNoTerminalControlsInOutput(t *testing.T) {
+	docs := t.TempDir()
+	text := "Late Fees\n\nThe late fee is 4 percent \x1b]0;pwned\x07per month\x1b[2J payable.\n"
+	name := filepath.Join(docs, "fees\nnote\x1b[2J.txt")
+	if err := os.WriteFile(name, []byte(text), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	r := runCLI(t, nil, "ingest", "--index", dir, docs)
+	if r.code != exitOK {
+		t.Fatalf("ingest: exit %d\n%s", r.code, r.stderr)
+	}
+	for _, out := range []string{r.stderr, r.stdout} {
+		if strings.ContainsAny(out, "\x1b\x07") {
+			t.Errorf("ingest printed a control character: %q", out)
+		}
+	}
+	if !strings.Contains(r.stderr, `[1/1] indexed "`) || !strings.Contains(r.stderr, `fees\nnote\x1b[2J.txt": 1 section`) {
+		t.Errorf("ingest's line for the file: %q", r.stderr)
+	}
+	for _, args := range [][]string{
+		{"ask", "--index", dir, "What is the late fee?"},
+		{"index", "documents", "--index", dir},
+	} {
+		r := runCLI(t, nil, args...)
+		if r.code != exitOK || strings.ContainsAny(r.stdout+r.stderr, "\x1b\x07") || !strings.Contains(r.stdout, "Late Fees") {
+			t.Errorf("%v: exit %d, output %q", args, r.code, r.stdout+r.stderr)
+		}
+	}
+}

@@ -319,7 +319,7 @@ func (a *app) showProgress(opt *ingest.Options, all bool) *progressBar {
 
 func printFileLine(w io.Writer, pr ingest.Progress) {
 	r := pr.Last
-	fmt.Fprintf(w, "[%d/%d] %s %s", pr.FilesDone, pr.FilesTotal, r.Status, r.Path)
+	fmt.Fprintf(w, "[%d/%d] %s %s", pr.FilesDone, pr.FilesTotal, r.Status, shown(r.Path))
 	switch r.Status {
 	case ingest.Indexed, ingest.Unchanged:
 		if r.Pages > 0 {
@@ -483,7 +483,7 @@ cover page.`,
 				return nil
 			}
 			for _, p := range ps {
-				fmt.Fprintf(a.stdout, "%s\n  title     %s\n", p.Path, p.Title)
+				fmt.Fprintf(a.stdout, "%s\n  title     %s\n", shown(p.Path), shown(p.Title))
 				if p.Entity != "" {
 					fmt.Fprintf(a.stdout, "  entity    %s\n", p.Entity)
 				}

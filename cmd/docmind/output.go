@@ -3,6 +3,9 @@ package main
 import (
 	"encoding/json"
 	"io"
+	"strconv"
+	"strings"
+	"unicode"
 
 	"github.com/spf13/cobra"
 
@@ -59,4 +62,15 @@ func writeJSON(w io.Writer, v any) error {
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
 	return enc.Encode(v)
+}
+
+// shown is how text output prints a file name or title: as it is, or,
+// when it holds control characters (an escape sequence, a line break),
+// quoted with them escaped, so that a name cannot act on the terminal or
+// split a line of a pipe's one-line-per-item output.
+func shown(s string) string {
+	if strings.IndexFunc(s, func(r rune) bool { return unicode.IsControl(r) }) < 0 {
+		return s
+	}
+	return strconv.Quote(s)
 }
