@@ -52,6 +52,12 @@ command fails (exit 1) with that error.`,
 			if len(c.Files) == 0 {
 				return usageError{cmd: cmdPath(cmd), err: errors.New("no data: pass --ragtruth FILE")}
 			}
+			switch {
+			case c.CVFolds < 0 || c.CVFolds == 1:
+				return usageError{cmd: cmdPath(cmd), err: fmt.Errorf("--cv must be 0 (none) or 2 or more, got %d", c.CVFolds)}
+			case c.Concurrency < 1:
+				return usageError{cmd: cmdPath(cmd), err: fmt.Errorf("--concurrency must be 1 or more, got %d", c.Concurrency)}
+			}
 			limits, err := pf.tokenLimits(cmd)
 			if err != nil {
 				return err
@@ -86,7 +92,7 @@ command fails (exit 1) with that error.`,
 	f.StringSliceVar(&c.Files, "ragtruth", nil, "RAGTruth-format JSONL file (repeatable)")
 	addJSONFlag(cmd, &c.JSON, "the figures")
 	f.Float64Var(&c.MinF1, "min-f1", 0, "fail (exit 1) when the overall response-level F1 is lower")
-	f.IntVar(&c.CVFolds, "cv", 5, "cross-validation folds for the offline judge's thresholds")
+	f.IntVar(&c.CVFolds, "cv", 5, "cross-validation folds for the offline judge's thresholds (0: none)")
 	f.Uint64Var(&c.Seed, "seed", 1, "seed for the cross-validation split")
 	f.IntVar(&c.Concurrency, "concurrency", 2, "responses judged at once")
 	pf.registerLLM(cmd)
@@ -222,6 +228,10 @@ the figure) when a figure misses its threshold.`,
 			}
 			if c.Split, err = splits.Parse(split); err != nil {
 				return usageError{cmd: cmdPath(cmd), err: fmt.Errorf("--split: %w", err)}
+			}
+			// the questions are read before the documents are indexed
+			if err := readableFile(args[0]); err != nil {
+				return err
 			}
 			p, err := a.buildPipeline(cmd.Context(), cmd, &pf, nil)
 			if err != nil {

@@ -74,6 +74,10 @@ is lower.`,
 			if c.Split, err = splits.Parse(split); err != nil {
 				return usageError{cmd: cmdPath(cmd), err: fmt.Errorf("--split: %w", err)}
 			}
+			// the questions are read before the documents are indexed
+			if err := readableFile(args[0]); err != nil {
+				return err
+			}
 			p, err := a.buildPipeline(cmd.Context(), cmd, &pf, nil)
 			if err != nil {
 				return err

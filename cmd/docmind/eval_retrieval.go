@@ -22,12 +22,18 @@ func (a *app) evalRetrievalCmd() *cobra.Command {
 			if dir == "" {
 				return usageError{cmd: cmdPath(c), err: fmt.Errorf("no data: pass --beir DIR")}
 			}
+			if opt.K1 < 0 || opt.B < 0 || opt.B > 1 {
+				return usageError{cmd: cmdPath(c), err: fmt.Errorf("--k1 must be 0 or more and --b between 0 and 1, got %v and %v", opt.K1, opt.B)}
+			}
 			if isTerminal(a.stderr) && !asJSON {
 				fmt.Fprintf(a.stderr, "indexing %s and running the %s queries...\n", dir, opt.Split)
 			}
 			rep, err := eval.Retrieval(c.Context(), dir, opt)
 			if err != nil {
 				return err
+			}
+			if rep.Queries == 0 {
+				return fmt.Errorf("eval retrieval: %s has no query with judged documents in its %s split: nothing to measure", dir, opt.Split)
 			}
 			if asJSON {
 				if err := writeJSON(a.stdout, rep); err != nil {

@@ -2,7 +2,11 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
+	"fmt"
 	"io"
+	"io/fs"
+	"os"
 	"strconv"
 	"strings"
 	"unicode"
@@ -73,4 +77,22 @@ func shown(s string) string {
 		return s
 	}
 	return strconv.Quote(s)
+}
+
+// readableFile checks that path is a regular file this process can open,
+// so that a command fails on a mistyped file name before its work.
+func readableFile(path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err // the path is named once
+		}
+		return fmt.Errorf("read %s: %w", path, err)
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return fmt.Errorf("read %s: not a regular file", path)
+	}
+	return nil
 }

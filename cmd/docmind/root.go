@@ -4,10 +4,13 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"os"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	"golang.org/x/term"
 )
 
@@ -51,6 +54,12 @@ or --reject).`,
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return usageError{cmd: cmdPath(c), err: err}
 	})
+	root.PersistentPreRunE = func(c *cobra.Command, _ []string) error {
+		if err := checkNumberFlags(c); err != nil {
+			return usageError{cmd: cmdPath(c), err: err}
+		}
+		return nil
+	}
 	root.AddCommand(a.askCmd(), a.ingestCmd(), a.indexCmd(), a.evalCmd())
 	root.AddCommand(a.chatCmd(), a.resumeCmd(), a.runsCmd(), a.gcCmd(), a.mcpCmd(), a.serveCmd())
 	a.addRules(root)
@@ -158,3 +167,31 @@ func unknownCommand(root *cobra.Command, args []string) error {
 
 // joinArgs joins arguments into a question, so that unquoted questions work.
 func joinArgs(args []string) string { return strings.TrimSpace(strings.Join(args, " ")) }
+
+// checkNumberFlags refuses, before any work, a number flag given NaN or
+// an infinity (Go reads both, and every comparison with NaN is false: a
+// --min-* gate given NaN never failed), and a --min-* or --max-* share, a
+// --min-confidence or a --review-below outside 0 to 1.
+func checkNumberFlags(c *cobra.Command) error {
+	var err error
+	c.Flags().Visit(func(f *pflag.Flag) {
+		if err != nil || f.Value.Type() != "float64" {
+			return
+		}
+		v, perr := strconv.ParseFloat(f.Value.String(), 64)
+		switch {
+		case perr != nil || math.IsNaN(v) || math.IsInf(v, 0):
+			err = fmt.Errorf("--%s must be a number, got %s", f.Name, f.Value.String())
+		case isShareFlag(f.Name) && (v < 0 || v > 1):
+			err = fmt.Errorf("--%s must be between 0 and 1, got %v", f.Name, v)
+		}
+	})
+	return err
+}
+
+// isShareFlag reports whether the float flag name is a share (0 to 1):
+// the gates of the eval commands (--min-correct, --max-aurc …), the
+// confidence threshold and the review bar.
+func isShareFlag(name string) bool {
+	return strings.HasPrefix(name, "min-") || strings.HasPrefix(name, "max-") || name == "review-below"
+}
