@@ -123,6 +123,10 @@ type runFunc func(ctx context.Context) (*threads.Result, error)
 // when not nil. The caller holds a run slot.
 // Server.Shutdown interrupts it.
 func (s *Server) run(ctx context.Context, run runFunc, sink func(schema.Event)) (*threads.Result, error) {
+	// a client that goes away interrupts its run, as a shutdown does: the
+	// ledger keeps it resumable rather than failed
+	ctx, stopClient := interruptedWith(ctx, errClientGone)
+	defer stopClient()
 	ctx, stop := s.interruptible(ctx)
 	defer stop()
 	ctx, cancel := context.WithTimeoutCause(ctx, s.cfg.RunTimeout, &deadlineError{s.cfg.RunTimeout})
@@ -137,6 +141,25 @@ func (s *Server) run(ctx context.Context, run runFunc, sink func(schema.Event)) 
 		}
 	}
 	return res, err
+}
+
+// errClientGone is why a run stopped when its client disconnected.
+var errClientGone = fmt.Errorf("the client went away: %w", threads.ErrInterrupted)
+
+// interruptedWith returns a context with ctx's values that ends when ctx
+// does: with cause when ctx was cancelled without one of its own (a
+// request whose client disconnected), else with ctx's cause (its
+// deadline); stop releases it.
+func interruptedWith(ctx context.Context, cause error) (context.Context, func()) {
+	out, cancel := context.WithCancelCause(context.WithoutCancel(ctx))
+	unhook := context.AfterFunc(ctx, func() {
+		c := context.Cause(ctx)
+		if c == context.Canceled {
+			c = cause
+		}
+		cancel(c)
+	})
+	return out, func() { unhook(); cancel(nil) }
 }
 
 // respond runs a question and answers with its Outcome: as one JSON

@@ -111,3 +111,46 @@ func TestShutdownCutsOffRunsResumable(t *testing.T) {
 		t.Fatalf("resume %s: %d %s", id, status, b)
 	}
 }
+
+// A client that disconnects mid-run interrupts its run: the ledger keeps
+// it as interrupted, resumable, not failed with "context canceled".
+func TestClientGoneInterruptsTheRun(t *testing.T) {
+	ledger := checkpoint.PathInDir(t.TempDir())
+	held := heldRetriever{entered: make(chan struct{}, 1)}
+	s, store := ledgerServer(t, ledger, held)
+	ts := httptest.NewServer(s)
+	defer ts.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		req, _ := http.NewRequestWithContext(ctx, "POST", ts.URL+"/api/v1/ask", strings.NewReader(`{"question": "`+lateFee+`"}`))
+		req.Header.Set("Content-Type", "application/json")
+		if resp, err := ts.Client().Do(req); err == nil {
+			resp.Body.Close()
+		}
+	}()
+	select {
+	case <-held.entered:
+	case <-time.After(time.Minute):
+		t.Fatal("the run never reached the retriever")
+	}
+	cancel()
+	<-done
+	// the handler ends once the run has stopped
+	for deadline := time.Now().Add(20 * time.Second); len(s.slots) > 0; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the run still holds its slot 20 s after its client went away")
+		}
+	}
+	runs, err := store.Runs(context.Background(), checkpoint.RunFilter{})
+	if err != nil || len(runs) != 1 || runs[0].Status == checkpoint.StatusFailed || runs[0].Error != "" {
+		t.Fatalf("run after its client went away: %+v %v, want it left to resume, not failed", runs, err)
+	}
+	// The process ends (its store closes): the run is interrupted.
+	store.Close()
+	_, store2 := ledgerServer(t, ledger, contractIndex(t).Retriever())
+	if r, err := store2.Run(context.Background(), runs[0].ID); err != nil || r.Status != checkpoint.StatusInterrupted {
+		t.Fatalf("run after a restart: %+v %v, want interrupted", r, err)
+	}
+}
