@@ -21,7 +21,7 @@ import (
 	"time"
 
 	// PDF support registers itself with the loader (see docmind.NewLoader).
-	_ "github.com/docmind/docmind/formats/pdf"
+	"github.com/docmind/docmind/formats/pdf"
 	"github.com/docmind/docmind/internal/redact"
 	"github.com/docmind/docmind/threads"
 )
@@ -56,6 +56,8 @@ func graceAfterSignal() time.Duration {
 }
 
 func main() {
+	// the first PDF read on a machine waits for PDFium to compile: say so
+	pdf.Notice = func(msg string) { fmt.Fprintln(os.Stderr, "docmind: "+msg) }
 	// The cause tells the run ledger that the run was interrupted, not
 	// failed: it stays resumable and is listed as interrupted.
 	ctx, cancel := context.WithCancelCause(context.Background())

@@ -36,6 +36,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
@@ -93,6 +94,12 @@ type Reader struct {
 	waiting atomic.Int32
 }
 
+// Notice, when set, is told (once per Reader) that NewReader compiles
+// PDFium because no compiled copy is cached: the first PDF a machine reads
+// then waits some seconds, which a command should say rather than sit
+// silent. The docmind command prints it on stderr.
+var Notice func(msg string)
+
 // NewReader compiles PDFium (or loads it from the compilation cache) and
 // returns a Reader. Close it when done.
 func NewReader(ctx context.Context, opts Options) (*Reader, error) {
@@ -112,11 +119,16 @@ func NewReader(ctx context.Context, opts Options) (*Reader, error) {
 		if err == nil {
 			cache, err = wazero.NewCompilationCacheWithDir(dir)
 		}
-		if err != nil {
+		switch {
+		case err != nil:
 			// A read-only home is no reason to fail: compile in memory.
 			cache = nil
-		} else {
+			notice("preparing the PDF reader: compiling PDFium (some seconds; no cache folder could be used, so every run compiles it)")
+		default:
 			rc = rc.WithCompilationCache(cache)
+			if !holdsFile(dir) {
+				notice("preparing the PDF reader: compiling PDFium once (some seconds; later runs load it from " + dir + ")")
+			}
 		}
 	}
 	pool, err := webassembly.Init(webassembly.Config{
@@ -148,6 +160,26 @@ func NewReader(ctx context.Context, opts Options) (*Reader, error) {
 	warmInvokeTypes(inst)
 	inst.Close()
 	return &Reader{opts: opts, pool: pool, cache: cache}, nil
+}
+
+// holdsFile reports whether a regular file is anywhere under dir (wazero
+// creates its versioned folder when the cache is opened, before it
+// compiles anything into it).
+func holdsFile(dir string) bool {
+	found := errors.New("found")
+	err := filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
+		if err == nil && d.Type().IsRegular() {
+			return found
+		}
+		return nil
+	})
+	return err == found
+}
+
+func notice(msg string) {
+	if Notice != nil {
+		Notice(msg)
+	}
 }
 
 func cacheDir(dir string) (string, error) {
