@@ -270,7 +270,7 @@ func printIngestSummary(w io.Writer, s *ingest.Summary, path string) {
 	if s.Removed > 0 {
 		fmt.Fprintf(w, ", %d removed", s.Removed)
 	}
-	fmt.Fprintf(w, " — %d sections from %d pages in %s", s.Sections, s.Pages, s.Duration.Round(time.Millisecond))
+	fmt.Fprintf(w, " — %s from %s in %s", count(s.Sections, "section"), count(s.Pages, "page"), s.Duration.Round(time.Millisecond))
 	if s.OCRPages > 0 {
 		fmt.Fprintf(w, " (%s read by OCR)", count(s.OCRPages, "page"))
 	}
