@@ -97,39 +97,43 @@ func TestSessionsAreBounded(t *testing.T) {
 	}
 	ts := httptest.NewServer(h)
 	defer ts.Close()
-	initialize := func() (*http.Response, error) {
+	// initialize opens a session: its status, session id and Retry-After
+	initialize := func() (int, string, string) {
 		body := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`
 		req, _ := http.NewRequest(http.MethodPost, ts.URL, strings.NewReader(body))
 		req.Header.Set("Content-Type", "application/json")
 		req.Header.Set("Accept", "application/json, text/event-stream")
 		resp, err := http.DefaultClient.Do(req)
-		if err == nil {
-			resp.Body.Close()
+		if err != nil {
+			t.Fatal(err)
 		}
-		return resp, err
+		resp.Body.Close()
+		return resp.StatusCode, resp.Header.Get("Mcp-Session-Id"), resp.Header.Get("Retry-After")
 	}
 	var first string
 	for i := range mcpserver.MaxSessions {
-		resp, err := initialize()
-		if err != nil || resp.StatusCode != http.StatusOK {
-			t.Fatalf("session %d: %v %v", i, resp.StatusCode, err)
+		status, id, _ := initialize()
+		if status != http.StatusOK {
+			t.Fatalf("session %d: %d", i, status)
 		}
 		if i == 0 {
-			first = resp.Header.Get("Mcp-Session-Id")
+			first = id
 		}
 	}
-	resp, err := initialize()
-	if err != nil || resp.StatusCode != http.StatusTooManyRequests || resp.Header.Get("Retry-After") == "" {
-		t.Fatalf("session %d: %v %v, want 429 with Retry-After", mcpserver.MaxSessions+1, resp.StatusCode, err)
+	if status, _, retry := initialize(); status != http.StatusTooManyRequests || retry == "" {
+		t.Fatalf("session %d: %d, want 429 with Retry-After", mcpserver.MaxSessions+1, status)
 	}
 	del, _ := http.NewRequest(http.MethodDelete, ts.URL, nil)
 	del.Header.Set("Mcp-Session-Id", first)
-	if resp, err := http.DefaultClient.Do(del); err != nil || resp.StatusCode >= 300 {
-		t.Fatalf("DELETE: %v %v", resp, err)
-	} else {
-		resp.Body.Close()
+	resp, err := http.DefaultClient.Do(del)
+	if err != nil {
+		t.Fatal(err)
 	}
-	if resp, err := initialize(); err != nil || resp.StatusCode != http.StatusOK {
-		t.Fatalf("a session after one ended: %v %v", resp.StatusCode, err)
+	resp.Body.Close()
+	if resp.StatusCode >= 300 {
+		t.Fatalf("DELETE: %d", resp.StatusCode)
+	}
+	if status, _, _ := initialize(); status != http.StatusOK {
+		t.Fatalf("a session after one ended: %d", status)
 	}
 }
