@@ -68,11 +68,11 @@ func TestEvalQAOverFolder(t *testing.T) {
 	}
 
 	// A threshold missed: exit 1 with one line naming the flag.
-	r = runCLI(t, nil, "eval", "qa", "--docs", "examples/contract", qa, "--json", "--max-aurc", "-1")
+	r = runCLI(t, nil, "eval", "qa", "--docs", "examples/contract", qa, "--json", "--max-aurc", "0")
 	last := strings.TrimSpace(r.stderr)
 	last = last[strings.LastIndex(last, "\n")+1:]
 	if r.code != exitError || !strings.HasPrefix(last, "docmind: ") || !strings.Contains(last, "--max-aurc") {
-		t.Errorf("--max-aurc -1: exit %d, stderr:\n%s", r.code, r.stderr)
+		t.Errorf("--max-aurc 0: exit %d, stderr:\n%s", r.code, r.stderr)
 	}
 
 	// --gold: answers replace the facts; a gold file that disagrees on

@@ -26,7 +26,7 @@ func TestBadNumbersAndInputsFailFirst(t *testing.T) {
 		want string
 	}{
 		{[]string{"ask", "--min-confidence", "NaN", "--docs", "examples/contract", "late fee?"}, exitUsage, "--min-confidence must be a number, got NaN"},
-		{[]string{"ask", "--review", "--review-below", "5", "--docs", "examples/contract", "late fee?"}, exitUsage, "--review-below must be between 0 and 1"},
+		{[]string{"ask", "--review", "--review-below", "NaN", "--docs", "examples/contract", "late fee?"}, exitUsage, "--review-below must be a number"},
 		{[]string{"eval", "qa", "--min-correct", "NaN", "--docs", "examples/contract", "internal/eval/testdata/qa/contract.jsonl"}, exitUsage, "--min-correct must be a number"},
 		{[]string{"eval", "qa", "--min-correct", "1.5", "--docs", "examples/contract", "internal/eval/testdata/qa/contract.jsonl"}, exitUsage, "--min-correct must be between 0 and 1"},
 		{[]string{"eval", "judge", "--min-f1", "+Inf", "x.jsonl"}, exitUsage, "--min-f1 must be a number"},

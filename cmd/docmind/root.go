@@ -170,8 +170,9 @@ func joinArgs(args []string) string { return strings.TrimSpace(strings.Join(args
 
 // checkNumberFlags refuses, before any work, a number flag given NaN or
 // an infinity (Go reads both, and every comparison with NaN is false: a
-// --min-* gate given NaN never failed), and a --min-* or --max-* share, a
-// --min-confidence or a --review-below outside 0 to 1.
+// --min-* gate given NaN never failed), and a --min-* or --max-* share or
+// a --min-confidence outside 0 to 1. (--review-below over 1 reviews every
+// answer.)
 func checkNumberFlags(c *cobra.Command) error {
 	var err error
 	c.Flags().Visit(func(f *pflag.Flag) {
@@ -190,8 +191,8 @@ func checkNumberFlags(c *cobra.Command) error {
 }
 
 // isShareFlag reports whether the float flag name is a share (0 to 1):
-// the gates of the eval commands (--min-correct, --max-aurc …), the
-// confidence threshold and the review bar.
+// the gates of the eval commands (--min-correct, --max-aurc …) and the
+// confidence threshold.
 func isShareFlag(name string) bool {
-	return strings.HasPrefix(name, "min-") || strings.HasPrefix(name, "max-") || name == "review-below"
+	return strings.HasPrefix(name, "min-") || strings.HasPrefix(name, "max-")
 }
