@@ -68,7 +68,13 @@ func TestEvalQAOverFolder(t *testing.T) {
 	}
 
 	// A threshold missed: exit 1 with one line naming the flag.
-	r = runCLI(t, nil, "eval", "qa", "--docs", "examples/contract", qa, "--json", "--max-aurc", "0")
+	// (a fact the answer does not state makes one answer wrong, so the
+	// AURC is over 0)
+	missed := filepath.Join(dir, "missed.jsonl")
+	if err := os.WriteFile(missed, []byte(rows+`{"id":"q03","kind":"direct","type":"lookup","question":"What are the late payment penalties?","facts":["9% per day"]}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r = runCLI(t, nil, "eval", "qa", "--docs", "examples/contract", missed, "--json", "--max-aurc", "0")
 	last := strings.TrimSpace(r.stderr)
 	last = last[strings.LastIndex(last, "\n")+1:]
 	if r.code != exitError || !strings.HasPrefix(last, "docmind: ") || !strings.Contains(last, "--max-aurc") {
