@@ -75,9 +75,11 @@ func (ix *Index) memDenseFile(ctx context.Context, conn *sql.Conn, model string,
 }
 
 // readVectorsTx calls f, in one read transaction, with the generation and
-// a function that yields every stored vector in section id order.
+// a function that yields every stored vector in section id order. The
+// transaction is a reader's (a deferred BEGIN, not the DSN's immediate
+// one): it neither waits for nor blocks an ingest in another process.
 func readVectorsTx(ctx context.Context, conn *sql.Conn, dim int, f func(gen string, each func(func(int64, []byte) error) error) error) error {
-	tx, err := conn.BeginTx(ctx, nil)
+	tx, err := conn.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 	if err != nil {
 		return err
 	}

@@ -411,6 +411,41 @@ func TestDenseFileConcurrent(t *testing.T) {
 	searchBoth(t, path, emb, queries, SearchOptions{})
 }
 
+// TestDenseFileBuildTakesNoWriteLock: building the dense file reads the
+// vectors in a read transaction, so a search succeeds while another
+// connection holds the write lock (an ingest in another process), and
+// does not wait for it.
+func TestDenseFileBuildTakesNoWriteLock(t *testing.T) {
+	ctx := context.Background()
+	ix, path, emb := denseTestIndex(t, 4)
+	withDenseFileMin(t, 0)
+	conn, err := ix.db.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	tx, err := conn.BeginTx(ctx, nil) // the DSN's _txlock=immediate: the write lock
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback()
+	r, err := Open(ctx, path, WithEmbedder(emb, "hash-128"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	start := time.Now()
+	if _, err := r.SearchDense(ctx, "x", 3, SearchOptions{}); err != nil {
+		t.Fatalf("a search while another connection writes: %v", err)
+	}
+	if r.vecs.file == nil {
+		t.Fatal("the search did not build the dense file")
+	}
+	if d := time.Since(start); d > 900*time.Millisecond {
+		t.Errorf("the search waited %s for the writer", d)
+	}
+}
+
 // TestDenseFileAbandonedTemps: a build removes the temporary files that
 // crashed builds left, and leaves a recent one (another build's, live).
 func TestDenseFileAbandonedTemps(t *testing.T) {

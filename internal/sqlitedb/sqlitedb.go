@@ -67,6 +67,9 @@ func Open(path string, pragmas ...string) (*sql.DB, error) {
 	for _, p := range pragmas {
 		q.Add("_pragma", p)
 	}
+	// Transactions take the write lock when they begin; a read
+	// transaction must say so (sql.TxOptions{ReadOnly: true}), or it
+	// waits for, and blocks, every writer.
 	q.Add("_txlock", "immediate")
 	for k, v := range readOnlyParams(abs) {
 		q[k] = v
