@@ -506,7 +506,9 @@ func (s *Server) acquire(ctx context.Context) (func(), error) {
 // handler than its own (the MCP tools at /mcp), waiting behind at most
 // MaxQueue others as the JSON API's runs do. It returns the run's context,
 // also cancelled when Shutdown cuts off the runs in flight, and the
-// slot's release; or an error saying why no slot was taken.
+// slot's release; or an error saying why no slot was taken. A caller that
+// goes away (ctx cancelled) interrupts the run, leaving it to resume, as
+// it does a run of the JSON API.
 func (s *Server) RunSlot(ctx context.Context) (context.Context, func(), error) {
 	release, err := s.acquire(ctx)
 	if err != nil {
@@ -515,8 +517,9 @@ func (s *Server) RunSlot(ctx context.Context) (context.Context, func(), error) {
 		}
 		return nil, nil, err
 	}
+	ctx, stopClient := interruptedWith(ctx, errClientGone)
 	ctx, stop := s.interruptible(ctx)
-	return ctx, func() { stop(); release() }, nil
+	return ctx, func() { stop(); stopClient(); release() }, nil
 }
 
 // slot takes a run slot for the request, or answers that none is free

@@ -154,3 +154,48 @@ func TestClientGoneInterruptsTheRun(t *testing.T) {
 		t.Fatalf("run after a restart: %+v %v, want interrupted", r, err)
 	}
 }
+
+// TestRunSlotClientGoneInterruptsTheRun: a run in a slot taken with
+// RunSlot (MCP's asks) whose caller goes away (its request's context is
+// cancelled) is interrupted and left to resume, not failed, as a run of
+// the HTTP API is (TestClientGoneInterruptsTheRun).
+func TestRunSlotClientGoneInterruptsTheRun(t *testing.T) {
+	ledger := checkpoint.PathInDir(t.TempDir())
+	held := heldRetriever{entered: make(chan struct{}, 1)}
+	m, store := newManager(t, contractIndex(t), held, ledger)
+	s, err := New(Config{Manager: m, Index: contractIndex(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	runCtx, release, err := s.RunSlot(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		defer release()
+		_, err := m.Ask(runCtx, "mcp-client", lateFee)
+		done <- err
+	}()
+	select {
+	case <-held.entered:
+	case err := <-done:
+		t.Fatalf("the run ended before its retrieval: %v", err)
+	case <-time.After(time.Minute):
+		t.Fatal("the run never reached the retriever")
+	}
+	cancel()
+	select {
+	case err := <-done:
+		if !errors.Is(context.Cause(runCtx), errClientGone) {
+			t.Errorf("the run's context ended with %v (ask: %v), want %v", context.Cause(runCtx), err, errClientGone)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("the run still runs 20 s after its caller went away")
+	}
+	runs, err := store.Runs(context.Background(), checkpoint.RunFilter{})
+	if err != nil || len(runs) != 1 || runs[0].Status == checkpoint.StatusFailed || runs[0].Error != "" {
+		t.Fatalf("run after its caller went away: %+v %v, want it left to resume, not failed", runs, err)
+	}
+}
