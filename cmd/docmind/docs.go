@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"maps"
 	"os"
 	"path/filepath"
@@ -61,15 +62,26 @@ func (a *app) docsIndex(ctx context.Context, docs string, follow bool, question 
 		cacheDir = index.ServedCacheDirForIn
 	}
 	if dir, err := cacheDir(abs, a.getenv); err == nil {
+		_, statErr := os.Stat(dir)
+		created := errors.Is(statErr, fs.ErrNotExist)
 		ix, sum, stop, err := a.ingestDocs(ctx, dir, abs, follow, question)
 		if err == nil {
 			// the cache's last use, which docmind gc's --cache-days reads
 			now := time.Now()
 			os.Chtimes(dir, now, now)
-			return a.docsReady(ix, sum, docs, stop, nil)
+			out, err := a.docsReady(ix, sum, docs, stop, nil)
+			if err != nil && created && !served {
+				// a folder with no usable document leaves no cache of
+				// its own behind (a server's also holds its uploads)
+				os.RemoveAll(dir)
+			}
+			return out, err
 		}
 		if ctx.Err() != nil {
-			return nil, err
+			return nil, err // what was read is kept for the next run
+		}
+		if created && !served {
+			os.RemoveAll(dir)
 		}
 		cacheErr = err
 	} else {

@@ -197,3 +197,23 @@ func TestAskDocsCache(t *testing.T) {
 		t.Errorf("temporary index left behind: %v", left)
 	}
 }
+
+// TestAskDocsNothingUsableLeavesNoCache: ask --docs on a folder with no
+// usable document fails with one line and leaves no cache folder behind.
+func TestAskDocsNothingUsableLeavesNoCache(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "blob.dat"), []byte("\x00\x01\x02\xff\xfe binary \x00\x00"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cache := t.TempDir()
+	for _, folder := range []string{t.TempDir(), dir} {
+		r := runCLITimeout(t, time.Minute, []string{"XDG_CACHE_HOME=" + cache}, "ask", "--docs", folder, "What is the monthly fee?")
+		if r.code == 0 || strings.Count(strings.TrimSpace(r.stderr), "\n") != 0 {
+			t.Fatalf("%s: exit %d, want a failure in one line:\n%s", folder, r.code, r.stderr)
+		}
+		left, _ := os.ReadDir(filepath.Join(cache, "docmind", "folders"))
+		if len(left) != 0 {
+			t.Errorf("%s (%s): cache folders left behind: %v", folder, strings.TrimSpace(r.stderr), left)
+		}
+	}
+}
