@@ -164,10 +164,15 @@ func TestJSONOutputShapes(t *testing.T) {
 	data := t.TempDir()
 	env := map[string]string{"DOCMIND_INDEX": ixDir, "DOCMIND_DATA_DIR": data}
 	qa := filepath.Join(t.TempDir(), "qa.jsonl")
-	if err := os.WriteFile(qa, []byte(`{"id":"late","question":"What are the late payment penalties?","facts":["1.5%"],"source":"master-services-agreement.md","page":8}
-{"id":"warranty","question":"What is the warranty period?","answerable":false}
+	if err := os.WriteFile(qa, []byte(`{"id":"late","question":"What are the late payment penalties?","facts":["1.5%"],"source":"master-services-agreement.md","page":8,"kind":"answerable","type":"Late Fee"}
+{"id":"warranty","question":"What is the warranty period?","answerable":false,"kind":"unanswerable","type":"Warranty"}
 {"id":"acme","question":"What are the late payment penalties for Acme Corp?","facts":["1.5%"],"source":"master-services-agreement.md","page":8,"why":"a name the documents never write: refused even at --min-confidence 0, so the report shows refusals"}
 `), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// a file ingest skips, so that its result shows the reason
+	unusable := t.TempDir()
+	if err := os.WriteFile(filepath.Join(unusable, "blob.dat"), []byte("\x00\x01\x02\xff binary"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	report := filepath.Join(t.TempDir(), "contract.json")
@@ -182,7 +187,7 @@ func TestJSONOutputShapes(t *testing.T) {
 		stdin   string
 		lines   bool
 	}{
-		{"ingest.json", "ingest", []string{"ingest", "--json", contract}, exitOK, "", false},
+		{"ingest.json", "ingest", []string{"ingest", "--json", contract, unusable}, exitOK, "", false},
 		{"index-stats.json", "index stats", []string{"index", "stats", "--json"}, exitOK, "", false},
 		{"index-documents.json", "index documents", []string{"index", "documents", "--json"}, exitOK, "", false},
 		{"ask.json", "ask", []string{"ask", "--json", "What are the late payment penalties?"}, exitOK, "", false},

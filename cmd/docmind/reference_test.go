@@ -4,9 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -117,7 +117,8 @@ var goldenCommands = map[string]string{
 }
 
 // jsonReference renders the shape of each golden file: its fields in
-// order, each value replaced by its type, arrays by their first element.
+// order, each value replaced by its type, arrays by the union of their
+// elements' shapes.
 func jsonReference(t *testing.T) string {
 	files, err := filepath.Glob(filepath.Join("testdata", "golden", "*.json*"))
 	if err != nil || len(files) == 0 {
@@ -126,7 +127,7 @@ func jsonReference(t *testing.T) string {
 	var b strings.Builder
 	b.WriteString("# JSON output\n\n<!-- Generated from cmd/docmind/testdata/golden by TestReferencePages in cmd/docmind: do not edit. -->\n\n")
 	b.WriteString("Every command that takes `--json` prints one JSON document (`--jsonl` and `chat --json`: one a line) on stdout; errors stay one line on stderr and the exit code says how the command ended (0 answered, 1 error, 2 usage error, 3 no confident answer, 4 waiting for review). ")
-	b.WriteString("The shapes below are read from the golden files the tests compare the commands' output with: each field in the order printed, with its type; an array shows its first element; `null` is a field that may be absent or null.\n\n")
+	b.WriteString("The shapes below are read from the golden files the tests compare the commands' output with: each field in the order printed, with its type; an array shows the fields of all its elements, \"(optional)\" marking those some elements lack; `a | b` is a value of either type; `null` is a field that may be absent or null.\n\n")
 	for _, f := range files {
 		name := filepath.Base(f)
 		cmd := goldenCommands[name]
@@ -139,17 +140,39 @@ func jsonReference(t *testing.T) string {
 		}
 		dec := json.NewDecoder(bytes.NewReader(data))
 		dec.UseNumber()
-		var shape strings.Builder
-		if err := writeShape(&shape, dec, ""); err != nil {
-			t.Fatalf("%s: %v", name, err)
+		// a .jsonl file's lines are merged as an array's elements are
+		root := &shapeNode{}
+		for dec.More() {
+			if err := readShape(root, dec); err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
 		}
+		var shape strings.Builder
+		writeShape(&shape, root, "")
 		fmt.Fprintf(&b, "## `%s`\n\n```\n%s\n```\n\n", cmd, shape.String())
 	}
 	return strings.TrimRight(b.String(), "\n") + "\n"
 }
 
-// writeShape writes the shape of the next JSON value of dec.
-func writeShape(w *strings.Builder, dec *json.Decoder, indent string) error {
+// shapeNode is the shape of JSON values: the union of every value seen
+// at one place (an array's elements are seen at one place).
+type shapeNode struct {
+	types  []string              // "object", "array", "string", "number", "bool", "null", in first-seen order
+	keys   []string              // an object's fields, in first-seen order
+	fields map[string]*shapeNode // by key
+	seen   map[string]int        // how many of the objects held the field
+	objs   int                   // objects seen here
+	elem   *shapeNode            // an array's elements, merged
+}
+
+func (n *shapeNode) addType(t string) {
+	if !slices.Contains(n.types, t) {
+		n.types = append(n.types, t)
+	}
+}
+
+// readShape merges the next JSON value of dec into n.
+func readShape(n *shapeNode, dec *json.Decoder) error {
 	tok, err := dec.Token()
 	if err != nil {
 		return err
@@ -157,67 +180,93 @@ func writeShape(w *strings.Builder, dec *json.Decoder, indent string) error {
 	switch v := tok.(type) {
 	case json.Delim:
 		if v == '{' {
-			if !dec.More() {
-				_, err := dec.Token()
-				w.WriteString("{}")
-				return err
+			n.addType("object")
+			n.objs++
+			if n.fields == nil {
+				n.fields, n.seen = map[string]*shapeNode{}, map[string]int{}
 			}
-			w.WriteString("{\n")
 			for dec.More() {
-				key, err := dec.Token()
+				tok, err := dec.Token()
 				if err != nil {
 					return err
 				}
-				fmt.Fprintf(w, "%s  %q: ", indent, key)
-				if err := writeShape(w, dec, indent+"  "); err != nil {
+				key := tok.(string)
+				f := n.fields[key]
+				if f == nil {
+					f = &shapeNode{}
+					n.fields[key] = f
+					n.keys = append(n.keys, key)
+				}
+				n.seen[key]++
+				if err := readShape(f, dec); err != nil {
 					return err
 				}
-				if dec.More() {
-					w.WriteString(",")
-				}
-				w.WriteString("\n")
 			}
 			_, err := dec.Token()
-			w.WriteString(indent + "}")
 			return err
 		}
-		// an array: the first element's shape
-		if !dec.More() {
-			_, err := dec.Token()
-			w.WriteString("[]")
-			return err
-		}
-		w.WriteString("[")
-		if err := writeShape(w, dec, indent); err != nil {
-			return err
+		n.addType("array")
+		if n.elem == nil {
+			n.elem = &shapeNode{}
 		}
 		for dec.More() {
-			if err := skipValue(dec); err != nil {
+			if err := readShape(n.elem, dec); err != nil {
 				return err
 			}
 		}
 		_, err := dec.Token()
-		w.WriteString(", …]")
 		return err
 	case string:
-		w.WriteString("string")
+		n.addType("string")
 	case json.Number:
-		w.WriteString("number")
+		n.addType("number")
 	case bool:
-		w.WriteString("bool")
+		n.addType("bool")
 	case nil:
-		w.WriteString("null")
+		n.addType("null")
 	}
 	return nil
 }
 
-// skipValue reads past the next JSON value of dec.
-func skipValue(dec *json.Decoder) error {
-	var v json.RawMessage
-	if err := dec.Decode(&v); err != nil && err != io.EOF {
-		return err
+// writeShape writes n: an object's fields in order, each with its type,
+// "(optional)" after a field some of the objects lack; an array as its
+// merged element; a value seen with several types as "a | b".
+func writeShape(w *strings.Builder, n *shapeNode, indent string) {
+	for i, t := range n.types {
+		if i > 0 {
+			w.WriteString(" | ")
+		}
+		switch t {
+		case "object":
+			if len(n.keys) == 0 {
+				w.WriteString("{}")
+				continue
+			}
+			w.WriteString("{\n")
+			for k, key := range n.keys {
+				fmt.Fprintf(w, "%s  %q: ", indent, key)
+				writeShape(w, n.fields[key], indent+"  ")
+				if n.seen[key] < n.objs {
+					w.WriteString(" (optional)")
+				}
+				if k < len(n.keys)-1 {
+					w.WriteString(",")
+				}
+				w.WriteString("\n")
+			}
+			w.WriteString(indent + "}")
+		case "array":
+			if n.elem == nil || len(n.elem.types) == 0 {
+				w.WriteString("[]")
+				continue
+			}
+			w.WriteString("[")
+			writeShape(w, n.elem, indent)
+			w.WriteString(", …]")
+		default:
+			w.WriteString(t)
+		}
 	}
-	return nil
 }
 
 // The --json and --jsonl flags point to the page that documents their
