@@ -153,7 +153,7 @@ OCR and how to install it. See docs/formats.md.`,
 			var bar *progressBar
 			if !asJSON {
 				bar = a.showProgress(&opt, true)
-				if bar != nil {
+				if bar.tty {
 					ocrOpts.Progress = bar.ocrPage
 				}
 			}
@@ -300,21 +300,27 @@ func printIngestSummary(w io.Writer, s *ingest.Summary, path string) {
 // and pipes: "[3/120] indexed docs/a.pdf: 12 pages, 40 sections".
 // showProgress sets opt to show ingest progress on stderr: a bar on a
 // terminal, else a line per file (with all unset, only the files read and
-// indexed: the caller reports the others). It returns the bar to finish,
-// if any.
+// indexed: the caller reports the others). A file that takes long to read
+// is named while it is read: on the bar after 2 s, in a pipe by a line
+// after 10 s and then every minute. It returns the progress to finish.
 func (a *app) showProgress(opt *ingest.Options, all bool) *progressBar {
-	if isTerminal(a.stderr) {
-		bar := &progressBar{w: a.stderr}
+	bar := &progressBar{w: a.stderr, tty: isTerminal(a.stderr), inflight: map[string]reading{}, stop: make(chan struct{}), now: time.Now}
+	opt.Started = bar.started
+	if bar.tty {
 		opt.Progress = bar.update
-		return bar
-	}
-	// No terminal to redraw a bar on: a line per file.
-	opt.Progress = func(pr ingest.Progress) {
-		if all || pr.Last.Status == ingest.Indexed {
-			printFileLine(a.stderr, pr)
+	} else {
+		// No terminal to redraw a bar on: a line per file.
+		opt.Progress = func(pr ingest.Progress) {
+			bar.mu.Lock()
+			delete(bar.inflight, pr.Last.Path)
+			bar.mu.Unlock()
+			if all || pr.Last.Status == ingest.Indexed {
+				printFileLine(a.stderr, pr)
+			}
 		}
 	}
-	return nil
+	go bar.watch()
+	return bar
 }
 
 func printFileLine(w io.Writer, pr ingest.Progress) {
@@ -338,21 +344,133 @@ func printFileLine(w io.Writer, pr ingest.Progress) {
 }
 
 // progressBar renders ingest progress on one terminal line, with the
-// page a file being read by OCR is at.
+// page a file being read by OCR is at and a file that takes long to read;
+// in a pipe (tty unset) it only names such a file, on a line of its own.
 type progressBar struct {
 	w     io.Writer
+	tty   bool
 	mu    sync.Mutex
 	last  time.Time
 	shown bool
 	pr    ingest.Progress // the progress drawn last
 	ocr   string          // " · OCR scan.pdf 3/40 pages" while a file is OCR'd
+	slow  string          // " · reading big.txt (48 MiB) 12s" while a file takes long
+
+	inflight map[string]reading // the files being read, by path
+	now      func() time.Time
+	stop     chan struct{}
+	once     sync.Once
+}
+
+// reading is a file being read: since when, its size, and when a line
+// last named it (pipe).
+type reading struct {
+	since, noted time.Time
+	size         int64
+}
+
+// How long a file is read before the bar names it, and before (and
+// between) the lines that name it in a pipe.
+const (
+	slowOnBar    = 2 * time.Second
+	slowInPipe   = 10 * time.Second
+	slowPipeNext = time.Minute
+)
+
+// started notes that a worker started reading path (ingest.Options.Started).
+func (p *progressBar) started(path string) {
+	var size int64
+	if fi, err := os.Stat(path); err == nil {
+		size = fi.Size()
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.inflight != nil {
+		p.inflight[path] = reading{since: p.now(), size: size}
+	}
+}
+
+// watch checks twice a second for a file that takes long, until finish.
+func (p *progressBar) watch() {
+	t := time.NewTicker(500 * time.Millisecond)
+	defer t.Stop()
+	for {
+		select {
+		case <-p.stop:
+			return
+		case <-t.C:
+			p.tick()
+		}
+	}
+}
+
+// tick names the file read longest, if it has taken long: on the bar, or
+// by a line in a pipe.
+func (p *progressBar) tick() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	now := p.now()
+	path, r := p.oldest()
+	age := now.Sub(r.since)
+	if !p.tty {
+		if path != "" && age >= slowInPipe && now.Sub(r.noted) >= slowPipeNext {
+			fmt.Fprintf(p.w, "reading %s%s: %s so far\n", shown(path), sizeNote(r.size), age.Round(time.Second))
+			r.noted = now
+			p.inflight[path] = r
+		}
+		return
+	}
+	if slow := p.slowNote(); slow != p.slow {
+		p.slow = slow
+		p.draw(true)
+	}
+}
+
+// oldest is the file read longest ("" when none). p.mu is held.
+func (p *progressBar) oldest() (path string, r reading) {
+	for k, v := range p.inflight {
+		if path == "" || v.since.Before(r.since) || (v.since.Equal(r.since) && k < path) {
+			path, r = k, v
+		}
+	}
+	return path, r
+}
+
+// slowNote is the bar's note of the file read longest, when it has taken
+// over slowOnBar: "reading big.txt (48 MiB) 12s". p.mu is held.
+func (p *progressBar) slowNote() string {
+	path, r := p.oldest()
+	age := p.now().Sub(r.since)
+	if path == "" || age < slowOnBar {
+		return ""
+	}
+	return fmt.Sprintf("reading %s%s %s", filepath.Base(path), sizeNote(r.size), age.Round(time.Second))
+}
+
+// sizeNote is " (48 MiB)" for a file's size, "" when unknown.
+func sizeNote(n int64) string {
+	switch {
+	case n <= 0:
+		return ""
+	case n < 1<<20:
+		return fmt.Sprintf(" (%d KiB)", (n+1023)>>10)
+	default:
+		return fmt.Sprintf(" (%.0f MiB)", float64(n)/(1<<20))
+	}
 }
 
 func (p *progressBar) update(pr ingest.Progress) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	delete(p.inflight, pr.Last.Path)
+	force := pr.FilesDone >= pr.FilesTotal
+	if p.now != nil {
+		slow := p.slowNote()
+		force = force || slow != p.slow // the file named is done
+		p.slow = slow
+	}
 	p.pr = pr
-	p.draw(pr.FilesDone >= pr.FilesTotal)
+	p.draw(force)
 }
 
 // ocrPage notes that done of the total pages of source to read by OCR
@@ -390,15 +508,38 @@ func (p *progressBar) draw(force bool) {
 			eta = " · ETA " + (time.Duration(s/frac*(1-frac)) * time.Second).Round(time.Second).String()
 		}
 	}
-	fmt.Fprintf(p.w, "\r\x1b[K[%s%s] %d/%d files · %d pages · %d sections · %.0f sections/s%s%s",
-		strings.Repeat("=", filled), strings.Repeat(" ", width-filled), pr.FilesDone, pr.FilesTotal, pr.Pages, pr.Sections, rate, eta, p.ocr)
+	if pr.FilesTotal == 0 {
+		// nothing reported yet: only the file that takes long
+		if p.slow == "" && p.ocr == "" {
+			return
+		}
+		fmt.Fprintf(p.w, "\r\x1b[K%s", strings.TrimPrefix(p.slow+p.ocr, " · "))
+		p.shown = true
+		return
+	}
+	slow := ""
+	if p.slow != "" {
+		slow = " · " + p.slow
+	}
+	fmt.Fprintf(p.w, "\r\x1b[K[%s%s] %d/%d files · %d pages · %d sections · %.0f sections/s%s%s%s",
+		strings.Repeat("=", filled), strings.Repeat(" ", width-filled), pr.FilesDone, pr.FilesTotal, pr.Pages, pr.Sections, rate, eta, p.ocr, slow)
 	p.shown = true
 }
 
+// finish stops naming slow files and clears the bar; it may be called
+// more than once.
 func (p *progressBar) finish() {
-	if p.shown {
-		fmt.Fprint(p.w, "\r\x1b[K")
-	}
+	p.once.Do(func() {
+		if p.stop != nil {
+			close(p.stop)
+		}
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		p.inflight = nil
+		if p.shown {
+			fmt.Fprint(p.w, "\r\x1b[K")
+		}
+	})
 }
 
 func (a *app) indexCmd() *cobra.Command {
