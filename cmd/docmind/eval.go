@@ -230,7 +230,7 @@ the figure) when a figure misses its threshold.`,
 				return usageError{cmd: cmdPath(cmd), err: fmt.Errorf("--split: %w", err)}
 			}
 			// the questions are read before the documents are indexed
-			if err := readableFile(args[0]); err != nil {
+			if err := readableQA(args[0], c.Gold); err != nil {
 				return err
 			}
 			p, err := a.buildPipeline(cmd.Context(), cmd, &pf, nil)

@@ -9,7 +9,8 @@ import (
 // Bad numbers are usage errors before any work: NaN passed every
 // --min-* gate (every comparison with NaN is false), and a share over 1
 // ran the whole evaluation before failing; a missing question file is
-// named before the documents are indexed; an evaluation with nothing to
+// named, and a malformed one read, before the documents are indexed; an
+// evaluation with nothing to
 // measure fails instead of reporting 0.
 func TestBadNumbersAndInputsFailFirst(t *testing.T) {
 	beir := t.TempDir()
@@ -19,6 +20,10 @@ func TestBadNumbersAndInputsFailFirst(t *testing.T) {
 		if err := os.WriteFile(p, []byte(body), 0o600); err != nil {
 			t.Fatal(err)
 		}
+	}
+	bad := filepath.Join(t.TempDir(), "bad.jsonl")
+	if err := os.WriteFile(bad, []byte("{\"id\": \"q1\", \"question\": }\n"), 0o600); err != nil {
+		t.Fatal(err)
 	}
 	for _, tc := range []struct {
 		args []string
@@ -36,6 +41,9 @@ func TestBadNumbersAndInputsFailFirst(t *testing.T) {
 		{[]string{"eval", "retrieval", "--beir", beir}, exitError, "nothing to measure"},
 		{[]string{"eval", "qa", "--docs", "examples/contract", "missing.jsonl"}, exitError, "read missing.jsonl: no such file"},
 		{[]string{"eval", "evidence", "--docs", "examples/contract", "missing.jsonl"}, exitError, "read missing.jsonl: no such file"},
+		{[]string{"eval", "qa", "--docs", "examples/contract", bad}, exitError, "line 1: not a QA row"},
+		{[]string{"eval", "evidence", "--docs", "examples/contract", bad}, exitError, "line 1: not a QA row"},
+		{[]string{"eval", "qa", "--docs", "examples/contract", "--gold", bad, "internal/eval/testdata/qa/contract.jsonl"}, exitError, "line 1"},
 	} {
 		r := runCLI(t, nil, tc.args...)
 		if r.code != tc.code {

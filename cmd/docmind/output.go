@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/docmind/docmind/internal/eval"
 	"io"
 	"io/fs"
 	"os"
@@ -95,4 +96,24 @@ func readableFile(path string) error {
 		return fmt.Errorf("read %s: not a regular file", path)
 	}
 	return nil
+}
+
+// readableQA checks, before any document is indexed, that path is a QA
+// set eval qa and eval evidence can read, and gold (when not "") a gold
+// file: a typo in row 3 fails at once, not after the indexing.
+func readableQA(path, gold string) error {
+	if err := readableFile(path); err != nil {
+		return err
+	}
+	if _, err := eval.LoadQA(path); err != nil {
+		return err
+	}
+	if gold == "" {
+		return nil
+	}
+	if err := readableFile(gold); err != nil {
+		return err
+	}
+	_, err := eval.LoadGold(gold)
+	return err
 }
