@@ -354,7 +354,7 @@ type progressBar struct {
 	shown bool
 	pr    ingest.Progress // the progress drawn last
 	ocr   string          // " · OCR scan.pdf 3/40 pages" while a file is OCR'd
-	slow  string          // " · reading big.txt (48 MiB) 12s" while a file takes long
+	slow  string          // "reading big.txt (48 MiB) 12s" while a file takes long
 
 	inflight map[string]reading // the files being read, by path
 	now      func() time.Time
@@ -409,6 +409,9 @@ func (p *progressBar) watch() {
 func (p *progressBar) tick() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if p.inflight == nil {
+		return // finished: the bar is cleared for good
+	}
 	now := p.now()
 	path, r := p.oldest()
 	age := now.Sub(r.since)

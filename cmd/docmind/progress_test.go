@@ -44,7 +44,15 @@ func TestProgressNamesASlowFileOnTheBar(t *testing.T) {
 	if strings.Contains(last, "reading") || !strings.Contains(last, "1/2 files") {
 		t.Errorf("after the file is done: %q", last)
 	}
+	bar.started(big)
+	*now = now.Add(3 * time.Second)
+	bar.tick() // named again
 	bar.finish()
+	n := buf.Len()
+	bar.tick() // a tick the finish raced with draws nothing
+	if buf.Len() != n {
+		t.Errorf("a tick after finish drew %q", buf.String()[n:])
+	}
 	bar.finish() // twice: no panic
 }
 
