@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/docmind/docmind/internal/eval"
 	"io"
 	"io/fs"
 	"os"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/docmind/docmind/internal/eval"
 	"github.com/docmind/docmind/threads"
 )
 
