@@ -8,6 +8,7 @@ import (
 	"github.com/docmind/docmind/formats"
 	"github.com/docmind/docmind/internal/wordlists"
 	"github.com/docmind/docmind/schema"
+	"github.com/docmind/docmind/textproc"
 )
 
 // Section kinds are read from a section's layout, not from what it is
@@ -185,7 +186,13 @@ func isSignatureBlock(d *kindDoc, i int) bool {
 	if witnessClause.MatchString(text) && len(ws) <= 200 {
 		return true
 	}
-	labels := len(signatureLabel.FindAllStringIndex(text, -1)) + strings.Count(text, "/s/")
+	// each label holds a colon: a text with fewer than three colons and
+	// marks has fewer than three labels, without the expression
+	marks := strings.Count(text, "/s/")
+	if strings.Count(text, ":")+marks < 3 {
+		return false
+	}
+	labels := len(signatureLabel.FindAllStringIndex(text, -1)) + marks
 	if labels < 3 {
 		return false
 	}
@@ -200,8 +207,10 @@ var certifyClause = regexp.MustCompile(`(?i)\bI,\s+[^,]{3,60},\s+(?:hereby\s+)?c
 // isCertification: a certification by a named officer, or made pursuant
 // to a numbered section or rule.
 func isCertification(d *kindDoc, i int) bool {
-	secs := d.secs
-	return certifyClause.MatchString(secs[i].Content)
+	c := d.secs[i].Content
+	// both of certifyClause's forms write "certif", in any case: a
+	// section that does not is turned away before the expression runs
+	return textproc.ContainsFoldASCII(c, "certif") && certifyClause.MatchString(c)
 }
 
 // checkBoxes are the marks of a form's tick boxes.

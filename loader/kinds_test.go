@@ -3,12 +3,14 @@ package loader
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/docmind/docmind/formats"
 	"github.com/docmind/docmind/schema"
+	"github.com/docmind/docmind/textproc"
 )
 
 // Each file of testdata/kinds is one section: a header of "kind:",
@@ -92,4 +94,23 @@ func filler(i int) string {
 		b.WriteString([]string{"zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine"}[r-'0'])
 	}
 	return b.String()
+}
+
+// textproc.ContainsFoldASCII turns away only sections certifyClause cannot match.
+func TestCertificationPrefilter(t *testing.T) {
+	for _, s := range []string{
+		"I, Jane Roe, hereby certify that the report complies.",
+		"CERTIFICATION PURSUANT TO SECTION 906 of the Act, I CERTIFY ...",
+		"The officer certifies, pursuant to Rule 13a-14, that ...",
+		"Certification pursuant to section 302",
+		"No certificate here pursuant to nothing.",
+		"plain text about payment terms",
+	} {
+		if certifyClause.MatchString(s) && !textproc.ContainsFoldASCII(s, "certif") {
+			t.Errorf("%q: the prefilter turns away a match", s)
+		}
+		if got, want := textproc.ContainsFoldASCII(s, "certif"), regexp.MustCompile(`(?i)certif`).MatchString(s); got != want {
+			t.Errorf("textproc.ContainsFoldASCII(%q) = %v, want %v", s, got, want)
+		}
+	}
 }

@@ -265,3 +265,21 @@ func Fold(word string) string {
 	}
 	return norm.NFC.String(b.String())
 }
+
+// ContainsFoldASCII reports whether s holds sub, a string of lower-case
+// ASCII letters, in any case: as a (?i) regular expression finds it when
+// none of sub's letters has a case pair outside ASCII (k and s do: the
+// Kelvin sign, the long s). It lets a caller turn away a text before an
+// expression that needs sub runs.
+func ContainsFoldASCII(s, sub string) bool {
+	for i := 0; i+len(sub) <= len(s); i++ {
+		j := 0
+		for j < len(sub) && s[i+j]|0x20 == sub[j] {
+			j++
+		}
+		if j == len(sub) {
+			return true
+		}
+	}
+	return false
+}

@@ -2,6 +2,7 @@ package textproc
 
 import (
 	"reflect"
+	"regexp"
 	"slices"
 	"testing"
 )
@@ -181,6 +182,16 @@ func TestStemSpellings(t *testing.T) {
 	for from, to := range spellingStems() {
 		if next, ok := spellingStems()[to]; ok {
 			t.Errorf("%q stems to %q, which stems on to %q", from, to, next)
+		}
+	}
+}
+
+// ContainsFoldASCII finds what a (?i) expression of the same letters finds.
+func TestContainsFoldASCII(t *testing.T) {
+	for _, s := range []string{"", "Certification", "CERTIFY", "cErTiF", "certi", "xx certif yy", "çertif", "CERT IF", "ab\x80certif"} {
+		want := regexp.MustCompile(`(?i)certif`).MatchString(s)
+		if got := ContainsFoldASCII(s, "certif"); got != want {
+			t.Errorf("ContainsFoldASCII(%q) = %v, want %v", s, got, want)
 		}
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/docmind/docmind/internal/wordlists"
+	"github.com/docmind/docmind/textproc"
 )
 
 var (
@@ -51,7 +52,7 @@ func mergeHeads(toks []string) []string {
 	for i := 0; i < len(toks); i++ {
 		t := toks[i]
 		switch {
-		case i+1 < len(toks) && reOpenValue.MatchString(t) && reValueRest.MatchString(toks[i+1]) &&
+		case i+1 < len(toks) && strings.HasPrefix(t, "(") && reOpenValue.MatchString(t) && reValueRest.MatchString(toks[i+1]) &&
 			(strings.HasSuffix(toks[i+1], ")") || i+2 < len(toks) && strings.HasPrefix(toks[i+2], ")")):
 			// "(10,18" "9" ")": one value, "(10,189)"
 			t += toks[i+1]
@@ -64,10 +65,10 @@ func mergeHeads(toks []string) []string {
 				}
 			}
 			out = append(out, t)
-		case i+2 < len(toks) && reMonthWord.MatchString(t) && reDayComma.MatchString(toks[i+1]) && reYear.MatchString(toks[i+2]):
+		case i+2 < len(toks) && isMonthWord(t) && reDayComma.MatchString(toks[i+1]) && isYear(toks[i+2]):
 			out = append(out, t+"\u00a0"+toks[i+1]+"\u00a0"+toks[i+2])
 			i += 2
-		case i+1 < len(toks) && reQuarter.MatchString(t) && reYearOrFY.MatchString(toks[i+1]):
+		case i+1 < len(toks) && len(t) == 2 && t[0] == 'Q' && reQuarter.MatchString(t) && reYearOrFY.MatchString(toks[i+1]):
 			out = append(out, t+"\u00a0"+strings.TrimPrefix(toks[i+1], "'"))
 			i++
 		default:
@@ -84,6 +85,11 @@ var reUnit = regexp.MustCompile(`(?i)\((?:[a-z$ ]*\s)?in (millions|billions|thou
 // Unit is the unit a table's text states, as "in millions"; "" when
 // it states none.
 func Unit(text string) string {
+	// every unit writes "illion" or "thou": a text with neither is
+	// turned away before the expression runs
+	if !textproc.ContainsFoldASCII(text, "illion") && !textproc.ContainsFoldASCII(text, "thou") {
+		return ""
+	}
 	m := reUnit.FindStringSubmatch(text)
 	if m == nil {
 		return ""
@@ -98,7 +104,29 @@ const minCellShare = 0.2
 // a currency sign, a minus sign, parentheses (a negative amount) or a
 // percent sign ("-2%": Oracle's percent-change columns), or a dash for
 // nil.
-func isCell(tok string) bool { return reCell.MatchString(tok) }
+func isCell(tok string) bool {
+	if !hasDigit(tok) { // every value but a dash holds a digit: no regexp for words
+		return tok == "—" || tok == "–" || tok == "-"
+	}
+	return reCell.MatchString(tok)
+}
+
+// hasDigit reports whether s holds an ASCII digit, which every match of
+// reCell's values, reYear, reOpenValue and reDayComma does: a word is
+// turned away before the regular expression runs.
+func hasDigit(s string) bool {
+	return strings.ContainsAny(s, "0123456789")
+}
+
+// isYear is reYear.MatchString, quicker on words.
+func isYear(t string) bool { return hasDigit(t) && reYear.MatchString(t) }
+
+// isMonthWord is reMonthWord.MatchString, quicker on words that do not
+// start with a capital.
+func isMonthWord(t string) bool {
+	r, _ := utf8.DecodeRuneInString(t)
+	return unicode.IsUpper(r) && reMonthWord.MatchString(t)
+}
 
 // Rows splits text flattened from a table ("In millions 2022 2021
 // Revenue $ 1,645 $ 1,582 Net income 812 790") into one line per row,
@@ -210,7 +238,7 @@ func continued(sent string, header []string) []tableRow {
 // a year, a date or a quarter ("September 25, 2021"); "" otherwise.
 func columnHead(sent string) string {
 	toks := mergeHeads(strings.Fields(sent))
-	if len(toks) == 1 && reYear.MatchString(toks[0]) {
+	if len(toks) == 1 && isYear(toks[0]) {
 		return toks[0]
 	}
 	return ""
@@ -395,7 +423,7 @@ func headerCandidates(toks []string) []headerCandidate {
 func yearsOnly(h []string) []string {
 	years := 0
 	for _, t := range h {
-		if len(t) == 4 && reYear.MatchString(t) {
+		if len(t) == 4 && isYear(t) {
 			years++
 		}
 	}
@@ -417,7 +445,7 @@ func headerCandidatesAsWritten(toks []string) []headerCandidate {
 	out := []headerCandidate{{nil, 0}}
 	for i := 0; i < len(toks); i++ {
 		j := i
-		for j < len(toks) && reYear.MatchString(toks[j]) {
+		for j < len(toks) && isYear(toks[j]) {
 			j++
 		}
 		if j-i >= 2 {
@@ -430,15 +458,15 @@ func headerCandidatesAsWritten(toks []string) []headerCandidate {
 	// longer header is a candidate too. The header's first year is the
 	// first that such a run starts from (a year in the sentence before
 	// the table, "for 2022, 2021 and 2020 (dollars in millions)", is not).
-	for i := slices.IndexFunc(toks, reYear.MatchString); i >= 0 && i < len(toks); i++ {
-		if !reYear.MatchString(toks[i]) {
+	for i := slices.IndexFunc(toks, isYear); i >= 0 && i < len(toks); i++ {
+		if !isYear(toks[i]) {
 			continue
 		}
 		n := len(out)
 		for from := i; ; {
 			next := -1
 			for j := from + 1; j < len(toks) && j-from-1 <= maxColumnWords; j++ {
-				if reYear.MatchString(toks[j]) {
+				if isYear(toks[j]) {
 					if j > from+1 {
 						next = j
 					}
@@ -705,7 +733,7 @@ func PipeRows(text string) []Row {
 // row ("In millions | 2022 | 2021"), not of a row of amounts.
 func allYears(values []string) bool {
 	for _, v := range values {
-		if len(v) != 4 || !reYear.MatchString(v) {
+		if len(v) != 4 || !isYear(v) {
 			return false
 		}
 	}
@@ -759,10 +787,10 @@ func pipeHeader(line string) []string {
 	var out []string
 	for i, c := range cellsOf(line) {
 		toks := mergeHeads(strings.Fields(c))
-		if c == "" || i == 0 && !(len(toks) == 1 && reYear.MatchString(toks[0])) {
+		if c == "" || i == 0 && !(len(toks) == 1 && isYear(toks[0])) {
 			continue
 		}
-		if len(toks) == 1 && reYear.MatchString(toks[0]) {
+		if len(toks) == 1 && isYear(toks[0]) {
 			out = append(out, toks[0])
 			continue
 		}
