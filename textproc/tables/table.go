@@ -115,7 +115,12 @@ func isCell(tok string) bool {
 // reCell's values, reYear, reOpenValue and reDayComma does: a word is
 // turned away before the regular expression runs.
 func hasDigit(s string) bool {
-	return strings.ContainsAny(s, "0123456789")
+	for i := 0; i < len(s); i++ {
+		if '0' <= s[i] && s[i] <= '9' {
+			return true
+		}
+	}
+	return false
 }
 
 // isYear is reYear.MatchString, quicker on words.
