@@ -125,10 +125,10 @@ func TestStreamMatchesWholeText(t *testing.T) {
 
 // TestStreamMatchesLargeText: streaming gives the sections of reading
 // whole for 80 more generated texts and for large ones: 2 MiB of
-// generated text, and text without
-// line breaks (one line of sentences, one of words without a sentence
-// end, one of a single word in several scripts). A long test: about 35 s
-// alone, ten minutes under the race detector, so CI runs it without.
+// generated text, and text without line breaks (one line of sentences,
+// one of words without a sentence end, one of a single word in several
+// scripts). A long test: 10 to 25 s alone, ten minutes under the race
+// detector, so CI runs it without.
 func TestStreamMatchesLargeText(t *testing.T) {
 	testenv.Long(t, "streams 0.5 to 2 MiB texts")
 	rng := rand.New(rand.NewSource(2))

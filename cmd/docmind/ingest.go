@@ -312,7 +312,7 @@ func (a *app) showProgress(opt *ingest.Options, all bool) *progressBar {
 		// No terminal to redraw a bar on: a line per file.
 		opt.Progress = func(pr ingest.Progress) {
 			bar.mu.Lock()
-			delete(bar.inflight, pr.Last.Path)
+			bar.forget(pr.Last.Path)
 			bar.mu.Unlock()
 			if all || pr.Last.Status == ingest.Indexed {
 				printFileLine(a.stderr, pr)
@@ -390,6 +390,9 @@ func (p *progressBar) started(path string) {
 	}
 }
 
+// forget notes that path is read. p.mu is held.
+func (p *progressBar) forget(path string) { delete(p.inflight, path) }
+
 // watch checks twice a second for a file that takes long, until finish.
 func (p *progressBar) watch() {
 	t := time.NewTicker(500 * time.Millisecond)
@@ -465,7 +468,7 @@ func sizeNote(n int64) string {
 func (p *progressBar) update(pr ingest.Progress) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	delete(p.inflight, pr.Last.Path)
+	p.forget(pr.Last.Path)
 	force := pr.FilesDone >= pr.FilesTotal
 	if p.now != nil {
 		slow := p.slowNote()

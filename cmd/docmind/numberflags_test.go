@@ -10,8 +10,7 @@ import (
 // --min-* gate (every comparison with NaN is false), and a share over 1
 // ran the whole evaluation before failing; a missing question file is
 // named, and a malformed one read, before the documents are indexed; an
-// evaluation with nothing to
-// measure fails instead of reporting 0.
+// evaluation with nothing to measure fails instead of reporting 0.
 func TestBadNumbersAndInputsFailFirst(t *testing.T) {
 	beir := t.TempDir()
 	for name, body := range map[string]string{"corpus.jsonl": "", "queries.jsonl": "", "qrels/test.tsv": "query-id\tcorpus-id\tscore\n"} {

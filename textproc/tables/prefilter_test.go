@@ -2,12 +2,14 @@ package tables
 
 import (
 	"math/rand/v2"
+	"regexp"
 	"strings"
 	"testing"
 )
 
 // The quick checks before the regular expressions (isCell, isYear,
-// isMonthWord) decide as the expressions alone do, on tokens of every
+// isMonthWord), and isQuarter in place of one, decide as the expressions
+// alone do, on tokens of every
 // shape the tables hold and on random ones.
 func TestPrefiltersMatchTheExpressions(t *testing.T) {
 	toks := []string{"", "-", "—", "–", "−", "−5", "(10,18", "9)", "1,234.5", "$(12)", "12%", "(3.4)%", "2022", "1999", "FY2023",
@@ -23,7 +25,11 @@ func TestPrefiltersMatchTheExpressions(t *testing.T) {
 		}
 		toks = append(toks, string(b))
 	}
+	reQuarter := regexp.MustCompile(`^Q[1-4]$`)
 	for _, tok := range toks {
+		if got, want := isQuarter(tok), reQuarter.MatchString(tok); got != want {
+			t.Errorf("isQuarter(%q) = %v, ^Q[1-4]$ says %v", tok, got, want)
+		}
 		if got, want := isCell(tok), reCell.MatchString(tok); got != want {
 			t.Errorf("isCell(%q) = %v, reCell says %v", tok, got, want)
 		}

@@ -33,7 +33,6 @@ var (
 var (
 	reMonthWord = regexp.MustCompile(`^` + wordlists.AlternationOf(wordlists.Capitalised(wordlists.MonthWords())...) + `\.?$`)
 	reDayComma  = regexp.MustCompile(`^\d{1,2},$`)
-	reQuarter   = regexp.MustCompile(`^Q[1-4]$`)
 	reYearOrFY  = regexp.MustCompile(`^(?:FY)?(?:(?:19|20)\d\d|'?\d\d)$`)
 )
 
@@ -68,7 +67,7 @@ func mergeHeads(toks []string) []string {
 		case i+2 < len(toks) && isMonthWord(t) && reDayComma.MatchString(toks[i+1]) && isYear(toks[i+2]):
 			out = append(out, t+"\u00a0"+toks[i+1]+"\u00a0"+toks[i+2])
 			i += 2
-		case i+1 < len(toks) && len(t) == 2 && t[0] == 'Q' && reQuarter.MatchString(t) && reYearOrFY.MatchString(toks[i+1]):
+		case i+1 < len(toks) && isQuarter(t) && reYearOrFY.MatchString(toks[i+1]):
 			out = append(out, t+"\u00a0"+strings.TrimPrefix(toks[i+1], "'"))
 			i++
 		default:
@@ -125,6 +124,9 @@ func hasDigit(s string) bool {
 
 // isYear is reYear.MatchString, quicker on words.
 func isYear(t string) bool { return hasDigit(t) && reYear.MatchString(t) }
+
+// isQuarter reports whether t is a quarter alone: "Q1" to "Q4".
+func isQuarter(t string) bool { return len(t) == 2 && t[0] == 'Q' && '1' <= t[1] && t[1] <= '4' }
 
 // isMonthWord is reMonthWord.MatchString, quicker on words that do not
 // start with a capital.
