@@ -362,10 +362,23 @@ func prepareAll(ctx context.Context, ix Store, files []file, opt Options) <-chan
 	return results
 }
 
-// writeAll writes the prepared files to ix one at a time, reporting
-// progress after each, and returns their results in walk order. On the
-// first write error it cancels the run (cancel), drains the rest without
-// writing them and returns the error.
+// Reordering window of writeAll: a file done before an earlier one in the
+// walk is held until the earlier ones are written, so that a fresh build
+// of a folder gives every section the same id whatever order the workers
+// finish in (retrieval breaks score ties by id). A slow file must not hold
+// every later file in memory: past reorderFiles held files or
+// reorderBytes of held section text, the earliest held file is written out
+// of turn.
+const (
+	reorderFiles = 64
+	reorderBytes = 64 << 20
+)
+
+// writeAll writes the prepared files to ix one at a time, in walk order
+// within the reordering window above, reporting progress after each, and
+// returns their results in walk order. On the first write error it cancels
+// the run (cancel), drains the rest without writing them and returns the
+// error.
 func writeAll(ctx context.Context, cancel context.CancelFunc, ix Store, files []file, results <-chan prepared, opt Options, start time.Time) ([]Result, error) {
 	var total int64
 	for _, f := range files {
@@ -374,7 +387,9 @@ func writeAll(ctx context.Context, cancel context.CancelFunc, ix Store, files []
 	out := make([]Result, len(files))
 	prog := Progress{FilesTotal: len(files), BytesTotal: total}
 	var werr error
-	for d := range results {
+	done := make([]bool, len(files))
+	write := func(d prepared) {
+		done[d.i] = true
 		if werr == nil {
 			var err error
 			if d.res, err = writePrepared(ctx, ix, d, opt); err != nil {
@@ -388,7 +403,56 @@ func writeAll(ctx context.Context, cancel context.CancelFunc, ix Store, files []
 			opt.Progress(prog)
 		}
 	}
+	held := map[int]prepared{}
+	var heldBytes int64
+	next := 0 // the earliest file not yet written
+	take := func(i int) {
+		d := held[i]
+		delete(held, i)
+		heldBytes -= d.textBytes()
+		write(d)
+	}
+	for d := range results {
+		held[d.i] = d
+		heldBytes += d.textBytes()
+		for len(held) > 0 {
+			if _, ok := held[next]; ok {
+				take(next)
+			} else if len(held) > reorderFiles || heldBytes > reorderBytes {
+				take(minKey(held))
+			} else {
+				break
+			}
+			for next < len(files) && done[next] {
+				next++
+			}
+		}
+	}
+	for len(held) > 0 { // cancelled: the rest as they come in the walk
+		take(minKey(held))
+	}
 	return out, werr
+}
+
+// textBytes is the section text a prepared file holds in memory (a file
+// to stream holds none: it is read again while written).
+func (d prepared) textBytes() int64 {
+	var n int64
+	for _, s := range d.sec {
+		n += int64(len(s.Content))
+	}
+	return n
+}
+
+// minKey returns the smallest key of a non-empty map.
+func minKey(m map[int]prepared) int {
+	k := -1
+	for i := range m {
+		if k < 0 || i < k {
+			k = i
+		}
+	}
+	return k
 }
 
 // writePrepared writes one prepared file: sectioned while read again
