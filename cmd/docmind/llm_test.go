@@ -68,12 +68,22 @@ func editedContractModel(t *testing.T, srv *openaitest.Server, edit func(openait
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv.Always(openaitest.RouteDecomposition, openaitest.Reply{Content: string(dec)})
 	var generations atomic.Int32
 	respond := func(req openaitest.Request) openaitest.Reply {
 		text := req.Text()
 		id := promptSectionID(text, "Late Payment Penalties")
-		switch req.Route {
+		route := req.Route
+		if route == openaitest.RouteGenerate { // no schema's name: the stage is read from the prompt
+			switch {
+			case strings.Contains(text, "You are a strict fact checker"):
+				route = openaitest.RouteVerdict
+			case strings.Contains(text, "describe what each question asks for"):
+				route = openaitest.RouteDecomposition
+			}
+		}
+		switch route {
+		case openaitest.RouteDecomposition:
+			return openaitest.Reply{Content: string(dec)}
 		case openaitest.RouteGenerate:
 			if !strings.Contains(text, "<documents>") {
 				return openaitest.Reply{Content: "late payment penalties late fee overdue amount"}
@@ -697,4 +707,52 @@ func TestEvalQARejectedKey(t *testing.T) {
 			}
 		}
 	}
+}
+
+// A reasoning model (gpt-5-mini) takes no temperature and wants
+// max_completion_tokens; an endpoint like DeepSeek's takes no json_schema
+// response format. Either answers the question: the requests are sent as
+// the model takes them, and stderr says what changed, once.
+func TestAskLLMModeEndpointsThatRejectParameters(t *testing.T) {
+	t.Run("reasoning model", func(t *testing.T) {
+		srv := openaitest.New(t)
+		contractModel(t, srv, "1.5%")
+		env := append(llmEnv(srv), "DOCMIND_MODEL=gpt-5-mini")
+		r := runCLI(t, env, "ask", "--docs", "examples/contract", "What are the penalties?")
+		if r.code != exitOK || !strings.Contains(r.stdout, "1.5% per month") {
+			t.Fatalf("exit %d; stdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+		}
+		for _, req := range srv.Requests() {
+			if req.HasKey("temperature") || req.HasKey("max_tokens") || req.Body.MaxCompletionTokens == 0 {
+				t.Errorf("%s request sent %s", req.Route, req.Raw)
+			}
+		}
+		if n := strings.Count(r.stderr, "(gpt-5-mini) does not take a temperature"); n != 1 {
+			t.Errorf("stderr says %d times that the temperature was left out, want once:\n%s", n, r.stderr)
+		}
+	})
+	t.Run("no json_schema", func(t *testing.T) {
+		srv := openaitest.New(t)
+		editedContractModel(t, srv, func(req openaitest.Request, r *openaitest.Reply) {
+			if rf := req.Body.ResponseFormat; rf != nil && rf.Type == openai.ChatCompletionResponseFormatTypeJSONSchema {
+				*r = openaitest.Reply{Status: 400, Message: "This response_format type is unavailable now"}
+			}
+		}, "1.5%")
+		r := runCLI(t, llmEnv(srv), "ask", "--docs", "examples/contract", "What are the penalties?")
+		if r.code != exitOK || !strings.Contains(r.stdout, "1.5% per month") {
+			t.Fatalf("exit %d; stdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+		}
+		if !strings.Contains(r.stderr, "does not take a JSON schema as the response format") {
+			t.Errorf("stderr does not say the response format changed:\n%s", r.stderr)
+		}
+		rejected := 0
+		for _, req := range srv.Requests() {
+			if rf := req.Body.ResponseFormat; rf != nil && rf.Type == openai.ChatCompletionResponseFormatTypeJSONSchema {
+				rejected++
+			}
+		}
+		if rejected != 1 {
+			t.Errorf("%d requests asked for a JSON schema, want 1 (the first, rejected)", rejected)
+		}
+	})
 }

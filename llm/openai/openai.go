@@ -63,6 +63,9 @@ type Model struct {
 	legacy   bool
 	noUsage  bool
 	embed    string
+
+	mu      sync.Mutex
+	adapted map[string]*adaptation // by model name; see adapt.go
 }
 
 type options struct {
@@ -218,6 +221,14 @@ func (m *Model) Call(ctx context.Context, prompt string, options ...llms.CallOpt
 
 // GenerateContent implements llms.Model. With llms.WithStreamingFunc it
 // streams; the returned response then holds the whole text and the usage.
+//
+// A request the endpoint rejects for one of the optional parameters it
+// carries (a temperature or top_p a reasoning model does not take,
+// max_tokens where max_completion_tokens is wanted or the reverse, a
+// json_schema response format, stream_options) is sent again without
+// that parameter, or with what the endpoint asks for instead; the model
+// remembers it for later calls, and the run's notes say what changed
+// (see adapt.go).
 func (m *Model) GenerateContent(ctx context.Context, messages []llms.MessageContent, options ...llms.CallOption) (*llms.ContentResponse, error) {
 	opts := llms.CallOptions{Temperature: math.NaN()}
 	for _, o := range options {
@@ -228,10 +239,29 @@ func (m *Model) GenerateContent(ctx context.Context, messages []llms.MessageCont
 		return nil, err
 	}
 	streaming := opts.StreamingFunc != nil || opts.StreamingReasoningFunc != nil
+	if streaming && !m.noUsage {
+		req.StreamOptions = &sdk.StreamOptions{IncludeUsage: true}
+	}
+	m.adaptations(req.Model).apply(&req)
+	for tries := 0; ; tries++ {
+		resp, err := m.generate(ctx, req, &opts, streaming)
+		if err == nil || tries >= maxAdaptations {
+			return resp, err
+		}
+		note := m.adapt(&req, err)
+		if note == "" {
+			return resp, err
+		}
+		schema.RecordNote(ctx, note)
+	}
+}
+
+// generate sends req once.
+func (m *Model) generate(ctx context.Context, req sdk.ChatCompletionRequest, opts *llms.CallOptions, streaming bool) (*llms.ContentResponse, error) {
 	info := &respInfo{limit: replyLimit(opts.MaxTokens, max(req.N, 1), streaming)}
 	ctx = context.WithValue(ctx, respInfoKey{}, info)
 	if streaming {
-		return m.stream(ctx, req, &opts, info)
+		return m.stream(ctx, req, opts, info)
 	}
 	resp, err := m.client.CreateChatCompletion(ctx, req)
 	if err != nil {
@@ -419,9 +449,6 @@ func convertMessage(mc llms.MessageContent) (sdk.ChatCompletionMessage, error) {
 
 func (m *Model) stream(ctx context.Context, req sdk.ChatCompletionRequest, o *llms.CallOptions, info *respInfo) (*llms.ContentResponse, error) {
 	req.Stream = true
-	if !m.noUsage {
-		req.StreamOptions = &sdk.StreamOptions{IncludeUsage: true}
-	}
 	st, err := m.client.CreateChatCompletionStream(ctx, req)
 	if err != nil {
 		return nil, m.wrapErr(ctx, err, info)
