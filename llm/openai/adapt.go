@@ -29,6 +29,10 @@ import (
 //   - some servers reject stream_options: "Unrecognized request argument
 //     supplied: stream_options".
 //
+// A model refused a temperature reasons before it replies, as does one
+// whose replies report reasoning tokens: its token limit counts the hidden
+// reasoning, so its requests get ReasoningAllowance more.
+//
 // A Model sends such a request again without the parameter (json_schema
 // becomes json_object, then no response format: every prompt describes
 // its JSON in words, and the reply is parsed and validated as before; a
@@ -50,6 +54,9 @@ const (
 // adaptation is what a model's endpoint was found not to take.
 type adaptation struct {
 	noTemperature, noTopP, noStreamOptions bool
+	// reasons: the model reasons before it replies; its token limit gets
+	// ReasoningAllowance more
+	reasons bool
 	// tokens: 0 as configured, else the field to send the limit in.
 	tokens string
 	format int
@@ -86,6 +93,14 @@ func (a adaptation) apply(req *sdk.ChatCompletionRequest) {
 	if a.noStreamOptions {
 		req.StreamOptions = nil
 	}
+	if a.reasons {
+		switch {
+		case req.MaxCompletionTokens > 0:
+			req.MaxCompletionTokens += ReasoningAllowance
+		case req.MaxTokens > 0:
+			req.MaxTokens += ReasoningAllowance
+		}
+	}
 	switch a.tokens {
 	case "max_completion_tokens":
 		if req.MaxTokens > 0 {
@@ -108,10 +123,10 @@ func (a adaptation) apply(req *sdk.ChatCompletionRequest) {
 
 // adapt reads a failed call's error. When the endpoint (or go-openai's
 // own check of the reasoning models' parameters, made before any request
-// is sent) rejected an optional parameter req sent, it changes req,
-// remembers the change for req.Model and returns a note saying what
-// changed; otherwise it returns "" and leaves req alone.
-func (m *Model) adapt(req *sdk.ChatCompletionRequest, err error) string {
+// is sent) rejected an optional parameter req sent, it returns the
+// model's adaptation with that change and a note saying what changed;
+// otherwise it returns "" for the note.
+func (m *Model) adapt(req *sdk.ChatCompletionRequest, err error) (adaptation, string) {
 	a := m.adaptations(req.Model)
 	var what string
 	if errors.Is(err, sdk.ErrReasoningModelMaxTokensDeprecated) || errors.Is(err, sdk.ErrReasoningModelLimitationsOther) || errors.Is(err, sdk.ErrReasoningSamplingUnsupported) {
@@ -120,15 +135,37 @@ func (m *Model) adapt(req *sdk.ChatCompletionRequest, err error) string {
 		what = a.rejected(req, err)
 	}
 	if what == "" {
+		return a, ""
+	}
+	return a, fmt.Sprintf("%s (%s) does not take %s", m.endpoint, req.Model, what)
+}
+
+// ReasoningAllowance is added to the token limit of a request to a model
+// that reasons before it replies (OpenAI's o-series and gpt-5, and any
+// model whose replies report reasoning tokens): its limit counts the
+// hidden reasoning too, and a reasoning model given only the reply's room
+// (512 tokens for a decomposition) spends it all on reasoning and replies
+// with nothing. The reply's own limit still caps the text read.
+const ReasoningAllowance = 8192
+
+// learnReasoning remembers that model reasons when usage reports
+// reasoning tokens, and returns a note the first time.
+func (m *Model) learnReasoning(model string, usage *sdk.Usage) string {
+	if usage == nil || usage.CompletionTokensDetails == nil || usage.CompletionTokensDetails.ReasoningTokens == 0 {
 		return ""
 	}
-	before := *req
-	a.apply(req)
-	if sameRequest(before, *req) {
+	a := m.adaptations(model)
+	if a.reasons {
 		return ""
 	}
-	m.remember(req.Model, a)
-	return fmt.Sprintf("%s (%s) does not take %s", m.endpoint, req.Model, what)
+	a.reasons = true
+	m.remember(model, a)
+	return fmt.Sprintf("%s (%s) reasons before it replies (%d reasoning tokens): its requests get %d more tokens for that", m.endpoint, model, usage.CompletionTokensDetails.ReasoningTokens, ReasoningAllowance)
+}
+
+// tokenLimit is the token limit req sends (0 when none).
+func tokenLimit(req sdk.ChatCompletionRequest) int {
+	return max(req.MaxTokens, req.MaxCompletionTokens)
 }
 
 // reasoning sets in a what go-openai's check of a reasoning model's
@@ -139,7 +176,7 @@ func (a *adaptation) reasoning(req *sdk.ChatCompletionRequest) string {
 		a.tokens = "max_completion_tokens"
 		return "max_tokens: the token limit sent as max_completion_tokens"
 	case req.Temperature != 0 && req.Temperature != 1:
-		a.noTemperature = true
+		a.noTemperature, a.reasons = true, true
 		return noTemperature
 	case req.TopP != 0 && req.TopP != 1:
 		a.noTopP = true
@@ -148,7 +185,10 @@ func (a *adaptation) reasoning(req *sdk.ChatCompletionRequest) string {
 	return ""
 }
 
-const noTemperature = "a temperature: sent without one (the model's default), so its replies may vary between runs"
+// noTemperature is what a model refused a temperature is sent instead: a
+// model that takes none reasons.
+var noTemperature = fmt.Sprintf("a temperature: sent without one (the model's default), so its replies may vary between runs, "+
+	"and with %d more tokens for its reasoning", ReasoningAllowance)
 
 // rejected sets in a the parameter an endpoint's HTTP 400 or 422 names,
 // when req sent it, and says what.
@@ -173,7 +213,7 @@ func (a *adaptation) rejected(req *sdk.ChatCompletionRequest, err error) string 
 	}
 	switch {
 	case req.Temperature != 0 && names("temperature"):
-		a.noTemperature = true
+		a.noTemperature, a.reasons = true, true
 		return noTemperature
 	case req.TopP != 0 && names("top_p"):
 		a.noTopP = true

@@ -11,6 +11,7 @@ import (
 	"github.com/tmc/langchaingo/llms"
 
 	"github.com/docmind/docmind/llm"
+	"github.com/docmind/docmind/llm/openai"
 	"github.com/docmind/docmind/llm/openaitest"
 	"github.com/docmind/docmind/schema"
 )
@@ -77,7 +78,7 @@ func TestReasoningModelGetsTheParametersItTakes(t *testing.T) {
 				}
 			}
 			last, _ := srv.Last("")
-			if last.HasKey("temperature") || last.HasKey("max_tokens") || last.Body.MaxCompletionTokens != 64 {
+			if last.HasKey("temperature") || last.HasKey("max_tokens") || last.Body.MaxCompletionTokens != 64+openai.ReasoningAllowance {
 				t.Errorf("last request %s", last.Raw)
 			}
 
@@ -215,5 +216,34 @@ func TestOtherBadRequestsAreNotAdapted(t *testing.T) {
 		if n := len(srv.Requests()); n != 1 {
 			t.Errorf("%s: %d requests, want 1", rej.Body, n)
 		}
+	}
+}
+
+// A model whose limit counts its hidden reasoning (usage reports
+// reasoning tokens) can spend all of a small limit on reasoning and reply
+// with nothing. Once its usage says it reasons, its requests get room for
+// that beside the reply's.
+func TestReasoningTokensGetTheirOwnRoom(t *testing.T) {
+	srv := openaitest.New(t)
+	srv.Script(openaitest.RouteGenerate,
+		openaitest.Reply{Content: "", FinishReason: "length", Usage: &sdk.Usage{PromptTokens: 50, CompletionTokens: 512, TotalTokens: 562,
+			CompletionTokensDetails: &sdk.CompletionTokensDetails{ReasoningTokens: 512}}},
+		openaitest.Reply{Content: `{"intent":"amount"}`})
+	m := newModel(t, srv)
+	ctx, meter := withMeter()
+	opts := []llms.CallOption{llms.WithModel("gateway/thinker"), llms.WithMaxTokens(512)}
+	resp, err := m.GenerateContent(ctx, []llms.MessageContent{llms.TextParts(llms.ChatMessageTypeHuman, "decompose")}, opts...)
+	if err != nil || resp.Choices[0].Content != "" {
+		t.Fatalf("first call: %v, %v", resp, err)
+	}
+	if !strings.Contains(meter.Notes(), "(gateway/thinker) reasons before it replies (512 reasoning tokens)") {
+		t.Errorf("notes %q", meter.Notes())
+	}
+	if _, err := m.GenerateContent(context.Background(), []llms.MessageContent{llms.TextParts(llms.ChatMessageTypeHuman, "decompose")}, opts...); err != nil {
+		t.Fatal(err)
+	}
+	reqs := srv.Requests()
+	if got := []int{reqs[0].MaxTokens(), reqs[1].MaxTokens()}; got[0] != 512 || got[1] != 512+openai.ReasoningAllowance {
+		t.Errorf("token limits sent %v, want [512 %d]", got, 512+openai.ReasoningAllowance)
 	}
 }

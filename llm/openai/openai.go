@@ -242,23 +242,38 @@ func (m *Model) GenerateContent(ctx context.Context, messages []llms.MessageCont
 	if streaming && !m.noUsage {
 		req.StreamOptions = &sdk.StreamOptions{IncludeUsage: true}
 	}
+	asked := req
 	m.adaptations(req.Model).apply(&req)
 	for tries := 0; ; tries++ {
-		resp, err := m.generate(ctx, req, &opts, streaming)
-		if err == nil || tries >= maxAdaptations {
-			return resp, err
+		resp, usage, err := m.generate(ctx, req, &opts, streaming)
+		if err == nil {
+			if note := m.learnReasoning(req.Model, usage); note != "" {
+				schema.RecordNote(ctx, note)
+			}
+			return resp, nil
 		}
-		note := m.adapt(&req, err)
+		if tries >= maxAdaptations {
+			return nil, err
+		}
+		a, note := m.adapt(&req, err)
 		if note == "" {
-			return resp, err
+			return nil, err
 		}
+		sent := req
+		req = asked
+		a.apply(&req)
+		if sameRequest(sent, req) {
+			return nil, err
+		}
+		m.remember(req.Model, a)
 		schema.RecordNote(ctx, note)
 	}
 }
 
-// generate sends req once.
-func (m *Model) generate(ctx context.Context, req sdk.ChatCompletionRequest, opts *llms.CallOptions, streaming bool) (*llms.ContentResponse, error) {
-	info := &respInfo{limit: replyLimit(opts.MaxTokens, max(req.N, 1), streaming)}
+// generate sends req once, and returns the reply and the usage the
+// endpoint reported (nil when none).
+func (m *Model) generate(ctx context.Context, req sdk.ChatCompletionRequest, opts *llms.CallOptions, streaming bool) (*llms.ContentResponse, *sdk.Usage, error) {
+	info := &respInfo{limit: replyLimit(tokenLimit(req), max(req.N, 1), streaming)}
 	ctx = context.WithValue(ctx, respInfoKey{}, info)
 	if streaming {
 		return m.stream(ctx, req, opts, info)
@@ -266,12 +281,12 @@ func (m *Model) generate(ctx context.Context, req sdk.ChatCompletionRequest, opt
 	resp, err := m.client.CreateChatCompletion(ctx, req)
 	if err != nil {
 		if bad := info.badReply(ctx, err); bad != nil {
-			return nil, bad
+			return nil, nil, bad
 		}
-		return nil, m.wrapErr(ctx, err, info)
+		return nil, nil, m.wrapErr(ctx, err, info)
 	}
 	if len(resp.Choices) == 0 {
-		return nil, fmt.Errorf("%s returned no choices", m.endpoint)
+		return nil, nil, fmt.Errorf("%s returned no choices", m.endpoint)
 	}
 	out := &llms.ContentResponse{}
 	for _, c := range resp.Choices {
@@ -292,7 +307,7 @@ func (m *Model) generate(ctx context.Context, req sdk.ChatCompletionRequest, opt
 		}
 		out.Choices = append(out.Choices, choice)
 	}
-	return out, nil
+	return out, &resp.Usage, nil
 }
 
 // GenerateContentStream streams the reply's text as a channel of partial
@@ -447,11 +462,11 @@ func convertMessage(mc llms.MessageContent) (sdk.ChatCompletionMessage, error) {
 	return msg, nil
 }
 
-func (m *Model) stream(ctx context.Context, req sdk.ChatCompletionRequest, o *llms.CallOptions, info *respInfo) (*llms.ContentResponse, error) {
+func (m *Model) stream(ctx context.Context, req sdk.ChatCompletionRequest, o *llms.CallOptions, info *respInfo) (*llms.ContentResponse, *sdk.Usage, error) {
 	req.Stream = true
 	st, err := m.client.CreateChatCompletionStream(ctx, req)
 	if err != nil {
-		return nil, m.wrapErr(ctx, err, info)
+		return nil, nil, m.wrapErr(ctx, err, info)
 	}
 	defer st.Close()
 	var text, reasoning strings.Builder
@@ -462,8 +477,9 @@ func (m *Model) stream(ctx context.Context, req sdk.ChatCompletionRequest, o *ll
 	// the streamed text stops at the token limit's bytes too, before the
 	// receiver prints more of it
 	textCap := 0
-	if o.MaxTokens > 0 {
-		textCap = o.MaxTokens*ReplyBytesPerToken + replyOverhead
+	limit := tokenLimit(req)
+	if limit > 0 {
+		textCap = limit*ReplyBytesPerToken + replyOverhead
 	}
 	for {
 		chunk, err := st.Recv()
@@ -471,7 +487,7 @@ func (m *Model) stream(ctx context.Context, req sdk.ChatCompletionRequest, o *ll
 			break
 		}
 		if err != nil {
-			return nil, m.wrapErr(ctx, err, info)
+			return nil, nil, m.wrapErr(ctx, err, info)
 		}
 		if chunk.Model != "" {
 			model = chunk.Model
@@ -487,13 +503,13 @@ func (m *Model) stream(ctx context.Context, req sdk.ChatCompletionRequest, o *ll
 				finish = string(c.FinishReason)
 			}
 			if textCap > 0 && text.Len()+reasoning.Len()+len(c.Delta.Content)+len(c.Delta.ReasoningContent) > textCap {
-				return nil, m.wrapErr(ctx, fmt.Errorf("%w (%d bytes of text for max_tokens %d)", ErrReplyTooLarge, textCap, o.MaxTokens), info)
+				return nil, nil, m.wrapErr(ctx, fmt.Errorf("%w (%d bytes of text for max_tokens %d)", ErrReplyTooLarge, textCap, limit), info)
 			}
 			if d := c.Delta.ReasoningContent; d != "" {
 				reasoning.WriteString(d)
 				if o.StreamingReasoningFunc != nil {
 					if err := o.StreamingReasoningFunc(ctx, []byte(d), nil); err != nil {
-						return nil, fmt.Errorf("streaming stopped by the receiver: %w", err)
+						return nil, nil, fmt.Errorf("streaming stopped by the receiver: %w", err)
 					}
 				}
 			}
@@ -501,7 +517,7 @@ func (m *Model) stream(ctx context.Context, req sdk.ChatCompletionRequest, o *ll
 				text.WriteString(d)
 				if o.StreamingFunc != nil {
 					if err := o.StreamingFunc(ctx, []byte(d)); err != nil {
-						return nil, fmt.Errorf("streaming stopped by the receiver: %w", err)
+						return nil, nil, fmt.Errorf("streaming stopped by the receiver: %w", err)
 					}
 				}
 			}
@@ -525,7 +541,7 @@ func (m *Model) stream(ctx context.Context, req sdk.ChatCompletionRequest, o *ll
 		}
 	}
 	if err := ctx.Err(); err != nil {
-		return nil, m.wrapErr(ctx, err, info)
+		return nil, nil, m.wrapErr(ctx, err, info)
 	}
 	choice := &llms.ContentChoice{
 		Content:          text.String(),
@@ -536,7 +552,7 @@ func (m *Model) stream(ctx context.Context, req sdk.ChatCompletionRequest, o *ll
 	for _, idx := range order {
 		choice.ToolCalls = append(choice.ToolCalls, *tools[idx])
 	}
-	return &llms.ContentResponse{Choices: []*llms.ContentChoice{choice}}, nil
+	return &llms.ContentResponse{Choices: []*llms.ContentChoice{choice}}, usage, nil
 }
 
 func generationInfo(model string, u *sdk.Usage) map[string]any {
