@@ -87,13 +87,15 @@ func JudgeSettings(modelName string, maxTokens int) llm.Settings {
 // any langchaingo llms.Model (OpenAI, Anthropic, Ollama, ... or the
 // go-openai adapter in package llm/openai). The judge's deterministic
 // guards still run on every verdict. Stages set explicitly with
-// WithDecomposer, WithGenerator or WithJudge are kept.
+// WithDecomposer, WithGenerator or WithJudge are kept. A reasoning model's
+// thinking written into its replies (<think>…</think>) is set apart from
+// the answer (llm.SeparateThinking).
 func WithLLM(model llms.Model) Option {
 	return func(c *config) error {
 		if model == nil {
 			return errors.New("WithLLM: model is nil")
 		}
-		c.llm.model = model
+		c.llm.model = llm.SeparateThinking(model)
 		return nil
 	}
 }
@@ -105,7 +107,7 @@ func WithJudgeLLM(model llms.Model) Option {
 		if model == nil {
 			return errors.New("WithJudgeLLM: model is nil")
 		}
-		c.llm.judgeModel = model
+		c.llm.judgeModel = llm.SeparateThinking(model)
 		return nil
 	}
 }

@@ -756,3 +756,27 @@ func TestAskLLMModeEndpointsThatRejectParameters(t *testing.T) {
 		}
 	})
 }
+
+// A reasoning model served without a reasoning parser (DeepSeek-R1 on
+// vLLM or llama.cpp) thinks inside <think>…</think> before every reply,
+// quoting JSON it then does not give. The stages read the replies after
+// the thinking, and the user never sees it.
+func TestAskLLMModeInlineThinking(t *testing.T) {
+	srv := openaitest.New(t)
+	editedContractModel(t, srv, func(req openaitest.Request, r *openaitest.Reply) {
+		if r.Status == 0 {
+			r.Content = "<think>Let me think. A reply like {\"is_hallucinated\": true} or [\"S9\"] would be wrong here.</think>\n\n" + r.Content
+		}
+	}, "1.5%")
+	r := runCLI(t, llmEnv(srv), "ask", "--json", "--docs", "examples/contract", "What are the penalties?")
+	if r.code != exitOK {
+		t.Fatalf("exit %d; stdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+	}
+	var st schema.State
+	if err := json.Unmarshal([]byte(r.stdout), &st); err != nil {
+		t.Fatal(err)
+	}
+	if st.FinalOutput == nil || !strings.Contains(*st.FinalOutput, "1.5% per month") || strings.Contains(r.stdout, "Let me think") || strings.Contains(r.stderr, "Let me think") {
+		t.Errorf("the answer is not given or the thinking shows:\n%s\n%s", r.stdout, r.stderr)
+	}
+}

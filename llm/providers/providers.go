@@ -213,7 +213,7 @@ func FromEnv(getenv func(string) string, cfg Config) (Models, error) {
 		if err != nil {
 			return nil, fmt.Errorf("setting up %s model %q: %w", provider, model, err)
 		}
-		return llm.WithRetry(m, policy), nil
+		return llm.WithRetry(llm.SeparateThinking(m), policy), nil
 	}
 	main, err := wrap(name)
 	if err != nil {
