@@ -57,6 +57,9 @@ type adaptation struct {
 	// reasons: the model reasons before it replies; its token limit gets
 	// ReasoningAllowance more
 	reasons bool
+	// cutPrompt: a reply's usage said the model read much less of a
+	// prompt than was sent (said once)
+	cutPrompt bool
 	// tokens: 0 as configured, else the field to send the limit in.
 	tokens string
 	format int
@@ -243,4 +246,48 @@ func sameRequest(a, b sdk.ChatCompletionRequest) bool {
 	return a.Temperature == b.Temperature && a.TopP == b.TopP && a.MaxTokens == b.MaxTokens &&
 		a.MaxCompletionTokens == b.MaxCompletionTokens && a.ResponseFormat == b.ResponseFormat &&
 		a.StreamOptions == b.StreamOptions
+}
+
+// A server whose context window is smaller than the prompt may drop the
+// prompt's start (the instructions) without an error: Ollama's
+// OpenAI-compatible endpoint does, at the window the model was loaded
+// with (2,048 or 4,096 tokens unless OLLAMA_CONTEXT_LENGTH says more), and
+// the reply then goes wrong with no sign of why. Its usage shows it: the
+// prompt tokens it reports are the ones it kept.
+
+// BytesPerPromptToken estimates a prompt's tokens from its bytes (English
+// text runs at 4 to 5 bytes a token in the common tokenizers).
+const BytesPerPromptToken = 4
+
+// checkWindow returns a note, once per model, when usage says the model
+// read less of req's prompt than was sent: the prompt tokens it reports
+// are a power of two of at least 1,024 (a window's size: Ollama keeps
+// exactly that many) under the prompt's estimated tokens, or fewer than
+// half of those (a prompt estimated at 1,500 tokens or more). A count of
+// 0, which some servers send for a cached prompt, says nothing.
+func (m *Model) checkWindow(req sdk.ChatCompletionRequest, usage *sdk.Usage) string {
+	if usage == nil || usage.PromptTokens <= 0 {
+		return ""
+	}
+	sent := 0
+	for _, msg := range req.Messages {
+		sent += len(msg.Content)
+		for _, p := range msg.MultiContent {
+			sent += len(p.Text)
+		}
+	}
+	est, got := sent/BytesPerPromptToken, usage.PromptTokens
+	window := got >= 1024 && got&(got-1) == 0 && 10*est >= 11*got
+	if !window && (est < 1500 || est < 2*got) {
+		return ""
+	}
+	a := m.adaptations(req.Model)
+	if a.cutPrompt {
+		return ""
+	}
+	a.cutPrompt = true
+	m.remember(req.Model, a)
+	return fmt.Sprintf("%s (%s) reported reading %d prompt tokens of about %d sent: a context window smaller than the prompt drops its start "+
+		"(the instructions), and the replies go wrong. On Ollama, start the server with OLLAMA_CONTEXT_LENGTH=16384, or use OLLAMA_HOST, "+
+		"where DocMind asks for a larger window", m.endpoint, req.Model, got, est)
 }

@@ -247,3 +247,45 @@ func TestReasoningTokensGetTheirOwnRoom(t *testing.T) {
 		t.Errorf("token limits sent %v, want [512 %d]", got, 512+openai.ReasoningAllowance)
 	}
 }
+
+// Ollama's OpenAI-compatible endpoint keeps the last window's worth of a
+// longer prompt (2,048 or 4,096 tokens) and drops the rest, instructions
+// first, without an error; its usage shows the tokens it kept. The run
+// says so, once.
+func TestPromptCutToTheWindowIsNoted(t *testing.T) {
+	long := strings.Repeat("The Client shall pay a late fee of 1.5% per month on overdue amounts. ", 400) // ~28 KB, ~7,000 tokens
+	for _, c := range []struct {
+		name   string
+		prompt int
+		noted  bool
+	}{
+		{"kept a 4096-token window", 4096, true},
+		{"kept a 2048-token window", 2048, true},
+		{"read about half", 3000, true},
+		{"read it all", 6900, false},
+		{"a count the server did not give", 0, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			srv := openaitest.New(t)
+			srv.Always(openaitest.RouteGenerate, openaitest.Reply{Content: "ok", Usage: &sdk.Usage{PromptTokens: c.prompt, CompletionTokens: 1, TotalTokens: c.prompt + 1}})
+			m := newModel(t, srv)
+			for i := 0; i < 2; i++ {
+				ctx, meter := withMeter()
+				if _, err := m.Call(ctx, long, llms.WithModel("llama3.2")); err != nil {
+					t.Fatal(err)
+				}
+				noted := strings.Contains(meter.Notes(), "(llama3.2) reported reading")
+				if want := c.noted && i == 0; noted != want {
+					t.Errorf("call %d: noted %v, want %v (notes %q)", i+1, noted, want, meter.Notes())
+				}
+			}
+		})
+	}
+	// A short prompt is never read as cut.
+	srv := openaitest.New(t)
+	srv.Always(openaitest.RouteGenerate, openaitest.Reply{Content: "ok", Usage: &sdk.Usage{PromptTokens: 10, CompletionTokens: 1, TotalTokens: 11}})
+	ctx, meter := withMeter()
+	if _, err := newModel(t, srv).Call(ctx, "What is the late fee? "+strings.Repeat("x ", 500)); err != nil || meter.Notes() != "" {
+		t.Errorf("short prompt: %v, notes %q", err, meter.Notes())
+	}
+}

@@ -250,6 +250,9 @@ func (m *Model) GenerateContent(ctx context.Context, messages []llms.MessageCont
 			if note := m.learnReasoning(req.Model, usage); note != "" {
 				schema.RecordNote(ctx, note)
 			}
+			if note := m.checkWindow(req, usage); note != "" {
+				schema.RecordNote(ctx, note)
+			}
 			return resp, nil
 		}
 		if tries >= maxAdaptations {
