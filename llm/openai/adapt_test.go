@@ -171,28 +171,37 @@ func TestResponseFormatFallsBack(t *testing.T) {
 	}
 }
 
-// A server that rejects stream_options (as Azure's older API versions
-// did) still streams the answer.
+// A server that rejects stream_options still streams the answer: Azure's
+// older API versions (400, OpenAI's envelope) and servers that validate
+// the request's fields (422, FastAPI's or Mistral's shape, with no
+// message of OpenAI's).
 func TestStreamOptionsRejected(t *testing.T) {
-	srv := openaitest.New(t)
-	srv.Respond(func(req openaitest.Request) openaitest.Reply {
-		if req.HasKey("stream_options") {
-			return rejection("Unrecognized request argument supplied: stream_options", "")
+	for _, rej := range []openaitest.Reply{
+		rejection("Unrecognized request argument supplied: stream_options", ""),
+		{Status: 422, Body: `{"object":"error","message":{"detail":[{"type":"extra_forbidden","loc":["body","stream_options"],"msg":"Extra inputs are not permitted","input":{"include_usage":true}}]},"type":"invalid_request_error","param":null,"code":null}`},
+		{Status: 422, Body: `{"detail":[{"type":"extra_forbidden","loc":["body","stream_options"],"msg":"Extra inputs are not permitted"}]}`},
+	} {
+		srv := openaitest.New(t)
+		srv.Respond(func(req openaitest.Request) openaitest.Reply {
+			if req.HasKey("stream_options") {
+				return rej
+			}
+			return openaitest.Reply{Content: "late fee of 1.5% per month"}
+		})
+		m := newModel(t, srv)
+		var streamed strings.Builder
+		resp, err := m.GenerateContent(context.Background(), []llms.MessageContent{llms.TextParts(llms.ChatMessageTypeHuman, "fee?")},
+			llms.WithStreamingFunc(func(_ context.Context, b []byte) error { streamed.Write(b); return nil }))
+		if err != nil {
+			t.Errorf("%s: %v", rej.Body, err)
+			continue
 		}
-		return openaitest.Reply{Content: "late fee of 1.5% per month"}
-	})
-	m := newModel(t, srv)
-	var streamed strings.Builder
-	resp, err := m.GenerateContent(context.Background(), []llms.MessageContent{llms.TextParts(llms.ChatMessageTypeHuman, "fee?")},
-		llms.WithStreamingFunc(func(_ context.Context, b []byte) error { streamed.Write(b); return nil }))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if resp.Choices[0].Content != "late fee of 1.5% per month" || streamed.String() != resp.Choices[0].Content {
-		t.Errorf("reply %q, streamed %q", resp.Choices[0].Content, streamed.String())
-	}
-	if n := len(srv.Requests()); n != 2 {
-		t.Errorf("%d requests, want 2", n)
+		if resp.Choices[0].Content != "late fee of 1.5% per month" || streamed.String() != resp.Choices[0].Content {
+			t.Errorf("reply %q, streamed %q", resp.Choices[0].Content, streamed.String())
+		}
+		if n := len(srv.Requests()); n != 2 {
+			t.Errorf("%s: %d requests, want 2", rej.Body, n)
+		}
 	}
 }
 
