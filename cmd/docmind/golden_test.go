@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/docmind/docmind/internal/testenv"
+	"github.com/docmind/docmind/llm/openaitest"
 )
 
 var updateGolden = flag.Bool("update", false, "rewrite the golden files under testdata/golden")
@@ -48,11 +49,16 @@ var volatileKeys = map[string]bool{
 	"size_bytes": true, "latency_ms": true, "p50_ms": true, "p95_ms": true, "p99_ms": true, "mean_ms": true,
 	"run_id": true, "parent": true, "latency_p50_ms": true, "latency_p95_ms": true,
 	"index_ms": true, "search_ms": true, "pages_per_s": true, "peak_rss_bytes": true,
+	"endpoint": true,
 }
 
 // sectionID matches a section id, which hashes the document's absolute
 // path and so differs from clone to clone.
 var sectionID = regexp.MustCompile(`^[0-9a-f]{16}(~[0-9]+)?$`)
+
+// loopback matches a scripted server's address, whose port differs from
+// run to run.
+var loopback = regexp.MustCompile(`127\.0\.0\.1:[0-9]+`)
 
 var tempPath = regexp.MustCompile(`/[^"\s]*?/(Test[^/"\s]*|docmind-[^/"\s]*)/[0-9]+`)
 
@@ -92,6 +98,7 @@ func normalise(t *testing.T, out, repo string) string {
 				return "<section-id>"
 			}
 			s := strings.ReplaceAll(x, repo, "<repo>")
+			s = loopback.ReplaceAllString(s, "<endpoint>")
 			return tempPath.ReplaceAllString(s, "<tmp>")
 		}
 		return v
@@ -208,7 +215,11 @@ func TestJSONOutputShapes(t *testing.T) {
 		{"eval-evidence.json", "eval evidence", []string{"eval", "evidence", "--json", "--docs", filepath.Join(evalData, "evidence", "docs"), filepath.Join(evalData, "evidence", "qa.jsonl")}, exitOK, "", false},
 		{"eval-calibrate.json", "eval calibrate", []string{"eval", "calibrate", "--json", report, report}, exitOK, "", false},
 		{"eval-compare.json", "eval compare", []string{"eval", "compare", "--json", report, strict}, exitOK, "", false},
+		{"check.json", "check", []string{"check", "--json"}, exitOK, "", false},
 	}
+	// check talks to a model: a scripted one that does what it asks
+	llmSrv := openaitest.New(t)
+	checkedModel(llmSrv, nil)
 	for _, c := range cases {
 		args := append([]string(nil), c.args...)
 		for i, a := range args {
@@ -216,7 +227,19 @@ func TestJSONOutputShapes(t *testing.T) {
 				args[i] = reviewRun
 			}
 		}
-		r := runInProcessStdin(t, env, c.stdin, args...)
+		runEnv := env
+		if c.command == "check" {
+			runEnv = map[string]string{}
+			for k, v := range env {
+				runEnv[k] = v
+			}
+			for k, v := range checkEnv(llmSrv) {
+				runEnv[k] = v
+			}
+			// a reasoning model: the checks' notes say what was adapted
+			runEnv["DOCMIND_MODEL"] = "gpt-5-mini"
+		}
+		r := runInProcessStdin(t, runEnv, c.stdin, args...)
 		if r.code != c.code {
 			t.Fatalf("%v: exit %d, want %d\n%s", args, r.code, c.code, r.stderr)
 		}

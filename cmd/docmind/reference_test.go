@@ -114,6 +114,7 @@ var goldenCommands = map[string]string{
 	"eval-evidence.json":   "docmind eval evidence --json --docs DIR FILE.jsonl",
 	"eval-calibrate.json":  "docmind eval calibrate --json REPORT.json...",
 	"eval-compare.json":    "docmind eval compare --json BEFORE.json AFTER.json",
+	"check.json":           "docmind check --json (a reasoning model: its notes)",
 }
 
 // jsonReference renders the shape of each golden file: its fields in

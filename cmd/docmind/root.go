@@ -61,7 +61,7 @@ or --reject).`,
 		return nil
 	}
 	root.AddCommand(a.askCmd(), a.ingestCmd(), a.indexCmd(), a.evalCmd())
-	root.AddCommand(a.chatCmd(), a.resumeCmd(), a.runsCmd(), a.gcCmd(), a.mcpCmd(), a.serveCmd())
+	root.AddCommand(a.chatCmd(), a.resumeCmd(), a.runsCmd(), a.gcCmd(), a.mcpCmd(), a.serveCmd(), a.checkCmd())
 	a.addRules(root)
 	return root
 }
