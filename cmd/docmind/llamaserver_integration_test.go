@@ -252,3 +252,27 @@ func TestLlamaServerAskMeetsTheRunDeadline(t *testing.T) {
 		t.Errorf("took %v with --timeout %v, want at most %v (the deadline, what an offline run takes, 1 s)", took, deadline, limit)
 	}
 }
+
+// docmind check against the server: every stage's request is accepted and
+// its reply read (the decomposition is the model's, the verdict parsed);
+// what the random weights say decides only ok or warn, never a failure.
+func TestLlamaServerCheck(t *testing.T) {
+	env := llamaEnv(t)
+	r := runCLITimeout(t, llamaAskLimit, env, "check", "--json", "--max-tokens", llamaSchemaTokens, "--timeout", "4m")
+	t.Logf("exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+	if r.code != exitOK {
+		t.Fatalf("exit %d, want 0 (no check failed)", r.code)
+	}
+	var rep checkReport
+	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if rep.Mode != "llm" || len(rep.Checks) != 5 || rep.Failed != 0 {
+		t.Fatalf("report %+v", rep)
+	}
+	for _, c := range rep.Checks[:4] {
+		if c.Name != "verdict" && c.Status != checkOK {
+			t.Errorf("%s: %s (%s)", c.Name, c.Status, c.Detail)
+		}
+	}
+}
