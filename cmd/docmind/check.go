@@ -97,7 +97,7 @@ Exit codes: 0 when no check failed (warnings allowed), 1 when one did.
 			if err != nil {
 				return err
 			}
-			cfg := providers.Config{Provider: pf.provider, Model: pf.model, JudgeModel: pf.judgeModel, BaseURL: pf.baseURL}
+			cfg := pf.llmConfig()
 			models, err := providers.FromEnv(a.getenv, cfg)
 			if err != nil {
 				return err

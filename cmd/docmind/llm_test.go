@@ -780,3 +780,27 @@ func TestAskLLMModeInlineThinking(t *testing.T) {
 		t.Errorf("the answer is not given or the thinking shows:\n%s\n%s", r.stdout, r.stderr)
 	}
 }
+
+// Each call is bounded by --call-timeout (2m by default): a model slower
+// than that is tried again, and the error says which flag gives it more
+// time.
+func TestAskLLMModeCallTimeout(t *testing.T) {
+	srv := openaitest.New(t)
+	srv.Always(openaitest.RouteDecomposition, openaitest.Reply{Content: "{}", Delay: time.Hour})
+	r := runCLI(t, llmEnv(srv), "ask", "--docs", "examples/contract", "--call-timeout", "300ms", "--timeout", "1m", "What are the penalties?")
+	if r.code != exitError {
+		t.Fatalf("exit %d, want %d; stderr:\n%s", r.code, exitError, r.stderr)
+	}
+	lines := strings.Split(strings.TrimSpace(r.stderr), "\n")
+	last := lines[len(lines)-1]
+	if !strings.Contains(last, "timed out after 300ms") || !strings.HasSuffix(last, "(a slow model may need a longer --call-timeout than 300ms)") {
+		t.Errorf("last line %q", last)
+	}
+	if got := srv.Calls(openaitest.RouteDecomposition); got < 2 {
+		t.Errorf("decomposition requests = %d, want the call tried again", got)
+	}
+	r = runCLI(t, llmEnv(srv), "ask", "--docs", "examples/contract", "--call-timeout", "-1s", "q?")
+	if r.code != exitUsage || !strings.Contains(r.stderr, "--call-timeout must be a positive duration") {
+		t.Errorf("--call-timeout -1s: exit %d\n%s", r.code, r.stderr)
+	}
+}

@@ -23,6 +23,7 @@ import (
 	// PDF support registers itself with the loader (see docmind.NewLoader).
 	"github.com/docmind/docmind/formats/pdf"
 	"github.com/docmind/docmind/internal/redact"
+	"github.com/docmind/docmind/llm"
 	"github.com/docmind/docmind/threads"
 )
 
@@ -123,7 +124,12 @@ func reportError(ctx context.Context, err error, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "docmind: interrupted")
 		return exitError
 	default:
-		fmt.Fprintf(stderr, "docmind: %s\n", oneLine(err))
+		line := oneLine(err)
+		var le *llm.Error
+		if errors.As(err, &le) && le.Kind == llm.KindTimeout && le.Timeout > 0 {
+			line += fmt.Sprintf(" (a slow model may need a longer --call-timeout than %s)", le.Timeout)
+		}
+		fmt.Fprintf(stderr, "docmind: %s\n", line)
 		return exitError
 	}
 }

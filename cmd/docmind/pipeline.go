@@ -44,6 +44,7 @@ type pipelineFlags struct {
 	judgeModel  string
 	baseURL     string
 	timeout     time.Duration
+	callTimeout time.Duration
 	noStream    bool
 	maxTokens   map[string]int
 	rerank      int
@@ -121,12 +122,7 @@ func (a *app) openPipeline(ctx context.Context, cmd *cobra.Command, pf *pipeline
 // models picks the LLM (or none: offline) from the flags and environment,
 // and says on stderr which mode runs.
 func (a *app) models(pf *pipelineFlags) (providers.Models, error) {
-	models, err := providers.FromEnv(a.getenv, providers.Config{
-		Provider:   pf.provider,
-		Model:      pf.model,
-		JudgeModel: pf.judgeModel,
-		BaseURL:    pf.baseURL,
-	})
+	models, err := providers.FromEnv(a.getenv, pf.llmConfig())
 	if err != nil {
 		return providers.Models{}, err
 	}
@@ -144,9 +140,16 @@ func (pf *pipelineFlags) registerLLM(cmd *cobra.Command) {
 	f.StringVar(&pf.baseURL, "base-url", "", "OpenAI-compatible endpoint (default: $OPENAI_BASE_URL)")
 	f.DurationVar(&pf.timeout, "timeout", 0, fmt.Sprintf("deadline for the whole run of a question, every LLM call and retry included (default and 0: %s); each call gets at most %s and its share of the time left",
 		defaultRunTimeout, providers.DefaultTimeout))
+	f.DurationVar(&pf.callTimeout, "call-timeout", 0, fmt.Sprintf("most one LLM call may take before it is tried again (default and 0: %s); a slow local model may need more, e.g. 10m",
+		providers.DefaultTimeout))
 	d := docmind.DefaultTokenLimits()
 	f.StringToIntVar(&pf.maxTokens, "max-tokens", nil, fmt.Sprintf("max_tokens per LLM stage, e.g. judge=4096,generate=2048 (defaults: decompose=%d, generate=%d, judge=%d, rewrite=%d, rerank=%d)",
 		d.Decompose, d.Generate, d.Judge, d.Rewrite, d.Rerank))
+}
+
+// llmConfig is the providers.Config of the LLM flags.
+func (pf *pipelineFlags) llmConfig() providers.Config {
+	return providers.Config{Provider: pf.provider, Model: pf.model, JudgeModel: pf.judgeModel, BaseURL: pf.baseURL, Timeout: pf.callTimeout}
 }
 
 // defaultRunTimeout bounds the run of one question when --timeout is not
@@ -188,6 +191,9 @@ func (pf *pipelineFlags) checkLLM(cmd *cobra.Command) error {
 	}
 	if pf.timeout < 0 {
 		return usageError{cmd: cmdPath(cmd), err: fmt.Errorf("--timeout must be a positive duration (0: the default %s), got %s", defaultRunTimeout, pf.timeout)}
+	}
+	if pf.callTimeout < 0 {
+		return usageError{cmd: cmdPath(cmd), err: fmt.Errorf("--call-timeout must be a positive duration (0: the default %s), got %s", providers.DefaultTimeout, pf.callTimeout)}
 	}
 	return nil
 }

@@ -256,7 +256,7 @@ replays with another judge model (LLM mode).`,
 				return usageError{cmd: cmdPath(c), err: errors.New("replay needs --from NODE (decompose, retrieve, generate, judge, output) or a step number")}
 			}
 			if pf.judgeModel != "" {
-				models, err := providers.FromEnv(a.getenv, providers.Config{Provider: pf.provider, Model: pf.model, JudgeModel: pf.judgeModel, BaseURL: pf.baseURL})
+				models, err := providers.FromEnv(a.getenv, pf.llmConfig())
 				if err != nil {
 					return err
 				}

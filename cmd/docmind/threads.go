@@ -92,7 +92,7 @@ func (a *app) managerFor(p *docmind.Pipeline, pf *pipelineFlags, store checkpoin
 		cfg.Runner = p.Runner()
 		cfg.Rewriter = threads.Offline{}
 		if p.Mode() != docmind.ModeOffline {
-			models, err := providers.FromEnv(a.getenv, providers.Config{Provider: pf.provider, Model: pf.model, BaseURL: pf.baseURL})
+			models, err := providers.FromEnv(a.getenv, pf.llmConfig())
 			if err != nil {
 				return nil, err
 			}
