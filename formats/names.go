@@ -19,6 +19,12 @@ const (
 	EML = "eml"
 	// Image is a PNG, JPEG or TIFF image, read by OCR.
 	Image = "image"
+	// ODT is an OpenDocument text document (LibreOffice Writer, .odt).
+	ODT = "odt"
+	// RTF is a Rich Text Format document (.rtf).
+	RTF = "rtf"
+	// DOC is a legacy Word 97-2003 binary document (.doc, an OLE file).
+	DOC = "doc"
 	// Binary marks content that is not a document DocMind can read
 	// (images, archives, executables, ...). Detection returns it; no
 	// parser is registered for it and no Document has it.

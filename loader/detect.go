@@ -16,7 +16,8 @@ const sniffLen = 64 << 10
 // Detect returns the format of a file from its content: formats.PDF for
 // the %PDF- signature, formats.DOCX, formats.XLSX or formats.PPTX for a
 // ZIP archive holding word/document.xml, xl/workbook.xml or
-// ppt/presentation.xml, formats.Image for a PNG, JPEG or TIFF signature,
+// ppt/presentation.xml, formats.ODT for one whose mimetype is an
+// OpenDocument text's, formats.Image for a PNG, JPEG or TIFF signature,
 // formats.EML for text that starts with an e-mail's header (or named
 // .eml), formats.CSV for text named .csv or .tsv, formats.HTML for an HTML document, formats.Markdown
 // for text with Markdown structure (headings, page markers, fences,
@@ -28,15 +29,20 @@ const sniffLen = 64 << 10
 func Detect(data []byte, name string) string {
 	format, _ := sniff(data, name)
 	switch {
-	case format == formats.PDF || format == formats.DOCX || format == formats.XLSX || format == formats.PPTX || format == formats.Image:
+	case format == formats.PDF || format == formats.DOCX || format == formats.XLSX || format == formats.PPTX || format == formats.Image ||
+		format == formats.ODT:
 		return format
 	case format == "" && bytes.HasPrefix(data, []byte("PK\x03\x04")):
 		// A damaged archive whose local headers still name an Office
-		// document: its parser says what is wrong with it.
+		// document (or whose first, stored entry is an OpenDocument
+		// text's mimetype): its parser says what is wrong with it.
 		for _, m := range officeParts {
 			if bytes.Contains(data, []byte(m.part)) {
 				return m.format
 			}
+		}
+		if bytes.Contains(data[:min(len(data), 128)], []byte("mimetypeapplication/vnd.oasis.opendocument.text")) {
+			return formats.ODT
 		}
 		return formats.Binary
 	case format == formats.EML || format == formats.CSV:
@@ -262,6 +268,8 @@ func detectZip(data []byte) (string, string) {
 		}
 	}
 	switch {
+	case strings.HasPrefix(mimetype, "application/vnd.oasis.opendocument.text"):
+		return formats.ODT, "" // a text document or its template
 	case strings.HasPrefix(mimetype, "application/vnd.oasis.opendocument"):
 		return "", "OpenDocument (" + strings.TrimPrefix(mimetype, "application/vnd.oasis.opendocument.") + ") is not supported"
 	case mimetype != "":

@@ -16,7 +16,7 @@ func TestSniffFixtures(t *testing.T) {
 		"contract.docx": "docx", "policy.md": "markdown", "policy_pandoc.html": "html",
 		"handbook.html": "html", "enc/renamed_pdf.txt": "pdf", "enc/noext_docx": "docx",
 		"enc/handbook.txt": "html", "enc/policy.markdown": "markdown", "enc/notes_sjis.txt": "text",
-		"enc/c2.odt": "",
+		"enc/c2.odt": "odt",
 	}
 	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {

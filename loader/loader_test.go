@@ -79,7 +79,7 @@ func TestDetectSharedFixtures(t *testing.T) {
 		"enc/renamed_pdf.txt":         formats.PDF,
 		"enc/noext_docx":              formats.DOCX,
 		"enc/handbook.txt":            formats.HTML,
-		"enc/c2.odt":                  formats.Binary,
+		"enc/c2.odt":                  formats.ODT,
 		"enc/policy.markdown":         formats.Markdown,
 		"enc/notes_utf8.txt":          formats.Text,
 		"enc/notes_utf16bom.txt":      formats.Text,
