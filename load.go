@@ -11,12 +11,14 @@ import (
 
 	"github.com/docmind/docmind/document"
 	"github.com/docmind/docmind/formats"
+	"github.com/docmind/docmind/formats/doc"
 	"github.com/docmind/docmind/formats/docx"
 	"github.com/docmind/docmind/formats/eml"
 	"github.com/docmind/docmind/formats/html"
 	"github.com/docmind/docmind/formats/ocr"
 	"github.com/docmind/docmind/formats/odt"
 	"github.com/docmind/docmind/formats/pptx"
+	"github.com/docmind/docmind/formats/rtf"
 	"github.com/docmind/docmind/formats/text"
 	"github.com/docmind/docmind/formats/xlsx"
 	"github.com/docmind/docmind/loader"
@@ -56,7 +58,7 @@ func LoadDocuments(ctx context.Context, path string) ([]schema.Section, loader.R
 	return l.LoadDir(ctx, path)
 }
 
-// NewLoader returns a loader that reads DOCX, ODT, XLSX, CSV, PPTX, EML,
+// NewLoader returns a loader that reads DOCX, DOC, ODT, RTF, XLSX, CSV, PPTX, EML,
 // images (OCR), HTML, Markdown and text, and
 // every format registered with loader.Register (PDF, when the program
 // imports github.com/docmind/docmind/formats/pdf), and a function that
@@ -67,6 +69,8 @@ func NewLoader(opts ...loader.Option) (*loader.Loader, func()) {
 		loader.WithParser(formats.PDF, notLinked{formats.PDF, "github.com/docmind/docmind/formats/pdf"}),
 		loader.WithParser(formats.DOCX, loader.ParserFunc(docx.Parse)),
 		loader.WithParser(formats.ODT, loader.ParserFunc(odt.Parse)),
+		loader.WithParser(formats.RTF, loader.ParserFunc(rtf.Parse)),
+		loader.WithParser(formats.DOC, loader.ParserFunc(doc.Parse)),
 		loader.WithParser(formats.HTML, loader.ParserFunc(html.Parse)),
 		loader.WithParser(formats.XLSX, loader.ParserFunc(xlsx.Parse)),
 		loader.WithParser(formats.CSV, loader.ParserFunc(xlsx.ParseCSV)),

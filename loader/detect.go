@@ -17,7 +17,9 @@ const sniffLen = 64 << 10
 // the %PDF- signature, formats.DOCX, formats.XLSX or formats.PPTX for a
 // ZIP archive holding word/document.xml, xl/workbook.xml or
 // ppt/presentation.xml, formats.ODT for one whose mimetype is an
-// OpenDocument text's, formats.Image for a PNG, JPEG or TIFF signature,
+// OpenDocument text's, formats.RTF for text that opens with {\rtf,
+// formats.DOC for an OLE compound file (a Word 97-2003 document; the Word
+// parser says what any other is), formats.Image for a PNG, JPEG or TIFF signature,
 // formats.EML for text that starts with an e-mail's header (or named
 // .eml), formats.CSV for text named .csv or .tsv, formats.HTML for an HTML document, formats.Markdown
 // for text with Markdown structure (headings, page markers, fences,
@@ -30,7 +32,7 @@ func Detect(data []byte, name string) string {
 	format, _ := sniff(data, name)
 	switch {
 	case format == formats.PDF || format == formats.DOCX || format == formats.XLSX || format == formats.PPTX || format == formats.Image ||
-		format == formats.ODT:
+		format == formats.ODT || format == formats.RTF || format == formats.DOC:
 		return format
 	case format == "" && bytes.HasPrefix(data, []byte("PK\x03\x04")):
 		// A damaged archive whose local headers still name an Office
@@ -195,6 +197,15 @@ func sniff(data []byte, name string) (format, reason string) {
 			return formats.Image, ""
 		}
 	}
+	if bytes.HasPrefix(bytes.TrimLeft(bytes.TrimPrefix(data, utf8BOM), " \t\r\n"), []byte("{\\rtf")) {
+		return formats.RTF, ""
+	}
+	if bytes.HasPrefix(data, oleMagic) {
+		// an OLE compound file: a Word 97-2003 document, or another legacy
+		// Office file or a password-protected Office one, which the Word
+		// parser names
+		return formats.DOC, ""
+	}
 	for _, m := range binaryMagic {
 		if bytes.HasPrefix(data, []byte(m.magic)) {
 			return "", m.what + " is not supported"
@@ -231,13 +242,15 @@ var officeParts = []struct{ part, format string }{
 	{"ppt/presentation.xml", formats.PPTX},
 }
 
+// oleMagic opens an OLE compound file (legacy Office documents, and
+// password-protected Office Open XML ones).
+var oleMagic = []byte("\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1")
+
 var binaryMagic = []struct{ magic, what string }{
 	{"GIF8", "GIF image"},
 	{"\x7fELF", "executable (ELF)"},
 	{"MZ", "executable (Windows)"},
 	{"\x1f\x8b", "gzip archive"},
-	{"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1", "legacy Office document (.doc/.xls)"},
-	{"{\\rtf", "RTF document"},
 	{"SQLite format 3\x00", "SQLite database"},
 	{"7z\xbc\xaf\x27\x1c", "7z archive"},
 	{"Rar!", "RAR archive"},

@@ -58,6 +58,10 @@ func TestDetect(t *testing.T) {
 		{"csv", "a.csv", []byte("a,b\n1,2\n"), formats.CSV},
 		{"binary csv", "a.csv", []byte("a,b\x00\x01\n"), formats.Binary},
 		{"control chars", "c.txt", bytes.Repeat([]byte{0x01, 0x02, 'a'}, 50), formats.Binary},
+		{"rtf", "letter.txt", []byte("{\\rtf1\\ansi\\deff0 {\\fonttbl{\\f0 Times;}}Hello\\par}"), formats.RTF},
+		{"rtf after a bom and a line break", "x", []byte("\xEF\xBB\xBF\r\n{\\rtf1 Hi}"), formats.RTF},
+		{"rtf word in text", "x.txt", []byte("Save it as {\\rtf1 ...} if you must."), formats.Text},
+		{"damaged odt", "a.odt", []byte("PK\x03\x04\x14\x00\x00\x00\x00\x00mimetypeapplication/vnd.oasis.opendocument.textPK"), formats.ODT},
 		{"empty", "e.txt", nil, formats.Text},
 	}
 	for _, tt := range tests {
