@@ -77,7 +77,7 @@ func (a *app) ingestCmd() *cobra.Command {
 	opt := ingest.Options{}
 	cmd := &cobra.Command{
 		Use:   "ingest PATH...",
-		Short: "Add files and folders to the index (PDF, DOCX, XLSX, CSV, PPTX, EML, HTML, Markdown, text, scans and images by OCR)",
+		Short: "Add files and folders to the index (PDF, DOCX, DOC, ODT, RTF, XLSX, CSV, PPTX, EML, HTML, Markdown, text, scans and images by OCR)",
 		Long: `Reads the files and folders given (recursively) into the persistent index.
 Unchanged files (same content hash) are skipped, changed ones replaced
 atomically, and with --prune documents whose files are gone are removed.

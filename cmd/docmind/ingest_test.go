@@ -168,3 +168,59 @@ func TestIngestSharedFixtures(t *testing.T) {
 		t.Errorf("answer: %q", s.Answer())
 	}
 }
+
+// The older and other word processors' files a folder of contracts and
+// policies holds: a Word 97-2003 .doc, an RTF and an OpenDocument text
+// (LibreOffice wrote each from the shared fixtures' Word documents) are
+// indexed and answer questions; a legacy .xls is skipped with a reason
+// that says what to do.
+func TestIngestDocRTFAndODT(t *testing.T) {
+	repo := testenv.RepoRoot(t)
+	dir := t.TempDir()
+	for src, name := range map[string]string{
+		"formats/doc/testdata/contract.doc": "msa.doc",
+		"formats/rtf/testdata/handbook.rtf": "travel.rtf",
+		"formats/odt/testdata/policy.odt":   "security.odt",
+		"formats/doc/testdata/sheet.xls":    "budget.xls",
+	} {
+		b, err := os.ReadFile(filepath.Join(repo, src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	env := []string{"DOCMIND_INDEX=" + t.TempDir()}
+	r := runCLI(t, env, "ingest", "--json", dir)
+	if r.code != exitOK {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	var sum struct {
+		Results []struct{ Path, Status, Reason, Format string }
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &sum); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, res := range sum.Results {
+		got[filepath.Base(res.Path)] = res.Status + " " + res.Format + " " + res.Reason
+	}
+	for name, want := range map[string]string{"msa.doc": "indexed doc", "travel.rtf": "indexed rtf", "security.odt": "indexed odt"} {
+		if strings.TrimSpace(got[name]) != want {
+			t.Errorf("%s: %q, want %q", name, got[name], want)
+		}
+	}
+	if !strings.HasPrefix(got["budget.xls"], "skipped") || !strings.Contains(got["budget.xls"], "save it as .xlsx") {
+		t.Errorf("budget.xls: %q", got["budget.xls"])
+	}
+	for q, want := range map[string]string{
+		"How far in advance must flights be booked?":                 "travel.rtf",
+		"How long do the obligations survive termination or expiry?": "msa.doc",
+	} {
+		r = runCLI(t, env, "ask", q)
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("%s: exit %d, no source %s:\n%s%s", q, r.code, want, r.stdout, r.stderr)
+		}
+	}
+}
