@@ -14,6 +14,7 @@ import (
 	"github.com/docmind/docmind/decomposer"
 	"github.com/docmind/docmind/judge"
 	"github.com/docmind/docmind/llm"
+	"github.com/docmind/docmind/llm/openai"
 	"github.com/docmind/docmind/llm/providers"
 	"github.com/docmind/docmind/schema"
 )
@@ -150,21 +151,26 @@ func (a *app) runChecks(ctx context.Context, models providers.Models, emb provid
 	}
 	type check struct {
 		name string
-		run  func(ctx context.Context) (status, detail string)
+		// run sends the check's requests; meter holds the notes they left
+		run func(ctx context.Context, meter *schema.Meter) (status, detail string)
 	}
 	checks := []check{
-		{"reply", func(ctx context.Context) (string, string) { return checkReply(ctx, models.Main) }},
-		{"decomposition", func(ctx context.Context) (string, string) {
+		{"reply", func(ctx context.Context, _ *schema.Meter) (string, string) { return checkReply(ctx, models.Main) }},
+		{"decomposition", func(ctx context.Context, _ *schema.Meter) (string, string) {
 			return checkDecomposition(ctx, models.Main, llm.Settings{ModelName: models.Name, MaxTokens: limits.Decompose})
 		}},
-		{"verdict", func(ctx context.Context) (string, string) {
+		{"verdict", func(ctx context.Context, _ *schema.Meter) (string, string) {
 			return checkVerdict(ctx, models.Judge, docmind.JudgeSettings(models.JudgeName, limits.Judge))
 		}},
-		{"streaming", func(ctx context.Context) (string, string) { return checkStreaming(ctx, models.Main, limits.Generate) }},
-		{"context window", func(ctx context.Context) (string, string) { return checkWindow(ctx, models.Main, limits.Generate) }},
+		{"streaming", func(ctx context.Context, _ *schema.Meter) (string, string) {
+			return checkStreaming(ctx, models.Main, limits.Generate)
+		}},
+		{"context window", func(ctx context.Context, m *schema.Meter) (string, string) {
+			return checkWindow(ctx, m, models.Main, limits.Generate)
+		}},
 	}
 	if emb.Enabled() {
-		checks = append(checks, check{"embeddings", func(ctx context.Context) (string, string) { return checkEmbeddings(ctx, emb) }})
+		checks = append(checks, check{"embeddings", func(ctx context.Context, _ *schema.Meter) (string, string) { return checkEmbeddings(ctx, emb) }})
 	}
 	for i, c := range checks {
 		r := checkResult{Name: c.name, Notes: []string{}}
@@ -175,7 +181,7 @@ func (a *app) runChecks(ctx context.Context, models providers.Models, emb provid
 		} else {
 			meter := &schema.Meter{}
 			start := time.Now()
-			r.Status, r.Detail = c.run(context.WithValue(schema.ContextWithMeter(ctx, meter), checkMeterKey{}, meter))
+			r.Status, r.Detail = c.run(schema.ContextWithMeter(ctx, meter), meter)
 			r.DurationMS = float64(time.Since(start).Microseconds()) / 1000
 			if n := meter.Notes(); n != "" {
 				r.Notes = strings.Split(n, "; ")
@@ -274,16 +280,6 @@ func checkStreaming(ctx context.Context, m llms.Model, maxTokens int) (string, s
 	return checkOK, fmt.Sprintf("%d chunk(s)", chunks)
 }
 
-// checkMeterKey carries a check's meter, whose notes the check reads.
-type checkMeterKey struct{}
-
-// cutNote reports whether the check's notes say the model read only part
-// of the prompt (llm/openai's window note).
-func cutNote(ctx context.Context) bool {
-	m, _ := ctx.Value(checkMeterKey{}).(*schema.Meter)
-	return m != nil && strings.Contains(m.Notes(), "reported reading")
-}
-
 // windowPrompt is the context-window check's prompt: the code word, then
 // numbered clauses up to windowPromptBytes, then the question.
 func windowPrompt() string {
@@ -296,7 +292,9 @@ func windowPrompt() string {
 	return b.String()
 }
 
-func checkWindow(ctx context.Context, m llms.Model, maxTokens int) (string, string) {
+// checkWindow sends windowPrompt; meter holds the notes of the call (the
+// OpenAI adapter notes a prompt the model read only part of).
+func checkWindow(ctx context.Context, meter *schema.Meter, m llms.Model, maxTokens int) (string, string) {
 	resp, err := m.GenerateContent(ctx, []llms.MessageContent{llms.TextParts(llms.ChatMessageTypeHuman, windowPrompt())},
 		llms.WithMaxTokens(maxTokens), llms.WithTemperature(0))
 	if err != nil {
@@ -306,10 +304,10 @@ func checkWindow(ctx context.Context, m llms.Model, maxTokens int) (string, stri
 		}
 		return failed(err)
 	}
-	if cut := cutNote(ctx); cut {
+	if strings.Contains(meter.Notes(), "reported reading") {
 		return checkFail, "the model read only part of the prompt (see the note)"
 	}
-	est := windowPromptBytes / 4
+	est := windowPromptBytes / openai.BytesPerPromptToken
 	if !strings.Contains(resp.Choices[0].Content, codeWord) {
 		return checkWarn, fmt.Sprintf("the reply does not give the code word written at the start of a prompt of about %d tokens: the model may not read prompts that long whole, or cannot follow the instruction", est)
 	}

@@ -1,7 +1,6 @@
 package doc
 
 import (
-	"regexp"
 	"strings"
 	"unicode"
 
@@ -223,14 +222,6 @@ func (b *builder) pageBreakBefore(p paraProps) bool {
 	return false
 }
 
-var (
-	headingName = regexp.MustCompile(`(?i)^heading\s*([1-9])$`)
-	// localHeading matches "heading N" in common Word UI languages (user
-	// styles copied from localized documents keep such names).
-	localHeading = regexp.MustCompile(`(?i)^(heading|überschrift|titre|titolo|título|titulo|encabezado|kop|rubrik|overskrift|otsikko|nagłówek|nadpis|címsor|başlık|заголовок|標題|見出し|제목)\s*([1-9])$`)
-	titleName    = regexp.MustCompile(`(?i)^(title|titel|titre|titolo|título|titulo|tytuł|название)$`)
-)
-
 // headingLevel resolves a paragraph's heading level (1-9), 0 when it is
 // not a heading: its own outline level, else its style chain's (outline
 // level, built-in heading or Title, or a heading name).
@@ -246,14 +237,13 @@ func (b *builder) headingLevel(p paraProps) int {
 		if s.sti >= stiHeading1 && s.sti <= stiHeading9 {
 			return s.sti
 		}
-		if s.sti == stiTitle || titleName.MatchString(s.name) {
+		if s.sti == stiTitle {
 			return 1
 		}
-		if m := headingName.FindStringSubmatch(s.name); m != nil {
-			return int(m[1][0] - '0')
-		}
-		if m := localHeading.FindStringSubmatch(s.name); m != nil {
-			return int(m[2][0] - '0')
+		// a heading name (user styles copied from localized documents
+		// keep such names)
+		if l := formats.HeadingLevel(s.name); l > 0 {
+			return l
 		}
 		s = b.style(s.base)
 	}

@@ -33,7 +33,6 @@ import (
 	"context"
 	"encoding/xml"
 	"io"
-	"regexp"
 	"strconv"
 	"strings"
 
@@ -227,15 +226,6 @@ func parseStyles(b []byte) (map[string]*style, error) {
 	}
 }
 
-var (
-	headingName = regexp.MustCompile(`(?i)^heading\s*([1-9])$`)
-	// localHeading matches style ids and names for "heading N" in common
-	// Word UI languages (ids drop non-ASCII letters: "Überschrift1" has
-	// the id "berschrift1").
-	localHeading = regexp.MustCompile(`(?i)^(heading|berschrift|überschrift|titre|titolo|título|titulo|encabezado|kop|rubrik|overskrift|otsikko|nagłówek|nag³ówek|nadpis|címsor|başlık|заголовок|標題|見出し|제목)\s*([1-9])$`)
-	titleName    = regexp.MustCompile(`(?i)^(title|titel|titre|titolo|título|titulo|tytuł|название)$`)
-)
-
 // headingLevel resolves a style id to a heading level (1-9), or 0 when the
 // style is not a heading.
 func headingLevel(styles map[string]*style, id string) int {
@@ -248,15 +238,9 @@ func headingLevel(styles map[string]*style, id string) int {
 			}
 			return 0 // level 9 is "body text"
 		}
-		if m := headingName.FindStringSubmatch(s.name); m != nil {
-			return int(m[1][0] - '0')
-		}
-		if titleName.MatchString(s.name) {
-			return 1
-		}
 		for _, v := range []string{s.name, s.id} {
-			if m := localHeading.FindStringSubmatch(v); m != nil {
-				return int(m[2][0] - '0')
+			if l := formats.HeadingLevel(v); l > 0 {
+				return l
 			}
 		}
 		if s.basedOn == s.id {
@@ -265,12 +249,7 @@ func headingLevel(styles map[string]*style, id string) int {
 	}
 	if s := styles[id]; s == nil {
 		// Undefined style: the id alone may still say "Heading2".
-		if m := localHeading.FindStringSubmatch(id); m != nil {
-			return int(m[2][0] - '0')
-		}
-		if titleName.MatchString(id) {
-			return 1
-		}
+		return formats.HeadingLevel(id)
 	}
 	return 0
 }

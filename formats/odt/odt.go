@@ -33,8 +33,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/xml"
+	"fmt"
 	"io"
-	"regexp"
 	"strconv"
 	"strings"
 
@@ -49,6 +49,14 @@ const MaxPartSize = 64 << 20
 
 // maxStyleDepth bounds parent-style chains (cyclic in broken files).
 const maxStyleDepth = 16
+
+// MaxDepth bounds how deep the body's elements nest: the reader descends
+// them recursively, and a few megabytes of nested tags would otherwise
+// exhaust the stack (a fatal error no recover catches).
+const MaxDepth = 1000
+
+// errTooDeep is the cause of a body nested beyond MaxDepth.
+var errTooDeep = fmt.Errorf("elements nested more than %d deep", MaxDepth)
 
 const (
 	nsText   = "urn:oasis:names:tc:opendocument:xmlns:text:1.0"
@@ -210,10 +218,6 @@ func (s styles) read(b []byte) error {
 	}
 }
 
-// headingName matches the names of the heading styles: "Heading 1",
-// "Heading_20_1" (an encoded space), "heading 2".
-var headingName = regexp.MustCompile(`(?i)^heading(?:_20_| )?([1-9])$`)
-
 // level returns the heading level of a paragraph of style name (0: not a
 // heading), following parent styles.
 func (s styles) level(name string) int {
@@ -236,14 +240,10 @@ func (s styles) level(name string) int {
 	return 0
 }
 
+// nameLevel reads a heading level from a style name ("Heading_20_1":
+// a style's name encodes its spaces, its display name does not).
 func nameLevel(name string) int {
-	if m := headingName.FindStringSubmatch(name); m != nil {
-		return int(m[1][0] - '0')
-	}
-	if strings.EqualFold(name, "Title") {
-		return 1
-	}
-	return 0
+	return formats.HeadingLevel(strings.ReplaceAll(name, "_20_", " "))
 }
 
 // breaks returns whether a paragraph or table of style name starts, or
@@ -276,7 +276,21 @@ type builder struct {
 	// start to the new page.
 	para     *strings.Builder
 	paraPage *int
+	// depth is how deep the reader is in the body's elements.
+	depth int
 }
+
+// descend enters one more level of nested elements, refusing more than
+// MaxDepth; ascend leaves it.
+func (b *builder) descend() error {
+	if b.depth >= MaxDepth {
+		return errTooDeep
+	}
+	b.depth++
+	return nil
+}
+
+func (b *builder) ascend() { b.depth-- }
 
 // skipped are the elements whose text is not the document's.
 var skipped = map[xml.Name]bool{
@@ -324,6 +338,10 @@ func (b *builder) body(ctx context.Context, content []byte) error {
 // element reads the element t starts (a block-level element of the body,
 // a section or a list) to its end.
 func (b *builder) element(d *xml.Decoder, t xml.StartElement) error {
+	if err := b.descend(); err != nil {
+		return err
+	}
+	defer b.ascend()
 	switch {
 	case skipped[t.Name]:
 		return d.Skip()
@@ -381,12 +399,13 @@ func (b *builder) styleBreak(name string) (after bool) {
 	return after
 }
 
-func (b *builder) add(kind document.Kind, level int, text string) {
+// add appends a block that starts on page, unless its text is blank.
+func (b *builder) add(kind document.Kind, level int, text string, page int) {
 	text = formats.CleanText(text)
 	if text == "" {
 		return
 	}
-	b.blocks = append(b.blocks, document.Block{Kind: kind, Level: level, Text: text, Page: b.page})
+	b.blocks = append(b.blocks, document.Block{Kind: kind, Level: level, Text: text, Page: page})
 }
 
 // paragraph reads a text:p or text:h; a soft page break inside it moves
@@ -416,10 +435,7 @@ func (b *builder) paragraph(d *xml.Decoder, t xml.StartElement) error {
 	if level > 0 {
 		kind = document.Heading
 	}
-	cur := b.page
-	b.page = page
-	b.add(kind, level, text.String())
-	b.page = cur
+	b.add(kind, level, text.String(), page)
 	b.pendingBreak = after
 	return nil
 }
@@ -427,6 +443,10 @@ func (b *builder) paragraph(d *xml.Decoder, t xml.StartElement) error {
 // inline reads the text of a paragraph to its end: spans, links, fields'
 // shown values, spaces. Soft page breaks inside it advance the page.
 func (b *builder) inline(d *xml.Decoder, text *strings.Builder) error {
+	if err := b.descend(); err != nil {
+		return err
+	}
+	defer b.ascend()
 	for {
 		tok, err := d.Token()
 		if err != nil {
@@ -477,6 +497,10 @@ func (b *builder) table(d *xml.Decoder, t xml.StartElement) error {
 	var row []string
 	var walk func() error
 	walk = func() error {
+		if err := b.descend(); err != nil {
+			return err
+		}
+		defer b.ascend()
 		for {
 			tok, err := d.Token()
 			if err != nil {
@@ -522,10 +546,7 @@ func (b *builder) table(d *xml.Decoder, t xml.StartElement) error {
 		return err
 	}
 	if len(rows) > 0 {
-		cur := b.page
-		b.page = page
 		b.blocks = append(b.blocks, document.Block{Kind: document.Table, Text: strings.Join(rows, "\n"), Page: page})
-		b.page = cur
 	}
 	b.pendingBreak = after
 	return nil

@@ -222,3 +222,20 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// Elements nested beyond MaxDepth are refused in one line: the reader
+// descends them recursively, and millions of nested tags (a few megabytes
+// of content.xml, a few kilobytes zipped) exhausted the stack, a fatal
+// error that ended the whole program.
+func TestDeepNesting(t *testing.T) {
+	nest := func(n int) []byte {
+		return zipOf(t, map[string]string{"content.xml": content(strings.Repeat("<text:section>", n) + "<text:p>deep</text:p>" + strings.Repeat("</text:section>", n))})
+	}
+	if doc, err := Parse(context.Background(), "ok.odt", nest(MaxDepth-10)); err != nil || doc.Blocks[0].Text != "deep" {
+		t.Errorf("%d levels: %v", MaxDepth-10, err)
+	}
+	_, err := Parse(context.Background(), "deep.odt", nest(20*MaxDepth))
+	if !errors.Is(err, formats.ErrCorrupt) || !strings.Contains(err.Error(), "nested more than 1000 deep") {
+		t.Errorf("%d levels: %v, want ErrCorrupt saying how deep", 20*MaxDepth, err)
+	}
+}

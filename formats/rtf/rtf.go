@@ -47,7 +47,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"regexp"
 	"strings"
 	"unicode/utf16"
 
@@ -703,14 +702,6 @@ func (p *parser) level(pp paraProps) int {
 	return headingLevel(p.styles, pp.style)
 }
 
-var (
-	headingName = regexp.MustCompile(`(?i)^heading\s*([1-9])$`)
-	// localHeading matches style names for "heading N" in common Word
-	// UI languages.
-	localHeading = regexp.MustCompile(`(?i)^(heading|überschrift|titre|titolo|título|titulo|encabezado|kop|rubrik|overskrift|otsikko|nagłówek|nadpis|címsor|başlık|заголовок|標題|見出し|제목)\s*([1-9])$`)
-	titleName    = regexp.MustCompile(`(?i)^(title|titel|titre|titolo|título|titulo|tytuł|название)$`)
-)
-
 // headingLevel resolves a style number to a heading level (1-9), or 0
 // when the style is not a heading.
 func headingLevel(styles map[int]*style, num int) int {
@@ -737,15 +728,8 @@ func headingLevel(styles map[int]*style, num int) int {
 // aliases after commas ("heading 1,H1").
 func nameLevel(name string) int {
 	for _, alias := range strings.Split(name, ",") {
-		alias = strings.TrimSpace(alias)
-		if m := headingName.FindStringSubmatch(alias); m != nil {
-			return int(m[1][0] - '0')
-		}
-		if titleName.MatchString(alias) {
-			return 1
-		}
-		if m := localHeading.FindStringSubmatch(alias); m != nil {
-			return int(m[2][0] - '0')
+		if l := formats.HeadingLevel(strings.TrimSpace(alias)); l > 0 {
+			return l
 		}
 	}
 	return 0
