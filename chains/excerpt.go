@@ -66,7 +66,7 @@ func closestPassages(secs []schema.Section, query string, n int) []schema.Passag
 func questionExcerpt(s schema.Section, query string) (excerpt string, hits int) {
 	named := s.NamedTerms()
 	want := map[string]bool{}
-	for _, t := range textproc.Terms(query) {
+	for _, t := range textproc.Terms(textproc.QueryText(query)) {
 		if !named[t] {
 			want[t] = true
 		}

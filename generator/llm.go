@@ -33,9 +33,10 @@ type LLMOptions struct {
 // its document's title, file, entity and period when known, and cites those
 // ids; code maps them to "(See <title>, <page>)" and marks ids outside the
 // set as "[unknown source Sk]", which the judge rejects. The prompt
-// (generate-v2) tells the model to answer only about the entity and period
-// the question asks, from sections whose document is about them, and to
-// reply exactly NoAnswer otherwise (an abstention, see judge.IsAbstention).
+// (generate-v3) tells the model to answer only about the entity and period
+// the question asks, from sections whose document is about them, in the
+// question's language, and to reply exactly NoAnswer otherwise, in English
+// whatever the question's language (an abstention, see judge.IsAbstention).
 type LLM struct {
 	model llms.Model
 	opts  LLMOptions

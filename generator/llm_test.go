@@ -161,7 +161,7 @@ func TestGeneratePromptAsksForTheQuestionsEntityAndPeriod(t *testing.T) {
 			t.Errorf("user prompt lacks %q:\n%s", want, user)
 		}
 	}
-	for _, want := range []string{"Answer only about the entity and the period the question asks about", "reply exactly: " + generator.NoAnswer} {
+	for _, want := range []string{"Answer only about the entity and the period the question asks about", "reply exactly: " + generator.NoAnswer, "Answer in the language of the question; the reply of rule 5 is always in English"} {
 		if !strings.Contains(sys, want) {
 			t.Errorf("system prompt lacks %q:\n%s", want, sys)
 		}

@@ -941,7 +941,7 @@ func (ix *Index) lexical(ctx context.Context, query string, k int, opt SearchOpt
 		k1, b = opt.K1, opt.B
 	}
 	an := analyzer{stems: map[string]string{}}
-	tfs, _ := an.termFreqs(query)
+	tfs, _ := an.termFreqs(textproc.QueryText(query))
 	if len(tfs) == 0 {
 		return nil, nil
 	}

@@ -404,7 +404,7 @@ func (r *ListResolver) Resolve(ctx context.Context, question string) (Resolution
 		m.addOpenings()
 		r.key, r.m, r.counts = key.String(), m, counts
 	}
-	terms := distinct(newAnalyzer().terms(question))
+	terms := distinct(newAnalyzer().terms(textproc.QueryText(question)))
 	inDoc := make([]map[int32]int, len(terms))
 	total := make([]int, len(terms))
 	for i, t := range terms {
@@ -431,7 +431,7 @@ func (ix *Index) Resolve(ctx context.Context, question string) (Resolution, erro
 	if err != nil {
 		return Resolution{}, err
 	}
-	terms := distinct(newAnalyzer().terms(question))
+	terms := distinct(newAnalyzer().terms(textproc.QueryText(question)))
 	qts := queryTerms(terms)
 	// per term: the number of its sections in each document, and in all
 	inDoc := make([]map[int32]int, len(qts))

@@ -32,7 +32,12 @@ func IsVeto(k IssueKind) bool { return slices.Contains(vetoKinds, k) }
 //
 // question.empty (the question names nothing to address: "a b") is true
 // by construction: no answer can be checked against such a question.
-var vetoRules = []string{RulePartUnanswered, RuleAsksNothing}
+//
+// question.language (a question in German, French, Spanish …) is too: the
+// relevance detectors and the decision model read English questions
+// only, so the offline judge cannot check what an answer to it answers.
+// With an LLM, the model judges that instead (see LLM).
+var vetoRules = []string{RulePartUnanswered, RuleAsksNothing, RuleLanguage}
 
 // veto reports whether the issue refuses an answer by itself.
 func (is Issue) veto() bool { return IsVeto(is.Kind) || slices.Contains(vetoRules, is.RuleID()) }

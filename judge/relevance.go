@@ -75,6 +75,10 @@ func (d *Offline) relevanceCheck(ctx context.Context, a *Assessment, req schema.
 		a.Issues = append(a.Issues, Issue{Kind: IssueOffQuestion, Claim: -1, Rule: RuleAsksNothing,
 			Detail: "the question names nothing an answer could address: no word, name, period or number to look for"})
 	}
+	if !frame.Lang.IsEnglish() && relevance.Enabled(RuleLanguage) {
+		a.Issues = append(a.Issues, Issue{Kind: IssueOffQuestion, Claim: -1, Rule: RuleLanguage,
+			Detail: "the question is in " + frame.Lang.Name + ", and the offline judge reads English questions only: use an LLM to answer it (docs/llm.md)"})
+	}
 	// a multi-part question is answered part by part: a claim answers it
 	// when it answers one of its parts
 	frames := []relevance.Frame{frame}

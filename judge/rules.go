@@ -22,6 +22,7 @@ var (
 	RuleUnanswered     = register("question.unanswered", "no claim of the answer passes the relevance detectors: the answer does not answer the question")
 	RulePartUnanswered = register("question.part-unanswered", "a part of a question of several parts is answered by no claim")
 	RuleAsksNothing    = register("question.empty", "the question names nothing an answer could address: no word of more than one letter, name, period or number")
+	RuleLanguage       = register("question.language", "the question is in another language than English, which the offline judge's rules do not read")
 	RuleConflict       = register("conflict.figures", "another retrieved section states a figure of the answer differently for the same thing, and the answer does not say so")
 	RuleLowConfidence  = register("confidence.low", "the calibrated confidence that the answer is right is below the threshold")
 )

@@ -147,13 +147,14 @@ func Intent(question string) string {
 var genericWords = wordlists.Named("generic_words")
 
 // KeyTerms returns the content words of q that an answer must address: its
-// words minus stop words, question words, numbers and genericWords,
-// lower-case, one per stem, in order. The judge stems them and checks that
+// words minus stop words (the question's language's: textproc.QuestionWords),
+// question words, numbers and genericWords, lower-case, one per stem, in
+// order. The judge stems them and checks that
 // the sections an answer rests on mention them.
 func KeyTerms(q string) []string {
 	var out []string
 	seen := map[string]bool{}
-	for _, w := range textproc.ContentWords(q) {
+	for _, w := range textproc.QuestionWords(q) {
 		if genericWords[w] || whWords[w] || auxiliaries[w] || !hasLetter(w) || len(w) < 2 || textproc.IsContraction(w) {
 			continue
 		}

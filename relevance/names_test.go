@@ -46,3 +46,23 @@ func TestNameRunsEndAtPunctuation(t *testing.T) {
 		}
 	}
 }
+
+// A question in another language names no entity by its capitals (German
+// writes every noun with one; "Wie" and "Quel" open a question) and its
+// focus leaves out that language's function words; an English question
+// keeps both.
+func TestFrameOfAQuestionInAnotherLanguage(t *testing.T) {
+	for q, want := range map[string][]string{
+		"Wie hoch ist die monatliche Vergütung?": {"hoch", "monatlich", "vergutung"},
+		"Quel est le préavis de résiliation ?":   {"preavi", "resili"},
+	} {
+		f := Analyze(q)
+		if f.Lang.IsEnglish() || len(f.Entities) != 0 || !slices.Equal(f.Focus, want) {
+			t.Errorf("Analyze(%q): lang %v entities %q focus %q, want no entity and focus %q", q, f.Lang, f.Entities, f.Focus, want)
+		}
+	}
+	f := Analyze("What is the monthly fee of Muster GmbH?")
+	if !f.Lang.IsEnglish() || !slices.Equal(f.Entities, []string{"Muster GmbH"}) {
+		t.Errorf("English question: lang %v entities %q", f.Lang, f.Entities)
+	}
+}

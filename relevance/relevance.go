@@ -83,6 +83,12 @@ func (t AnswerType) String() string {
 // Frame is what a question asks for.
 type Frame struct {
 	Question string
+	// Lang is the question's language (textproc.Language). The frame of
+	// a question in another language than English names no entity (its
+	// capitals are not names: German writes every noun so) and its focus
+	// leaves out that language's function words; the English rules of
+	// the detectors find nothing else in it.
+	Lang textproc.Lang
 	// Type is the expected answer type.
 	Type AnswerType
 	// Entities are the names the question uses, as written ("Oracle",
@@ -218,7 +224,8 @@ func termSet(name string) map[string]bool {
 
 // Analyze reads a question into its frame.
 func Analyze(question string) Frame {
-	f := Frame{Question: question}
+	f := Frame{Question: question, Lang: textproc.Language(question)}
+	foreign := !f.Lang.IsEnglish()
 	lower := strings.ToLower(question)
 	f.Type = answerType(lower)
 	f.Negated = negated(question)
@@ -281,7 +288,7 @@ func Analyze(question string) Frame {
 			flush()
 		}
 		lw := strings.ToLower(withoutPossessive(w))
-		name := isName(w) && !(i == 0 && (questionOpeners[lw] || textproc.IsStopWord(lw))) &&
+		name := !foreign && isName(w) && !(i == 0 && (questionOpeners[lw] || textproc.IsStopWord(lw))) &&
 			!months[lw] && !(lw == "may" && seenP["may"]) && lw != "i" && reQuarter.FindString(w) == "" && !reYear.MatchString(w)
 		if name {
 			opens = opens && len(cur) > 0 || i == 0
@@ -323,7 +330,7 @@ func Analyze(question string) Frame {
 	// of the question form
 	seen := map[string]bool{}
 	f.FocusWords = map[string]string{}
-	for _, w := range textproc.ContentWords(wordvec.Fold(question)) {
+	for _, w := range textproc.QuestionWords(wordvec.Fold(question)) {
 		t := textproc.Stem(w)
 		if seen[t] || entityStems[t] || formWords[t] || hasDigit(t) || seenP[t] || months[t] || months[w] || unitStems[t] || textproc.IsContraction(w) ||
 			figureType(f.Type) && reportingVerbs[t] {

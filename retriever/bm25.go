@@ -298,7 +298,7 @@ type query struct {
 }
 
 func (q *query) add(text string, w float64) {
-	for _, t := range textproc.Terms(text) {
+	for _, t := range textproc.Terms(textproc.QueryText(text)) {
 		if fillerTerms[t] && q.r.df[t] == 0 {
 			continue
 		}

@@ -71,6 +71,12 @@ func New(vocab Vocabulary) *Corrector {
 // "Carlsbad"), and the corrections made; question unchanged and no fixes
 // when there is nothing to correct.
 func (c *Corrector) Correct(ctx context.Context, question string) (string, []Fix, error) {
+	// the known words are English ones: in a question in another
+	// language every word is unknown, and one a letter away from a word
+	// of the documents is a form of it ("welcher", "welches"), not a typo
+	if !textproc.Language(question).IsEnglish() {
+		return question, nil, nil
+	}
 	type word struct {
 		start, end int
 		folded     string

@@ -66,6 +66,27 @@ func TestCorrectsWordsTheDocumentsHoldOneEditAway(t *testing.T) {
 	}
 }
 
+// A question in another language than English is left as asked: its
+// words are not English ones, and a word a letter away from one of the
+// documents is another form of it ("welcher", "welches").
+func TestQuestionsInOtherLanguagesAreLeftAlone(t *testing.T) {
+	secs := []schema.Section{
+		{Title: "Gerichtsstand", Content: "Welches Gericht zuständig ist, bestimmt der Vertrag."},
+		{Title: "Laufzeit", Content: "Der Vertrag beginnt am ersten Januar."},
+	}
+	c := spell.New(judge.NewMemCorpus(secs).(spell.Vocabulary))
+	q := "Welcher Vertrag regelt das Gericht?"
+	if got, fixes, err := c.Correct(context.Background(), q); err != nil || got != q || fixes != nil {
+		t.Errorf("Correct(%q) = %q %v %v, want it as asked", q, got, fixes, err)
+	}
+	// the same word in an English question is read as a typo of one of
+	// the documents' words
+	q = "What does the Welcher clause say about the court?"
+	if got, fixes, _ := c.Correct(context.Background(), q); got == q || len(fixes) != 1 {
+		t.Errorf("Correct(%q) = %q %v, want Welcher corrected", q, got, fixes)
+	}
+}
+
 type failing struct{}
 
 func (failing) DocFreqs(context.Context, []string) ([]int, error) {

@@ -4,7 +4,8 @@
 // (months.txt), the reference nouns, the question's intent words, the
 // relevance check's negations, bounds, periods, units and question-form
 // words, the judge's discourse and answer words, the retriever's question
-// filler words, the conversation rewriter's fragment words. Each file
+// filler words, the conversation rewriter's fragment words, the function
+// words of the languages told apart from English (languages.txt). Each file
 // documents its list in '#' comment lines, ending with the code that
 // reads it; edit the files, not code. Code reads a list as a set (Named,
 // Set), as words (Words, Joined) or as a regular expression
