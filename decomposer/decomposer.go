@@ -37,6 +37,8 @@ func (r *Offline) Decompose(ctx context.Context, query string) (*schema.Decompos
 	if q == "" {
 		return nil, fmt.Errorf("decompose: %w", schema.ErrEmptyQuery)
 	}
+	// the question it asks, without courtesies and a request around it
+	q = question.Asked(q)
 	subs := question.Split(q)
 	d := &schema.Decomposition{
 		Intent:      question.Intent(subs[0]),

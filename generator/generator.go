@@ -249,6 +249,7 @@ func (g *Offline) Generate(ctx context.Context, req schema.GenerateRequest) (str
 	if err := ctx.Err(); err != nil {
 		return "", err
 	}
+	req.Query = question.Asked(req.Query) // without "Hi," or "Thanks!"
 	d := req.Decomposition
 	if d == nil && strings.TrimSpace(req.Query) != "" {
 		// a request without a decomposition: the question read by
@@ -267,10 +268,10 @@ func (g *Offline) Generate(ctx context.Context, req schema.GenerateRequest) (str
 }
 
 // read reads a non-blank question as the offline decomposer does, in the
-// fields the answer uses: its parts, their first part's intent and its key
-// terms.
+// fields the answer uses: the parts of the question it asks
+// (question.Asked), their first part's intent and its key terms.
 func read(query string) *schema.Decomposition {
-	q := strings.Join(strings.Fields(query), " ")
+	q := question.Asked(strings.Join(strings.Fields(query), " "))
 	parts := question.Split(q)
 	return &schema.Decomposition{Intent: question.Intent(parts[0]), SubQueries: parts, KeyTerms: question.KeyTerms(q)}
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/tmc/langchaingo/vectorstores"
 
 	"github.com/docmind/docmind/facts"
+	"github.com/docmind/docmind/question"
 	"github.com/docmind/docmind/relevance"
 	"github.com/docmind/docmind/schema"
 )
@@ -117,6 +118,9 @@ func (ix *Index) Retriever() *Retriever {
 // TopK. Stores cannot be asked to exclude keys in general, so
 // it over-fetches by the number of excluded and previous keys.
 func (r *Retriever) Retrieve(ctx context.Context, req schema.RetrieveRequest) ([]schema.Section, error) {
+	// the question asked: a courtesy's capital ("Thanks!") names no
+	// document, and its words are no search terms
+	req.Query = question.Asked(req.Query)
 	res, err := r.resolve(ctx, req)
 	if err != nil {
 		return nil, err

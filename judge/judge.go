@@ -43,6 +43,7 @@ import (
 	"github.com/docmind/docmind/facts"
 	"github.com/docmind/docmind/internal/wordlists"
 	"github.com/docmind/docmind/lexicon"
+	"github.com/docmind/docmind/question"
 	"github.com/docmind/docmind/relevance"
 	"github.com/docmind/docmind/schema"
 	"github.com/docmind/docmind/textproc"
@@ -435,6 +436,9 @@ func (d *Offline) Score(ctx context.Context, req schema.JudgeRequest) (*Assessme
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	// the question asked, without the courtesies and request around it
+	// ("Thanks!", "Can you tell me"): they ask nothing to address
+	req.Query = question.Asked(req.Query)
 	a := &Assessment{Query: req.Query, Sections: req.Sections, t: d.t, rejectAbstention: d.rejectAbstentions, unsupportedFacts: d.unsupportedFacts}
 	prep := make([]preparedSection, len(req.Sections))
 	for i, s := range req.Sections {

@@ -146,12 +146,14 @@ func Intent(question string) string {
 // genericWords: internal/wordlists/generic_words.txt.
 var genericWords = wordlists.Named("generic_words")
 
-// KeyTerms returns the content words of q that an answer must address: its
+// KeyTerms returns the content words of the question q asks (Asked) that
+// an answer must address: its
 // words minus stop words (the question's language's: textproc.QuestionWords),
 // question words, numbers and genericWords, lower-case, one per stem, in
 // order. The judge stems them and checks that
 // the sections an answer rests on mention them.
 func KeyTerms(q string) []string {
+	q = Asked(q)
 	var out []string
 	seen := map[string]bool{}
 	for _, w := range textproc.QuestionWords(q) {

@@ -222,8 +222,15 @@ func termSet(name string) map[string]bool {
 	return textproc.TermSet(strings.Join(wordlists.Lines(name), "\n"))
 }
 
-// Analyze reads a question into its frame.
+// askedOf is question.Asked (the parameter of Analyze shadows the
+// package).
+var askedOf = question.Asked
+
+// Analyze reads a question into its frame: the question it asks, without
+// the courtesies and request written around it (question.Asked: "Hi,",
+// "Thanks!", "Can you tell me").
 func Analyze(question string) Frame {
+	question = askedOf(question)
 	f := Frame{Question: question, Lang: textproc.Language(question)}
 	foreign := !f.Lang.IsEnglish()
 	lower := strings.ToLower(question)

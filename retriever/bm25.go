@@ -38,6 +38,7 @@ import (
 
 	"github.com/docmind/docmind/internal/wordlists"
 	"github.com/docmind/docmind/lexicon"
+	"github.com/docmind/docmind/question"
 	"github.com/docmind/docmind/schema"
 	"github.com/docmind/docmind/textproc"
 )
@@ -427,6 +428,7 @@ func (r *BM25) Retrieve(ctx context.Context, req schema.RetrieveRequest) ([]sche
 		return nil, err
 	}
 	floor := r.floorFor(req.Attempt)
+	req.Query = question.Asked(req.Query) // not "Hi," or "Thanks!"
 	main, subs := r.questionQueries(req.Query, req.Decomposition)
 	queries := append([]*query{main}, subs...)
 	if claims := r.claimsQuery(req); claims != nil {
