@@ -11,8 +11,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/docmind/docmind"
-	"github.com/docmind/docmind/llm/openai"
-	"github.com/docmind/docmind/llm/openaitest"
 )
 
 // What people write around a question does not change its answer: each
@@ -94,32 +92,8 @@ func TestCourtesiesChangeNoAnswer(t *testing.T) {
 // name the answer's passage must state. Through the real client to a
 // scripted server.
 func TestCourtesiesLLMMode(t *testing.T) {
-	srv := openaitest.New(t)
-	dec, _ := json.Marshal(map[string]any{"intent": "penalty", "sub_queries": []string{"What are the late payment penalties?"}, "entities": []string{},
-		"constraints": []string{}, "temporals": []string{}, "key_terms": []string{"late payment penalties"}})
-	srv.Always(openaitest.RouteDecomposition, openaitest.Reply{Content: string(dec)})
 	const answer = "If payment is not received within thirty (30) days, Client shall be assessed a late fee of 1.5% per month on the overdue amount"
-	srv.Respond(func(req openaitest.Request) openaitest.Reply {
-		id := sectionID(req.Text(), "Late Payment Penalties")
-		if id == "" {
-			return openaitest.Reply{Content: "The documents do not say."}
-		}
-		if req.Route == openaitest.RouteGenerate {
-			return openaitest.Reply{Content: answer + " [" + id + "]."}
-		}
-		v, _ := json.Marshal(map[string]any{"claims": []any{map[string]any{"claim": answer, "section_id": id, "quote": "late fee of 1.5% per month",
-			"supported": true, "contradiction": "", "reason": ""}}, "is_hallucinated": false, "confidence_score": 0.95,
-			"reasoning": "the section states it", "irrelevant_sections": []string{}})
-		return openaitest.Reply{Content: string(v)}
-	})
-	model, err := openai.New(openai.WithBaseURL(srv.URL), openai.WithAPIKey("test"), openai.WithModel("gpt-4o-mini"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := docmind.New(docmind.WithSections(contract(t)), docmind.WithLLM(model), docmind.WithModelNames("gpt-4o-mini", ""))
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := answeringPipeline(t, contract(t), "What are the late payment penalties?", "Late Payment Penalties", answer, "late fee of 1.5% per month")
 	for _, q := range []string{"Hello! What are the late payment penalties?", "Summarise the late payment penalties. Thanks!"} {
 		st, err := p.Run(context.Background(), q)
 		if err != nil {

@@ -38,6 +38,40 @@ func loadDir(t *testing.T, dir string) []schema.Section {
 	return secs
 }
 
+// answeringPipeline is an LLM-mode pipeline over secs, through the real
+// client, whose scripted model decomposes the question as itself, answers
+// it with answer citing the section titled title (or abstains when that
+// section is not in its prompt), and accepts the answer, quoting quote.
+func answeringPipeline(t *testing.T, secs []schema.Section, question, title, answer, quote string) *docmind.Pipeline {
+	t.Helper()
+	srv := openaitest.New(t)
+	dec, _ := json.Marshal(map[string]any{"intent": "general", "sub_queries": []string{question}, "entities": []string{},
+		"constraints": []string{}, "temporals": []string{}, "key_terms": []string{}})
+	srv.Always(openaitest.RouteDecomposition, openaitest.Reply{Content: string(dec)})
+	srv.Respond(func(req openaitest.Request) openaitest.Reply {
+		id := sectionID(req.Text(), title)
+		if id == "" {
+			return openaitest.Reply{Content: "The documents do not say."}
+		}
+		if req.Route == openaitest.RouteGenerate {
+			return openaitest.Reply{Content: answer + " [" + id + "]."}
+		}
+		v, _ := json.Marshal(map[string]any{"claims": []any{map[string]any{"claim": answer, "section_id": id, "quote": quote,
+			"supported": true, "contradiction": "", "reason": ""}}, "is_hallucinated": false, "confidence_score": 0.95,
+			"reasoning": "the section states it", "irrelevant_sections": []string{}})
+		return openaitest.Reply{Content: string(v)}
+	})
+	model, err := openai.New(openai.WithBaseURL(srv.URL), openai.WithAPIKey("test"), openai.WithModel("gpt-4o-mini"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := docmind.New(docmind.WithSections(secs), docmind.WithLLM(model), docmind.WithModelNames("gpt-4o-mini", ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
 // With an LLM, a question in German or French over documents in that
 // language is answered in one pass when the model answers it and its
 // judge accepts the answer: the judge's deterministic guards on top of
@@ -48,31 +82,7 @@ func loadDir(t *testing.T, dir string) []schema.Section {
 func TestQuestionsInOtherLanguagesLLMMode(t *testing.T) {
 	for _, c := range languageCases {
 		t.Run(c.question, func(t *testing.T) {
-			srv := openaitest.New(t)
-			dec, _ := json.Marshal(map[string]any{"intent": "amount", "sub_queries": []string{c.question}, "entities": []string{},
-				"constraints": []string{}, "temporals": []string{}, "key_terms": []string{}})
-			srv.Always(openaitest.RouteDecomposition, openaitest.Reply{Content: string(dec)})
-			srv.Respond(func(req openaitest.Request) openaitest.Reply {
-				id := sectionID(req.Text(), c.title)
-				if id == "" {
-					return openaitest.Reply{Content: "The documents do not say."}
-				}
-				if req.Route == openaitest.RouteGenerate {
-					return openaitest.Reply{Content: strings.TrimSuffix(c.answer, ".") + " [" + id + "]."}
-				}
-				v, _ := json.Marshal(map[string]any{"claims": []any{map[string]any{"claim": c.answer, "section_id": id, "quote": c.quote,
-					"supported": true, "contradiction": "", "reason": ""}}, "is_hallucinated": false, "confidence_score": 0.95,
-					"reasoning": "the section states it", "irrelevant_sections": []string{}})
-				return openaitest.Reply{Content: string(v)}
-			})
-			model, err := openai.New(openai.WithBaseURL(srv.URL), openai.WithAPIKey("test"), openai.WithModel("gpt-4o-mini"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			p, err := docmind.New(docmind.WithSections(loadDir(t, c.dir)), docmind.WithLLM(model), docmind.WithModelNames("gpt-4o-mini", ""))
-			if err != nil {
-				t.Fatal(err)
-			}
+			p := answeringPipeline(t, loadDir(t, c.dir), c.question, c.title, strings.TrimSuffix(c.answer, "."), c.quote)
 			st, err := p.Run(context.Background(), c.question)
 			if err != nil {
 				t.Fatal(err)
