@@ -273,3 +273,22 @@ var (
 func withoutPossessive(w string) string {
 	return strings.TrimSuffix(strings.TrimSuffix(w, "'s"), "’s")
 }
+
+// contracted maps the contractions whose first part is not what is left
+// when the ending is cut off.
+var contracted = map[string]string{"can't": "can", "won't": "will", "shan't": "shall", "ain't": "is"}
+
+// uncontracted returns the word a lower-case contraction contracts
+// ("what" of "what're", "is" of "isn't", "will" of "won't"), or w.
+func uncontracted(w string) string {
+	w = strings.ReplaceAll(w, "’", "'")
+	if u, ok := contracted[w]; ok {
+		return u
+	}
+	for _, suf := range []string{"n't", "'re", "'ve", "'ll", "'d", "'m"} {
+		if u, ok := strings.CutSuffix(w, suf); ok && u != "" {
+			return u
+		}
+	}
+	return w
+}

@@ -66,3 +66,18 @@ func TestFrameOfAQuestionInAnotherLanguage(t *testing.T) {
 		t.Errorf("English question: lang %v entities %q", f.Lang, f.Entities)
 	}
 }
+
+// A question that opens with a contraction of a question word or an
+// auxiliary ("What're", "Isn't", "Won't") names nothing by its capital.
+func TestContractedOpenerIsNoName(t *testing.T) {
+	for q, want := range map[string][]string{
+		"What're the late payment penalties?": nil,
+		"Isn't there a late fee?":             nil,
+		"Won't Acme pay a late fee?":          {"Acme"},
+		"Can’t the Provider subcontract?":     {"Provider"},
+	} {
+		if got := Analyze(q).Entities; !slices.Equal(got, want) {
+			t.Errorf("Analyze(%q).Entities = %q, want %q", q, got, want)
+		}
+	}
+}

@@ -295,7 +295,9 @@ func Analyze(question string) Frame {
 			flush()
 		}
 		lw := strings.ToLower(withoutPossessive(w))
-		name := !foreign && isName(w) && !(i == 0 && (questionOpeners[lw] || textproc.IsStopWord(lw))) &&
+		// a question may open with a contraction ("What're", "Isn't")
+		opener := uncontracted(lw)
+		name := !foreign && isName(w) && !(i == 0 && (questionOpeners[opener] || textproc.IsStopWord(opener))) &&
 			!months[lw] && !(lw == "may" && seenP["may"]) && lw != "i" && reQuarter.FindString(w) == "" && !reYear.MatchString(w)
 		if name {
 			opens = opens && len(cur) > 0 || i == 0
