@@ -93,6 +93,7 @@ func (Offline) Rewrite(ctx context.Context, history []Turn, question string) (st
 // rewriteFollowUp rewrites q after the standalone question prev and says
 // what it carried over.
 func rewriteFollowUp(prev, q string) (string, string) {
+	q = question.Asked(q) // "Thanks! And in 2024?" follows up as "And in 2024?"
 	out := rewriteRules(prev, q)
 	if strings.TrimSpace(out) == "" {
 		return out, ""

@@ -286,3 +286,20 @@ func TestRewritePromptVersionsDoNotCollide(t *testing.T) {
 		t.Fatalf("prompt versions %v, want %s=%s and %s=%s", got, RewritePromptName, RewritePromptVersion, prompts.NameRewrite, retry.Version())
 	}
 }
+
+// A follow-up with thanks or a greeting before it follows up as it would
+// without them: "Thanks. And in 2024?" was taken for a question of its
+// own and ran without the previous question's subject.
+func TestFollowUpAfterACourtesy(t *testing.T) {
+	prev := "How much is the Monthly Service Fee under the Standard tier in 2023?"
+	for plain, asked := range map[string]string{
+		"And in 2024?":                    "Thanks. And in 2024?",
+		"What about the Enterprise tier?": "Great, thanks! What about the Enterprise tier?",
+	} {
+		want, _ := rewriteFollowUp(prev, plain)
+		got, _ := rewriteFollowUp(prev, asked)
+		if got != want || got == asked {
+			t.Errorf("rewriteFollowUp(%q) = %q, want %q (as for %q)", asked, got, want, plain)
+		}
+	}
+}
