@@ -469,3 +469,33 @@ func skipPostings(int, []byte) error { return nil }
 
 // docFreqBatch bounds the terms of one DocFreqs statement.
 const docFreqBatch = 512
+
+// Titles returns the distinct titles of the index's documents and
+// sections, documents first, at most judge.MaxTitles in all (for package
+// spell, which reads the names an acronym of the question stands for).
+func (c *Corpus) Titles(ctx context.Context) ([]string, error) {
+	rows, err := c.ix.db.QueryContext(ctx, `SELECT title FROM (SELECT DISTINCT title FROM documents) UNION ALL SELECT title FROM (SELECT DISTINCT title FROM sections) LIMIT ?`, maxTitles)
+	if err != nil {
+		return nil, fmt.Errorf("index %s: read the titles: %w", c.ix.path, err)
+	}
+	defer rows.Close()
+	var out []string
+	seen := map[string]bool{}
+	for rows.Next() {
+		var t string
+		if err := rows.Scan(&t); err != nil {
+			return nil, fmt.Errorf("index %s: read the titles: %w", c.ix.path, err)
+		}
+		if t != "" && !seen[t] {
+			seen[t] = true
+			out = append(out, t)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("index %s: read the titles: %w", c.ix.path, err)
+	}
+	return out, nil
+}
+
+// maxTitles is judge.MaxTitles (the index does not import the judge).
+const maxTitles = 20000

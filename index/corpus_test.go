@@ -196,3 +196,35 @@ func TestDocFreqOfAChunkedPostingsList(t *testing.T) {
 	}
 	check(4000)
 }
+
+// The index gives its documents' and sections' titles to the speller,
+// which reads an acronym no section holds as the title it stands for, as
+// over the same sections in memory.
+func TestCorpusTitlesReadAcronyms(t *testing.T) {
+	ctx := context.Background()
+	ix, err := index.Open(ctx, filepath.Join(t.TempDir(), index.FileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	secs := []schema.Section{
+		{Title: "Late Payment Penalties", Content: "A late fee of 1.5% per month applies."},
+		{Title: "Exhibit B - Statement of Work", Content: "The Services are described here."},
+	}
+	if err := ix.PutDocument(ctx, index.Document{Path: "msa.md", Hash: "msa", Title: "Master Services Agreement"}, secs); err != nil {
+		t.Fatal(err)
+	}
+	titles, err := ix.Corpus().Titles(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"Master Services Agreement", "Late Payment Penalties", "Exhibit B - Statement of Work"} {
+		if !slices.Contains(titles, want) {
+			t.Errorf("Titles() = %q, lacks %q", titles, want)
+		}
+	}
+	got, fixes, err := spell.New(ix.Corpus()).Correct(ctx, "What does the SOW of the MSA describe?")
+	if err != nil || got != "What does the Statement of Work of the Master Services Agreement describe?" || len(fixes) != 2 {
+		t.Errorf("Correct = %q %v %v", got, fixes, err)
+	}
+}

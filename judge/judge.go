@@ -151,6 +151,10 @@ func (m memCorpus) GroupDocFreq(_ context.Context, term string, lex *lexicon.The
 	return m.c.GroupDocFreq(term, lex), nil
 }
 
+// Titles returns the distinct titles of the sections and their
+// documents (spell.Titled).
+func (m memCorpus) Titles(context.Context) ([]string, error) { return m.c.titles, nil }
+
 // DocFreqs returns how many sections hold each stem.
 func (m memCorpus) DocFreqs(_ context.Context, stems []string) ([]int, error) {
 	out := make([]int, len(stems))
@@ -173,13 +177,27 @@ type CorpusStats struct {
 	n     int
 	df    map[string]int
 	texts []lexicon.Text // per section, for synonym-group frequencies
+	// titles are the distinct titles of the sections and their
+	// documents, at most MaxTitles (spell.Titled)
+	titles []string
 }
+
+// MaxTitles is the most distinct titles a corpus gives package spell to
+// read acronyms from.
+const MaxTitles = 20000
 
 // NewCorpusStats counts, for every stemmed term, the sections (title and
 // content) that contain it.
 func NewCorpusStats(sections []schema.Section) *CorpusStats {
 	c := &CorpusStats{n: len(sections), df: map[string]int{}, texts: make([]lexicon.Text, len(sections))}
+	seenTitle := map[string]bool{}
 	for i, s := range sections {
+		for _, t := range []string{s.DocTitle, s.Title} {
+			if t != "" && !seenTitle[t] && len(c.titles) < MaxTitles {
+				seenTitle[t] = true
+				c.titles = append(c.titles, t)
+			}
+		}
 		c.texts[i] = lexicon.NewText(s.Title + "\n" + s.Content)
 		seen := map[string]bool{}
 		for _, t := range textproc.Terms(s.Title + "\n" + s.Content) {

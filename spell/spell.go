@@ -77,6 +77,23 @@ func (c *Corrector) Correct(ctx context.Context, question string) (string, []Fix
 	if !textproc.Language(question).IsEnglish() {
 		return question, nil, nil
 	}
+	q, fixes, err := c.acronyms(ctx, question)
+	if err != nil {
+		return question, nil, err
+	}
+	out, typos, err := c.typos(ctx, q)
+	if err != nil {
+		return question, nil, err
+	}
+	fixes = append(fixes, typos...)
+	if len(fixes) == 0 {
+		return question, nil, nil
+	}
+	return out, fixes, nil
+}
+
+// typos is Correct without acronyms.
+func (c *Corrector) typos(ctx context.Context, question string) (string, []Fix, error) {
 	type word struct {
 		start, end int
 		folded     string

@@ -159,3 +159,49 @@ func TestLongQuestionsCostBoundedWork(t *testing.T) {
 		t.Errorf("a %d-letter word was corrected to %q", len(long), got)
 	}
 }
+
+// titledCorpus is an in-memory vocabulary of sections whose documents and
+// sections have titles (judge.NewMemCorpus gives spell.Titled).
+func titledCorpus(secs ...schema.Section) *spell.Corrector {
+	return spell.New(judge.NewMemCorpus(secs).(spell.Vocabulary))
+}
+
+// An acronym no section holds is read as the title it is the initials of:
+// people name a contract by the letters of its title, which the contract
+// seldom writes.
+func TestAcronymsReadAsTheTitlesTheyStandFor(t *testing.T) {
+	c := titledCorpus(
+		schema.Section{DocTitle: "Master Services Agreement", Title: "Late Payment Penalties", Content: "A late fee of 1.5% per month applies."},
+		schema.Section{DocTitle: "Master Services Agreement", Title: "Exhibit B - Statement of Work", Content: "The Services are described here."},
+		schema.Section{DocTitle: "Order Form", Title: "Service Level Agreement (SLA)", Content: "The SLA sets uptime at 99.9%."},
+		schema.Section{DocTitle: "Data Processing Addendum", Title: "Roles", Content: "Client is the controller."},
+		schema.Section{DocTitle: "Deed of Partnership Agreement", Title: "Partners", Content: "The partners agree."},
+	)
+	ctx := context.Background()
+	for _, tc := range []struct {
+		q, want string
+		fixes   []spell.Fix
+	}{
+		{"In the MSA, what is the late fee?", "In the Master Services Agreement, what is the late fee?", []spell.Fix{{From: "MSA", To: "Master Services Agreement"}}},
+		// an English word in capitals is an acronym too ("sow")
+		{"What does the SOW describe?", "What does the Statement of Work describe?", []spell.Fix{{From: "SOW", To: "Statement of Work"}}},
+		// the sections write it: as asked
+		{"What uptime does the SLA set?", "What uptime does the SLA set?", nil},
+		// two names share the initials: as asked
+		{"Who signs the DPA?", "Who signs the DPA?", nil},
+		// no title stands for it, or too short to read
+		{"Is there an NDA?", "Is there an NDA?", nil},
+		{"Is the MS agreement signed?", "Is the MS agreement signed?", nil},
+		// an acronym and a typo in one question
+		{"What is the MSA's late paymnet fee?", "What is the Master Services Agreement's late payment fee?",
+			[]spell.Fix{{From: "MSA", To: "Master Services Agreement"}, {From: "paymnet", To: "payment"}}},
+	} {
+		got, fixes, err := c.Correct(ctx, tc.q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got != tc.want || !slices.Equal(fixes, tc.fixes) {
+			t.Errorf("Correct(%q) = %q %v, want %q %v", tc.q, got, fixes, tc.want, tc.fixes)
+		}
+	}
+}
