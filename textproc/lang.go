@@ -77,13 +77,28 @@ func Language(text string) Lang {
 		return English
 	}
 	toks := Tokens(text)
+	lowerI := make([]bool, len(toks))
+	i := 0
+	for start, end := range TokenSpans(text) {
+		lowerI[i] = text[start:end] == "i"
+		i++
+	}
 	score := make([]float64, len(langs))
-	en := 0
-	for _, t := range toks {
+	en := 0.0
+	for i, t := range toks {
 		n := shared[t]
 		if n == 0 {
-			if IsStopWord(t) && !inAny(langs, t) {
-				en++
+			if t == "i" && lowerI[i] {
+				continue // English writes "I": "i" is Danish, Swedish or Italian
+			}
+			if IsStopWord(t) {
+				// a function word of English and of another language
+				// ("was", "on", "by", "to") counts half
+				if inAny(langs, t) {
+					en += 0.5
+				} else {
+					en++
+				}
 			}
 			continue
 		}
@@ -103,7 +118,7 @@ func Language(text string) Lang {
 		return English
 	}
 	s := score[best]
-	if s > float64(en) && (s >= 1.5 || en == 0 && s >= 0.5 && len(toks) >= 3) {
+	if s > en && (s >= 1.5 || en == 0 && s >= 0.5 && len(toks) >= 3) {
 		return langs[best].Lang
 	}
 	return English
