@@ -63,62 +63,53 @@ var languages = sync.OnceValues(func() ([]language, map[string]int) {
 
 // Language returns the language text is written in: English unless the
 // function words of another language of internal/wordlists/languages.txt
-// outnumber its English ones. A word shared by n of the other languages
-// counts 1/n for each; an English stop word that no other list holds
-// counts 1 for English. Another language needs more than English and at
-// least 1.5 (two words of its own, or more shared ones), or 0.5 in a text
-// of three words or more with no English function word (no English
-// question of the shared QA sets, 8,700, has none): "Wie hoch ist die monatliche Vergütung?"
-// is German, "Quel est le préavis ?" French, "What did Van Gogh paint?"
-// English.
+// outnumber its English ones.
+//
+// A word shared by n of the other languages counts 1/n for each. An
+// English stop word counts 1 for English, or half when another language
+// has it too ("on", "by", "to"); a lower-case "i" counts for none
+// (English writes "I"; "i" is Danish, Swedish or Italian). Another
+// language needs more than English and at least 1.5 (two words of its
+// own, or more shared ones), or 0.5 in a text of three words or more with
+// no English function word. "Wie hoch ist die monatliche Vergütung?" is
+// German, "Quel est le préavis ?" French, "What did Van Gogh paint?" and
+// "PD-1 triggering on monocytes enhances IL-10 production" English: no
+// question of the shared English sets is read as another language.
 func Language(text string) Lang {
 	langs, shared := languages()
 	if len(langs) == 0 {
 		return English
 	}
-	toks := Tokens(text)
-	lowerI := make([]bool, len(toks))
-	i := 0
-	for start, end := range TokenSpans(text) {
-		lowerI[i] = text[start:end] == "i"
-		i++
-	}
 	score := make([]float64, len(langs))
-	en := 0.0
-	for i, t := range toks {
-		n := shared[t]
-		if n == 0 {
-			if t == "i" && lowerI[i] {
-				continue // English writes "I": "i" is Danish, Swedish or Italian
-			}
-			if IsStopWord(t) {
-				// a function word of English and of another language
-				// ("was", "on", "by", "to") counts half
-				if inAny(langs, t) {
-					en += 0.5
-				} else {
-					en++
+	en, n := 0.0, 0
+	for start, end := range TokenSpans(text) {
+		n++
+		t := normalise(text[start:end])
+		k := shared[t]
+		switch {
+		case k > 0:
+			for j, l := range langs {
+				if l.words[t] {
+					score[j] += 1 / float64(k)
 				}
 			}
-			continue
-		}
-		for i, l := range langs {
-			if l.words[t] {
-				score[i] += 1 / float64(n)
-			}
+		case text[start:end] == "i" || !IsStopWord(t):
+		case inAny(langs, t):
+			en += 0.5
+		default:
+			en++
 		}
 	}
 	best := -1
-	for i, s := range score {
+	for j, s := range score {
 		if s > 0 && (best < 0 || s > score[best]) {
-			best = i
+			best = j
 		}
 	}
 	if best < 0 {
 		return English
 	}
-	s := score[best]
-	if s > en && (s >= 1.5 || en == 0 && s >= 0.5 && len(toks) >= 3) {
+	if s := score[best]; s > en && (s >= 1.5 || en == 0 && s >= 0.5 && n >= 3) {
 		return langs[best].Lang
 	}
 	return English
