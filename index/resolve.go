@@ -54,6 +54,12 @@ type Resolution struct {
 	Missing []string
 	// Sections is the number of sections of Documents together.
 	Sections int
+	// NamesIn maps, when the question names no document (Documents is
+	// empty), each document whose profile holds terms of the names the
+	// question gives to those terms: a name that every document states
+	// (the parties of a contract and its addenda) chooses none, and a
+	// passage of any of them need not repeat it.
+	NamesIn map[string][]string
 }
 
 // namingShare is the share of a term's sections that must lie in the
@@ -599,6 +605,18 @@ func (m *docMap) resolve(question string, terms []string, inDoc []map[int32]int,
 		res.Naming = sortedKeys(everywhere)
 	}
 	res.Missing = m.missingNames(question, terms, total, chose)
+	if len(res.Documents) == 0 {
+		for _, t := range nameTerms(question) {
+			for _, p := range m.docs {
+				if p.strong[t] || p.weak[t] {
+					if res.NamesIn == nil {
+						res.NamesIn = map[string][]string{}
+					}
+					res.NamesIn[p.path] = append(res.NamesIn[p.path], t)
+				}
+			}
+		}
+	}
 	return res
 }
 
@@ -861,6 +879,25 @@ func (res Resolution) NamedBy(question string, names, periods []string) []string
 		ts := an.terms(n)
 		if len(ts) > 0 && !slices.ContainsFunc(ts, func(t string) bool { return !slices.Contains(res.Stated, t) }) {
 			add(n)
+		}
+	}
+	return out
+}
+
+// NamesBy returns the names among names (relevance.Frame's Entities, as
+// written) whose every term the profile of document path holds
+// (NamesIn), for a question that names no document.
+func (res Resolution) NamesBy(question string, names []string, path string) []string {
+	held := res.NamesIn[path]
+	if len(held) == 0 {
+		return nil
+	}
+	an := newAnalyzer()
+	var out []string
+	for _, n := range names {
+		ts := an.terms(n)
+		if len(ts) > 0 && !slices.ContainsFunc(ts, func(t string) bool { return !slices.Contains(held, t) }) {
+			out = append(out, n)
 		}
 	}
 	return out

@@ -610,3 +610,55 @@ func TestAddresses(t *testing.T) {
 		}
 	}
 }
+
+// A name every document states (the parties of a contract and of its
+// addendum) chooses none, and the passage of either that answers need
+// not repeat it: its section carries the name (Section.NamedBy), as the
+// sections of a chosen document carry the names that chose it. A name
+// only one document states is carried by that document's sections only.
+func TestRetrieveMarksNamesEveryDocumentStates(t *testing.T) {
+	ctx := context.Background()
+	ix, _ := openTest(t)
+	for _, d := range []struct {
+		path, title string
+		secs        []schema.Section
+	}{
+		{"/c/msa.md", "Master Services Agreement", []schema.Section{
+			{Title: "Master Services Agreement", Kind: schema.KindPreamble, Content: `This Agreement is made between Brightline Consulting Group, Inc. ("Provider") and Harborview Logistics Ltd. ("Client").`},
+			{Title: "Late Payment", Content: "Client shall pay a late fee of 1.5% per month on overdue amounts."},
+		}},
+		{"/c/dpa.md", "Data Processing Addendum", []schema.Section{
+			{Title: "Data Processing Addendum", Kind: schema.KindPreamble, Content: `This Addendum forms part of the Agreement between Brightline Consulting Group, Inc. ("Provider") and Harborview Logistics Ltd. ("Client"), audited by Northwind Audit LLP.`},
+			{Title: "Breach Notice", Content: "Provider shall notify Client of a personal data breach within 48 hours."},
+		}},
+	} {
+		for i := range d.secs {
+			d.secs[i].DocTitle = d.title
+		}
+		if err := ix.PutDocument(ctx, Document{Path: d.path, Hash: d.path, Format: "md", Title: d.title}, d.secs); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r := ix.Retriever()
+	secs, err := r.Retrieve(ctx, schema.RetrieveRequest{Query: "What late fee does Brightline charge Harborview on overdue amounts?"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(secs) == 0 {
+		t.Fatal("nothing retrieved")
+	}
+	for _, s := range secs {
+		if !slices.Contains(s.NamedBy, "Brightline") || !slices.Contains(s.NamedBy, "Harborview") {
+			t.Errorf("%q: named by %q, want Brightline and Harborview", s.Title, s.NamedBy)
+		}
+	}
+	secs, err = r.Retrieve(ctx, schema.RetrieveRequest{Query: "How soon must a breach be reported to Harborview under the Northwind audit?"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range secs {
+		if s.Source == "/c/msa.md" && slices.Contains(s.NamedBy, "Northwind") {
+			t.Errorf("%q of the agreement: named by %q, but only the addendum names Northwind", s.Title, s.NamedBy)
+		}
+	}
+}

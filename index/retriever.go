@@ -126,8 +126,19 @@ func (r *Retriever) Retrieve(ctx context.Context, req schema.RetrieveRequest) ([
 		return nil, err
 	}
 	out, err := r.retrieve(ctx, req, res)
-	if err != nil || len(res.Documents) == 0 {
+	if err != nil {
 		return out, err
+	}
+	if len(res.Documents) == 0 {
+		// the names every document states: each passage's document
+		// names those its profile holds
+		if len(res.NamesIn) > 0 {
+			frame := relevance.Analyze(req.Query)
+			for i := range out {
+				out[i].NamedBy = res.NamesBy(req.Query, frame.Entities, out[i].Source)
+			}
+		}
+		return out, nil
 	}
 	// the words that chose the documents, and the names they state, are
 	// stated wherever in them the passage is: a clause need not repeat

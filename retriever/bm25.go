@@ -33,12 +33,16 @@ import (
 	"context"
 	"math"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/docmind/docmind/internal/wordlists"
 	"github.com/docmind/docmind/lexicon"
 	"github.com/docmind/docmind/question"
+	"github.com/docmind/docmind/relevance"
 	"github.com/docmind/docmind/schema"
 	"github.com/docmind/docmind/textproc"
 )
@@ -214,7 +218,14 @@ type BM25 struct {
 	avgBody             float64
 	// idfUnseen is the IDF given to a question term no section contains.
 	idfUnseen float64
-	opts      options
+	// profiles holds, per document (Section.Source), the terms of the
+	// names it is known by: its title, its organisation and the names
+	// its identifying sections (preamble, cover page, signature block)
+	// write. A question's name that a passage's document is known by is
+	// stated for the passage (Section.NamedBy): a clause need not repeat
+	// the parties its preamble names.
+	profiles map[string]map[string]bool
+	opts     options
 }
 
 var _ schema.Retriever = (*BM25)(nil)
@@ -241,6 +252,21 @@ func NewBM25(sections []schema.Section, opts ...Option) *BM25 {
 		opts:     o,
 	}
 	var sumT, sumP, sumB int
+	r.profiles = map[string]map[string]bool{}
+	for _, s := range sections {
+		p := r.profiles[s.Source]
+		if p == nil {
+			p = map[string]bool{}
+			r.profiles[s.Source] = p
+		}
+		text := s.DocTitle + "\n" + s.DocEntity
+		if s.Kind.Identifying() {
+			text += "\n" + strings.Join(capitalised(s.Content), " ")
+		}
+		for _, t := range textproc.Terms(text) {
+			p[t] = true
+		}
+	}
 	for i, s := range sections {
 		r.title[i] = newFieldStats(s.Title)
 		if len(s.Path) > 1 {
@@ -450,7 +476,42 @@ func (r *BM25) Retrieve(ctx context.Context, req schema.RetrieveRequest) ([]sche
 	out := r.pick(best, firsts, all, floor, limit)
 	out = r.widen(req, out, all, floor*r.opts.padRatio, limit)
 	sort.SliceStable(out, func(i, j int) bool { return out[i].rel > out[j].rel })
-	return r.sectionsOf(out), nil
+	secs := r.sectionsOf(out)
+	r.namedBy(req.Query, secs)
+	return secs, nil
+}
+
+// namedBy adds to each section's NamedBy the names the question gives
+// (relevance.Frame's Entities) that its document is known by (profiles).
+func (r *BM25) namedBy(q string, secs []schema.Section) {
+	if len(secs) == 0 {
+		return
+	}
+	names := relevance.Analyze(q).Entities
+	for i := range secs {
+		p := r.profiles[secs[i].Source]
+		for _, n := range names {
+			ts := textproc.Terms(n)
+			if len(ts) > 0 && !slices.ContainsFunc(ts, func(t string) bool { return !p[t] }) && !slices.Contains(secs[i].NamedBy, n) {
+				secs[i].NamedBy = append(slices.Clip(secs[i].NamedBy), n)
+			}
+		}
+	}
+}
+
+// capitalised returns the words of text written with a capital, past a
+// sentence's first: the names it writes.
+func capitalised(text string) []string {
+	var out []string
+	prev := "."
+	for _, w := range strings.Fields(text) {
+		r, _ := utf8.DecodeRuneInString(w)
+		if unicode.IsUpper(r) && !strings.ContainsAny(prev[len(prev)-1:], ".!?:") {
+			out = append(out, w)
+		}
+		prev = w
+	}
+	return out
 }
 
 // excludedKeys returns the keys of the sections the feedback excludes.
