@@ -15,10 +15,11 @@ import (
 
 // What people write around a question does not change its answer: each
 // question of the sample contract's sets (internal/eval/testdata/qa),
-// asked with a greeting, thanks or a "quick question:" around it, gets
-// the answer (or the refusal) it gets asked plainly. Before
-// question.Asked, "Hi," or "Thanks." made the offline judge read a name
-// no document states, and 243 of the 375 were answered otherwise.
+// asked with a greeting, thanks, a "quick question:" or whose question it
+// is ("Our CFO wants to know:") around it, gets the answer (or the
+// refusal) it gets asked plainly. Before question.Asked, "Hi," or
+// "Thanks." made the offline judge read a name no document states, and
+// 292 of the 450 were answered otherwise.
 func TestCourtesiesChangeNoAnswer(t *testing.T) {
 	var questions []string
 	for _, f := range []string{"internal/eval/testdata/qa/contract.jsonl", "internal/eval/testdata/qa/contract_heldout.jsonl"} {
@@ -56,6 +57,7 @@ func TestCourtesiesChangeNoAnswer(t *testing.T) {
 		func(q string) string { return "Thanks. " + q },
 		func(q string) string { return "Quick question: " + lower(q) },
 		func(q string) string { return q + " Thank you in advance." },
+		func(q string) string { return "Our CFO wants to know: " + lower(q) },
 	}
 	p, err := docmind.New(docmind.WithSections(contract(t)))
 	if err != nil {

@@ -19,6 +19,10 @@ var (
 		`|i(?:\s+would|'d|’d)?\s+(?:want|need|like|wish)\s+to\s+(?:know|find\s+out|understand)(?:\s+about)?` +
 		`|(?:do\s+you\s+know|let\s+me\s+know|help\s+me\s+understand|walk\s+me\s+through)(?:\s+about)?` +
 		`)\s+`)
+	// reReported is a lead that reports whose question follows its
+	// colon: "Our CFO wants to know:", "My boss asked me:", "Question
+	// from Legal:".
+	reReported = regexp.MustCompile(`(?i)^[^:?]*\b(?:asks?|asked|wants?\s+to\s+know|would\s+like\s+to\s+know|needs?\s+to\s+know|wonders?|wondering|questions?\s+from)\b[^:?]*:\s*(\S.*)$`)
 	// reSentence splits a text after a sentence's end.
 	reSentence = regexp.MustCompile(`[.!?]+["”’')\]]*\s+`)
 	// reLead is a lead before the question, up to the punctuation that
@@ -31,14 +35,18 @@ var (
 const maxCourtesies = 4
 
 // Asked returns the question a text asks, without what people write
-// around a question that asks nothing: sentences of courtesies only
-// ("Hello!", "Thanks in advance."), a lead of them ("Hi,", "Quick
-// question:", "OK so what …"), a closing one (", please", ", thanks") and
-// a request for what the documents say before what it asks for
-// ("Summarise the termination clause", "Can you tell me the late fee?",
-// "I'd like to know about …"). The question's own words are kept as
-// written; a text that is nothing but courtesies, or whose request names
-// nothing, is returned as it is.
+// around a question that asks nothing:
+//   - sentences of courtesies only ("Hello!", "Thanks in advance.");
+//   - a lead of them ("Hi,", "Quick question:", "OK so what …");
+//   - a lead that says whose question follows its colon ("Our CFO wants
+//     to know: what …");
+//   - a closing courtesy (", please", ", thanks");
+//   - a request for what the documents say before what it asks for
+//     ("Summarise the termination clause", "Can you tell me the late
+//     fee?", "I'd like to know about …").
+//
+// The question's own words are kept as written; a text that is nothing
+// but courtesies, or whose request names nothing, is returned as it is.
 func Asked(q string) string {
 	q = normalizeSpace(q)
 	if q == "" {
@@ -85,6 +93,10 @@ func Asked(q string) string {
 		}
 		break
 	}
+	// a lead that reports whose question follows
+	if m := reReported.FindStringSubmatch(out); m != nil && opensQuestion(m[1]) {
+		out = m[1]
+	}
 	// a closing courtesy: ", please", ", thanks?" (its end mark stays)
 	for range maxCourtesies {
 		i := strings.LastIndexAny(out, ",;")
@@ -100,6 +112,17 @@ func Asked(q string) string {
 		out = out[loc[1]:]
 	}
 	return out
+}
+
+// opensQuestion reports whether s is a question: it ends with a question
+// mark ("Within how many days …?") or starts with a question word or an
+// auxiliary ("what …", "does …").
+func opensQuestion(s string) bool {
+	if strings.HasSuffix(strings.TrimSpace(s), "?") {
+		return true
+	}
+	toks := textproc.Tokens(s)
+	return len(toks) > 0 && (whWords[toks[0]] || auxiliaries[toks[0]])
 }
 
 // courtesyOnly reports whether a text holds a courtesy word and no other

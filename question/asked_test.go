@@ -33,6 +33,13 @@ func TestAsked(t *testing.T) {
 		"Help me understand the indemnity":              "the indemnity",
 		"Please explain the late payment penalties":     "the late payment penalties",
 		"Check whether the provider may subcontract":    "whether the provider may subcontract",
+		// whose question it is
+		"Our CFO wants to know: what is the late fee?":          "what is the late fee?",
+		"My boss asked me: are late fees capped?":               "are late fees capped?",
+		"Question from Legal: what is the late fee?":            "what is the late fee?",
+		"Legal asks: who pays taxes?":                           "who pays taxes?",
+		"The client asks: the late fee":                         "The client asks: the late fee",
+		"Regarding the Enterprise tier: what late fee applies?": "Regarding the Enterprise tier: what late fee applies?",
 		// left as asked: no courtesy, a lead that names something, a
 		// request that names nothing, list and compare
 		"What is the late fee?":                             "What is the late fee?",
