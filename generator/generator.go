@@ -268,10 +268,10 @@ func (g *Offline) Generate(ctx context.Context, req schema.GenerateRequest) (str
 }
 
 // read reads a non-blank question as the offline decomposer does, in the
-// fields the answer uses: the parts of the question it asks
-// (question.Asked), their first part's intent and its key terms.
+// fields the answer uses: its parts, their first part's intent and its key
+// terms (Generate passes the question asked, question.Asked).
 func read(query string) *schema.Decomposition {
-	q := question.Asked(strings.Join(strings.Fields(query), " "))
+	q := strings.Join(strings.Fields(query), " ")
 	parts := question.Split(q)
 	return &schema.Decomposition{Intent: question.Intent(parts[0]), SubQueries: parts, KeyTerms: question.KeyTerms(q)}
 }

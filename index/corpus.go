@@ -11,6 +11,7 @@ import (
 
 	"github.com/docmind/docmind/internal/sqlitedb"
 	"github.com/docmind/docmind/lexicon"
+	"github.com/docmind/docmind/spell"
 	"github.com/docmind/docmind/textproc"
 )
 
@@ -471,10 +472,10 @@ func skipPostings(int, []byte) error { return nil }
 const docFreqBatch = 512
 
 // Titles returns the distinct titles of the index's documents and
-// sections, documents first, at most judge.MaxTitles in all (for package
+// sections, documents first, at most spell.MaxTitles in all (for package
 // spell, which reads the names an acronym of the question stands for).
 func (c *Corpus) Titles(ctx context.Context) ([]string, error) {
-	rows, err := c.ix.db.QueryContext(ctx, `SELECT title FROM (SELECT DISTINCT title FROM documents) UNION ALL SELECT title FROM (SELECT DISTINCT title FROM sections) LIMIT ?`, maxTitles)
+	rows, err := c.ix.db.QueryContext(ctx, `SELECT title FROM (SELECT DISTINCT title FROM documents) UNION ALL SELECT title FROM (SELECT DISTINCT title FROM sections) LIMIT ?`, spell.MaxTitles)
 	if err != nil {
 		return nil, fmt.Errorf("index %s: read the titles: %w", c.ix.path, err)
 	}
@@ -496,6 +497,3 @@ func (c *Corpus) Titles(ctx context.Context) ([]string, error) {
 	}
 	return out, nil
 }
-
-// maxTitles is judge.MaxTitles (the index does not import the judge).
-const maxTitles = 20000

@@ -887,7 +887,7 @@ func (res Resolution) NamedBy(question string, names, periods []string) []string
 // NamesBy returns the names among names (relevance.Frame's Entities, as
 // written) whose every term the profile of document path holds
 // (NamesIn), for a question that names no document.
-func (res Resolution) NamesBy(question string, names []string, path string) []string {
+func (res Resolution) NamesBy(names []string, path string) []string {
 	held := res.NamesIn[path]
 	if len(held) == 0 {
 		return nil

@@ -135,7 +135,7 @@ func (r *Retriever) Retrieve(ctx context.Context, req schema.RetrieveRequest) ([
 		if len(res.NamesIn) > 0 {
 			frame := relevance.Analyze(req.Query)
 			for i := range out {
-				out[i].NamedBy = res.NamesBy(req.Query, frame.Entities, out[i].Source)
+				out[i].NamedBy = res.NamesBy(frame.Entities, out[i].Source)
 			}
 		}
 		return out, nil

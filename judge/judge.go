@@ -46,6 +46,7 @@ import (
 	"github.com/docmind/docmind/question"
 	"github.com/docmind/docmind/relevance"
 	"github.com/docmind/docmind/schema"
+	"github.com/docmind/docmind/spell"
 	"github.com/docmind/docmind/textproc"
 	"github.com/docmind/docmind/wordvec"
 )
@@ -178,13 +179,9 @@ type CorpusStats struct {
 	df    map[string]int
 	texts []lexicon.Text // per section, for synonym-group frequencies
 	// titles are the distinct titles of the sections and their
-	// documents, at most MaxTitles (spell.Titled)
+	// documents, at most spell.MaxTitles (spell.Titled)
 	titles []string
 }
-
-// MaxTitles is the most distinct titles a corpus gives package spell to
-// read acronyms from.
-const MaxTitles = 20000
 
 // NewCorpusStats counts, for every stemmed term, the sections (title and
 // content) that contain it.
@@ -193,7 +190,7 @@ func NewCorpusStats(sections []schema.Section) *CorpusStats {
 	seenTitle := map[string]bool{}
 	for i, s := range sections {
 		for _, t := range []string{s.DocTitle, s.Title} {
-			if t != "" && !seenTitle[t] && len(c.titles) < MaxTitles {
+			if t != "" && !seenTitle[t] && len(c.titles) < spell.MaxTitles {
 				seenTitle[t] = true
 				c.titles = append(c.titles, t)
 			}

@@ -10,8 +10,11 @@ import (
 	"github.com/docmind/docmind/textproc"
 )
 
+// MaxTitles is the most distinct titles a Titled vocabulary gives.
+const MaxTitles = 20000
+
 // Titled is a Vocabulary that also gives the titles of its documents and
-// sections, read for the names an acronym stands for.
+// sections (at most MaxTitles), read for the names an acronym stands for.
 type Titled interface {
 	Titles(ctx context.Context) ([]string, error)
 }
@@ -55,8 +58,7 @@ func (c *Corrector) acronyms(ctx context.Context, question string) (string, []Fi
 	}
 	var titles []string
 	var fixes []Fix
-	var b strings.Builder
-	last := 0
+	var at [][2]int
 	for i, sp := range found {
 		if dfs[i] > 0 {
 			continue
@@ -71,15 +73,12 @@ func (c *Corrector) acronyms(ctx context.Context, question string) (string, []Fi
 			continue
 		}
 		fixes = append(fixes, Fix{From: question[sp.start:sp.end], To: name})
-		b.WriteString(question[last:sp.start])
-		b.WriteString(name)
-		last = sp.end
+		at = append(at, [2]int{sp.start, sp.end})
 	}
 	if len(fixes) == 0 {
 		return question, nil, nil
 	}
-	b.WriteString(question[last:])
-	return b.String(), fixes, nil
+	return rewrite(question, at, fixes), fixes, nil
 }
 
 // isAcronym reports whether w is 3 to maxAcronym capital ASCII letters.

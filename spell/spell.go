@@ -166,8 +166,7 @@ func (c *Corrector) typos(ctx context.Context, question string) (string, []Fix, 
 		df[s] = counts[i]
 	}
 	var fixes []Fix
-	var b strings.Builder
-	last := 0
+	var at [][2]int
 	for i, w := range typos {
 		best, bestDF, bestKnown := "", 0, false
 		for _, x := range edits[i] {
@@ -193,17 +192,27 @@ func (c *Corrector) typos(ctx context.Context, question string) (string, []Fix, 
 			continue
 		}
 		from := question[w.start:w.end]
-		to := withCase(best, from)
-		fixes = append(fixes, Fix{From: from, To: to})
-		b.WriteString(question[last:w.start])
-		b.WriteString(to)
-		last = w.end
+		fixes = append(fixes, Fix{From: from, To: withCase(best, from)})
+		at = append(at, [2]int{w.start, w.end})
 	}
 	if len(fixes) == 0 {
 		return question, nil, nil
 	}
-	b.WriteString(question[last:])
-	return b.String(), fixes, nil
+	return rewrite(question, at, fixes), fixes, nil
+}
+
+// rewrite returns q with each span at[i] (in order, not overlapping)
+// replaced by fixes[i].To.
+func rewrite(q string, at [][2]int, fixes []Fix) string {
+	var b strings.Builder
+	last := 0
+	for i, sp := range at {
+		b.WriteString(q[last:sp[0]])
+		b.WriteString(fixes[i].To)
+		last = sp[1]
+	}
+	b.WriteString(q[last:])
+	return b.String()
 }
 
 // maxEnding is the longest ending, in letters, that a correction outside

@@ -142,8 +142,9 @@ func IsStopWordIn(l Lang, tok string) bool {
 // QuestionWords returns the unstemmed content words of a question:
 // ContentWords, and for a question in another language than English
 // (Language) without that language's function words too.
-func QuestionWords(text string) []string {
-	l := Language(text)
+func QuestionWords(text string) []string { return questionWords(Language(text), text) }
+
+func questionWords(l Lang, text string) []string {
 	words := ContentWords(text)
 	if l.IsEnglish() {
 		return words
@@ -164,8 +165,9 @@ func QuestionWords(text string) []string {
 // section written in it and are not the English stop words the search
 // leaves out.
 func QueryText(text string) string {
-	if Language(text).IsEnglish() {
+	l := Language(text)
+	if l.IsEnglish() {
 		return text
 	}
-	return strings.Join(QuestionWords(text), " ")
+	return strings.Join(questionWords(l, text), " ")
 }
